@@ -1,0 +1,67 @@
+"""Everything a rule may ask about one file, computed once and shared."""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from lint_rules.diagnostics import Finding, Fix, Location
+from lint_rules.source import Locator
+
+if TYPE_CHECKING:
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.config import Settings
+    from lint_rules.rules.base import Rule
+
+
+class Context:
+    """One parsed file: its text, tree, positions, settings and analysis model."""
+
+    def __init__(
+        self,
+        text: str,
+        tree: ast.Module,
+        filename: str,
+        settings: Settings,
+        locator: Locator | None = None,
+    ) -> None:
+        self.text = text
+        self.tree = tree
+        self.filename = filename
+        self.settings = settings
+        self.locator = locator or Locator(text)
+        self.findings: list[Finding] = []
+
+    @cached_property
+    def model(self) -> ModuleModel:
+        """The shared def-use model of the module (built on first request)."""
+        from lint_rules.analysis.model import ModuleModel
+
+        return ModuleModel(self.tree)
+
+    def report(
+        self,
+        rule: Rule | type[Rule],
+        node: ast.AST,
+        message: str,
+        fix: Fix | None = None,
+    ) -> Finding:
+        """Record a finding spanning ``node``."""
+        locator = self.locator
+        row = node.lineno  # type: ignore[attr-defined]
+        start = locator.offset(row, node.col_offset)  # type: ignore[attr-defined]
+        end_row = node.end_lineno or row  # type: ignore[attr-defined]
+        end = locator.offset(end_row, node.end_col_offset)  # type: ignore[attr-defined]
+        finding = Finding(
+            code=rule.code,
+            name=rule.name,
+            message=message,
+            location=Location(row, start - locator.line_start(row) + 1),
+            end_location=Location(end_row, end - locator.line_start(end_row) + 1),
+            fix=fix,
+            filename=self.filename,
+            offset=start,
+        )
+        self.findings.append(finding)
+        return finding

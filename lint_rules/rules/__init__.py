@@ -1,0 +1,13 @@
+"""The rule registry: one module per rule, found here by code."""
+
+from __future__ import annotations
+
+from lint_rules.rules.atn301_dead_loop_alias import DeadLoopAlias
+from lint_rules.rules.base import Invalid, Rule
+
+ALL_RULES: tuple[type[Rule], ...] = (DeadLoopAlias,)
+
+RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+RULES_BY_NAME: dict[str, type[Rule]] = {rule.name: rule for rule in ALL_RULES}
+
+__all__ = ["ALL_RULES", "RULES_BY_CODE", "RULES_BY_NAME", "Invalid", "Rule"]

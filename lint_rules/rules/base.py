@@ -1,0 +1,85 @@
+"""What every rule is: a code, a name, a document, examples, and a check."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from lint_rules.context import Context
+    from lint_rules.diagnostics import Finding
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Source the rule must flag ``count`` times.
+
+    ``fixed`` is the text after ``check --fix --unsafe-fixes`` on the example
+    (None when the rule offers no fix for it). The generic test runs them all.
+    """
+
+    source: str
+    fixed: str | None = None
+    count: int = 1
+
+
+class Rule:
+    """A rule. Subclasses set the class attributes and implement ``check``.
+
+    The class docstring is the rule's documentation, in ruff's sections:
+    What it does / Why is this bad? / Example / Use instead / Fix safety / Options.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    # The rule can only fire on a file whose text contains one of these.
+    triggers: ClassVar[tuple[str, ...]] = ()
+    # Examples that are also tests: sources never flagged, and flagged ones.
+    valid: ClassVar[tuple[str, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
+    # Which fix applicability this rule can offer: "safe", "unsafe", "sometimes" or "none".
+    fix_availability: ClassVar[str] = "none"
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of the 'What it does' section."""
+        doc = cls.documentation()
+        lines = doc.splitlines()
+        for index, line in enumerate(lines):
+            if line.strip().lower().startswith("## what it does"):
+                body = " ".join(part.strip() for part in lines[index + 1 :] if part.strip())
+                break
+        else:
+            body = " ".join(line.strip() for line in lines)
+        sentence = body.split(". ")[0].rstrip(".")
+        return sentence + "."
+
+    @classmethod
+    def url(cls) -> str | None:
+        # No hosted documentation exists; `attnlint rule CODE` is the reference.
+        return None
+
+    def __repr__(self) -> str:
+        return f"{self.code} {self.name}"
+
+
+def node_children_stmts(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Statement lists directly under a compound statement (bodies, branches)."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(node, "handlers", ()):
+        yield handler.body
+    for case in getattr(node, "cases", ()):
+        yield case.body

@@ -1,0 +1,140 @@
+"""Reading source files faithfully, and mapping ``ast`` positions to text offsets.
+
+A file is decoded the way Python decodes it (PEP 263 cookie, UTF-8 BOM), and
+every byte that an edit does not touch must come back unchanged. ``SourceFile``
+keeps what is needed to encode the text back exactly: the encoding and whether
+a BOM was present. Line endings are kept because the text is never translated.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import re
+from dataclasses import dataclass
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+
+
+class SourceError(Exception):
+    """A file that cannot be read or decoded as Python source."""
+
+
+def detect_encoding(data: bytes) -> tuple[str, bool]:
+    """Return (encoding, has_bom), following PEP 263 and ``tokenize``.
+
+    Raises SourceError for an unknown encoding or a cookie that contradicts a BOM.
+    """
+    bom = data.startswith(codecs.BOM_UTF8)
+    if bom:
+        data = data[3:]
+    lines = data.split(b"\n", 2)[:2]
+    for index, line in enumerate(lines):
+        match = _COOKIE.match(line)
+        if match:
+            name = match.group(1).decode("ascii", "replace")
+            try:
+                encoding = codecs.lookup(name).name
+            except LookupError:
+                raise SourceError(f"unknown encoding in coding cookie: {name!r}") from None
+            if bom and encoding != "utf-8":
+                raise SourceError(f"encoding cookie {name!r} contradicts the UTF-8 BOM")
+            return encoding, bom
+        if index == 0 and not _BLANK_OR_COMMENT.match(line):
+            break
+    return "utf-8", bom
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """The decoded text of a file and how to encode it back byte for byte."""
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SourceFile:
+        encoding, bom = detect_encoding(data)
+        body = data[3:] if bom else data
+        try:
+            text = body.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise SourceError(
+                f"cannot decode as {encoding}: byte {error.start} "
+                f"(0x{body[error.start]:02x}) is invalid"
+            ) from None
+        return cls(text, encoding, bom)
+
+    def to_bytes(self, text: str | None = None) -> bytes:
+        encoded = (self.text if text is None else text).encode(self.encoding)
+        return codecs.BOM_UTF8 + encoded if self.bom else encoded
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class Locator:
+    """Maps between ``ast`` positions (1-based row, UTF-8 byte column) and offsets.
+
+    Rows follow Python's tokenizer: ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line.
+    """
+
+    __slots__ = ("text", "line_starts", "_ascii")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        starts.extend(match.end() for match in _NEWLINE.finditer(text))
+        self.line_starts = starts
+        self._ascii = text.isascii()
+
+    def line_start(self, row: int) -> int:
+        return self.line_starts[row - 1]
+
+    def line_end(self, row: int) -> int:
+        """Offset of the end of ``row``, before its line ending."""
+        if row < len(self.line_starts):
+            end = self.line_starts[row]
+            if self.text.startswith("\r\n", end - 2):
+                return end - 2
+            return end - 1
+        return len(self.text)
+
+    def line_text(self, row: int) -> str:
+        return self.text[self.line_start(row) : self.line_end(row)]
+
+    def full_line_end(self, row: int) -> int:
+        """Offset just past ``row``'s line ending (or the end of the text)."""
+        if row < len(self.line_starts):
+            return self.line_starts[row]
+        return len(self.text)
+
+    def offset(self, row: int, byte_column: int) -> int:
+        start = self.line_starts[row - 1]
+        if self._ascii or byte_column == 0:
+            return start + byte_column
+        line = self.text[start : self.line_end(row)]
+        prefix = line.encode("utf-8")[:byte_column]
+        return start + len(prefix.decode("utf-8", "replace"))
+
+    def column(self, row: int, byte_column: int) -> int:
+        """The 0-based character column of an ``ast`` byte column."""
+        return self.offset(row, byte_column) - self.line_starts[row - 1]
+
+    def start(self, node: ast.AST) -> int:
+        return self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> int:
+        return self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def segment(self, node: ast.AST) -> str:
+        return self.text[self.start(node) : self.end(node)]
+
+    def row_column(self, offset: int) -> tuple[int, int]:
+        """1-based row and 0-based character column of an offset."""
+        import bisect
+
+        row = bisect.bisect_right(self.line_starts, offset)
+        return row, offset - self.line_starts[row - 1]
