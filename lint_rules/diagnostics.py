@@ -32,11 +32,18 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """Edits that are applied together or not at all."""
+    """Edits that are applied together or not at all.
+
+    Fixes with the same ``isolation`` key are never applied in the same fixer
+    pass (ruff's isolation groups): two deletions from one block could each be
+    valid alone and leave the block empty together. The fixer applies one of
+    them and finds the other again on the next pass.
+    """
 
     edits: tuple[Edit, ...]
     applicability: Applicability
     message: str
+    isolation: int | None = field(default=None, compare=False)
 
     @property
     def start(self) -> int:

@@ -37,7 +37,9 @@ def detect_encoding(data: bytes) -> tuple[str, bool]:
             try:
                 encoding = codecs.lookup(name).name
             except LookupError:
-                raise SourceError(f"unknown encoding in coding cookie: {name!r}") from None
+                raise SourceError(
+                    f"unknown encoding in coding cookie: {name!r}"
+                ) from None
             if bom and encoding != "utf-8":
                 raise SourceError(f"encoding cookie {name!r} contradicts the UTF-8 BOM")
             return encoding, bom

@@ -57,7 +57,9 @@ class Rule:
         lines = doc.splitlines()
         for index, line in enumerate(lines):
             if line.strip().lower().startswith("## what it does"):
-                body = " ".join(part.strip() for part in lines[index + 1 :] if part.strip())
+                body = " ".join(
+                    part.strip() for part in lines[index + 1 :] if part.strip()
+                )
                 break
         else:
             body = " ".join(line.strip() for line in lines)

@@ -1,0 +1,672 @@
+"""The per-function def-use model: events in evaluation order on a statement CFG.
+
+A function body becomes a graph of ``Block``s: one per simple statement, one
+per compound-statement header (an ``if`` test, a ``for`` iterable and target,
+a ``while`` test, ``with`` items, an ``except`` clause, a ``case`` pattern),
+plus a synthetic entry (binding the parameters) and exit. Every occurrence of
+a local name is an ``Event`` (load, store or delete) in the block that
+evaluates it, in Python's evaluation order. Names used inside a nested scope
+(lambda, comprehension, nested def or class) are events of the block that
+creates that scope, marked ``nested``; evaluation that happens on some paths
+only within one statement (the arms of ``a if c else b``, the right operands of
+``and``/``or``, comprehension bodies) is marked ``conditional``.
+
+Rules ask questions of this model (``first_events``, ``dominates``,
+``blocks_between``); they do not walk the tree for flow themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+
+class Kind(enum.Enum):
+    LOAD = "load"
+    STORE = "store"
+    DEL = "del"
+
+
+@dataclass(eq=False, slots=True)
+class Event:
+    """One occurrence of a local name."""
+
+    name: str
+    kind: Kind
+    node: ast.AST  # the Name node (or the statement/arg/handler binding it)
+    block: Block
+    order: int  # position in the function's evaluation order (source order)
+    conditional: bool = False
+    nested: bool = False
+    augmented: bool = False  # the load or store half of ``name op= value``
+
+    def __repr__(self) -> str:
+        row = getattr(self.node, "lineno", "?")
+        return f"<{self.kind.value} {self.name} @{row}>"
+
+
+@dataclass(eq=False, slots=True)
+class Block:
+    """A node of the control-flow graph."""
+
+    index: int
+    stmt: ast.stmt | None  # None for the synthetic entry and exit
+    role: str  # "entry", "exit", "stmt", "test", "iter", "target", "items", "handler", "case"
+    events: list[Event] = field(default_factory=list)
+    succs: list[Block] = field(default_factory=list)
+    preds: list[Block] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        row = getattr(self.stmt, "lineno", "-")
+        return f"<Block {self.index} {self.role} @{row}>"
+
+
+@dataclass(eq=False, slots=True)
+class StmtInfo:
+    """Where a statement sits: its block list, index in it, enclosing statement."""
+
+    stmt: ast.stmt
+    body: list[ast.stmt]
+    index: int
+    parent: ast.stmt | None  # the enclosing compound statement within the function
+    block: Block  # the statement's own block (its header block if compound)
+
+
+_DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+class FunctionFlow:
+    """The def-use model and control-flow graph of one function."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.function = function
+        self.blocks: list[Block] = []
+        self.events: list[Event] = []
+        self.events_by_name: dict[str, list[Event]] = {}
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.stmt_info: dict[ast.stmt, StmtInfo] = {}
+        self.globals: set[str] = set()  # names declared global or nonlocal here
+        self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
+        self._dominators: dict[Block, frozenset[Block]] | None = None
+        _Builder(self).build()
+
+    # -- questions about names ------------------------------------------------
+
+    def events_of(self, name: str) -> list[Event]:
+        return self.events_by_name.get(name, [])
+
+    def stores_of(self, name: str) -> list[Event]:
+        return [e for e in self.events_of(name) if e.kind is not Kind.LOAD]
+
+    def loads_of(self, name: str) -> list[Event]:
+        return [e for e in self.events_of(name) if e.kind is Kind.LOAD]
+
+    def is_private_local(self, name: str) -> bool:
+        """True when ``name`` is a plain local no other scope can see or rebind."""
+        return not self.dynamic_scope and name not in self.globals
+
+    def event_for(self, node: ast.AST) -> Event | None:
+        """The event recorded for a Name node."""
+        for event in self.events_of(getattr(node, "id", "")):
+            if event.node is node:
+                return event
+        return None
+
+    def first_events(
+        self, name: str, after: Event, stop: Iterable[Event] = ()
+    ) -> tuple[list[Event], bool]:
+        """The first event of ``name`` on each path that starts just after ``after``.
+
+        Returns (events, reaches_exit): the distinct first events over all paths,
+        and whether some path reaches the function's exit with no event of
+        ``name``. Nested-scope events count as events where the scope is created.
+        """
+        firsts: list[Event] = []
+        seen_firsts: set[int] = set()
+        reaches_exit = False
+        start = after.block
+        # Events after ``after`` in its own block.
+        for event in start.events:
+            if event.order > after.order and event.name == name:
+                return [event], False
+        visited: set[int] = set()
+        stack = list(start.succs)
+        while stack:
+            block = stack.pop()
+            if block.index in visited:
+                continue
+            visited.add(block.index)
+            hit = next((e for e in block.events if e.name == name), None)
+            if hit is not None:
+                if id(hit) not in seen_firsts:
+                    seen_firsts.add(id(hit))
+                    firsts.append(hit)
+                continue
+            if block.role == "exit":
+                reaches_exit = True
+                continue
+            stack.extend(block.succs)
+        firsts.sort(key=lambda e: e.order)
+        return firsts, reaches_exit
+
+    # -- questions about control flow -----------------------------------------
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+    @property
+    def exit(self) -> Block:
+        return self.blocks[1]
+
+    def block_of(self, stmt: ast.stmt) -> Block:
+        return self.stmt_info[stmt].block
+
+    def dominators(self) -> dict[Block, frozenset[Block]]:
+        """Each reachable block's dominators (iterative data-flow, small graphs)."""
+        if self._dominators is None:
+            reachable = self._reachable_from(self.entry)
+            order = [b for b in self.blocks if b.index in reachable]
+            everything = frozenset(order)
+            dom: dict[Block, frozenset[Block]] = {b: everything for b in order}
+            dom[self.entry] = frozenset({self.entry})
+            changed = True
+            while changed:
+                changed = False
+                for block in order[1:]:
+                    preds = [dom[p] for p in block.preds if p.index in reachable]
+                    new = frozenset.intersection(*preds) if preds else frozenset()
+                    new = new | {block}
+                    if new != dom[block]:
+                        dom[block] = new
+                        changed = True
+            self._dominators = dom
+        return self._dominators
+
+    def dominates(self, first: Block, second: Block) -> bool:
+        """Every path from entry to ``second`` passes through ``first``."""
+        doms = self.dominators().get(second)
+        return doms is not None and first in doms
+
+    def blocks_between(self, first: Block, second: Block) -> set[Block]:
+        """Blocks on some path from ``first`` to ``second`` (both excluded)."""
+        forward = self._search(first.succs, lambda b: b.succs, stop={first, second})
+        backward = self._search(second.preds, lambda b: b.preds, stop={first, second})
+        return {b for b in self.blocks if b.index in forward and b.index in backward}
+
+    def loop_of(self, stmt: ast.stmt) -> ast.For | ast.AsyncFor | ast.While | None:
+        """The innermost loop whose body (not ``else``) contains ``stmt``."""
+        info = self.stmt_info.get(stmt)
+        while info is not None and info.parent is not None:
+            parent = info.parent
+            if (
+                isinstance(parent, (ast.For, ast.AsyncFor, ast.While))
+                and info.body is parent.body
+            ):
+                return parent
+            info = self.stmt_info.get(parent)
+        return None
+
+    def enclosing_statements(self, stmt: ast.stmt) -> Iterator[ast.stmt]:
+        info = self.stmt_info.get(stmt)
+        while info is not None and info.parent is not None:
+            yield info.parent
+            info = self.stmt_info.get(info.parent)
+
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement of this function containing ``node``."""
+        while node is not None and not isinstance(node, ast.stmt):
+            node = self.parents.get(node)  # type: ignore[assignment]
+        return node  # type: ignore[return-value]
+
+    def _reachable_from(self, start: Block) -> set[int]:
+        return self._search([start], lambda b: b.succs, stop=set())
+
+    @staticmethod
+    def _search(starts, step, stop) -> set[int]:
+        seen: set[int] = set()
+        stack = [b for b in starts if b not in stop]
+        while stack:
+            block = stack.pop()
+            if block.index in seen:
+                continue
+            seen.add(block.index)
+            stack.extend(b for b in step(block) if b not in stop)
+        return seen
+
+
+class _Builder:
+    """Builds a FunctionFlow in one walk over the function body."""
+
+    def __init__(self, flow: FunctionFlow) -> None:
+        self.flow = flow
+        self.order = 0
+        self.block: Block | None = None  # the block receiving events
+        self.conditional = 0
+        self.nested = 0
+        self.loops: list[tuple[Block, list[Block]]] = []  # (continue target, breaks)
+        self.handlers: list[
+            list[Block]
+        ] = []  # exception targets of enclosing try bodies
+
+    # -- graph plumbing -------------------------------------------------------
+
+    def new_block(self, stmt: ast.stmt | None, role: str) -> Block:
+        block = Block(len(self.flow.blocks), stmt, role)
+        self.flow.blocks.append(block)
+        if stmt is not None:
+            # Any statement in a try body may raise into every enclosing handler.
+            for targets in self.handlers:
+                for target in targets:
+                    self.link([block], target)
+        return block
+
+    @staticmethod
+    def link(preds: Iterable[Block], block: Block) -> None:
+        for pred in preds:
+            if block not in pred.succs:
+                pred.succs.append(block)
+                block.preds.append(pred)
+
+    def start(self, stmt: ast.stmt | None, role: str, preds: list[Block]) -> Block:
+        block = self.new_block(stmt, role)
+        self.link(preds, block)
+        self.block = block
+        return block
+
+    # -- events ---------------------------------------------------------------
+
+    def record(
+        self, name: str, kind: Kind, node: ast.AST, augmented: bool = False
+    ) -> None:
+        assert self.block is not None
+        event = Event(
+            name,
+            kind,
+            node,
+            self.block,
+            self.order,
+            conditional=self.conditional > 0,
+            nested=self.nested > 0,
+            augmented=augmented,
+        )
+        self.order += 1
+        self.block.events.append(event)
+        self.flow.events.append(event)
+        self.flow.events_by_name.setdefault(name, []).append(event)
+
+    # -- the walk -------------------------------------------------------------
+
+    def build(self) -> None:
+        function = self.flow.function
+        entry = self.start(None, "entry", [])
+        exit_block = self.new_block(None, "exit")
+        self.block = entry
+        args = function.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            self.record(arg.arg, Kind.STORE, arg)
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                self.record(arg.arg, Kind.STORE, arg)
+        ends = self.statements(function.body, [entry], None)
+        self.link(ends, exit_block)
+
+    def statements(
+        self, body: list[ast.stmt], preds: list[Block], parent: ast.stmt | None
+    ) -> list[Block]:
+        for index, stmt in enumerate(body):
+            preds = self.statement(stmt, body, index, parent, preds)
+        return preds
+
+    def info(self, stmt, body, index, parent, block) -> None:
+        self.flow.stmt_info[stmt] = StmtInfo(stmt, body, index, parent, block)
+
+    def statement(self, stmt, body, index, parent, preds) -> list[Block]:
+        method = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if method is not None:
+            return method(stmt, body, index, parent, preds)
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        self.simple(stmt)
+        return [block]
+
+    def simple(self, stmt: ast.stmt) -> None:
+        for child in ast.iter_child_nodes(stmt):
+            self.expr(child, stmt)
+
+    def exit_paths(self, block: Block) -> None:
+        self.link([block], self.flow.exit)
+
+    def stmt_Return(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        if stmt.value is not None:
+            self.expr(stmt.value, stmt)
+        self.exit_paths(block)
+        return []
+
+    def stmt_Raise(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        self.simple(stmt)
+        self.exit_paths(block)
+        return []
+
+    def stmt_Break(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        if self.loops:
+            self.loops[-1][1].append(block)
+        return []
+
+    def stmt_Continue(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        if self.loops:
+            self.link([block], self.loops[-1][0])
+        return []
+
+    def stmt_Global(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        self.flow.globals.update(stmt.names)
+        return [block]
+
+    stmt_Nonlocal = stmt_Global
+
+    def stmt_Assign(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        self.expr(stmt.value, stmt)
+        for target in stmt.targets:
+            self.expr(target, stmt)
+        return [block]
+
+    def stmt_AnnAssign(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        if stmt.value is not None:
+            self.expr(stmt.value, stmt)
+            self.expr(stmt.target, stmt)
+        return [block]
+
+    def stmt_AugAssign(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        target = stmt.target
+        self.flow.parents[target] = stmt
+        if isinstance(target, ast.Name):
+            self.record(target.id, Kind.LOAD, target, augmented=True)
+            self.expr(stmt.value, stmt)
+            self.record(target.id, Kind.STORE, target, augmented=True)
+        else:
+            for child in ast.iter_child_nodes(target):
+                self.expr(child, target)
+            self.expr(stmt.value, stmt)
+        return [block]
+
+    def stmt_Import(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        for alias in stmt.names:
+            if alias.name == "*":
+                self.flow.dynamic_scope = True
+                continue
+            local = alias.asname or alias.name.partition(".")[0]
+            self.record(local, Kind.STORE, stmt)
+        return [block]
+
+    stmt_ImportFrom = stmt_Import
+
+    def definition(self, stmt, body, index, parent, preds):
+        block = self.start(stmt, "stmt", preds)
+        self.info(stmt, body, index, parent, block)
+        for decorator in stmt.decorator_list:
+            self.expr(decorator, stmt)
+        if isinstance(stmt, ast.ClassDef):
+            for base in (*stmt.bases, *stmt.keywords):
+                self.expr(base, stmt)
+        else:
+            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+                if default is not None:
+                    self.expr(default, stmt)
+        self.nested_scope(stmt, stmt)
+        self.record(stmt.name, Kind.STORE, stmt)
+        return [block]
+
+    stmt_FunctionDef = definition
+    stmt_AsyncFunctionDef = definition
+    stmt_ClassDef = definition
+
+    def stmt_If(self, stmt, body, index, parent, preds):
+        test = self.start(stmt, "test", preds)
+        self.info(stmt, body, index, parent, test)
+        self.expr(stmt.test, stmt)
+        ends = self.statements(stmt.body, [test], stmt)
+        if stmt.orelse:
+            ends = ends + self.statements(stmt.orelse, [test], stmt)
+        else:
+            ends = ends + [test]
+        return ends
+
+    def stmt_For(self, stmt, body, index, parent, preds):
+        head = self.start(stmt, "iter", preds)
+        self.info(stmt, body, index, parent, head)
+        self.expr(stmt.iter, stmt)
+        target = self.start(stmt, "target", [head])
+        self.expr(stmt.target, stmt)
+        breaks: list[Block] = []
+        self.loops.append((target, breaks))
+        ends = self.statements(stmt.body, [target], stmt)
+        self.loops.pop()
+        self.link(ends, target)
+        ends = self.statements(stmt.orelse, [target], stmt)
+        return ends + breaks
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, stmt, body, index, parent, preds):
+        test = self.start(stmt, "test", preds)
+        self.info(stmt, body, index, parent, test)
+        self.expr(stmt.test, stmt)
+        breaks: list[Block] = []
+        self.loops.append((test, breaks))
+        ends = self.statements(stmt.body, [test], stmt)
+        self.loops.pop()
+        self.link(ends, test)
+        always = isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+        ends = [] if always else self.statements(stmt.orelse, [test], stmt)
+        return ends + breaks
+
+    def stmt_With(self, stmt, body, index, parent, preds):
+        items = self.start(stmt, "items", preds)
+        self.info(stmt, body, index, parent, items)
+        for item in stmt.items:
+            self.expr(item.context_expr, stmt)
+            if item.optional_vars is not None:
+                self.expr(item.optional_vars, stmt)
+        return self.statements(stmt.body, [items], stmt)
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, stmt, body, index, parent, preds):
+        entry = self.start(stmt, "stmt", preds)  # a no-op marker so info has a block
+        self.info(stmt, body, index, parent, entry)
+        handler_blocks = [self.new_block(stmt, "handler") for _ in stmt.handlers]
+        final_entry = self.new_block(stmt, "finally") if stmt.finalbody else None
+        targets = handler_blocks + ([final_entry] if final_entry else [])
+        for target in targets:
+            self.link([entry], target)
+        self.handlers.append(targets)
+        ends = self.statements(stmt.body, [entry], stmt)
+        self.handlers.pop()
+        if final_entry is not None:
+            self.handlers.append([final_entry])
+        ends = self.statements(stmt.orelse, ends, stmt) if stmt.orelse else ends
+        for handler, block in zip(stmt.handlers, handler_blocks, strict=True):
+            self.block = block
+            if handler.type is not None:
+                self.expr(handler.type, handler)
+            if handler.name:
+                self.record(handler.name, Kind.STORE, handler)
+            ends = ends + self.statements(handler.body, [block], stmt)
+        if final_entry is not None:
+            self.handlers.pop()
+            self.link(ends, final_entry)
+            self.block = final_entry
+            ends = self.statements(stmt.finalbody, [final_entry], stmt)
+            # The finally clause also runs on the way out of a raise or return.
+            self.link(ends, self.flow.exit)
+        return ends
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, stmt, body, index, parent, preds):
+        subject = self.start(stmt, "test", preds)
+        self.info(stmt, body, index, parent, subject)
+        self.expr(stmt.subject, stmt)
+        ends: list[Block] = []
+        previous = [subject]
+        for case in stmt.cases:
+            block = self.start(stmt, "case", previous)
+            self.pattern(case.pattern, case)
+            if case.guard is not None:
+                self.expr(case.guard, case)
+            ends += self.statements(case.body, [block], stmt)
+            previous = [block]
+            irrefutable = (
+                isinstance(case.pattern, ast.MatchAs)
+                and case.pattern.pattern is None
+                and case.guard is None
+            )
+            if irrefutable:
+                previous = []
+                break
+        return ends + previous
+
+    def pattern(self, pattern: ast.AST, parent: ast.AST) -> None:
+        self.flow.parents[pattern] = parent
+        name = getattr(pattern, "name", None) or getattr(pattern, "rest", None)
+        if isinstance(name, str):
+            self.record(name, Kind.STORE, pattern)
+        for child in ast.iter_child_nodes(pattern):
+            if isinstance(child, ast.pattern):
+                self.pattern(child, pattern)
+            else:
+                self.expr(child, pattern)
+
+    # -- expressions, in evaluation order --------------------------------------
+
+    def expr(self, node: ast.AST, parent: ast.AST) -> None:
+        self.flow.parents[node] = parent
+        if isinstance(node, ast.Name):
+            ctx = node.ctx
+            kind = Kind.LOAD if isinstance(ctx, ast.Load) else Kind.STORE
+            if isinstance(ctx, ast.Del):
+                kind = Kind.DEL
+            self.record(node.id, kind, node)
+            if kind is Kind.LOAD and node.id in _DYNAMIC_SCOPE_CALLS:
+                parent_call = parent
+                if isinstance(parent_call, ast.Call) and parent_call.func is node:
+                    self.flow.dynamic_scope = True
+            return
+        if isinstance(node, ast.IfExp):
+            self.expr(node.test, node)
+            self.conditional += 1
+            self.expr(node.body, node)
+            self.expr(node.orelse, node)
+            self.conditional -= 1
+            return
+        if isinstance(node, ast.BoolOp):
+            self.expr(node.values[0], node)
+            self.conditional += 1
+            for value in node.values[1:]:
+                self.expr(value, node)
+            self.conditional -= 1
+            return
+        if isinstance(node, ast.NamedExpr):
+            self.expr(node.value, node)
+            self.expr(node.target, node)
+            return
+        if isinstance(node, ast.Lambda):
+            for default in (*node.args.defaults, *node.args.kw_defaults):
+                if default is not None:
+                    self.expr(default, node)
+            self.nested_scope(node, node)
+            return
+        if isinstance(node, _COMPREHENSIONS):
+            first = node.generators[0]
+            self.expr(first.iter, first)
+            self.flow.parents[first] = node
+            self.nested_scope(node, node)
+            return
+        for child in ast.iter_child_nodes(node):
+            self.expr(child, node)
+
+    def nested_scope(self, scope: ast.AST, parent: ast.AST) -> None:
+        """Record the free names of a nested scope as nested events here."""
+        local = _scope_locals(scope)
+        self.nested += 1
+        self.conditional += 1
+        for node in _scope_body_nodes(scope):
+            if isinstance(node, ast.Name) and node.id not in local:
+                kind = Kind.LOAD if isinstance(node.ctx, ast.Load) else Kind.STORE
+                self.record(node.id, kind, node)
+        self.conditional -= 1
+        self.nested -= 1
+
+
+def _scope_body_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """Nodes evaluated inside a nested scope (not its defaults or decorators)."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        roots: list[ast.AST] = list(scope.body)
+    elif isinstance(scope, ast.Lambda):
+        roots = [scope.body]
+    else:  # comprehension: everything but the first iterable
+        first = scope.generators[0]  # type: ignore[attr-defined]
+        roots = [first.target, *first.ifs]
+        roots += [
+            part
+            for gen in scope.generators[1:]
+            for part in (gen.target, gen.iter, *gen.ifs)
+        ]  # type: ignore[attr-defined]
+        if isinstance(scope, ast.DictComp):
+            roots += [scope.key, scope.value]
+        else:
+            roots.append(scope.elt)  # type: ignore[attr-defined]
+    for root in roots:
+        yield from ast.walk(root)
+
+
+def _scope_locals(scope: ast.AST) -> set[str]:
+    """Names local to a nested scope (so not events of the enclosing function)."""
+    names: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        for arg in (
+            *args.posonlyargs,
+            *args.args,
+            *args.kwonlyargs,
+            args.vararg,
+            args.kwarg,
+        ):
+            if arg is not None:
+                names.add(arg.arg)
+    if isinstance(scope, _COMPREHENSIONS):
+        for gen in scope.generators:  # type: ignore[attr-defined]
+            names.update(n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name))
+        return names
+    declared: set[str] = set()
+    for node in _scope_body_nodes(scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    return names - declared

@@ -1,0 +1,70 @@
+"""Resolve names to what they were imported as (``th.zeros`` -> ``torch.zeros``)."""
+
+from __future__ import annotations
+
+import ast
+
+
+class ImportMap:
+    """The module's imports: local names bound to modules and to imported names.
+
+    Imports anywhere in the module count (function-level imports are common in
+    backends that import optional kernels lazily).
+    """
+
+    __slots__ = ("modules", "names")
+
+    def __init__(self, tree: ast.Module) -> None:
+        # local name -> dotted module path ("th" -> "torch", "F" -> "torch.nn.functional")
+        self.modules: dict[str, str] = {}
+        # local name -> dotted qualified name ("zl" -> "torch.zeros_like")
+        self.names: dict[str, str] = {}
+        for node in _import_statements(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.modules[alias.asname] = alias.name
+                    else:
+                        head = alias.name.partition(".")[0]
+                        self.modules[head] = head
+            elif node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        local = alias.asname or alias.name
+                        self.names[local] = f"{node.module}.{alias.name}"
+
+    def qualified_name(self, expr: ast.expr) -> str | None:
+        """``torch.zeros`` for ``th.zeros`` / ``zeros`` / ``torch.zeros``; else None."""
+        parts: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        base = self.modules.get(expr.id) or self.names.get(expr.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return ".".join(reversed(parts))
+
+    def local_names_for(self, qualified: str) -> list[str]:
+        """Local names bound directly to ``qualified`` by a from-import."""
+        return [local for local, name in self.names.items() if name == qualified]
+
+
+def _import_statements(tree: ast.Module):
+    """Every import statement, without descending into expressions."""
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if block:
+                stack.extend(reversed(block))
+        for handler in getattr(node, "handlers", ()):
+            stack.extend(reversed(handler.body))
+        for case in getattr(node, "cases", ()):
+            stack.extend(reversed(case.body))

@@ -1,0 +1,272 @@
+"""ATN301 dead-loop-alias."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lint_rules.analysis.flow import FunctionFlow, Kind
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
+from lint_rules.edits import delete_statement, inline_text, inside_fstring
+from lint_rules.rules.base import Invalid, Rule
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class DeadLoopAlias(Rule):
+    """## What it does
+    Checks for assignments inside a loop body that only give another name to a
+    loop-local value (`start = idx`, `end = idx + 1`) when every use of the new
+    name follows in the same iteration.
+
+    ## Why is this bad?
+    In a per-request loop of a decode or replay path, each alias is one more
+    store and load per iteration and one more name for a reader to track. The
+    aliased expression can stand in its place at each use: the value is the
+    same, because nothing it reads changes in between.
+
+    A name is only reported when it is bound nowhere else in the function,
+    every use of it comes after the assignment in the same block of the same
+    iteration, it is not used after the loop, nor in a nested function,
+    lambda or comprehension, and no name the value reads is rebound between
+    the assignment and its last use. The value must be a name, a constant, or
+    names and constants joined by `+` or `-`.
+
+    ## Example
+    ```python
+    for idx, seq_len in enumerate(seq_lens):
+        start = idx
+        end = idx + 1
+        page_table[start:end, :seq_len] = req_to_token[start:end, :seq_len]
+    ```
+
+    ## Use instead
+    ```python
+    for idx, seq_len in enumerate(seq_lens):
+        page_table[idx:idx + 1, :seq_len] = req_to_token[idx:idx + 1, :seq_len]
+    ```
+
+    ## Fix safety
+    The fix is safe: it puts the aliased expression at each use, in
+    parentheses where the surrounding operator binds tighter (`xs[i] * (i + 1)`),
+    and deletes the assignment. An alias that is never used is deleted.
+    """
+
+    code = "ATN301"
+    name = "dead-loop-alias"
+    triggers = ("for ", "while ")
+    fix_availability = "safe"
+
+    valid = (
+        # Used after the loop.
+        "def f(xs):\n    for i in xs:\n        last = i\n    return last\n",
+        # A name the value reads is rebound before the use.
+        "def f(xs):\n    for i in xs:\n        j = i\n        i = i + 1\n        print(j, i)\n",
+        # Used in a lambda.
+        "def f(xs, fs):\n    for i in xs:\n        j = i\n        fs.append(lambda: j)\n",
+        # Used in a comprehension.
+        "def f(xs, n):\n    for i in xs:\n        j = i\n        print([j + k for k in range(n)])\n",
+        # The alias is rebound elsewhere.
+        "def f(xs):\n    for i in xs:\n        j = i\n        print(j)\n        j = 0\n",
+        # A global.
+        "def f(xs):\n    global j\n    for i in xs:\n        j = i\n        print(j)\n",
+        # The value is a call, not a name.
+        "def f(xs):\n    for i in xs:\n        j = len(i)\n        print(j)\n",
+        # Used before the assignment (the previous iteration's value).
+        "def f(xs):\n    j = 0\n    for i in xs:\n        print(j)\n        j = i\n",
+        # Used in another branch, not after it in the same block.
+        "def f(xs, c):\n    for i in xs:\n        if c:\n            j = i\n        else:\n            print(j)\n",
+        # Module level: the alias is a global.
+        "for i in range(3):\n    j = i\n    print(j)\n",
+        # Not in a loop.
+        "def f(i):\n    j = i\n    return j\n",
+        # locals() can see every name.
+        "def f(xs):\n    for i in xs:\n        j = i\n        print(locals())\n",
+    )
+    invalid = (
+        Invalid(
+            "def copy_rows(table, cache, lens):\n"
+            "    for idx, n in enumerate(lens):\n"
+            "        start = idx\n"
+            "        end = idx + 1\n"
+            "        table[start:end, :n] = cache[start:end, :n]\n",
+            fixed="def copy_rows(table, cache, lens):\n"
+            "    for idx, n in enumerate(lens):\n"
+            "        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n",
+            count=2,
+        ),
+        Invalid(
+            "def scale(xs, i):\n    while i < 4:\n        j = i + 1\n        xs[i] = xs[i] * j\n"
+            "        i += 1\n",
+            fixed="def scale(xs, i):\n    while i < 4:\n        xs[i] = xs[i] * (i + 1)\n"
+            "        i += 1\n",
+        ),
+        Invalid(
+            "def f(xs):\n    for i in xs:\n        unused = i\n        print(i)\n",
+            fixed="def f(xs):\n    for i in xs:\n        print(i)\n",
+        ),
+        Invalid(
+            "def f(xs):\n    for i in xs:\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
+            fixed="def f(xs):\n    for i in xs:\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
+        ),
+        Invalid(
+            "def f(xs):\n    for i in xs:\n        j = i; print(j)\n",
+            fixed="def f(xs):\n    for i in xs:\n        print(i)\n",
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        for info in model.functions:
+            candidates = list(_alias_candidates(info.node.body, in_loop=False))
+            if not candidates:
+                continue
+            flow = model.flow(info.node)
+            for stmt in candidates:
+                finding = self._check_alias(ctx, flow, stmt)
+                if finding is not None:
+                    yield finding
+
+    def _check_alias(
+        self, ctx: Context, flow: FunctionFlow, stmt: ast.Assign
+    ) -> Finding | None:
+        target = stmt.targets[0]
+        assert isinstance(target, ast.Name)
+        alias, value = target.id, stmt.value
+        if not flow.is_private_local(alias):
+            return None
+        if [e.node for e in flow.stores_of(alias)] != [target]:
+            return None
+        info = flow.stmt_info[stmt]
+        loads = flow.loads_of(alias)
+        last_index = info.index
+        for load in loads:
+            if load.nested:
+                return None
+            index = _index_in_body(flow, load.node, info.body)
+            if index is None or index <= info.index:
+                return None
+            last_index = max(last_index, index)
+        read_names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        if loads and _rebound_between(
+            flow, read_names, info.body[info.index + 1 : last_index + 1]
+        ):
+            return None
+        for name in read_names:
+            # The value must be the function's own, unshared local.
+            if not flow.is_private_local(name) or not flow.stores_of(name):
+                return None
+            if any(e.nested for e in flow.stores_of(name)):
+                return None
+        value_text = ctx.locator.segment(value)
+        fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
+        if loads:
+            message = f"Loop alias `{alias}` only renames `{value_text}`; use `{value_text}` directly"
+        else:
+            message = f"Loop alias `{alias}` is assigned but never used"
+        return ctx.report(self, stmt, message, fix)
+
+    def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
+        has_str = any(
+            isinstance(n, ast.Constant) and isinstance(n.value, str)
+            for n in ast.walk(value)
+        )
+        edits = [delete_statement(stmt, body, ctx.locator)]
+        for load in loads:
+            if has_str and inside_fstring(load.node, flow.parents):
+                return None
+            parent = flow.parents.get(load.node)
+            text = inline_text(value, value_text, load.node, parent)
+            edits.append(
+                Edit(ctx.locator.start(load.node), ctx.locator.end(load.node), text)
+            )
+        if loads:
+            message = f"Replace with `{value_text}` and remove the assignment"
+        else:
+            message = "Remove the assignment"
+        return Fix(tuple(edits), Applicability.SAFE, message, isolation=id(body))
+
+
+def _alias_candidates(body: list[ast.stmt], in_loop: bool) -> Iterator[ast.Assign]:
+    """Assignments of an alias-shaped value to one name, inside a loop body."""
+    for stmt in body:
+        if in_loop and isinstance(stmt, ast.Assign) and _is_alias(stmt):
+            yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, _LOOPS):
+            yield from _alias_candidates(stmt.body, True)
+            yield from _alias_candidates(stmt.orelse, in_loop)
+            continue
+        for block in _blocks(stmt):
+            yield from _alias_candidates(block, in_loop)
+
+
+def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if block:
+            yield block
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield case.body
+
+
+def _is_alias(stmt: ast.Assign) -> bool:
+    return (
+        len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and _is_alias_value(stmt.value)
+    )
+
+
+def _is_alias_value(value: ast.expr) -> bool:
+    if isinstance(value, ast.Name):
+        return True
+    if isinstance(value, ast.Constant):
+        return (
+            isinstance(value.value, (int, float, complex, str, bytes, bool))
+            or value.value is None
+        )
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        return isinstance(value.operand, ast.Constant) and isinstance(
+            value.operand.value, (int, float)
+        )
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
+        return _is_alias_value(value.left) and _is_alias_value(value.right)
+    return False
+
+
+def _index_in_body(
+    flow: FunctionFlow, node: ast.AST, body: list[ast.stmt]
+) -> int | None:
+    """Index in ``body`` of the statement that is, or encloses, ``node``."""
+    stmt = flow.statement_of(node)
+    while stmt is not None:
+        info = flow.stmt_info.get(stmt)
+        if info is None:
+            return None
+        if info.body is body:
+            return info.index
+        stmt = info.parent
+    return None
+
+
+def _rebound_between(
+    flow: FunctionFlow, names: set[str], stmts: list[ast.stmt]
+) -> bool:
+    """Whether any of ``names`` is stored or deleted within ``stmts``."""
+    if not stmts:
+        return False
+    first, last = stmts[0], stmts[-1]
+    begin = (first.lineno, first.col_offset)
+    end = (last.end_lineno, last.end_col_offset)
+    for name in names:
+        for event in flow.stores_of(name):
+            node = event.node
+            position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+            if event.kind in (Kind.STORE, Kind.DEL) and begin <= position <= end:
+                return True
+    return False
