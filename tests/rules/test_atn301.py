@@ -1,0 +1,280 @@
+"""ATN301 dead-loop-alias: each negative of the design, and the fix's edges."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+
+SETTINGS = Settings(select=("ATN301",))
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    source = textwrap.dedent(source)
+    return [(f.location.row, f.code) for f in check_source(source, "t.py", SETTINGS)]
+
+
+def fixed(source: str) -> str:
+    result = fix_text(textwrap.dedent(source), "t.py", SETTINGS, unsafe_fixes=False)
+    ast.parse(result.text)
+    return result.text
+
+
+def test_sglang_style_loop_reports_both_aliases():
+    source = """
+    def update(table, cache, lens):
+        for idx, n in enumerate(lens):
+            start = idx
+            end = idx + 1
+            table[start:end, :n] = cache[start:end, :n]
+    """
+    assert codes(source) == [(4, "ATN301"), (5, "ATN301")]
+    assert fixed(source) == textwrap.dedent(
+        """
+        def update(table, cache, lens):
+            for idx, n in enumerate(lens):
+                table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]
+        """
+    )
+
+
+NEGATIVES = {
+    "used_after_loop": """
+        def f(xs):
+            for i in xs:
+                last = i
+                print(last)
+            return last
+    """,
+    "source_rebound_before_use": """
+        def f(xs):
+            for i in xs:
+                start = i
+                i = 0
+                print(start)
+    """,
+    "source_rebound_by_nested_loop_before_use": """
+        def f(xs, ys):
+            for i in xs:
+                start = i
+                for i in ys:
+                    pass
+                print(start)
+    """,
+    "used_in_lambda": """
+        def f(xs, out):
+            for i in xs:
+                start = i
+                out.append(lambda: start)
+    """,
+    "used_in_comprehension": """
+        def f(xs, n):
+            for i in xs:
+                start = i
+                print([start + k for k in range(n)])
+    """,
+    "used_in_nested_function": """
+        def f(xs):
+            for i in xs:
+                start = i
+                def g():
+                    return start
+                g()
+    """,
+    "alias_rebound": """
+        def f(xs):
+            for i in xs:
+                start = i
+                print(start)
+                start += 1
+    """,
+    "alias_deleted": """
+        def f(xs):
+            for i in xs:
+                start = i
+                print(start)
+                del start
+    """,
+    "global_alias": """
+        def f(xs):
+            global start
+            for i in xs:
+                start = i
+                print(start)
+    """,
+    "nonlocal_alias": """
+        def outer():
+            start = 0
+            def f(xs):
+                nonlocal start
+                for i in xs:
+                    start = i
+                    print(start)
+            return f
+    """,
+    "module_level_loop": """
+        for i in range(3):
+            start = i
+            print(start)
+    """,
+    "call_as_value": """
+        def f(xs):
+            for i in xs:
+                start = int(i)
+                print(start)
+    """,
+    "attribute_as_value": """
+        def f(xs):
+            for x in xs:
+                start = x.begin
+                print(start)
+    """,
+    "multiplication_as_value": """
+        def f(xs):
+            for i in xs:
+                start = i * 2
+                print(start)
+    """,
+    "value_reads_a_global": """
+        OFFSET = 1
+        def f(xs):
+            for i in xs:
+                start = OFFSET
+                print(start)
+    """,
+    "used_before_assignment_in_iteration": """
+        def f(xs):
+            start = 0
+            for i in xs:
+                print(start)
+                start = i
+    """,
+    "used_in_sibling_branch": """
+        def f(xs, c):
+            for i in xs:
+                if c:
+                    start = i
+                else:
+                    print(start)
+    """,
+    "tuple_target": """
+        def f(xs):
+            for i in xs:
+                start, end = i, i + 1
+                print(start, end)
+    """,
+    "dynamic_scope": """
+        def f(xs):
+            for i in xs:
+                start = i
+                print(eval("start"))
+    """,
+    "not_in_a_loop": """
+        def f(i):
+            start = i
+            return start
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NEGATIVES.values(), ids=NEGATIVES.keys())
+def test_not_flagged(source):
+    assert codes(source) == []
+
+
+def test_unused_alias_is_deleted():
+    source = """
+    def f(xs):
+        for i in xs:
+            start = i
+            print(i)
+    """
+    assert codes(source) == [(4, "ATN301")]
+    assert "start" not in fixed(source)
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [
+        ("data[j] * k", "data[i + 1] * (i + 1)"),
+        ("k - 1", "i + 1 - 1"),
+        ("1 - k", "1 - (i + 1)"),
+        ("-k", "-(i + 1)"),
+        ("k**2", "(i + 1)**2"),
+        ("k.bit_length()", "(i + 1).bit_length()"),
+        ("k < 3 and k", "i + 1 < 3 and i + 1"),
+        ("f(k, key=k)", "f(i + 1, key=i + 1)"),
+        ("data[k : k + 1]", "data[i + 1 : i + 1 + 1]"),
+    ],
+)
+def test_inlined_value_is_parenthesized_where_needed(use, expected):
+    source = f"""
+    def g(data, f):
+        out = []
+        for i in range(3):
+            k = i + 1
+            j = i + 1
+            out.append({use})
+        return out
+    """
+    after = fixed(source)
+    assert f"out.append({expected})" in after
+    # The rewritten function computes the same values as the original.
+    results = []
+    for text in (textwrap.dedent(source), after):
+        namespace: dict = {}
+        exec(compile(text, "t.py", "exec"), namespace)
+        results.append(namespace["g"](list(range(10, 20)), lambda *a, **k: (a, k)))
+    assert results[0] == results[1]
+
+
+def test_semicolon_separated_alias():
+    source = """
+    def f(xs):
+        for i in xs:
+            start = i; end = i + 1; print(start, end)
+    """
+    out = fixed(source)
+    assert out == textwrap.dedent(
+        """
+        def f(xs):
+            for i in xs:
+                print(i, i + 1)
+        """
+    )
+
+
+def test_only_statement_of_block_becomes_pass():
+    source = """
+    def f(xs, c):
+        for i in xs:
+            if c:
+                unused = i
+    """
+    out = fixed(source)
+    assert "unused" not in out
+    assert "pass" in out
+
+
+def test_crlf_and_comments_are_kept():
+    source = "def f(xs):\r\n    for i in xs:  # loop\r\n        j = i\r\n        print(j)  # use\r\n"
+    result = fix_text(source, "t.py", SETTINGS, unsafe_fixes=False)
+    assert (
+        result.text
+        == "def f(xs):\r\n    for i in xs:  # loop\r\n        print(i)  # use\r\n"
+    )
+
+
+def test_noqa_suppresses():
+    source = """
+    def f(xs):
+        for i in xs:
+            j = i  # noqa: ATN301
+            print(j)
+    """
+    assert codes(source) == []
