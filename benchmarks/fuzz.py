@@ -1,0 +1,65 @@
+"""Long-running fuzzing: ``python -m benchmarks.fuzz [--minutes N]``.
+
+Runs the properties of tests/fuzzing.py on many more programs than CI does,
+from all three generators, and stops at the first counterexample (printed,
+and saved to ``fuzz-failure.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import traceback
+from pathlib import Path
+
+import hypothesmith
+from hypothesis import HealthCheck, given, settings
+from pysource_codegen import generate
+
+from tests.fuzzing import backend_programs, check_properties
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fuzz")
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--seed-start", type=int, default=1000)
+    args = parser.parse_args()
+    deadline = time.monotonic() + args.minutes * 60
+    counts = {"backend": 0, "grammar": 0, "codegen": 0}
+    fuzz_settings = settings(
+        max_examples=2000,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+    def counted(kind):
+        def run(source):
+            counts[kind] += 1
+            try:
+                check_properties(source)
+            except Exception:
+                Path("fuzz-failure.py").write_text(source, encoding="utf-8")
+                raise
+
+        return run
+
+    try:
+        for seed in itertools.count(args.seed_start):
+            if time.monotonic() > deadline:
+                break
+            given(backend_programs())(fuzz_settings(counted("backend")))()
+            given(hypothesmith.from_grammar())(fuzz_settings(counted("grammar")))()
+            for offset in range(200):
+                counted("codegen")(generate(seed * 200 + offset, depth_limit=8))
+    except Exception:
+        traceback.print_exc()
+        print(f"counterexample saved to fuzz-failure.py after {counts}")
+        return 1
+    print(f"no counterexample: {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
