@@ -1,0 +1,390 @@
+"""Checking one source text: pre-filter, parse, run the rules, apply suppressions.
+
+Nothing here raises for a problem in the checked file: a file that does not
+parse becomes an ``E999`` finding, one that cannot be read or decoded an
+``E902`` finding. A rule that fails internally does not stop the run: its
+findings for that file are dropped and an error naming rule and file is
+handed to the caller (``errors``), or logged when the caller passes no list.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import logging
+import os
+import re
+import tokenize
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lint_rules.config import Settings, selector_matches
+from lint_rules.context import Context
+from lint_rules.diagnostics import (
+    IO_ERROR_CODE,
+    IO_ERROR_NAME,
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_NAME,
+    Finding,
+    Location,
+)
+from lint_rules.rules.base import Rule
+from lint_rules.source import Locator, SourceError, SourceFile
+
+logger = logging.getLogger("lint_rules")
+
+# flake8's inline suppression comment: the word noqa after a hash, optionally
+# followed by a colon and codes (ATN101,ATN301); whitespace after the hash is
+# optional, as in ruff. Codes are compared upper-cased.
+_NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE
+)
+# File-level exemption: "attnlint: noqa" in a comment (optionally with codes),
+# and flake8's blanket "flake8: noqa" (with codes it exempts nothing, as in flake8).
+_FILE_NOQA = re.compile(
+    r"#\s*(?P<tool>attnlint|flake8)\s*:\s*noqa(?::\s?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?",
+    re.IGNORECASE,
+)
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+_MAY_SPAN_ROWS = re.compile(r"\"\"\"|'''|\\\r?\n|\\\r")
+
+
+# ------------------------------------------------------------------ reading files
+
+
+def decode_source(data: bytes) -> SourceFile:
+    """Decode file bytes as Python does; SourceError for bad encodings and NUL bytes."""
+    source = SourceFile.from_bytes(data)
+    nul = source.text.find("\x00")
+    if nul >= 0:
+        row, column = Locator(source.text).row_column(nul)
+        raise SourceError(f"source contains a NUL byte at {row}:{column + 1}")
+    return source
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceFile:
+    """Read and decode a file; raises OSError or SourceError."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return decode_source(data)
+
+
+def io_error_finding(filename: str, message: str) -> Finding:
+    """An ``E902`` finding: the file could not be read or decoded."""
+    return Finding(
+        code=IO_ERROR_CODE,
+        name=IO_ERROR_NAME,
+        message=message,
+        location=Location(1, 1),
+        end_location=Location(1, 1),
+        filename=filename,
+    )
+
+
+def os_error_message(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+# -------------------------------------------------------------------- parsing
+
+
+def parse(text: str, filename: str) -> ast.Module | Finding:
+    """The module's tree, or an ``E999`` finding saying why it does not parse."""
+    try:
+        return ast.parse(text, filename=filename)
+    except SyntaxError as error:
+        return syntax_error_finding(error, text, filename)
+    except (ValueError, RecursionError, MemoryError) as error:
+        # ValueError: NUL bytes (3.11); RecursionError/MemoryError: nesting too deep.
+        reason = (
+            "too deeply nested to parse"
+            if isinstance(error, (RecursionError, MemoryError))
+            else str(error)
+        )
+        return Finding(
+            code=SYNTAX_ERROR_CODE,
+            name=SYNTAX_ERROR_NAME,
+            message=f"SyntaxError: {reason}",
+            location=Location(1, 1),
+            end_location=Location(1, 1),
+            filename=filename,
+        )
+
+
+def syntax_error_finding(error: SyntaxError, text: str, filename: str) -> Finding:
+    """Turn the parser's SyntaxError into an ``E999`` finding with row and column."""
+    locator = Locator(text)
+    rows = len(locator.line_starts)
+
+    def clamp(row: int | None, column: int | None) -> Location:
+        row = min(max(row or 1, 1), rows)
+        width = len(locator.line_text(row))
+        return Location(row, min(max(column or 1, 1), width + 1))
+
+    start = clamp(error.lineno, error.offset)
+    end_row = getattr(error, "end_lineno", None)
+    end_column = getattr(error, "end_offset", None)
+    end = start
+    if end_row and end_column and (end_row, end_column) > (start.row, start.column):
+        end = clamp(end_row, end_column)
+    kind = type(error).__name__
+    message = f"{kind}: {error.msg}" if error.msg else kind
+    return Finding(
+        code=SYNTAX_ERROR_CODE,
+        name=SYNTAX_ERROR_NAME,
+        message=message,
+        location=start,
+        end_location=end,
+        filename=filename,
+        offset=locator.line_start(start.row) + start.column - 1,
+    )
+
+
+# ------------------------------------------------------------------------- noqa
+
+
+@dataclass
+class NoqaDirectives:
+    """The suppression comments of one file, and which row each finding's noqa is on."""
+
+    # row -> codes its suppression comment names (None: a blanket one, no codes).
+    lines: dict[int, frozenset[str] | None]
+    # Rows inside a multi-line string or backslash continuation -> the row that holds
+    # their noqa comment (the string's or continuation's last row).
+    row_map: dict[int, int]
+    file_exempt: bool = False
+    file_codes: frozenset[str] = frozenset()
+
+    @classmethod
+    def scan(cls, text: str, *, comments: bool, spans: bool) -> NoqaDirectives:
+        """Read directives (``comments``) and multi-row spans (``spans``) from tokens."""
+        directives = cls({}, {})
+        if not comments and not spans:
+            return directives
+        try:
+            tokens = list(
+                tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
+            )
+        except (tokenize.TokenError, SyntaxError, ValueError):
+            if comments:
+                directives._scan_lines_without_tokens(text)
+            return directives
+        fstring_start = getattr(tokenize, "FSTRING_START", None)
+        fstring_end = getattr(tokenize, "FSTRING_END", None)
+        open_fstrings: list[int] = []
+        continued: list[tuple[int, int]] = []
+        previous: tokenize.TokenInfo | None = None
+        for token in tokens:
+            kind = token.type
+            if kind == tokenize.COMMENT and comments:
+                directives._read_comment(token.string, token.start[0])
+            elif kind == tokenize.STRING and token.start[0] != token.end[0]:
+                directives._map_rows(token.start[0], token.end[0])
+            elif fstring_start is not None and kind == fstring_start:
+                open_fstrings.append(token.start[0])
+            elif fstring_end is not None and kind == fstring_end and open_fstrings:
+                first = open_fstrings.pop()
+                if first != token.end[0]:
+                    directives._map_rows(first, token.end[0])
+            if (
+                spans
+                and previous is not None
+                and token.start[0] > previous.end[0]
+                and kind != tokenize.ENDMARKER
+                and previous.type
+                not in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
+                and previous.type != tokenize.ENCODING
+            ):
+                continued.append((previous.end[0], token.start[0]))
+            previous = token
+        # Chain continuations (a \ b \ c) so every row maps to the chain's last row.
+        for first, last in reversed(continued):
+            target = directives.row_map.get(last, last)
+            for row in range(first, last + 1):
+                directives.row_map[row] = max(target, directives.row_map.get(row, row))
+        return directives
+
+    def _map_rows(self, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            self.row_map[row] = max(last, self.row_map.get(row, row))
+
+    def _read_comment(self, comment: str, row: int) -> None:
+        file_match = _FILE_NOQA.search(comment)
+        if file_match:
+            codes = file_match.group("codes")
+            if codes is None:
+                self.file_exempt = True
+            elif file_match.group("tool").lower() == "attnlint":
+                self.file_codes |= _codes(codes)
+            return
+        match = _NOQA.search(comment)
+        if match is None:
+            return
+        codes = match.group("codes")
+        if codes is None:
+            self.lines[row] = None
+        elif self.lines.get(row, frozenset()) is not None:
+            self.lines[row] = (self.lines.get(row) or frozenset()) | _codes(codes)
+
+    def _scan_lines_without_tokens(self, text: str) -> None:
+        for index, line in enumerate(text.splitlines(), start=1):
+            position = line.find("#")
+            if position >= 0:
+                self._read_comment(line[position:], index)
+
+    def noqa_row(self, finding: Finding) -> int:
+        row = finding.location.row
+        return self.row_map.get(row, row)
+
+    def suppresses(self, finding: Finding) -> bool:
+        code = finding.code
+        if self.file_exempt or _code_listed(code, self.file_codes):
+            return True
+        row = self.noqa_row(finding)
+        if row not in self.lines:
+            return False
+        codes = self.lines[row]
+        return codes is None or _code_listed(code, codes)
+
+
+def _codes(text: str) -> frozenset[str]:
+    return frozenset(code.upper() for code in _CODE.findall(text))
+
+
+def _code_listed(code: str, codes: Iterable[str]) -> bool:
+    # flake8 semantics: an exact code or a prefix of it.
+    return any(code == listed or code.startswith(listed) for listed in codes)
+
+
+def _has_noqa_comment(text: str) -> bool:
+    return re.search("noqa", text, re.IGNORECASE) is not None
+
+
+# ----------------------------------------------------------------------- checking
+
+
+def rules_for_file(settings: Settings, filename: str) -> tuple[type[Rule], ...]:
+    """Selected rules minus those that ``per-file-ignores`` switches off for ``filename``."""
+    rules = settings.enabled_rules
+    ignored = settings.ignored_codes_for(filename)
+    if not ignored:
+        return rules
+    return tuple(
+        rule
+        for rule in rules
+        if not any(selector_matches(selector, rule.code) for selector in ignored)
+    )
+
+
+def triggered_rules(rules: Iterable[type[Rule]], text: str) -> list[type[Rule]]:
+    """Rules that can fire on ``text``: no triggers, or one of them occurs in it."""
+    return [
+        rule
+        for rule in rules
+        if not rule.triggers or any(trigger in text for trigger in rule.triggers)
+    ]
+
+
+def internal_error_message(
+    rule: type[Rule], filename: str, error: BaseException
+) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = ""
+    if frames:
+        last = frames[-1]
+        where = f" (at {os.path.basename(last.filename)}:{last.lineno})"
+    return (
+        f"{filename}: internal error in {rule.code} ({rule.name}): "
+        f"{type(error).__name__}: {error}{where}. This is a bug in attnlint; "
+        "please report it together with the file."
+    )
+
+
+def check_source(
+    text: str,
+    filename: str,
+    settings: Settings,
+    *,
+    tree: ast.Module | None = None,
+    errors: list[str] | None = None,
+    apply_noqa: bool = True,
+) -> list[Finding]:
+    """Findings of the selected rules on ``text``, suppressions applied, sorted.
+
+    ``tree`` is ``ast.parse(text)`` when the caller has it (flake8, the fixer);
+    otherwise the text is parsed here, and only if some selected rule's
+    triggers occur in it. A text that does not parse gives one ``E999``
+    finding. Internal rule failures are appended to ``errors`` (or logged).
+    ``apply_noqa=False`` leaves ``# noqa`` comments to the caller (flake8).
+    """
+    rules = triggered_rules(rules_for_file(settings, filename), text)
+    if not rules:
+        return []
+    if tree is None:
+        parsed = parse(text, filename)
+        if isinstance(parsed, Finding):
+            return [parsed]
+        tree = parsed
+    locator = Locator(text)
+    ctx = Context(text, tree, filename, settings, locator)
+    for rule in rules:
+        _run_rule(rule, ctx, errors)
+    findings = ctx.findings
+    ignored = settings.ignored_codes_for(filename)
+    if ignored:
+        findings = [
+            finding
+            for finding in findings
+            if not any(selector_matches(selector, finding.code) for selector in ignored)
+        ]
+    if findings:
+        comments = apply_noqa and _has_noqa_comment(text)
+        directives = NoqaDirectives.scan(
+            text, comments=comments, spans=_MAY_SPAN_ROWS.search(text) is not None
+        )
+        for finding in findings:
+            finding.noqa_row = directives.noqa_row(finding)
+        if comments:
+            findings = [
+                finding for finding in findings if not directives.suppresses(finding)
+            ]
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def _run_rule(rule: type[Rule], ctx: Context, errors: list[str] | None) -> None:
+    before = len(ctx.findings)
+    try:
+        produced = rule().check(ctx)
+        # A rule may yield what ctx.report() recorded, or build findings itself.
+        yielded = list(produced) if produced is not None else []
+        recorded = {id(finding) for finding in ctx.findings[before:]}
+        for finding in yielded:
+            if id(finding) not in recorded:
+                ctx.findings.append(finding)
+                recorded.add(id(finding))
+    except Exception as error:  # a bug in a rule must not end the run
+        del ctx.findings[before:]
+        message = internal_error_message(rule, ctx.filename, error)
+        if errors is None:
+            logger.error("%s", message)
+        else:
+            errors.append(message)
+
+
+def check_file(
+    path: str | os.PathLike[str],
+    settings: Settings,
+    *,
+    errors: list[str] | None = None,
+) -> list[Finding]:
+    """Read, decode and check one file. Unreadable or undecodable: one ``E902`` finding."""
+    filename = os.fspath(path)
+    try:
+        source = read_source(path)
+    except OSError as error:
+        return [io_error_finding(filename, os_error_message(error))]
+    except SourceError as error:
+        return [io_error_finding(filename, str(error))]
+    return check_source(source.text, filename, settings, errors=errors)
