@@ -1,0 +1,597 @@
+"""The ``attnlint`` command: ``check``, ``rule`` (and ``verify`` when installed).
+
+Exit codes, as ruff's: 0 nothing left to report, 1 findings remain (or, with
+``--diff``, something would change), 2 a usage, configuration, input or
+internal error. Problems in the user's input are reported in one line each,
+never as a traceback.
+
+The ``check`` path imports neither libcst nor torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from lint_rules import __version__
+
+VERIFY_MODULE = "lint_rules.verify"
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; reported in one line, exit 2."""
+
+
+# ------------------------------------------------------------------------ parser
+
+
+def _comma_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _add_check_parser(subparsers: Any) -> None:
+    from lint_rules.config import OUTPUT_FORMATS
+
+    check = subparsers.add_parser(
+        "check",
+        help="check files for wasteful patterns (and fix them)",
+        description="Check Python files for waste in attention-backend hot paths.",
+    )
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: .)"
+    )
+    fixing = check.add_argument_group("fixing")
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        default=None,
+        help="apply fixes (safe ones; unsafe ones too with --unsafe-fixes)",
+    )
+    fixing.add_argument(
+        "--no-fix", dest="fix", action="store_false", help=argparse.SUPPRESS
+    )
+    fixing.add_argument(
+        "--unsafe-fixes",
+        dest="unsafe_fixes",
+        action="store_const",
+        const=True,
+        default=None,
+        help="include unsafe fixes (applied with --fix, shown as fixable without)",
+    )
+    fixing.add_argument(
+        "--no-unsafe-fixes",
+        dest="unsafe_fixes",
+        action="store_const",
+        const=False,
+        help="never apply or offer unsafe fixes",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the diffs --fix would make, change nothing (exit 1 if any)",
+    )
+    fixing.add_argument(
+        "--show-fixes", action="store_true", default=None, help="list what was fixed"
+    )
+    fixing.add_argument(
+        "--no-show-fixes",
+        dest="show_fixes",
+        action="store_false",
+        help=argparse.SUPPRESS,
+    )
+    rules = check.add_argument_group("rule selection")
+    for flag, text in (
+        (
+            "--select",
+            "rules to check, comma-separated codes or prefixes (ALL: every rule)",
+        ),
+        ("--ignore", "rules not to check"),
+        ("--extend-select", "rules to check on top of those selected"),
+    ):
+        rules.add_argument(
+            flag,
+            action="append",
+            type=_comma_list,
+            metavar="CODES",
+            default=None,
+            help=text,
+        )
+    files = check.add_argument_group("files")
+    files.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="PATH|KEY=VALUE",
+        help="a pyproject.toml to use, or a [tool.attnlint] setting in TOML (repeatable)",
+    )
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply excludes to paths named on the command line too",
+    )
+    files.add_argument(
+        "--no-force-exclude",
+        dest="force_exclude",
+        action="store_false",
+        help=argparse.SUPPRESS,
+    )
+    files.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="read the source from stdin and report it under this name",
+    )
+    files.add_argument("--no-cache", action="store_true", help="do not use the cache")
+    files.add_argument("--cache-dir", metavar="PATH", help="where to keep the cache")
+    out = check.add_argument_group("output")
+    out.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default=None,
+        help="how to print findings (default: concise)",
+    )
+    out.add_argument("--statistics", action="store_true", help="print counts per rule")
+    out.add_argument(
+        "-q", "--quiet", action="store_true", help="print findings, nothing else"
+    )
+    out.add_argument(
+        "-s",
+        "--silent",
+        action="store_true",
+        help="print nothing (the exit code still tells)",
+    )
+    exits = check.add_argument_group("exit status")
+    exits.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when findings remain"
+    )
+    exits.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 if anything was fixed, even if no findings remain",
+    )
+    check.set_defaults(func=run_check)
+
+
+def _add_rule_parser(subparsers: Any) -> None:
+    rule = subparsers.add_parser(
+        "rule",
+        help="explain a rule (or every rule)",
+        description="Print a rule's documentation.",
+    )
+    rule.add_argument(
+        "code", nargs="?", metavar="CODE", help="a rule code, e.g. ATN301"
+    )
+    rule.add_argument("--all", action="store_true", help="explain every rule")
+    rule.add_argument(
+        "--output-format", choices=("text", "json"), default="text", help="text or json"
+    )
+    rule.set_defaults(func=run_rule)
+
+
+def _first_command(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser. ``verify`` is added only if its module is installed;
+    it is imported only when ``argv`` asks for it, so ``check`` stays light."""
+    parser = argparse.ArgumentParser(
+        prog="attnlint",
+        description="A linter and autofixer for the hot paths of PyTorch attention backends.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"attnlint {__version__}"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_check_parser(subparsers)
+    _add_rule_parser(subparsers)
+    if importlib.util.find_spec(VERIFY_MODULE) is not None:
+        if _first_command(argv) == "verify":
+            from lint_rules.verify import add_verify_parser
+
+            add_verify_parser(subparsers)
+        else:
+            subparsers.add_parser(
+                "verify",
+                help="run the tests with poisoned memory and keep the unsafe fixes they accept",
+                add_help=False,
+            )
+    return parser
+
+
+def _reconfigure_streams() -> None:
+    # Source lines and messages may hold characters the terminal cannot show.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - detached streams
+                pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``attnlint`` with ``argv`` (default: the command line); return the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    _reconfigure_streams()
+    parser = build_parser(arguments)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exit_:  # argparse: --help, --version, usage errors (2)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except UsageError as error:
+        _error(str(error))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``attnlint check | head``): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"error: {message}\n")
+
+
+def _warning(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+
+
+# ------------------------------------------------------------------------- rule
+
+
+_FIX_SENTENCE = {
+    "safe": "Fix is always available.",
+    "unsafe": "Fix is always available (unsafe).",
+    "sometimes": "Fix is sometimes available.",
+}
+
+
+def rule_text(rule: Any) -> str:
+    """``attnlint rule CODE``'s text: a ``# name (CODE)`` header, fix availability, docs."""
+    parts = [f"# {rule.name} ({rule.code})", ""]
+    sentence = _FIX_SENTENCE.get(rule.fix_availability)
+    if sentence:
+        parts += [sentence, ""]
+    parts.append(rule.documentation())
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def run_rule(args: argparse.Namespace) -> int:
+    import json
+
+    from lint_rules.rules import ALL_RULES
+
+    if args.all and args.code:
+        raise UsageError("give a rule code or --all, not both")
+    if args.all:
+        rules = list(ALL_RULES)
+    elif args.code:
+        wanted = args.code.strip()
+        rules = [
+            rule
+            for rule in ALL_RULES
+            if rule.code == wanted.upper() or rule.name == wanted
+        ]
+        if not rules:
+            known = ", ".join(rule.code for rule in ALL_RULES)
+            raise UsageError(f"unknown rule code {args.code!r} (known: {known})")
+    else:
+        raise UsageError("give a rule code (e.g. `attnlint rule ATN301`) or --all")
+    if args.output_format == "json":
+        data = [
+            {
+                "name": rule.name,
+                "code": rule.code,
+                "summary": rule.summary(),
+                "fix": _FIX_SENTENCE.get(
+                    rule.fix_availability, "Fix is not available."
+                ),
+                "fix_availability": rule.fix_availability,
+                "explanation": rule.documentation(),
+            }
+            for rule in rules
+        ]
+        sys.stdout.write(json.dumps(data if args.all else data[0], indent=2) + "\n")
+    else:
+        sys.stdout.write("\n".join(rule_text(rule) for rule in rules))
+    return 0
+
+
+# ------------------------------------------------------------------------ check
+
+
+@dataclass
+class FileOutcome:
+    """What checking (and maybe fixing) one file produced."""
+
+    filename: str
+    findings: list[Any] = field(default_factory=list)
+    text: str | None = None
+    fixed: dict[str, int] = field(default_factory=dict)
+    diff: str = ""
+    errors: list[str] = field(default_factory=list)
+
+
+def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
+    """``--config`` values: at most one file, the rest ``KEY = VALUE`` overrides."""
+    from lint_rules.config import tomllib
+
+    path: str | None = None
+    overrides: dict[str, Any] = {}
+    for value in values:
+        if os.path.isfile(value):
+            if path is not None:
+                raise UsageError(
+                    f"--config: more than one configuration file ({path}, {value})"
+                )
+            path = value
+            continue
+        if "=" not in value:
+            raise UsageError(
+                f"--config: {value}: no such file (nor a KEY = VALUE setting)"
+            )
+        try:
+            overrides.update(tomllib.loads(value))
+        except tomllib.TOMLDecodeError as error:
+            raise UsageError(
+                f"--config: {value!r} is not valid TOML: {error}"
+            ) from None
+    return path, overrides
+
+
+def _settings_for(args: argparse.Namespace) -> Any:
+    from lint_rules.config import (
+        ConfigError,
+        RuleSelection,
+        load_settings,
+        validate_selectors,
+    )
+
+    config_path, overrides = _split_config_args(args.config)
+    start = args.stdin_filename or (
+        args.paths[0] if args.paths and args.paths[0] != "-" else None
+    )
+    try:
+        settings = load_settings(config_path, start=start, overrides=overrides)
+        codes = [rule.code for rule in settings.available_rules]
+
+        def flags(
+            values: list[list[str]] | None, option: str
+        ) -> tuple[str, ...] | None:
+            if values is None:
+                return None
+            flat = [code for group in values for code in group]
+            return validate_selectors(flat, codes, option)
+
+        selection = RuleSelection(
+            select=flags(args.select, "--select"),
+            ignore=flags(args.ignore, "--ignore") or (),
+            extend_select=flags(args.extend_select, "--extend-select") or (),
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    settings = settings.with_cli_selection(selection)
+    changes: dict[str, Any] = {}
+    for name in ("fix", "unsafe_fixes", "force_exclude", "show_fixes", "output_format"):
+        value = getattr(args, name)
+        if value is not None:
+            changes[name] = value
+    if args.cache_dir:
+        changes["cache_dir"] = args.cache_dir
+    return replace(settings, **changes)
+
+
+def _unified_diff(old: str, new: str, name: str) -> str:
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    lines = []
+    for line in difflib.unified_diff(old_lines, new_lines, fromfile=name, tofile=name):
+        lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
+    return "".join(lines)
+
+
+def _process(
+    filename: str,
+    data: bytes | None,
+    settings: Any,
+    mode: str,
+    unsafe_fixes: bool,
+    display: str,
+) -> tuple[FileOutcome, bytes | None]:
+    """Check, fix or diff one file's bytes (read here when ``data`` is None).
+
+    Returns the outcome and, in fix mode, the new bytes when the text changed.
+    """
+    from lint_rules.checker import check_source, decode_source, io_error_finding
+    from lint_rules.fixer import fix_text
+    from lint_rules.source import SourceError
+
+    outcome = FileOutcome(filename)
+    if data is None:
+        try:
+            with open(filename, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            outcome.errors.append(f"{display}: {error.strerror or error}")
+            return outcome, None
+    try:
+        source = decode_source(data)
+    except SourceError as error:
+        outcome.findings = [io_error_finding(filename, str(error))]
+        return outcome, None
+    outcome.text = source.text
+    if mode == "check":
+        outcome.findings = check_source(
+            source.text, filename, settings, errors=outcome.errors
+        )
+        return outcome, None
+    result = fix_text(
+        source.text, filename, settings, unsafe_fixes, errors=outcome.errors
+    )
+    outcome.findings = result.remaining_findings
+    if result.error is not None:
+        outcome.errors.append(result.error)
+        return outcome, None
+    if not result.converged:
+        _warning(
+            f"{display}: fixes did not settle after 100 passes; the last result is kept"
+        )
+    if not result.changed:
+        return outcome, None
+    try:
+        new_bytes = source.to_bytes(result.text)
+    except UnicodeEncodeError as error:
+        outcome.errors.append(
+            f"{display}: the fixed text cannot be encoded as {source.encoding} "
+            f"({error.reason}); left unchanged"
+        )
+        return outcome, None
+    outcome.fixed = result.fixed_count_by_code
+    if mode == "diff":
+        outcome.diff = _unified_diff(source.text, result.text, display)
+        outcome.text = source.text
+        # --diff reports nothing as fixed on disk; the remaining findings refer to the
+        # original text only through the summary counts.
+        return outcome, None
+    outcome.text = result.text
+    return outcome, new_bytes
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from lint_rules.discover import DiscoveryError, discover_files, is_force_excluded
+    from lint_rules.fixer import write_atomic
+    from lint_rules.output import (
+        TEXT_FORMATS,
+        Run,
+        display_path,
+        fixed_lines,
+        write_findings,
+        write_statistics,
+        write_summary,
+    )
+
+    settings = _settings_for(args)
+    mode = "diff" if args.diff else ("fix" if settings.fix else "check")
+    unsafe_fixes = bool(settings.unsafe_fixes)
+    output_format = settings.output_format
+    use_stdin = args.stdin_filename is not None or args.paths == ["-"]
+    outcomes: list[FileOutcome] = []
+    stdout: IO[str] = sys.stdout
+    errors: list[str] = []
+
+    if use_stdin:
+        if args.paths and args.paths != ["-"]:
+            raise UsageError("--stdin-filename reads stdin; do not also name paths")
+        filename = args.stdin_filename or "-"
+        data = sys.stdin.buffer.read()
+        if (
+            settings.force_exclude
+            and filename != "-"
+            and is_force_excluded(filename, settings)
+        ):
+            if mode == "fix":
+                sys.stdout.buffer.write(data)
+            return 0
+        outcome, new_bytes = _process(
+            filename, data, settings, mode, unsafe_fixes, display_path(filename)
+        )
+        outcomes.append(outcome)
+        if mode == "fix":
+            # The fixed source goes to stdout; findings and summary to stderr, as ruff.
+            sys.stdout.flush()
+            sys.stdout.buffer.write(new_bytes if new_bytes is not None else data)
+            sys.stdout.buffer.flush()
+            stdout = sys.stderr
+    else:
+        paths = args.paths or ["."]
+        try:
+            files = discover_files(paths, settings)
+        except DiscoveryError as error:
+            raise UsageError(str(error)) from None
+        if not files:
+            _warning("No Python files found under the given path(s)")
+        for path in files:
+            filename = str(path)
+            display = display_path(filename)
+            outcome, new_bytes = _process(
+                filename, None, settings, mode, unsafe_fixes, display
+            )
+            if new_bytes is not None:
+                try:
+                    write_atomic(path, new_bytes)
+                except OSError as error:
+                    outcome.errors.append(
+                        f"{display}: cannot write: {error.strerror or error}"
+                    )
+                    outcome.fixed = {}
+            outcomes.append(outcome)
+
+    findings = [finding for outcome in outcomes for finding in outcome.findings]
+    findings.sort(key=lambda finding: finding.sort_key())
+    for outcome in outcomes:
+        errors.extend(outcome.errors)
+    run = Run(
+        findings=findings,
+        sources={o.filename: o.text for o in outcomes if o.text is not None},
+        fixed={o.filename: o.fixed for o in outcomes if o.fixed},
+        unsafe_fixes=settings.unsafe_fixes,
+        fix_mode=mode,
+        rules={rule.code: rule for rule in settings.available_rules},
+    )
+
+    if mode == "diff":
+        if not args.silent:
+            for outcome in outcomes:
+                stdout.write(outcome.diff)
+            if not args.quiet:
+                for line in _summary(run, write_summary):
+                    sys.stderr.write(line)
+    elif not args.silent:
+        if args.statistics:
+            write_statistics(run, output_format, stdout)
+        else:
+            write_findings(run, output_format, stdout)
+        if output_format in TEXT_FORMATS and not args.quiet:
+            if mode == "fix" and settings.show_fixes:
+                lines = fixed_lines(run)
+                if lines:
+                    stdout.write("\n" + "\n".join(lines) + "\n\n")
+            write_summary(run, stdout)
+    stdout.flush()
+    for message in errors:
+        _error(message)
+
+    if errors:
+        return 2
+    if args.exit_zero:
+        return 0
+    if mode == "diff":
+        return 1 if any(outcome.diff for outcome in outcomes) else 0
+    if mode == "fix" and args.exit_non_zero_on_fix and run.fixed_total:
+        return 1
+    return 1 if findings else 0
+
+
+def _summary(run: Any, writer: Any) -> list[str]:
+    import io
+
+    buffer = io.StringIO()
+    writer(run, buffer)
+    return buffer.getvalue().splitlines(keepends=True)

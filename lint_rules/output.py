@@ -1,0 +1,604 @@
+"""Printing findings in ruff's formats: concise, full, json, json-lines, github, sarif.
+
+Every emitter takes a :class:`Run` (the findings of a whole run, plus what is
+needed to show them) and a text stream. Paths are shown relative to the
+current directory where possible; JSON and SARIF carry absolute paths, as
+ruff's do.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from lint_rules import __version__
+from lint_rules.diagnostics import (
+    IO_ERROR_CODE,
+    IO_ERROR_NAME,
+    SYNTAX_ERROR_CODE,
+    SYNTAX_ERROR_NAME,
+    Applicability,
+    Finding,
+    Fix,
+)
+from lint_rules.fixer import apply_fixes
+from lint_rules.source import Locator
+
+if TYPE_CHECKING:
+    from lint_rules.rules.base import Rule
+
+_PSEUDO_RULES = {
+    SYNTAX_ERROR_CODE: (SYNTAX_ERROR_NAME, "The file does not parse as Python."),
+    IO_ERROR_CODE: (IO_ERROR_NAME, "The file cannot be read or decoded."),
+}
+
+
+@dataclass
+class Run:
+    """What the emitters need to know about one run.
+
+    ``sources`` maps a finding's filename to the text its positions refer to
+    (for snippets, diffs and edit positions); ``fixed`` maps a filename to the
+    number of fixes applied per code; ``unsafe_fixes`` is the tri-state flag
+    (None: not given, so the summary hints at hidden unsafe fixes);
+    ``fix_mode`` is "check", "fix" or "diff".
+    """
+
+    findings: list[Finding]
+    sources: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    unsafe_fixes: bool | None = None
+    fix_mode: str = "check"
+    rules: Mapping[str, type[Rule]] = field(default_factory=dict)
+    cwd: str = field(default_factory=os.getcwd)
+
+    @property
+    def fixed_total(self) -> int:
+        return sum(sum(counts.values()) for counts in self.fixed.values())
+
+    def fix_is_applicable(self, fix: Fix | None) -> bool:
+        return fix is not None and fix.is_applicable(bool(self.unsafe_fixes))
+
+    def display_path(self, filename: str) -> str:
+        return display_path(filename, self.cwd)
+
+    def rule_name(self, code: str) -> str:
+        rule = self.rules.get(code)
+        if rule is not None:
+            return rule.name
+        return _PSEUDO_RULES.get(code, (code.lower(), ""))[0]
+
+
+def display_path(filename: str, cwd: str | None = None) -> str:
+    """``filename`` relative to ``cwd`` when it lies inside it, as ruff shows paths."""
+    if filename == "-" or not filename:
+        return filename or "-"
+    cwd = cwd or os.getcwd()
+    absolute = os.path.abspath(filename)
+    prefix = cwd.rstrip(os.sep) + os.sep
+    if absolute.startswith(prefix):
+        return absolute[len(prefix) :]
+    return filename
+
+
+def absolute_path(filename: str) -> str:
+    return filename if filename == "-" else os.path.abspath(filename)
+
+
+def _plural(count: int, word: str, suffix: str = "s") -> str:
+    return f"{count} {word}{'' if count == 1 else suffix}"
+
+
+# ------------------------------------------------------------------------ concise
+
+
+def concise_line(finding: Finding, run: Run) -> str:
+    marker = "[*] " if run.fix_is_applicable(finding.fix) else ""
+    return (
+        f"{run.display_path(finding.filename)}:{finding.location.row}:"
+        f"{finding.location.column}: {finding.code} {marker}{finding.message}"
+    )
+
+
+def write_concise(run: Run, stream: IO[str]) -> None:
+    for finding in run.findings:
+        stream.write(concise_line(finding, run) + "\n")
+
+
+# --------------------------------------------------------------------------- full
+
+_CONTEXT_ROWS = 2
+_MAX_SNIPPET_ROWS = 8
+
+
+def _display_width(text: str) -> int:
+    return len(text.expandtabs(4))
+
+
+def _snippet(finding: Finding, text: str) -> list[str]:
+    """Rows around the finding with ``^`` under its range, in ruff's gutter style."""
+    locator = Locator(text)
+    rows = len(locator.line_starts)
+    if rows > 1 and locator.line_starts[-1] == len(text):
+        rows -= 1  # the empty "row" after the final line ending
+    start, end = finding.location, finding.end_location
+    first = max(1, start.row - _CONTEXT_ROWS)
+    last = min(rows, end.row + _CONTEXT_ROWS)
+    width = len(str(last))
+    gutter = " " * width + " |"
+    out = [gutter]
+    shown_rows = list(range(first, last + 1))
+    span = end.row - start.row + 1
+    if span > _MAX_SNIPPET_ROWS:
+        keep_head = range(first, start.row + _MAX_SNIPPET_ROWS // 2)
+        keep_tail = range(end.row - _MAX_SNIPPET_ROWS // 2 + 1, last + 1)
+        shown_rows = [*keep_head, 0, *keep_tail]
+    for row in shown_rows:
+        if row == 0:
+            out.append(" " * width + " :")
+            continue
+        line = locator.line_text(row)
+        out.append(f"{row:>{width}} | {line.expandtabs(4)}".rstrip())
+        if start.row <= row <= end.row:
+            begin = (
+                start.column - 1 if row == start.row else len(line) - len(line.lstrip())
+            )
+            stop = end.column - 1 if row == end.row else len(line)
+            left = _display_width(line[:begin])
+            right = max(_display_width(line[:stop]), left + 1)
+            label = f" {finding.code}" if row == end.row else ""
+            out.append(f"{gutter} {' ' * left}{'^' * (right - left)}{label}")
+    out.append(gutter)
+    return out
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def fix_diff(fix: Fix, text: str, context: int = 1) -> list[str]:
+    """The fix as unified-diff hunks (``@@`` headers with real row numbers)."""
+    locator = Locator(text)
+    first_row = locator.row_column(fix.start)[0]
+    last_row = locator.row_column(max(edit.end for edit in fix.edits))[0]
+    first_row = max(1, first_row - context)
+    last_row = min(len(locator.line_starts), last_row + context)
+    window_start = locator.line_start(first_row)
+    window_end = locator.full_line_end(last_row)
+    window = text[window_start:window_end]
+    shifted = Fix(
+        tuple(
+            type(edit)(edit.start - window_start, edit.end - window_start, edit.content)
+            for edit in fix.edits
+        ),
+        fix.applicability,
+        fix.message,
+    )
+    new_window, applied = apply_fixes(window, [shifted])
+    if not applied:
+        return []
+    old_lines = window.splitlines()
+    new_lines = new_window.splitlines()
+    offset = first_row - 1
+    out = []
+    for line in list(
+        difflib.unified_diff(old_lines, new_lines, n=context, lineterm="")
+    )[2:]:
+        match = _HUNK.match(line)
+        if match:
+            old_start = int(match.group(1)) + offset
+            new_start = int(match.group(3)) + offset
+            line = f"@@ -{old_start}{match.group(2) or ''} +{new_start}{match.group(4) or ''} @@"
+        out.append(line)
+    return out
+
+
+def write_full(run: Run, stream: IO[str]) -> None:
+    for finding in run.findings:
+        stream.write(concise_line(finding, run) + "\n")
+        text = run.sources.get(finding.filename)
+        if text is not None and finding.code != IO_ERROR_CODE:
+            for line in _snippet(finding, text):
+                stream.write(line + "\n")
+        fix = finding.fix
+        if fix is not None:
+            stream.write(f"  = help: {fix.message}\n")
+            if text is not None:
+                diff = fix_diff(fix, text)
+                if diff:
+                    label = (
+                        "Safe fix"
+                        if fix.applicability is Applicability.SAFE
+                        else "Unsafe fix"
+                    )
+                    stream.write(f"\n{label}\n")
+                    for line in diff:
+                        stream.write(line + "\n")
+        stream.write("\n")
+
+
+# --------------------------------------------------------------------------- json
+
+
+def _location(row: int, column: int) -> dict[str, int]:
+    return {"column": column, "row": row}
+
+
+def _edit_locations(fix: Fix, text: str | None) -> list[dict[str, Any]]:
+    locator = Locator(text) if text is not None else None
+    edits = []
+    for edit in sorted(fix.edits, key=lambda edit: (edit.start, edit.end)):
+        if locator is not None:
+            start_row, start_column = locator.row_column(edit.start)
+            end_row, end_column = locator.row_column(edit.end)
+        else:  # pragma: no cover - every fixable finding has its source
+            start_row = end_row = start_column = end_column = 0
+        edits.append(
+            {
+                "content": edit.content,
+                "end_location": _location(end_row, end_column + 1),
+                "location": _location(start_row, start_column + 1),
+            }
+        )
+    return edits
+
+
+def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
+    """One finding as ruff's JSON object, field for field (plus name and severity)."""
+    rule = run.rules.get(finding.code)
+    fix = finding.fix
+    return {
+        "cell": None,
+        "code": finding.code,
+        "end_location": _location(
+            finding.end_location.row, finding.end_location.column
+        ),
+        "filename": absolute_path(finding.filename),
+        "fix": None
+        if fix is None
+        else {
+            "applicability": str(fix.applicability),
+            "edits": _edit_locations(fix, run.sources.get(finding.filename)),
+            "message": fix.message,
+        },
+        "location": _location(finding.location.row, finding.location.column),
+        "message": finding.message,
+        "name": finding.name,
+        "noqa_row": finding.noqa_row,
+        "severity": "error",
+        "url": rule.url() if rule is not None else None,
+    }
+
+
+def write_json(run: Run, stream: IO[str]) -> None:
+    data = [finding_to_json(finding, run) for finding in run.findings]
+    stream.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_json_lines(run: Run, stream: IO[str]) -> None:
+    for finding in run.findings:
+        stream.write(
+            json.dumps(
+                finding_to_json(finding, run), separators=(",", ":"), ensure_ascii=False
+            )
+            + "\n"
+        )
+
+
+# ------------------------------------------------------------------------- github
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(run: Run, stream: IO[str]) -> None:
+    """GitHub Actions workflow commands: one ``::error`` annotation per finding."""
+    for finding in run.findings:
+        start, end = finding.location, finding.end_location
+        properties = (
+            f"title={_escape_property(f'attnlint ({finding.code})')},"
+            f"file={_escape_property(absolute_path(finding.filename))},"
+            f"line={start.row},col={start.column},endLine={end.row},endColumn={end.column}"
+        )
+        body = (
+            f"{run.display_path(finding.filename)}:{start.row}:{start.column}: "
+            f"{finding.code} {finding.message}"
+        )
+        stream.write(f"::error {properties}::{_escape_data(body)}\n")
+
+
+# -------------------------------------------------------------------------- sarif
+
+
+def _uri(filename: str) -> str:
+    from pathlib import Path
+
+    if filename == "-":
+        return filename
+    return Path(absolute_path(filename)).as_uri()
+
+
+def _sarif_rule(code: str, run: Run) -> dict[str, Any]:
+    rule = run.rules.get(code)
+    if rule is not None:
+        name, summary, documentation = rule.name, rule.summary(), rule.documentation()
+    else:
+        name, summary = _PSEUDO_RULES.get(code, (code.lower(), code))
+        documentation = summary
+    entry: dict[str, Any] = {
+        "defaultConfiguration": {"enabled": True, "level": "error"},
+        "fullDescription": {"text": documentation},
+        "help": {"text": summary},
+        "id": code,
+        "name": name,
+        "properties": {"id": code, "name": name, "problem.severity": "error"},
+        "shortDescription": {"text": summary},
+    }
+    url = rule.url() if rule is not None else None
+    if url:
+        entry["helpUri"] = url
+    return entry
+
+
+def _region(locator: Locator | None, start: int, end: int) -> dict[str, int]:
+    assert locator is not None
+    start_row, start_column = locator.row_column(start)
+    end_row, end_column = locator.row_column(end)
+    return {
+        "endColumn": end_column + 1,
+        "endLine": end_row,
+        "startColumn": start_column + 1,
+        "startLine": start_row,
+    }
+
+
+def _sarif_result(finding: Finding, run: Run) -> dict[str, Any]:
+    uri = _uri(finding.filename)
+    result: dict[str, Any] = {
+        "level": "error",
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": {
+                        "endColumn": finding.end_location.column,
+                        "endLine": finding.end_location.row,
+                        "startColumn": finding.location.column,
+                        "startLine": finding.location.row,
+                    },
+                }
+            }
+        ],
+        "message": {"text": finding.message},
+        "ruleId": finding.code,
+    }
+    text = run.sources.get(finding.filename)
+    if finding.fix is not None and text is not None:
+        locator = Locator(text)
+        replacements = []
+        for edit in sorted(finding.fix.edits, key=lambda edit: (edit.start, edit.end)):
+            replacement: dict[str, Any] = {
+                "deletedRegion": _region(locator, edit.start, edit.end)
+            }
+            if edit.content:
+                replacement["insertedContent"] = {"text": edit.content}
+            replacements.append(replacement)
+        result["fixes"] = [
+            {
+                "artifactChanges": [
+                    {"artifactLocation": {"uri": uri}, "replacements": replacements}
+                ],
+                "description": {"text": finding.fix.message},
+            }
+        ]
+    return result
+
+
+def sarif_document(run: Run) -> dict[str, Any]:
+    """The run as a SARIF 2.1.0 log: one run, rules that have results, all results."""
+    codes = sorted({finding.code for finding in run.findings})
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [
+            {
+                "results": [_sarif_result(finding, run) for finding in run.findings],
+                "tool": {
+                    "driver": {
+                        "name": "attnlint",
+                        "rules": [_sarif_rule(code, run) for code in codes],
+                        "version": __version__,
+                    }
+                },
+            }
+        ],
+        "version": "2.1.0",
+    }
+
+
+def write_sarif(run: Run, stream: IO[str]) -> None:
+    stream.write(json.dumps(sarif_document(run), indent=2, ensure_ascii=False) + "\n")
+
+
+EMITTERS = {
+    "concise": write_concise,
+    "full": write_full,
+    "json": write_json,
+    "json-lines": write_json_lines,
+    "github": write_github,
+    "sarif": write_sarif,
+}
+
+#: Formats after which a human-readable summary is printed.
+TEXT_FORMATS = ("concise", "full")
+
+
+def write_findings(run: Run, output_format: str, stream: IO[str]) -> None:
+    EMITTERS[output_format](run, stream)
+
+
+# ------------------------------------------------------------------ summaries
+
+
+@dataclass
+class FixableCounts:
+    """Remaining findings whose fix ``--fix`` would apply, and unsafe ones it would not."""
+
+    applicable: int = 0
+    hidden_unsafe: int = 0
+
+    @classmethod
+    def of(
+        cls, findings: Iterable[Finding], unsafe_fixes: bool | None
+    ) -> FixableCounts:
+        counts = cls()
+        for finding in findings:
+            fix = finding.fix
+            if fix is None:
+                continue
+            if fix.is_applicable(bool(unsafe_fixes)):
+                counts.applicable += 1
+            elif fix.applicability is Applicability.UNSAFE:
+                counts.hidden_unsafe += 1
+        return counts
+
+
+def summary_lines(run: Run) -> list[str]:
+    """ruff's closing lines: counts, then what ``--fix``/``--unsafe-fixes`` would do."""
+    lines: list[str] = []
+    fixed = run.fixed_total
+    remaining = len(run.findings)
+    counts = FixableCounts.of(run.findings, run.unsafe_fixes)
+    if run.fix_mode == "diff":
+        hidden = counts.hidden_unsafe if run.unsafe_fixes is None else 0
+        fixes = f" ({_plural(hidden, 'additional fix', 'es')} available with `--unsafe-fixes`)"
+        if fixed:
+            lines.append(
+                f"Would fix {_plural(fixed, 'error')}{fixes if hidden else ''}."
+            )
+        elif hidden:
+            lines.append(
+                f"No errors would be fixed ({_plural(hidden, 'fix', 'es')} "
+                "available with `--unsafe-fixes`)."
+            )
+        return lines
+    total = fixed + remaining
+    if fixed:
+        lines.append(
+            f"Found {_plural(total, 'error')} ({fixed} fixed, {remaining} remaining)."
+        )
+    elif remaining:
+        lines.append(f"Found {_plural(remaining, 'error')}.")
+    else:
+        lines.append("All checks passed!")
+    if counts.applicable or counts.hidden_unsafe:
+        hidden = _plural(counts.hidden_unsafe, "hidden fix", "es")
+        hint = f"{hidden} can be enabled with the `--unsafe-fixes` option"
+        if run.unsafe_fixes is None:
+            if counts.applicable and counts.hidden_unsafe:
+                lines.append(
+                    f"[*] {counts.applicable} fixable with the `--fix` option ({hint})."
+                )
+            elif counts.applicable:
+                lines.append(
+                    f"[*] {counts.applicable} fixable with the `--fix` option."
+                )
+            else:
+                lines.append(f"No fixes available ({hint}).")
+        elif counts.applicable:
+            lines.append(f"[*] {counts.applicable} fixable with the `--fix` option.")
+    return lines
+
+
+def write_summary(run: Run, stream: IO[str]) -> None:
+    for line in summary_lines(run):
+        stream.write(line + "\n")
+
+
+def fixed_lines(run: Run) -> list[str]:
+    """``--show-fixes``: what was fixed, per file and code."""
+    if not run.fixed_total:
+        return []
+    lines = [f"Fixed {_plural(run.fixed_total, 'error')}:"]
+    for filename in sorted(run.fixed):
+        counts = run.fixed[filename]
+        if not any(counts.values()):
+            continue
+        lines.append(f"- {run.display_path(filename)}:")
+        for code in sorted(counts):
+            lines.append(f"    {counts[code]} \u00d7 {code} ({run.rule_name(code)})")
+    return lines
+
+
+# ----------------------------------------------------------------- statistics
+
+
+@dataclass
+class Statistic:
+    code: str
+    name: str
+    count: int
+    fixable_count: int
+
+    @property
+    def fixable(self) -> bool:
+        return self.fixable_count > 0
+
+
+def statistics(run: Run) -> list[Statistic]:
+    """Counts per code, most frequent first (ties by code), as ruff's ``--statistics``."""
+    counts: Counter[str] = Counter()
+    fixable: Counter[str] = Counter()
+    names: dict[str, str] = {}
+    for finding in run.findings:
+        counts[finding.code] += 1
+        names[finding.code] = finding.name
+        if run.fix_is_applicable(finding.fix):
+            fixable[finding.code] += 1
+    ordered = sorted(counts, key=lambda code: (-counts[code], code))
+    return [
+        Statistic(code, names[code], counts[code], fixable[code]) for code in ordered
+    ]
+
+
+def write_statistics(run: Run, output_format: str, stream: IO[str]) -> None:
+    stats = statistics(run)
+    if output_format in ("json", "json-lines"):
+        data = [
+            {
+                "code": stat.code,
+                "name": stat.name,
+                "count": stat.count,
+                "fixable": stat.fixable,
+                "fixable_count": stat.fixable_count,
+            }
+            for stat in stats
+        ]
+        stream.write(json.dumps(data, indent=2) + "\n")
+        return
+    if not stats:
+        return
+    count_width = max(len(str(stat.count)) for stat in stats)
+    code_width = max(len(stat.code) for stat in stats)
+    any_fixable = any(stat.fixable for stat in stats)
+    for stat in stats:
+        marker = ""
+        if any_fixable:
+            if stat.fixable_count == stat.count:
+                marker = "[*] "
+            elif stat.fixable_count:
+                marker = "[-] "
+            else:
+                marker = "[ ] "
+        stream.write(
+            f"{stat.count:>{count_width}}\t{stat.code:<{code_width}}\t{marker}{stat.name}\n"
+        )
