@@ -1,0 +1,464 @@
+"""``attnlint verify``: bisection, transactions, reports.
+
+Three kinds of test, cheapest first:
+
+- units (argument split, fix application, summary parsing, file transaction);
+- the engine against ``tests/verify_fixtures/fake_tests.py``, a test command
+  without pytest or torch, for timeouts, signals and failure paths;
+- the engine against a small real project in ``tmp_path`` (a graph-state
+  backend with zero-filled buffers and its pytest tests), real pytest runs with
+  real poisoning: every fix confirmed; a planted early read rejected alone.
+
+The end-to-end tests on the reference backend wait for ATN102.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lint_rules.diagnostics import Applicability, Edit, Fix
+from lint_rules.verify import (
+    EXIT_INTERRUPTED,
+    EXIT_NOT_CONFIRMED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    FileTransaction,
+    Progress,
+    VerifyOptions,
+    _apply_fixes,
+    build_parser,
+    collect_candidates,
+    failing_tests_in,
+    run_verify,
+    verify,
+)
+from tests.verify_fixtures import synthetic
+from tests.verify_fixtures.synthetic import zeros_to_empty_findings
+
+REPO = Path(__file__).resolve().parents[1]
+FAKE_TESTS = REPO / "tests" / "verify_fixtures" / "fake_tests.py"
+# Third-party plugins that only slow each run down (absent ones are ignored).
+QUIET_PYTEST = [
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:benchmark",
+]
+
+FAKE_MODULE = (
+    "import torch\n\na = torch.zeros(1)\nb = torch.zeros(2)\nc = torch.zeros(3)\n"
+)
+
+
+def unsafe(start: int, end: int, content: str) -> Fix:
+    return Fix((Edit(start, end, content),), Applicability.UNSAFE, "fix")
+
+
+def run(
+    options: VerifyOptions, progress: Progress | None = None
+) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = verify(
+        options,
+        stdout=out,
+        stderr=err,
+        find=zeros_to_empty_findings,
+        progress=progress or Progress(err, enabled=False),
+    )
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def fake_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """buffers.py with three zero-filled buffers, never imported by the fake tests."""
+    (tmp_path / "buffers.py").write_text(FAKE_MODULE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def fake_command(*options: str) -> list[str]:
+    return [sys.executable, str(FAKE_TESTS), "buffers.py", *options]
+
+
+def snapshot(path: Path) -> tuple[bytes, int, int]:
+    info = path.stat()
+    return path.read_bytes(), stat.S_IMODE(info.st_mode), info.st_mtime_ns
+
+
+# --------------------------------------------------------------------------
+# Units
+
+
+def test_apply_fixes_applies_edits_from_the_end_and_skips_overlaps() -> None:
+    text = "a = zeros(1)\nb = zeros(2)\n"
+    first, second = unsafe(4, 9, "empty"), unsafe(17, 22, "empty")
+    overlapping = unsafe(6, 12, "X")
+    assert _apply_fixes(text, [second, overlapping, first]) == (
+        "a = empty(1)\nb = empty(2)\n"
+    )
+
+
+def test_failing_tests_are_read_from_pytest_short_summary() -> None:
+    output = (
+        "FAILED tests/x.py::test_a - assert 1 == 2\n"
+        "\x1b[31mFAILED\x1b[0m tests/x.py::test_b[1 - 2]\n"
+        "ERROR tests/y.py - ImportError: no module\n"
+        "FAILED to connect to server\n"
+        "FAILED tests/x.py::test_a - again\n"
+    )
+    assert failing_tests_in(output) == [
+        "tests/x.py::test_a",
+        "tests/x.py::test_b[1",
+        "tests/y.py",
+    ]
+
+
+def test_options_may_follow_paths_and_the_command_follows_double_dash() -> None:
+    parser = build_parser()
+    args = parser.parse_args(
+        ["--dry-run", "src", "--timeout", "5", "lib", "--", "pytest", "-x", "--", "t"]
+    )
+    from lint_rules.verify import _options_from
+
+    options = _options_from(args)
+    assert options.paths == ["src", "lib"]
+    assert options.command == ["pytest", "-x", "--", "t"]
+    assert (options.dry_run, options.timeout) == (True, 5.0)
+    assert _options_from(parser.parse_args(["--", "pytest"])).paths == ["."]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["src"], ["src", "--"], ["--timeout", "0", "--", "pytest"]],
+    ids=["no-double-dash", "empty-command", "bad-timeout"],
+)
+def test_bad_arguments_are_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_verify(argv) == EXIT_USAGE
+    assert "error" in capsys.readouterr().err
+
+
+def test_verify_registers_on_a_cli_subparser() -> None:
+    import argparse
+
+    from lint_rules.verify import add_verify_parser
+
+    cli = argparse.ArgumentParser(prog="attnlint")
+    add_verify_parser(cli.add_subparsers(dest="command"))
+    args = cli.parse_args(["verify", "--timeout", "9", "pkg", "--", "pytest", "-q"])
+    assert args.func is run_verify
+    assert args.arguments == ["pkg", "--", "pytest", "-q"]
+    help_text = cli._subparsers._group_actions[0].choices["verify"].format_help()
+    assert "Safe fixes are\nnot verify's business" in help_text
+    assert "--dry-run" in help_text and "exit codes:" in help_text
+
+
+def test_candidates_are_the_selected_unsafe_fixes_only(fake_project: Path) -> None:
+    (fake_project / "other.py").write_text("import torch\nx = torch.ones(1)\n")
+    states = collect_candidates(["."], find=zeros_to_empty_findings)
+    assert [s.display for s in states] == ["buffers.py"]  # other.py: safe fix only
+    assert [c.finding.location.row for c in states[0].candidates] == [3, 4, 5]
+    assert (
+        collect_candidates(["."], select=("ATN101",), find=zeros_to_empty_findings)
+        == []
+    )
+
+
+def test_transaction_writes_atomically_and_restores_bytes_mode_and_mtime(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\r\n# \xc3\xa9\r\n")
+    path.chmod(0o640)
+    os.utime(path, ns=(1_000_000_000, 1_500_000_000_123))
+    before = snapshot(path)
+    transaction = FileTransaction()
+    transaction.remember(path, path.read_bytes())
+    transaction.write(path, b"x = 2\r\n")
+    transaction.write(path, b"x = 3\r\n")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["m.py"]  # no temporary left
+    assert transaction.restore() == [path]
+    assert snapshot(path) == before
+
+
+def test_each_write_gets_a_new_second_so_no_stale_pyc_is_loaded(tmp_path: Path) -> None:
+    # zeros -> empty keeps the size; a .pyc is valid for (mtime seconds, size).
+    path = tmp_path / "mod.py"
+    path.write_text("VALUE = 'zeros'\n")
+    transaction = FileTransaction()
+    transaction.remember(path, path.read_bytes())
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    seen = []
+    for content in ("VALUE = 'empty'\n", "VALUE = 'zeros'\n", "VALUE = 'empty'\n"):
+        transaction.write(path, content.encode())
+        seen.append(
+            subprocess.run(
+                [sys.executable, "-c", "import mod; print(mod.VALUE)"],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
+    assert (tmp_path / "__pycache__").is_dir()  # bytecode was cached
+    assert seen == ["empty", "zeros", "empty"]
+
+
+def test_progress_is_quiet_off_a_tty_and_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    assert Progress(Tty()).enabled
+    assert not Progress(io.StringIO()).enabled
+    monkeypatch.setenv("CI", "true")
+    assert not Progress(Tty()).enabled
+
+
+# --------------------------------------------------------------------------
+# The engine with a fake test command (no pytest, no torch: fast)
+
+
+def test_fake_bisection_rejects_the_breaking_fixes_and_keeps_the_rest(
+    fake_project: Path,
+) -> None:
+    options = VerifyOptions(["buffers.py"], fake_command("--fail-if", "b"))
+    code, out, _ = run(options)
+    assert code == EXIT_OK
+    assert "buffers.py:4:5: ATN102 rejected by test_fake.py::test_b" in out
+    assert (fake_project / "buffers.py").read_text() == FAKE_MODULE.replace(
+        "a = torch.zeros", "a = torch.empty"
+    ).replace("c = torch.zeros", "c = torch.empty")
+
+
+def test_dry_run_reports_and_restores_every_file(fake_project: Path) -> None:
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    options = VerifyOptions(
+        ["buffers.py"],
+        fake_command("--fail-if", "c"),
+        dry_run=True,
+        output_format="json",
+    )
+    code, out, _ = run(options)
+    assert code == EXIT_OK
+    report = json.loads(out)
+    assert [f["status"] for f in report["fixes"]] == [
+        "confirmed",
+        "confirmed",
+        "rejected",
+    ]
+    assert report["files_changed"] == [] and report["dry_run"]
+    assert snapshot(path) == before
+
+
+def test_failing_final_run_restores_every_file_and_exits_1(fake_project: Path) -> None:
+    # Runs: baseline, all, [a], [a b], [a c], then the final [a] fails (flaky).
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    options = VerifyOptions(
+        ["buffers.py"], fake_command("--fail-if", "b,c", "--fail-on-run", "6")
+    )
+    code, out, err = run(options)
+    assert code == EXIT_NOT_CONFIRMED
+    assert "final run with the rejected fixes reverted failed" in err
+    assert "1 unconfirmed" in out and "every file restored" in out
+    assert snapshot(path) == before
+
+
+def test_baseline_failing_only_when_poisoned_stops_with_exit_2(
+    fake_project: Path,
+) -> None:
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    code, _, err = run(
+        VerifyOptions(["buffers.py"], fake_command("--fail-if-poisoned"))
+    )
+    assert code == EXIT_USAGE
+    assert (
+        "passes on the unchanged files but fails with uninitialized memory poisoned"
+        in err
+    )
+    assert snapshot(path) == before
+
+
+def test_timeout_aborts_and_restores_every_file(fake_project: Path) -> None:
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    pid_file = fake_project / "tests.pid"
+    options = VerifyOptions(
+        ["buffers.py"],
+        fake_command("--sleep-if", "a", "--pid-file", str(pid_file)),
+        timeout=2,
+        output_format="json",
+    )
+    started = time.monotonic()
+    code, out, err = run(options)
+    assert code == EXIT_TIMEOUT
+    assert time.monotonic() - started < 30
+    assert json.loads(out)["outcome"] == "timeout" and "--timeout of 2 s" in err
+    assert snapshot(path) == before
+    assert not process_alive(int(pid_file.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("sig", "expected"),
+    [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, 128 + signal.SIGTERM)],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_interruption_restores_every_file_and_stops_the_tests(
+    fake_project: Path, sig: int, expected: int
+) -> None:
+    path = fake_project / "buffers.py"
+    path.chmod(0o600)
+    before = snapshot(path)
+    pid_file = fake_project / "tests.pid"
+    command = fake_command("--sleep-if", "b", "--pid-file", str(pid_file))
+    verifier = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.verify_fixtures.synthetic",
+            "buffers.py",
+            "--",
+            *command,
+        ],
+        cwd=fake_project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while (
+        not pid_file.exists()
+        and verifier.poll() is None
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    assert pid_file.exists(), verifier.communicate()
+    assert path.read_bytes() != before[0]  # the fixes are in the file now
+    verifier.send_signal(sig)
+    out, err = verifier.communicate(timeout=30)
+    assert verifier.returncode == expected, err
+    assert snapshot(path) == before
+    assert not process_alive(int(pid_file.read_text()))
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# The engine on a real project: real pytest runs, real poisoning
+
+
+def make_backend_project(root: Path, planted: bool) -> Path:
+    (root / "tiny_backend.py").write_text(synthetic.backend_source(planted))
+    (root / "test_tiny_backend.py").write_text(synthetic.TESTS)
+    return root / "tiny_backend.py"
+
+
+def pytest_command(*extra: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", *QUIET_PYTEST, *extra]
+
+
+def test_every_fix_confirmed_when_no_buffer_is_read_before_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = make_backend_project(tmp_path, planted=False)
+    original = path.read_text()
+    stream = io.StringIO()
+    progress = Progress(stream, enabled=True)
+    options = VerifyOptions(["."], pytest_command(), output_format="json")
+    code, out, _ = run(options, progress)
+    assert code == EXIT_OK
+    report = json.loads(out)
+    assert [f["status"] for f in report["fixes"]] == ["confirmed"] * 3
+    assert report["runs"] == 2 and report["files_changed"] == ["tiny_backend.py"]
+    assert path.read_text() == original.replace("torch.zeros", "torch.empty")
+    assert "run 2 [" in stream.getvalue() and "3 of 3 fixes" in stream.getvalue()
+
+
+def test_planted_early_read_rejects_exactly_that_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = make_backend_project(tmp_path, planted=True)
+    original = path.read_text()
+    options = VerifyOptions(["tiny_backend.py"], pytest_command(), output_format="json")
+    code, out, _ = run(options)
+    assert code == EXIT_OK
+    fixes = {f["row"]: f for f in json.loads(out)["fixes"]}
+    planted_row = original.splitlines().index(synthetic.PLANTED.rstrip("\n")) + 1
+    assert fixes.pop(planted_row)["rejecting_tests"] == [
+        "test_tiny_backend.py::test_replay_values"
+    ]
+    assert [f["status"] for f in fixes.values()] == ["confirmed"] * 3
+    expected = original.replace("torch.zeros", "torch.empty").replace(
+        "self.acc = torch.empty", "self.acc = torch.zeros"
+    )
+    assert path.read_text() == expected
+
+
+def test_a_run_without_the_plugin_is_an_error_not_a_confirmation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "buffers.py").write_text(FAKE_MODULE)
+    (tmp_path / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
+    before = snapshot(tmp_path / "buffers.py")
+    options = VerifyOptions(["buffers.py"], pytest_command("-p", "no:attnlint"))
+    code, _, err = run(options)
+    assert code == EXIT_USAGE
+    assert "no pytest session in it ran with poisoning on" in err
+    assert snapshot(tmp_path / "buffers.py") == before
+
+
+# --------------------------------------------------------------------------
+# End to end on the reference backend (waits for ATN102)
+
+
+def _atn102_available() -> bool:
+    try:
+        from lint_rules.rules import RULES_BY_CODE
+    except ImportError:
+        return False
+    return "ATN102" in RULES_BY_CODE
+
+
+needs_atn102 = pytest.mark.skipif(
+    not _atn102_available(), reason="ATN102 is not in lint_rules.rules yet"
+)
+
+
+@needs_atn102
+def test_reference_backend_fixture_every_atn102_fix_confirmed() -> None:
+    pytest.skip("enabled once ATN102 lands")
+
+
+@needs_atn102
+def test_reference_backend_planted_early_read_rejects_exactly_that_fix() -> None:
+    pytest.skip("enabled once ATN102 lands")

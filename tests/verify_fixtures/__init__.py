@@ -1,0 +1,1 @@
+"""Helpers for the ``attnlint verify`` tests: a tiny project and synthetic fixes."""

@@ -1,0 +1,55 @@
+"""A stand-in test command for verify's transaction tests: no pytest, no torch.
+
+It reads MODULE's text to see which buffers (``name = torch.zeros(...)`` lines)
+were rewritten to ``torch.empty``, and behaves as told. Like a pytest run with
+attnlint's plugin, it records a poisoned session in the witness file.
+
+usage: python fake_tests.py MODULE [--fail-if NAMES] [--fail-on-run N]
+           [--fail-if-poisoned] [--sleep-if NAMES] [--pid-file PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("module", type=Path)
+    parser.add_argument("--fail-if", default="")
+    parser.add_argument("--fail-on-run", type=int, default=0)
+    parser.add_argument("--fail-if-poisoned", action="store_true")
+    parser.add_argument("--sleep-if", default="")
+    parser.add_argument("--pid-file", type=Path)
+    args = parser.parse_args()
+    poisoned = os.environ.get("ATTNLINT_POISON") == "1"
+    witness = os.environ.get("ATTNLINT_POISON_WITNESS")
+    if poisoned and witness:
+        with open(witness, "a") as stream:
+            stream.write(json.dumps({"event": "poisoned", "pid": os.getpid()}) + "\n")
+    counter = args.module.with_name("runs.count")
+    run = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(run))
+
+    applied = set(re.findall(r"^(\w+) = torch\.empty", args.module.read_text(), re.M))
+    if applied & set(filter(None, args.sleep_if.split(","))):
+        if args.pid_file:
+            args.pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+    failing = sorted(applied & set(filter(None, args.fail_if.split(","))))
+    if run == args.fail_on_run:
+        failing.append("flaky")
+    if poisoned and args.fail_if_poisoned:
+        failing.append("poisoned")
+    for name in failing:
+        print(f"FAILED test_fake.py::test_{name} - AssertionError")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
