@@ -216,6 +216,9 @@ class GraphRunner:
             )
 
         if not self.use_cuda_graph:
+            # Run once now, as capture does on CUDA, so that reading a static
+            # buffer capture has not written shows here too.
+            run()
             self.runs[bs] = run
             return
         # As the CUDA graph docs require: warm up on a side stream first.
