@@ -1,0 +1,349 @@
+"""Settings and ``[tool.attnlint]`` loading."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lint_rules.config import (
+    DEFAULT_EXCLUDES,
+    DEFAULT_GRAPH_STATE_METHODS,
+    ConfigError,
+    GlobError,
+    RuleSelection,
+    Settings,
+    find_config,
+    glob_to_regex,
+    load_settings,
+    resolve_selection,
+    settings_from_table,
+)
+from tests.engine_rules import ENGINE_RULES
+
+CODES = ("ATN101", "ATN102", "ATN103", "ATN201", "ATN202", "ATN301")
+
+
+class FakeRule:
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+
+FAKE_REGISTRY = tuple(FakeRule(code) for code in CODES)
+
+
+def enabled(*layers: RuleSelection) -> list[str]:
+    return sorted(resolve_selection(CODES, layers))
+
+
+def write_pyproject(folder: Path, body: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def load_table(table: dict, **kwargs) -> Settings:
+    return settings_from_table(
+        table, config_file="pyproject.toml", registry=FAKE_REGISTRY, **kwargs
+    )
+
+
+# ----------------------------------------------------------------- rule selection
+
+
+def test_default_settings_enable_every_rule() -> None:
+    settings = Settings(registry=ENGINE_RULES)
+    assert settings.enabled_rules == ENGINE_RULES
+
+
+def test_select_prefix_enables_the_family() -> None:
+    assert enabled(RuleSelection(select=("ATN1",))) == ["ATN101", "ATN102", "ATN103"]
+
+
+def test_select_all_then_ignore_one_code() -> None:
+    assert "ATN301" not in enabled(RuleSelection(select=("ALL",), ignore=("ATN301",)))
+
+
+def test_more_specific_select_beats_less_specific_ignore() -> None:
+    result = enabled(RuleSelection(select=("ATN301",), ignore=("ATN3",)))
+    assert result == ["ATN301"]
+
+
+def test_ignore_beats_select_at_equal_specificity() -> None:
+    assert enabled(RuleSelection(select=("ATN2",), ignore=("ATN2",))) == []
+
+
+def test_extend_select_adds_to_select() -> None:
+    result = enabled(RuleSelection(select=("ATN101",), extend_select=("ATN301",)))
+    assert result == ["ATN101", "ATN301"]
+
+
+def test_later_layer_with_select_starts_afresh() -> None:
+    config = RuleSelection(select=("ATN1",), ignore=("ATN101",))
+    cli = RuleSelection(select=("ATN301",))
+    assert enabled(config, cli) == ["ATN301"]
+
+
+def test_later_layer_without_select_refines() -> None:
+    config = RuleSelection(select=("ATN1",))
+    cli = RuleSelection(ignore=("ATN102",), extend_select=("ATN202",))
+    assert enabled(config, cli) == ["ATN101", "ATN103", "ATN202"]
+
+
+def test_later_extend_select_reenables_an_ignored_rule() -> None:
+    config = RuleSelection(select=("ALL",), ignore=("ATN301",))
+    cli = RuleSelection(extend_select=("ATN3",))
+    assert "ATN301" in enabled(config, cli)
+
+
+def test_with_cli_selection_layers_on_top() -> None:
+    settings = Settings(registry=ENGINE_RULES, ignore=("TST1",))
+    layered = settings.with_cli_selection(RuleSelection(select=("TST101",)))
+    assert [rule.code for rule in layered.enabled_rules] == ["TST101"]
+    assert settings.with_cli_selection(RuleSelection()) is settings
+
+
+# ------------------------------------------------------------------- validation
+
+
+def test_unknown_key_names_the_key_and_file() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_table({"selec": ["ATN"]})
+    message = str(caught.value)
+    assert "pyproject.toml" in message and "'selec'" in message
+    assert "did you mean 'select'" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("table", "fragment"),
+    [
+        ({"select": "ATN301"}, "select: expected an array of strings, got a string"),
+        ({"select": ["ATN999"]}, "select: unknown rule selector 'ATN999'"),
+        ({"ignore": ["atn301"]}, "ignore: unknown rule selector 'atn301'"),
+        ({"extend-select": [3]}, "extend-select: expected an array of strings"),
+        ({"fix": "yes"}, "fix: expected true or false, got a string"),
+        ({"unsafe-fixes": 1}, "unsafe-fixes: expected true or false, got an integer"),
+        ({"output-format": "xml"}, "output-format: expected one of concise"),
+        ({"exclude": ["build/["]}, "exclude: invalid glob: unclosed '['"),
+        ({"extend-exclude": ["{a,b"]}, "extend-exclude: invalid glob: unclosed '{'"),
+        ({"graph-state-methods": ["init_[cuda"]}, "graph-state-methods: invalid glob"),
+        ({"graph-state-methods": [""]}, "graph-state-methods: empty pattern"),
+        ({"per-file-ignores": ["x"]}, "per-file-ignores: expected a table"),
+        ({"per-file-ignores": {"tests/*": "ATN"}}, "per-file-ignores.'tests/*'"),
+        ({"per-file-ignores": {"tests/[": ["ATN"]}}, "invalid glob"),
+        ({"per-file-ignores": {"x.py": ["NOPE1"]}}, "unknown rule selector 'NOPE1'"),
+        ({"cache-dir": ""}, "cache-dir: expected a non-empty string"),
+    ],
+)
+def test_bad_values_are_one_line_errors(table: dict, fragment: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_table(table)
+    message = str(caught.value)
+    assert fragment in message
+    assert message.startswith("pyproject.toml: [tool.attnlint] ")
+    assert "\n" not in message
+
+
+def test_every_documented_key_loads() -> None:
+    settings = load_table(
+        {
+            "select": ["ATN1", "ATN301"],
+            "ignore": ["ATN103"],
+            "extend-select": ["ATN2"],
+            "per-file-ignores": {"tests/*": ["ATN"]},
+            "extend-per-file-ignores": {"tests/*": ["ATN301"], "x.py": ["ALL"]},
+            "exclude": ["vendored"],
+            "extend-exclude": ["generated/**"],
+            "force-exclude": True,
+            "graph-state-methods": ["init_*_graph_state"],
+            "cache-dir": ".cache/attnlint",
+            "fix": True,
+            "unsafe-fixes": False,
+            "show-fixes": True,
+            "output-format": "json",
+        },
+        project_root="/project",
+    )
+    assert settings.select == ("ATN1", "ATN301")
+    assert settings.ignore == ("ATN103",)
+    assert settings.extend_select == ("ATN2",)
+    assert dict(settings.per_file_ignores) == {
+        "tests/*": ("ATN", "ATN301"),
+        "x.py": ("ALL",),
+    }
+    assert settings.exclude == ("vendored",)
+    assert settings.extend_exclude == ("generated/**",)
+    assert settings.force_exclude is True
+    assert settings.graph_state_methods == ("init_*_graph_state",)
+    assert settings.cache_dir == ".cache/attnlint"
+    assert settings.fix is True and settings.unsafe_fixes is False
+    assert settings.show_fixes is True
+    assert settings.output_format == "json"
+    assert settings.enabled_codes == {"ATN101", "ATN102", "ATN201", "ATN202", "ATN301"}
+
+
+def test_defaults_when_keys_are_absent() -> None:
+    settings = load_table({})
+    assert settings.select == ("ALL",)
+    assert settings.exclude == DEFAULT_EXCLUDES
+    assert settings.graph_state_methods == DEFAULT_GRAPH_STATE_METHODS
+    assert settings.unsafe_fixes is None
+    assert settings.output_format == "concise"
+
+
+def test_graph_state_methods_default_and_globs() -> None:
+    assert DEFAULT_GRAPH_STATE_METHODS == ("init_cuda_graph_state",)
+    assert Settings().is_graph_state_method("init_cuda_graph_state")
+    assert not Settings().is_graph_state_method("forward_decode")
+    custom = Settings(graph_state_methods=("init_*_state", "setup_graph"))
+    assert custom.is_graph_state_method("init_draft_cuda_graph_state")
+    assert custom.is_graph_state_method("setup_graph")
+    assert not custom.is_graph_state_method("init_cuda_graph_state_extra")
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def test_find_config_searches_upward_and_skips_files_without_the_table(
+    tmp_path: Path,
+) -> None:
+    write_pyproject(tmp_path, "[tool.attnlint]\nselect = ['ATN301']\n")
+    inner = tmp_path / "pkg" / "sub"
+    inner.mkdir(parents=True)
+    write_pyproject(tmp_path / "pkg", "[project]\nname = 'pkg'\n")
+    assert find_config(inner) == tmp_path / "pyproject.toml"
+    (inner / "mod.py").write_text("")
+    assert find_config(inner / "mod.py") == tmp_path / "pyproject.toml"
+
+
+def test_load_settings_roots_relative_paths_at_the_config(tmp_path: Path) -> None:
+    config = write_pyproject(tmp_path, "[tool.attnlint]\nextend-exclude = ['gen']\n")
+    (tmp_path / "a").mkdir()
+    settings = load_settings(start=tmp_path / "a")
+    assert settings.config_file == str(config)
+    assert settings.project_root == str(tmp_path)
+    assert settings.extend_exclude == ("gen",)
+    assert settings.is_excluded(str(tmp_path / "gen"))
+    assert settings.cache_path == tmp_path / ".attnlint_cache"
+
+
+def test_load_settings_without_config_uses_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(start=tmp_path)
+    assert settings.config_file is None
+    assert settings.project_root == str(tmp_path)
+    assert settings.select == ("ALL",)
+
+
+def test_explicit_config_path(tmp_path: Path) -> None:
+    config = write_pyproject(tmp_path, "[tool.attnlint]\nfix = true\n")
+    assert load_settings(config).fix is True
+
+
+def test_explicit_config_path_missing(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="configuration file not found"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_invalid_toml_is_a_config_error(tmp_path: Path) -> None:
+    config = write_pyproject(tmp_path, "[tool.attnlint]\nselect = [\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config)
+    assert str(caught.value).startswith(f"{config}: invalid TOML")
+
+
+def test_error_names_the_file(tmp_path: Path) -> None:
+    config = write_pyproject(tmp_path, "[tool.attnlint]\nbogus = 1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(start=tmp_path)
+    assert str(caught.value) == f"{config}: [tool.attnlint] unknown key 'bogus'"
+
+
+def test_overrides_win_and_are_validated_on_their_own(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.attnlint]\nfix = false\n")
+    assert load_settings(start=tmp_path, overrides={"fix": True}).fix is True
+    with pytest.raises(ConfigError, match=r"^--config: \[tool.attnlint\] fix"):
+        load_settings(start=tmp_path, overrides={"fix": "no"})
+
+
+def test_tool_attnlint_must_be_a_table(tmp_path: Path) -> None:
+    config = write_pyproject(tmp_path, "[tool]\nattnlint = 3\n")
+    with pytest.raises(ConfigError, match="must be a table"):
+        load_settings(config)
+
+
+# ------------------------------------------------------------- per-file-ignores
+
+
+def test_per_file_ignores_basename_path_and_negation(tmp_path: Path) -> None:
+    settings = Settings(
+        project_root=str(tmp_path),
+        per_file_ignores=(
+            ("conftest.py", ("ATN1",)),
+            ("tests/**/*.py", ("ATN3",)),
+            ("!src/*", ("ATN2",)),
+        ),
+        registry=FAKE_REGISTRY,  # type: ignore[arg-type]
+    )
+    assert settings.ignored_codes_for(str(tmp_path / "a" / "conftest.py")) == (
+        "ATN1",
+        "ATN2",
+    )
+    assert "ATN3" in settings.ignored_codes_for(str(tmp_path / "tests" / "x" / "t.py"))
+    assert "ATN3" in settings.ignored_codes_for(str(tmp_path / "tests" / "t.py"))
+    assert settings.ignored_codes_for(str(tmp_path / "src" / "m.py")) == ()
+
+
+def test_per_file_ignores_with_relative_filename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(
+        project_root=str(tmp_path), per_file_ignores=(("gen/*", ("ATN",)),)
+    )
+    assert settings.ignored_codes_for(os.path.join("gen", "m.py")) == ("ATN",)
+    assert settings.ignored_codes_for("m.py") == ()
+
+
+# ------------------------------------------------------------------------ globs
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        ("*.py", ["a.py", "dir/a.py"], ["a.pyi"]),
+        ("/r/**/gen", ["/r/gen", "/r/a/b/gen"], ["/r/gen2"]),
+        ("/r/gen/**", ["/r/gen/x.py"], ["/r/gen"]),
+        ("test_?.py", ["test_a.py"], ["test_ab.py"]),
+        ("[!_]*.py", ["a.py"], ["_a.py"]),
+        ("[a-c].py", ["b.py"], ["d.py"]),
+        ("*.{py,pyi}", ["a.py", "a.pyi"], ["a.pyc"]),
+        (r"a\*b", ["a*b"], ["axb"]),
+    ],
+)
+def test_glob_semantics(pattern: str, matches: list[str], misses: list[str]) -> None:
+    regex = glob_to_regex(pattern)
+    for text in matches:
+        assert regex.match(text), (pattern, text)
+    for text in misses:
+        assert not regex.match(text), (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", ["[abc", "{a,b", "{a,{b}}", "a\\"])
+def test_bad_globs_raise(pattern: str) -> None:
+    with pytest.raises(GlobError):
+        glob_to_regex(pattern)
+
+
+def test_default_excludes_cover_ruffs_list_and_build_output() -> None:
+    for name in (".git", ".venv", "venv", "build", "dist", ".tox", ".nox", ".eggs"):
+        assert name in DEFAULT_EXCLUDES
+    for name in ("__pycache__", "node_modules", "site-packages"):
+        assert name in DEFAULT_EXCLUDES
+    settings = Settings(project_root="/p")
+    assert settings.is_excluded("/p/x/node_modules")
+    assert not settings.is_excluded("/p/x/building")
