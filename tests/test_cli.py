@@ -1,0 +1,490 @@
+"""The ``attnlint`` command, end to end (in process, and as a subprocess)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import lint_rules.config
+from lint_rules import __version__
+from lint_rules.cli import build_parser, main
+from tests.engine_rules import ENGINE_RULES
+
+# The foundation issue's acceptance file: two dead loop aliases.
+ACCEPTANCE = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        start = idx\n"
+    "        end = idx + 1\n"
+    "        table[start:end, :n] = cache[start:end, :n]\n"
+)
+ACCEPTANCE_FIXED = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n"
+)
+CLEAN = "def f(xs):\n    return [x for x in xs]\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project folder (with its own pyproject.toml) as the current directory."""
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def engine_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the test-only rules the registry the CLI chooses from."""
+    monkeypatch.setattr(lint_rules.config, "default_registry", lambda: ENGINE_RULES)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------ acceptance (ATN301)
+
+
+def test_check_reports_the_two_loop_aliases(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, err = run(capsys, "check", "rows.py")
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines[0].startswith("rows.py:3:9: ATN301 [*] ")
+    assert lines[1].startswith("rows.py:4:9: ATN301 [*] ")
+    assert lines[2:] == ["Found 2 errors.", "[*] 2 fixable with the `--fix` option."]
+
+
+def test_fix_rewrites_only_the_aliases(project: Path, capsys) -> None:
+    path = project / "rows.py"
+    path.write_text(ACCEPTANCE)
+    code, out, err = run(capsys, "check", "--fix", "rows.py")
+    assert code == 0, err
+    assert path.read_bytes() == ACCEPTANCE_FIXED.encode()
+    assert out.splitlines() == ["Found 2 errors (2 fixed, 0 remaining)."]
+    assert run(capsys, "check", "rows.py")[0] == 0
+
+
+def test_json_output_of_the_acceptance_file(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, _ = run(capsys, "check", "--output-format", "json", "rows.py")
+    assert code == 1
+    data = json.loads(out)
+    assert [entry["code"] for entry in data] == ["ATN301", "ATN301"]
+    first = data[0]
+    assert set(first) == {
+        "cell", "code", "end_location", "filename", "fix", "location",
+        "message", "name", "noqa_row", "severity", "url",
+    }  # fmt: skip
+    assert first["filename"] == str(project / "rows.py")
+    assert first["location"] == {"column": 9, "row": 3}
+    assert first["end_location"] == {"column": 20, "row": 3}
+    assert first["name"] == "dead-loop-alias" and first["severity"] == "error"
+    assert first["noqa_row"] == 3 and first["cell"] is None
+    assert first["fix"]["applicability"] == "safe"
+    assert first["fix"]["message"]
+    assert all(
+        set(edit) == {"content", "end_location", "location"}
+        for edit in first["fix"]["edits"]
+    )
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda text: text.replace("\n", "\r\n").encode(),
+        lambda text: b"\xef\xbb\xbf" + text.encode(),
+        lambda text: ("# -*- coding: latin-1 -*-\n# caf\u00e9\n" + text).encode(
+            "latin-1"
+        ),
+    ],
+    ids=["crlf", "bom", "latin-1"],
+)
+def test_fix_keeps_line_endings_bom_and_encoding(project: Path, capsys, encode) -> None:
+    path = project / "rows.py"
+    path.write_bytes(encode(ACCEPTANCE))
+    code, _, err = run(capsys, "check", "--fix", "rows.py")
+    assert code == 0, err
+    assert path.read_bytes() == encode(ACCEPTANCE_FIXED)
+
+
+def test_noqa_in_the_cli(project: Path, capsys) -> None:
+    text = ACCEPTANCE.replace("start = idx\n", "start = idx  # noqa: ATN301\n")
+    (project / "rows.py").write_text(text)
+    code, out, _ = run(capsys, "check", "rows.py")
+    assert code == 1 and out.count("ATN301") == 1 and "rows.py:4:9" in out
+
+
+# ----------------------------------------------------------------- --diff / exits
+
+
+def test_diff_prints_and_writes_nothing(project: Path, capsys) -> None:
+    path = project / "rows.py"
+    path.write_text(ACCEPTANCE)
+    code, out, err = run(capsys, "check", "--diff", "rows.py")
+    assert code == 1
+    assert path.read_text() == ACCEPTANCE
+    assert out.startswith("--- rows.py\n+++ rows.py\n@@ ")
+    assert "-        start = idx\n" in out
+    assert "+        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n" in out
+    assert err.strip() == "Would fix 2 errors."
+
+
+def test_diff_with_nothing_to_fix_exits_zero(project: Path, capsys) -> None:
+    (project / "ok.py").write_text(CLEAN)
+    assert run(capsys, "check", "--diff", "ok.py")[:2] == (0, "")
+
+
+def test_clean_file_exits_zero(project: Path, capsys) -> None:
+    (project / "ok.py").write_text(CLEAN)
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and out == "All checks passed!\n"
+
+
+def test_exit_zero(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    assert run(capsys, "check", "--exit-zero", "rows.py")[0] == 0
+
+
+def test_exit_non_zero_on_fix(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    assert run(capsys, "check", "--fix", "--exit-non-zero-on-fix", "rows.py")[0] == 1
+    assert run(capsys, "check", "--fix", "--exit-non-zero-on-fix", "rows.py")[0] == 0
+
+
+def test_quiet_and_silent(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, _ = run(capsys, "check", "--quiet", "rows.py")
+    assert code == 1 and "Found" not in out and out.count("ATN301") == 2
+    assert run(capsys, "check", "--silent", "rows.py")[:2] == (1, "")
+
+
+def test_statistics(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, _ = run(capsys, "check", "--statistics", "rows.py")
+    assert code == 1
+    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias"
+
+
+@pytest.mark.parametrize("output_format", ["full", "json-lines", "github", "sarif"])
+def test_every_output_format_runs(project: Path, capsys, output_format: str) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, _ = run(capsys, "check", "--output-format", output_format, "rows.py")
+    assert code == 1 and "ATN301" in out
+
+
+def test_show_fixes(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ACCEPTANCE)
+    code, out, _ = run(capsys, "check", "--fix", "--show-fixes", "rows.py")
+    assert code == 0
+    assert "Fixed 2 errors:\n- rows.py:\n    2 \u00d7 ATN301 (dead-loop-alias)\n" in out
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_syntax_error_is_reported_never_rewritten(project: Path, capsys) -> None:
+    path = project / "bad.py"
+    broken = "for x in y:\n    z = x\n  print(z)\n"
+    path.write_text(broken)
+    for args in (("check", "bad.py"), ("check", "--fix", "--unsafe-fixes", "bad.py")):
+        code, out, err = run(capsys, *args)
+        assert code == 1 and err == ""
+        assert out.startswith("bad.py:3:")
+        assert " E999 IndentationError: " in out.splitlines()[0]
+    assert path.read_text() == broken
+
+
+def test_missing_path_is_one_line_exit_2(project: Path, capsys) -> None:
+    code, out, err = run(capsys, "check", "nope.py")
+    assert (code, out, err) == (2, "", "error: nope.py: No such file or directory\n")
+
+
+def test_unknown_config_key_is_one_line_exit_2(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text("[tool.attnlint]\nselcet = ['ATN']\n")
+    (project / "ok.py").write_text(CLEAN)
+    code, out, err = run(capsys, "check", "ok.py")
+    assert code == 2 and out == ""
+    assert err == (
+        f"error: {project / 'pyproject.toml'}: [tool.attnlint] unknown key 'selcet' "
+        "(did you mean 'select'?)\n"
+    )
+
+
+def test_bad_config_value_is_one_line_exit_2(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text("[tool.attnlint]\nfix = 'yes'\n")
+    code, _, err = run(capsys, "check")
+    assert code == 2 and err.count("\n") == 1 and "fix: expected true or false" in err
+
+
+def test_invalid_toml_is_one_line_exit_2(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text("[tool.attnlint\n")
+    code, _, err = run(capsys, "check")
+    assert code == 2 and err.startswith("error: ") and "invalid TOML" in err
+
+
+def test_unknown_selector_on_the_command_line(project: Path, capsys) -> None:
+    code, _, err = run(capsys, "check", "--select", "ATN999")
+    assert (code, err) == (2, "error: --select: unknown rule selector 'ATN999'\n")
+
+
+def test_usage_error_exits_2(project: Path, capsys) -> None:
+    code, _, err = run(capsys, "check", "--output-format", "xml")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_no_command_prints_help_exit_2(capsys) -> None:
+    code, _, err = run(capsys)
+    assert code == 2 and "usage: attnlint" in err
+
+
+def test_undecodable_file_is_an_e902_finding(project: Path, capsys) -> None:
+    (project / "bin.py").write_bytes(b"x = '\xff'\n")
+    code, out, _ = run(capsys, "check", "bin.py")
+    assert code == 1 and out.startswith("bin.py:1:1: E902 cannot decode as utf-8")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
+def test_unreadable_file_is_an_error_exit_2(project: Path, capsys) -> None:
+    path = project / "secret.py"
+    path.write_text(CLEAN)
+    path.chmod(0)
+    code, _, err = run(capsys, "check", "secret.py")
+    assert code == 2 and err == "error: secret.py: Permission denied\n"
+
+
+# --------------------------------------------------------------- engine rules
+
+
+def test_broken_fix_leaves_the_file_and_exits_2(
+    project: Path, capsys, engine_rules
+) -> None:
+    path = project / "m.py"
+    path.write_bytes(b"old()\r\nbreaks()\r\n")
+    code, out, err = run(capsys, "check", "--fix", "m.py")
+    assert code == 2
+    assert path.read_bytes() == b"old()\r\nbreaks()\r\n"
+    assert "TST301 (broken-fix)" in err and "left unchanged" in err
+    assert "m.py:1:1: TST101" in out  # the findings are still reported
+
+
+def test_rule_crash_reports_and_exits_2(project: Path, capsys, engine_rules) -> None:
+    (project / "m.py").write_text("explode()\nold()\n")
+    code, out, err = run(capsys, "check", "m.py")
+    assert code == 2
+    assert "m.py:2:1: TST101" in out
+    assert err.startswith(
+        "error: m.py: internal error in TST401 (crashes): RuntimeError: boom"
+    )
+    assert "Traceback" not in err
+
+
+def test_unsafe_fix_flags(project: Path, capsys, engine_rules) -> None:
+    path = project / "m.py"
+    path.write_text("risky()\nold()\n")
+    code, out, _ = run(capsys, "check", "m.py")
+    assert "m.py:1:1: TST102 Call" in out
+    assert "(1 hidden fix can be enabled with the `--unsafe-fixes` option)" in out
+    code, out, _ = run(capsys, "check", "--unsafe-fixes", "m.py")
+    assert "m.py:1:1: TST102 [*] Call" in out
+    code, out, _ = run(capsys, "check", "--no-unsafe-fixes", "m.py")
+    assert "hidden" not in out
+    assert run(capsys, "check", "--fix", "m.py")[0] == 1
+    assert path.read_text() == "risky()\nnew()\n"
+    assert run(capsys, "check", "--fix", "--unsafe-fixes", "m.py")[0] == 0
+    assert path.read_text() == "careful()\nnew()\n"
+
+
+def test_select_ignore_extend_select_override_config(
+    project: Path, capsys, engine_rules
+) -> None:
+    (project / "pyproject.toml").write_text("[tool.attnlint]\nselect = ['TST101']\n")
+    (project / "m.py").write_text("old()\nplain()\nrisky()\n")
+
+    def reported(*args: str) -> list[str]:
+        out = run(capsys, "check", "--output-format", "json", *args, "m.py")[1]
+        return [entry["code"] for entry in json.loads(out)]
+
+    assert reported() == ["TST101"]
+    assert reported("--select", "TST103,TST102") == ["TST103", "TST102"]
+    assert reported("--extend-select", "TST103") == ["TST101", "TST103"]
+    assert reported("--select", "TST1", "--ignore", "TST101") == ["TST103", "TST102"]
+    assert reported("--select", "TST102", "--select", "TST103") == ["TST103", "TST102"]
+
+
+def test_config_file_and_inline_overrides(project: Path, capsys, engine_rules) -> None:
+    other = project / "other.toml"
+    other.write_text("[tool.attnlint]\nselect = ['TST103']\n")
+    (project / "m.py").write_text("old()\nplain()\n")
+    out = run(capsys, "check", "--config", str(other), "m.py")[1]
+    assert "TST103" in out and "TST101" not in out
+    out = run(capsys, "check", "--config", "select = ['TST101']", "m.py")[1]
+    assert "TST101" in out and "TST103" not in out
+    code, _, err = run(capsys, "check", "--config", "nonsense", "m.py")
+    assert code == 2 and err.startswith("error: --config: nonsense")
+
+
+def test_per_file_ignores_and_extend_exclude_from_config(
+    project: Path, capsys, engine_rules
+) -> None:
+    (project / "pyproject.toml").write_text(
+        "[tool.attnlint]\n"
+        "extend-exclude = ['generated']\n"
+        "[tool.attnlint.per-file-ignores]\n"
+        "'tests/*' = ['TST1']\n"
+    )
+    for name in ("generated/g.py", "tests/t.py", "src/s.py"):
+        (project / name).parent.mkdir(exist_ok=True)
+        (project / name).write_text("old()\n")
+    code, out, _ = run(capsys, "check", "--quiet")
+    assert code == 1 and out == "src/s.py:1:1: TST101 [*] Call to `old`\n"
+    out = run(capsys, "check", "--quiet", "generated/g.py")[1]
+    assert out.startswith("generated/g.py:1:1")
+    assert run(capsys, "check", "--quiet", "--force-exclude", "generated/g.py")[:2] == (
+        0,
+        "",
+    )
+
+
+# ------------------------------------------------------------------------ stdin
+
+
+def feed(monkeypatch: pytest.MonkeyPatch, data: bytes) -> io.BytesIO:
+    class Stdout(io.TextIOWrapper):
+        pass
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    buffer = io.BytesIO()
+    monkeypatch.setattr(
+        sys, "stdout", Stdout(buffer, encoding="utf-8", write_through=True)
+    )
+    return buffer
+
+
+def test_stdin_check(project: Path, monkeypatch, capsys) -> None:
+    buffer = feed(monkeypatch, ACCEPTANCE.encode())
+    code = main(["check", "--stdin-filename", "rows.py"])
+    assert code == 1
+    out = buffer.getvalue().decode()
+    assert out.startswith("rows.py:3:9: ATN301")
+
+
+def test_stdin_fix_prints_the_fixed_source(project: Path, monkeypatch, capsys) -> None:
+    buffer = feed(monkeypatch, ACCEPTANCE.replace("\n", "\r\n").encode())
+    code = main(["check", "--fix", "--stdin-filename", "rows.py"])
+    assert code == 0
+    assert buffer.getvalue() == ACCEPTANCE_FIXED.replace("\n", "\r\n").encode()
+    assert "Found 2 errors (2 fixed, 0 remaining)." in capsys.readouterr().err
+
+
+def test_stdin_with_dash(project: Path, monkeypatch) -> None:
+    buffer = feed(monkeypatch, ACCEPTANCE.encode())
+    assert main(["check", "-"]) == 1
+    assert buffer.getvalue().decode().startswith("-:3:9: ATN301")
+
+
+# ------------------------------------------------------------------------- rule
+
+
+def test_rule_prints_header_and_documentation(capsys) -> None:
+    code, out, _ = run(capsys, "rule", "ATN301")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "# dead-loop-alias (ATN301)"
+    assert "## What it does" in out and "## Fix safety" in out
+
+
+def test_rule_all(capsys) -> None:
+    from lint_rules.rules import ALL_RULES
+
+    code, out, _ = run(capsys, "rule", "--all")
+    assert code == 0
+    assert [
+        line for line in out.splitlines() if line.startswith("# ") and "(" in line
+    ] == [f"# {rule.name} ({rule.code})" for rule in ALL_RULES]
+
+
+def test_rule_json(capsys) -> None:
+    code, out, _ = run(capsys, "rule", "ATN301", "--output-format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["code"] == "ATN301" and data["explanation"]
+
+
+def test_unknown_rule_exits_2(capsys) -> None:
+    code, out, err = run(capsys, "rule", "ATN999")
+    assert (
+        code == 2 and out == "" and err.startswith("error: unknown rule code 'ATN999'")
+    )
+    assert run(capsys, "rule")[0] == 2
+
+
+def test_version(capsys) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert (code, out) == (0, f"attnlint {__version__}\n")
+
+
+# ----------------------------------------------------------------------- verify
+
+
+def test_verify_is_registered_only_when_its_module_exists(monkeypatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "lint_rules.verify" else real(name, *a),
+    )
+    assert "verify" not in build_parser().format_help()
+
+
+# --------------------------------------------------------------- as a subprocess
+
+
+def test_console_script_and_check_path_imports(tmp_path: Path) -> None:
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    program = (
+        "import sys\n"
+        "from lint_rules.cli import main\n"
+        "code = main(['check', '--quiet', 'rows.py'])\n"
+        "print(sorted(sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("rows.py:3:9: ATN301")
+    modules = eval(lines[-1])  # the printed list of module names
+    assert "lint_rules.checker" in modules
+    heavy = [
+        name for name in modules if name.split(".")[0] in ("libcst", "torch", "numpy")
+    ]
+    assert heavy == []
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "rows.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert result.returncode == 1 and "ATN301" in result.stdout
