@@ -1,0 +1,987 @@
+"""Can anything executed between two points of a function change what an expression reads?
+
+An expression reads *access paths*: a root name followed by attribute names and
+subscripts (``self.meta[bs].max_len`` is ``("self", "meta", "[]", "max_len")``;
+every subscript is the same ``[]``, its index being read separately). Code
+between the two points has *effects*, listed per block in evaluation order:
+
+- ``REBIND name``: the name is bound again or deleted;
+- ``STORE path``: an attribute or item store (or ``del``) at ``path``: the
+  slot changes, and with it the object that holds it, not the objects that
+  were or are now stored there;
+- ``WRITE path``: the object at ``path``, or something reachable from it, may
+  change in place: an augmented assignment, an in-place tensor method (a name
+  ending in ``_``), any other method called on it, or passing it to a call
+  that is not known to leave its arguments alone;
+- ``ANY_CODE``: code this function cannot see runs (an unknown call), so state
+  that is not the function's own (globals, closure cells) may change;
+- ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change.
+
+A read path and a written path conflict when one is a prefix of the other:
+``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
+contents) any computation over ``m``'s ``buf``, but not ``m.k``.
+
+Aliasing is flow-insensitive and per function: ``y = x[:2]`` (or ``m.k = x``, or
+``lst.append(x)``) makes writes through one reach reads through the other,
+wherever in the function the alias is made. Distinct parameters, and paths with
+distinct roots the function never connects, are assumed to name distinct
+objects, and attribute stores and loads are assumed to be plain (no properties
+with side effects): the same assumptions a reader of a replay path makes.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import weakref
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from lint_rules.analysis.flow import Block, FunctionFlow
+from lint_rules.analysis.imports import ImportMap
+
+Path = tuple[str, ...]
+SUBSCRIPT = "[]"
+
+# Tensor/container methods that change nothing; their results share nothing
+# with the receiver (reductions, comparisons, shape queries, copies).
+FRESH_METHODS = frozenset(
+    {
+        "item", "tolist", "clone", "sum", "mean", "max", "min", "amax",
+        "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "abs", "neg",
+        "sqrt", "rsqrt", "exp", "log", "sign", "floor", "ceil", "round", "clamp",
+        "clip", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "any", "all",
+        "nonzero", "count_nonzero", "numel", "nelement", "dim", "ndimension",
+        "size", "stride", "element_size", "is_contiguous", "is_floating_point",
+        "data_ptr", "get_device", "storage_offset", "norm", "std", "var",
+        "median", "topk", "argsort", "unique", "bincount", "index_select",
+        "gather", "masked_select", "masked_fill", "repeat", "repeat_interleave",
+        "index", "count", "startswith", "endswith", "format", "join",
+    }
+)  # fmt: skip
+# Methods that change nothing but whose result may share memory (or be) the
+# receiver: views, conversions that are no-ops when nothing needs converting,
+# and container views.
+VIEW_METHODS = frozenset(
+    {
+        "to", "cpu", "cuda", "numpy", "contiguous", "detach", "float", "double",
+        "half", "bfloat16", "int", "long", "short", "bool", "byte", "char",
+        "type", "type_as", "view", "view_as", "reshape", "reshape_as", "flatten",
+        "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "permute",
+        "transpose", "t", "narrow", "select", "split", "chunk", "unbind",
+        "as_strided", "diagonal", "unfold", "movedim", "get", "keys", "values",
+        "items", "copy",
+    }
+)  # fmt: skip
+# Methods that change nothing but allocate memory whose contents are undefined
+# (so they are not deterministic reads).
+_ALLOCATING_METHODS = frozenset(
+    {"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"}
+)
+NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS | _ALLOCATING_METHODS
+DETERMINISTIC_METHODS = FRESH_METHODS | VIEW_METHODS
+# In-place methods that also make the receiver share the argument's memory.
+_SHARING_INPLACE = frozenset({"set_"})
+
+# Builtins that change none of their arguments.
+NO_EFFECT_BUILTINS = frozenset(
+    {
+        "len", "isinstance", "issubclass", "int", "float", "bool", "str",
+        "repr", "min", "max", "abs", "round", "sum", "any", "all", "range",
+        "enumerate", "zip", "tuple", "list", "dict", "set", "frozenset",
+        "sorted", "reversed", "hash", "id", "type", "hasattr", "getattr",
+        "divmod", "pow", "format", "print", "callable", "iter", "slice", "ord",
+        "chr", "bin", "hex",
+    }
+)  # fmt: skip
+# ... of which these return a value sharing nothing with the arguments.
+FRESH_BUILTINS = frozenset(
+    {
+        "len", "isinstance", "issubclass", "int", "float", "bool", "str",
+        "repr", "abs", "round", "sum", "any", "all", "hash", "id", "hasattr",
+        "divmod", "pow", "format", "print", "callable", "range", "ord", "chr",
+        "bin", "hex",
+    }
+)  # fmt: skip
+# ... and these are deterministic functions of what they read.
+DETERMINISTIC_BUILTINS = frozenset(
+    {"len", "isinstance", "int", "float", "bool", "str", "abs", "min", "max", "round"}
+)
+# torch namespaces whose functions (not ending in ``_``, without ``out=`` or
+# ``inplace=``) leave their arguments alone.
+_PURE_TORCH_MODULES = frozenset({"torch", "torch.nn.functional"})
+_MUTATING_KEYWORDS = frozenset({"out", "inplace"})
+_ALIAS_LIMIT = 64
+
+
+class EffectKind(enum.Enum):
+    REBIND = "rebind"
+    STORE = "store"
+    WRITE = "write"
+    ANY_CODE = "any-code"
+    BARRIER = "barrier"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Something evaluated code does that may change what a later read sees."""
+
+    kind: EffectKind
+    path: Path = ()
+    node: ast.AST | None = None  # where it happens
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """A point in a function: just before or just after evaluating ``node`` in ``block``."""
+
+    block: Block
+    node: ast.AST
+
+
+def access_path(expr: ast.AST) -> Path | None:
+    """``("m", "buf", "[]")`` for ``m.buf[i]``; None unless names, attributes, subscripts."""
+    parts: list[str] = []
+    while True:
+        if isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        elif isinstance(expr, ast.Subscript):
+            parts.append(SUBSCRIPT)
+            expr = expr.value
+        elif isinstance(expr, ast.Name):
+            parts.append(expr.id)
+            return tuple(reversed(parts))
+        else:
+            return None
+
+
+def paths_conflict(a: Path, b: Path) -> bool:
+    """One path is a prefix of the other: a write to one may change a read of the other."""
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def path_text(path: Path) -> str:
+    text = path[0]
+    for part in path[1:]:
+        text += "[...]" if part == SUBSCRIPT else f".{part}"
+    return text
+
+
+def is_inplace_method(name: str) -> bool:
+    """PyTorch's convention: ``add_``, ``copy_``, ``fill_`` change their receiver."""
+    return name.endswith("_") and not name.startswith("__")
+
+
+_ANALYSES: weakref.WeakKeyDictionary[FunctionFlow, Invalidation] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def invalidation_for(
+    flow: FunctionFlow, imports: ImportMap | None = None
+) -> Invalidation:
+    """The (cached) invalidation analysis of ``flow``: rules of one file share it."""
+    analysis = _ANALYSES.get(flow)
+    if analysis is None:
+        analysis = _ANALYSES[flow] = Invalidation(flow, imports)
+    return analysis
+
+
+class Invalidation:
+    """Effects of a function's code, and whether they can change a set of reads."""
+
+    def __init__(self, flow: FunctionFlow, imports: ImportMap | None = None) -> None:
+        self.flow = flow
+        self.imports = imports
+        self._walks: dict[Block, _BlockWalk] = {}
+        self._aliases: dict[Path, list[tuple[Path, bool]]] | None = None
+        self._parts: dict[Block, ast.AST] | None = None
+        args = flow.function.args
+        positional = [*args.posonlyargs, *args.args]
+        self.first_parameter = positional[0].arg if positional else None
+
+    # -- what an expression reads ---------------------------------------------
+
+    def read_paths(self, expr: ast.expr) -> frozenset[Path] | None:
+        """The access paths a deterministic, effect-free ``expr`` reads; else None.
+
+        Allowed: names, attributes, subscripts, constants, arithmetic,
+        comparisons, boolean and conditional expressions, tuples and slices,
+        calls of read-only methods (``DETERMINISTIC_METHODS``) and builtins
+        (``DETERMINISTIC_BUILTINS``).
+        """
+        found: set[Path] = set()
+        return frozenset(found) if self._collect_reads(expr, found) else None
+
+    def _collect_reads(self, expr: ast.AST, found: set[Path]) -> bool:
+        path = access_path(expr)
+        if path is not None:
+            found.add(path)
+            node = expr
+            while isinstance(node, (ast.Attribute, ast.Subscript)):
+                if isinstance(node, ast.Subscript) and not self._collect_reads(
+                    node.slice, found
+                ):
+                    return False
+                node = node.value
+            return True
+        if isinstance(expr, ast.Constant):
+            return True
+        if isinstance(expr, ast.Call):
+            parts = self._deterministic_call_parts(expr)
+            if parts is None:
+                return False
+            return all(self._collect_reads(part, found) for part in parts)
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
+            parts = [expr.value] + (
+                [expr.slice] if isinstance(expr, ast.Subscript) else []
+            )
+            return all(self._collect_reads(part, found) for part in parts)
+        if isinstance(
+            expr,
+            (
+                ast.BinOp,
+                ast.UnaryOp,
+                ast.Compare,
+                ast.BoolOp,
+                ast.IfExp,
+                ast.Tuple,
+                ast.Slice,
+            ),
+        ):
+            return all(
+                self._collect_reads(child, found)
+                for child in ast.iter_child_nodes(expr)
+                if isinstance(child, ast.expr)
+            )
+        return False
+
+    def _deterministic_call_parts(self, call: ast.Call) -> list[ast.expr] | None:
+        """The sub-expressions a deterministic read-only call reads, else None."""
+        if any(isinstance(arg, ast.Starred) for arg in call.args):
+            return None
+        values = [*call.args, *(kw.value for kw in call.keywords)]
+        if any(kw.arg is None for kw in call.keywords):
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in DETERMINISTIC_METHODS:
+            if self._module_function(func) is not None:
+                return None  # ``torch.max(...)``: a function, not a method
+            return [func.value, *values]
+        if isinstance(func, ast.Name) and self.is_builtin(
+            func.id, DETERMINISTIC_BUILTINS
+        ):
+            return values
+        return None
+
+    def is_builtin(self, name: str, among: frozenset[str]) -> bool:
+        """``name`` is one of ``among`` and not rebound in this function or imported."""
+        if name not in among or self.flow.stores_of(name):
+            return False
+        return self.imports is None or name not in self.imports.names
+
+    def _module_function(self, func: ast.expr) -> str | None:
+        """The qualified name of ``torch.cumsum``-style module functions."""
+        if self.imports is None:
+            return None
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or self.flow.stores_of(root.id):
+            return None
+        return self.imports.qualified_name(func)
+
+    # -- what an expression may be --------------------------------------------
+
+    def alias_paths(self, expr: ast.AST) -> set[Path]:
+        """Paths whose object the value of ``expr`` may be, or be inside of.
+
+        Empty for values that share nothing with any path (arithmetic,
+        reductions, constants).
+        """
+        path = access_path(expr)
+        if path is not None:
+            return {path}
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Name) and func.id == "super" and not expr.args:
+                return {(self.first_parameter,)} if self.first_parameter else set()
+            if isinstance(func, ast.Name) and self.is_builtin(func.id, FRESH_BUILTINS):
+                return set()
+            parts: list[ast.AST] = [*expr.args, *(kw.value for kw in expr.keywords)]
+            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
+                if func.attr in FRESH_METHODS or func.attr in _ALLOCATING_METHODS:
+                    return set()
+                parts.append(func.value)
+            elif not isinstance(func, (ast.Name, ast.Attribute)):
+                parts.append(func)
+            return _union(self.alias_paths(part) for part in parts)
+        if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+            return set()
+        if isinstance(expr, (ast.JoinedStr, ast.Lambda, ast.Await, ast.Yield)):
+            return set()
+        if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
+            return self.alias_paths(expr.value)
+        if isinstance(expr, ast.IfExp):
+            return self.alias_paths(expr.body) | self.alias_paths(expr.orelse)
+        if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            return _union(
+                self.alias_paths(child)
+                for child in ast.iter_child_nodes(expr)
+                if isinstance(child, ast.expr)
+            )
+        # Comprehensions and anything else: whatever names occur in it.
+        return {
+            (node.id,)
+            for node in ast.walk(expr)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+
+    @property
+    def aliases(self) -> dict[Path, list[tuple[Path, bool]]]:
+        """path -> [(other path, exact)]: ``exact`` when ``path`` *is* the other's
+        object (``y = x.a``), else it may be anything reachable from it."""
+        if self._aliases is None:
+            self._aliases = {}
+            for node in _own_nodes(self.flow.function.body):
+                self._record_aliases(node)
+        return self._aliases
+
+    def _alias(self, key: Path, other: Path, exact: bool) -> None:
+        if key != other:
+            self._aliases.setdefault(key, []).append((other, exact))  # type: ignore[union-attr]
+
+    def _bind(
+        self, target: ast.AST, value: ast.AST | None, exact_ok: bool = True
+    ) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if (
+                exact_ok
+                and isinstance(value, (ast.Tuple, ast.List))
+                and len(value.elts) == len(target.elts)
+                and not any(
+                    isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)
+                )
+            ):
+                for sub_target, sub_value in zip(target.elts, value.elts, strict=True):
+                    self._bind(sub_target, sub_value)
+                return
+            for element in target.elts:
+                self._bind(element, value, exact_ok=False)
+            return
+        if isinstance(target, ast.Starred):
+            self._bind(target.value, value, exact_ok=False)
+            return
+        if value is None:
+            return
+        key = access_path(target)
+        if key is None:
+            # ``f(a).x = v``: v may now be reachable from a.
+            holders = self.alias_paths(getattr(target, "value", target))
+            for holder in holders:
+                for other in self.alias_paths(value):
+                    self._alias(holder, other, exact=False)
+            return
+        value_path = access_path(value)
+        if exact_ok and value_path is not None:
+            self._alias(key, value_path, exact=True)
+            return
+        for other in self.alias_paths(value):
+            self._alias(key, other, exact=False)
+
+    def _record_aliases(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind(target, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
+            self._bind(node.target, node.value)
+        elif isinstance(node, ast.AugAssign):
+            self._bind(node.target, node.value, exact_ok=False)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._bind(node.target, node.iter, exact_ok=False)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            self._bind(node.optional_vars, node.context_expr, exact_ok=False)
+        elif isinstance(node, ast.Call):
+            # A call may store one argument inside another, or inside the receiver.
+            func = node.func
+            if self.leaves_arguments_alone(node):
+                if not (
+                    isinstance(func, ast.Attribute) and func.attr in _SHARING_INPLACE
+                ):
+                    return
+            holders = [*node.args, *(kw.value for kw in node.keywords)]
+            if isinstance(func, ast.Attribute):
+                holders.append(func.value)
+            paths = _union(self.alias_paths(holder) for holder in holders)
+            for key in paths:
+                for other in paths:
+                    self._alias(key, other, exact=False)
+
+    def expand(self, path: Path, store: bool = False) -> set[Path] | None:
+        """``path`` and every path whose object may be, contain, or be inside it.
+
+        With ``store``, ``path`` is a slot being stored to: only aliases of the
+        objects holding it count, not those of what it holds. None when aliasing
+        is too tangled to follow (callers then assume a change).
+        """
+        aliases = self.aliases
+        found: set[Path] = {path}
+        work = [path]
+        while work:
+            current = work.pop()
+            for key, others in aliases.items():
+                if store:
+                    if len(key) >= len(current) or current[: len(key)] != key:
+                        continue
+                elif not paths_conflict(key, current):
+                    continue
+                suffix = current[len(key) :] if len(current) > len(key) else ()
+                for other, exact in others:
+                    new = other + suffix if exact else other
+                    if any(new[: len(known)] == known for known in found):
+                        continue  # an extension of a known path adds nothing
+                    found.add(new)
+                    work.append(new)
+                    if len(found) > _ALIAS_LIMIT:
+                        return None
+        return found
+
+    def is_shared_root(self, name: str) -> bool:
+        """Whether code elsewhere can rebind ``name`` or reach its object by name."""
+        flow = self.flow
+        if not flow.is_private_local(name) or not flow.stores_of(name):
+            return True
+        return any(event.nested for event in flow.events_of(name))
+
+    # -- effects ------------------------------------------------------------------
+
+    def leaves_arguments_alone(self, call: ast.Call) -> bool:
+        """A known builtin, read-only or in-place method, or ``torch`` function."""
+        func = call.func
+        if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
+            return False
+        if isinstance(func, ast.Name):
+            return self.is_builtin(func.id, NO_EFFECT_BUILTINS)
+        if isinstance(func, ast.Attribute):
+            qualified = self._module_function(func)
+            if qualified is not None:
+                module, _, name = qualified.rpartition(".")
+                return module in _PURE_TORCH_MODULES and not is_inplace_method(name)
+            return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
+        return False
+
+    def call_effects(self, call: ast.Call) -> list[Effect]:
+        """What a call may change, once its callee and arguments are evaluated."""
+        func = call.func
+        effects: list[Effect] = []
+        arguments = [*call.args, *(kw.value for kw in call.keywords)]
+        if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
+            for argument in arguments:
+                effects += _writes(self.alias_paths(argument), call)
+        if isinstance(func, ast.Attribute) and self._module_function(func) is None:
+            if func.attr in NO_EFFECT_METHODS:
+                return effects
+            receiver = self.alias_paths(func.value)
+            if is_inplace_method(func.attr):
+                # PyTorch's in-place methods change their receiver, not their arguments.
+                return effects + _writes(receiver, call)
+            effects += _writes(receiver, call)
+        elif self.leaves_arguments_alone(call):
+            return effects
+        elif isinstance(func, ast.Call):
+            effects += _writes(self.alias_paths(func), call)
+        for argument in arguments:
+            effects += _writes(self.alias_paths(argument), call)
+        effects.append(Effect(EffectKind.ANY_CODE, (), call))
+        return effects
+
+    def _walk(self, block: Block) -> _BlockWalk:
+        walk = self._walks.get(block)
+        if walk is None:
+            walk = self._walks[block] = _BlockWalk(self, block, self._part(block))
+        return walk
+
+    def _part(self, block: Block) -> ast.AST | None:
+        """The handler or case a ``handler``/``case`` block evaluates."""
+        if block.role not in ("handler", "case"):
+            return None
+        if self._parts is None:
+            self._parts = {}
+            seen: dict[tuple[int, str], int] = {}
+            for candidate in self.flow.blocks:
+                if candidate.role in ("handler", "case"):
+                    key = (id(candidate.stmt), candidate.role)
+                    index = seen.get(key, 0)
+                    seen[key] = index + 1
+                    items = getattr(
+                        candidate.stmt,
+                        "handlers" if candidate.role == "handler" else "cases",
+                    )
+                    if index < len(items):
+                        self._parts[candidate] = items[index]
+        return self._parts.get(block)
+
+    def block_effects(self, block: Block) -> list[Effect]:
+        """Every effect of ``block``, in evaluation order."""
+        return self._walk(block).effects
+
+    def block_holding(self, node: ast.AST) -> Block | None:
+        """The block that evaluates ``node`` (None inside nested scopes or patterns)."""
+        flow = self.flow
+        child: ast.AST = node
+        parent = flow.parents.get(child)
+        while parent is not None and not isinstance(parent, ast.stmt):
+            child, parent = parent, flow.parents.get(parent)
+        stmt = (
+            parent
+            if parent is not None
+            else (child if isinstance(child, ast.stmt) else None)
+        )
+        if stmt is None or stmt not in flow.stmt_info:
+            return None
+        block = flow.block_of(stmt)
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and child is stmt.target:
+            return next(
+                (b for b in flow.blocks if b.stmt is stmt and b.role == "target"), None
+            )
+        if isinstance(stmt, (ast.Try, ast.TryStar)) and child is not stmt:
+            return None
+        return block
+
+    def point(self, node: ast.AST) -> Point | None:
+        """The point of ``node`` in its block; None where effects are not tracked
+        node by node (nested scopes, comprehension bodies, patterns)."""
+        block = self.block_holding(node)
+        if block is None or id(node) not in self._walk(block).spans:
+            return None
+        return Point(block, node)
+
+    def executes_before(self, first: Point, second: Point) -> bool:
+        """Whenever ``second.node`` is evaluated, ``first.node`` was evaluated before
+        it (unconditionally within its statement; dominance across blocks)."""
+        if first.block is second.block:
+            walk = self._walk(first.block)
+            span1, span2 = (
+                walk.spans.get(id(first.node)),
+                walk.spans.get(id(second.node)),
+            )
+            if span1 is None or span2 is None:
+                return False
+            return span1[1] <= span2[0] and id(first.node) not in walk.conditional
+        if id(first.node) in self._walk(first.block).conditional:
+            return False
+        return self.flow.dominates(first.block, second.block)
+
+    def region(self, first: Block, second: Block) -> set[Block]:
+        """Blocks that may run after ``first`` and before a later ``second``, with
+        ``first`` not running again in between (``second`` itself when it sits on
+        a cycle that avoids ``first``)."""
+        if first is second:
+            return set()
+        forward = _reach(first.succs, lambda b: b.succs, first)
+        backward = _reach(second.preds, lambda b: b.preds, first)
+        return {
+            b for b in self.flow.blocks if b.index in forward and b.index in backward
+        }
+
+    def effects_between(self, first: Point, second: Point) -> Iterator[Effect]:
+        """Effects of code that may run after ``first.node`` and before ``second.node``."""
+        walk1 = self._walk(first.block)
+        end1 = walk1.spans[id(first.node)][1]
+        walk2 = self._walk(second.block)
+        start2 = walk2.spans[id(second.node)][0]
+        if first.block is second.block:
+            yield from walk1.effects[end1:start2]
+            return
+        yield from walk1.effects[end1:]
+        for block in sorted(
+            self.region(first.block, second.block), key=lambda b: b.index
+        ):
+            yield from self._walk(block).effects
+        yield from walk2.effects[:start2]
+        # Leaving a ``with`` body calls ``__exit__``.
+        stmt1 = first.block.stmt
+        stmt2 = second.block.stmt
+        if stmt1 is not None:
+            around2 = set(self.flow.enclosing_statements(stmt2)) if stmt2 else set()
+            for outer in self.flow.enclosing_statements(stmt1):
+                if (
+                    isinstance(outer, (ast.With, ast.AsyncWith))
+                    and outer not in around2
+                ):
+                    yield from _BlockWalk.context_exit(self, outer)
+
+    def watch(self, paths: Iterable[Path]) -> Watched | None:
+        """Prepare reads of ``paths`` for ``changes``; None if aliasing is too tangled."""
+        paths = list(paths)
+        expanded: set[Path] = set()
+        for path in paths:
+            more = self.expand(path)
+            if more is None:
+                return None
+            expanded |= more
+        return Watched(
+            roots=frozenset(path[0] for path in paths),
+            expanded=frozenset(expanded),
+            shared=any(self.is_shared_root(path[0]) for path in expanded),
+        )
+
+    def changes(self, effect: Effect, watched: Watched) -> bool:
+        """Whether ``effect`` may change what a read of the watched paths sees."""
+        kind = effect.kind
+        if kind is EffectKind.BARRIER:
+            return True
+        if kind is EffectKind.REBIND:
+            return effect.path[0] in watched.roots
+        if kind is EffectKind.ANY_CODE:
+            return watched.shared
+        written = self.expand(effect.path, store=kind is EffectKind.STORE)
+        if written is None:
+            return True
+        return any(paths_conflict(w, r) for w in written for r in watched.expanded)
+
+    def changed_between(
+        self, paths: Iterable[Path], first: Point, second: Point
+    ) -> Effect | None:
+        """The first effect between the points that may change a read of ``paths``.
+
+        Returns None when nothing can; a changing effect otherwise (a synthetic
+        BARRIER when aliasing is too tangled to tell).
+        """
+        watched = self.watch(paths)
+        if watched is None:
+            return Effect(EffectKind.BARRIER, (), first.node)
+        for effect in self.effects_between(first, second):
+            if self.changes(effect, watched):
+                return effect
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Watched:
+    """Paths being read, with every path they may alias."""
+
+    roots: frozenset[str]
+    expanded: frozenset[Path]
+    shared: bool  # some path is reachable by code outside this function
+
+
+class _BlockWalk:
+    """One block's effects in evaluation order, and each node's span in that list."""
+
+    def __init__(
+        self, analysis: Invalidation, block: Block, part: ast.AST | None
+    ) -> None:
+        self.analysis = analysis
+        self.effects: list[Effect] = []
+        self.spans: dict[int, tuple[int, int]] = {}
+        self.conditional: set[int] = set()  # nodes evaluated on some paths only
+        self._conditional_depth = 0
+        stmt = block.stmt
+        start = len(self.effects)
+        if stmt is None:
+            return
+        role = block.role
+        if role == "stmt":
+            self.statement(stmt)
+        elif role == "test":
+            self.expr(stmt.subject if isinstance(stmt, ast.Match) else stmt.test)  # type: ignore[attr-defined]
+        elif role == "iter":
+            self.expr(stmt.iter)  # type: ignore[attr-defined]
+        elif role == "target":
+            self.expr(stmt.target)  # type: ignore[attr-defined]
+        elif role == "next" and isinstance(stmt, (ast.For, ast.AsyncFor)):
+            # Fetching the next item runs a generator's code, or awaits.
+            if isinstance(stmt, ast.AsyncFor):
+                self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            elif isinstance(
+                stmt.iter, ast.Call
+            ) and not analysis.leaves_arguments_alone(stmt.iter):
+                self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+        elif role == "items":
+            self.with_items(stmt)  # type: ignore[arg-type]
+        elif role == "handler" and isinstance(part, ast.ExceptHandler):
+            if part.type is not None:
+                self.expr(part.type)
+            if part.name:
+                self.rebind(part.name, part)
+        elif role == "case" and isinstance(part, ast.match_case):
+            for node in ast.walk(part.pattern):
+                name = getattr(node, "name", None) or getattr(node, "rest", None)
+                if isinstance(name, str):
+                    self.rebind(name, node)
+            # Value and class patterns may run ``__eq__`` and ``__match_args__``.
+            self.effects.append(Effect(EffectKind.ANY_CODE, (), part.pattern))
+            if part.guard is not None:
+                self.expr(part.guard)
+        if role != "case":
+            self.spans.setdefault(id(stmt), (start, len(self.effects)))
+
+    # -- helpers ---------------------------------------------------------------
+
+    def rebind(self, name: str, node: ast.AST) -> None:
+        self.effects.append(Effect(EffectKind.REBIND, (name,), node))
+
+    def write(self, paths: Iterable[Path], node: ast.AST) -> None:
+        self.effects.extend(_writes(paths, node))
+
+    @staticmethod
+    def context_exit(
+        analysis: Invalidation, stmt: ast.With | ast.AsyncWith
+    ) -> list[Effect]:
+        if isinstance(stmt, ast.AsyncWith):
+            return [Effect(EffectKind.BARRIER, (), stmt)]
+        effects: list[Effect] = []
+        for item in stmt.items:
+            effects += _writes(
+                analysis.alias_paths(item.context_expr), item.context_expr
+            )
+        effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+        return effects
+
+    # -- statements --------------------------------------------------------------
+
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, ast.Assign):
+            self.expr(stmt.value)
+            for target in stmt.targets:
+                self.target(target)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.expr(stmt.value)
+                self.target(stmt.target)
+        elif isinstance(stmt, ast.AugAssign):
+            target = stmt.target
+            if isinstance(target, ast.Name):
+                self.expr(stmt.value)
+                self.rebind(target.id, target)
+                self.write([(target.id,)], target)  # in place for tensors and lists
+            else:
+                self.expr(target.value)  # type: ignore[attr-defined]
+                if isinstance(target, ast.Subscript):
+                    self.expr(target.slice)
+                self.expr(stmt.value)
+                self.write(self.target_paths(target), target)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                self.target(target)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name != "*":
+                    self.rebind(alias.asname or alias.name.partition(".")[0], stmt)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in stmt.decorator_list:
+                self.expr(decorator)
+            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+                if default is not None:
+                    self.expr(default)
+            if stmt.decorator_list:
+                self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+            self.rebind(stmt.name, stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            # A class body runs arbitrary code at definition.
+            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            self.rebind(stmt.name, stmt)
+        elif isinstance(stmt, (ast.Try, ast.TryStar, ast.Global, ast.Nonlocal)):
+            pass  # the try marker evaluates nothing; its clauses are blocks
+        elif isinstance(stmt, ast.Assert):
+            # ``python -O`` skips asserts: what they evaluate is conditional.
+            self.conditionally(c for c in (stmt.test, stmt.msg) if c is not None)
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+        self.spans[id(stmt)] = (0, len(self.effects))
+
+    def with_items(self, stmt: ast.With | ast.AsyncWith) -> None:
+        analysis = self.analysis
+        for item in stmt.items:
+            self.expr(item.context_expr)
+            if isinstance(stmt, ast.AsyncWith):
+                self.effects.append(Effect(EffectKind.BARRIER, (), item.context_expr))
+            else:
+                self.write(analysis.alias_paths(item.context_expr), item.context_expr)
+                self.effects.append(Effect(EffectKind.ANY_CODE, (), item.context_expr))
+            if item.optional_vars is not None:
+                self.target(item.optional_vars)
+        # ``__exit__`` runs whenever ``__enter__`` did; count it here as well.
+        self.effects.extend(self.context_exit(analysis, stmt))
+
+    def target_paths(self, target: ast.AST) -> set[Path]:
+        path = access_path(target)
+        if path is not None:
+            return {path}
+        return self.analysis.alias_paths(target.value)  # type: ignore[attr-defined]
+
+    def store(self, target: ast.AST) -> None:
+        """An attribute or item store (or delete) at ``target``."""
+        path = access_path(target)
+        if path is not None:
+            self.effects.append(Effect(EffectKind.STORE, path, target))
+        else:  # ``f(a).x = v``: something inside what ``f(a)`` may be changes
+            self.write(self.analysis.alias_paths(target.value), target)  # type: ignore[attr-defined]
+
+    def target(self, target: ast.AST) -> None:
+        """A store or delete target: evaluate its parts, then bind or write."""
+        start = len(self.effects)
+        if isinstance(target, ast.Name):
+            self.rebind(target.id, target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.target(element)
+        elif isinstance(target, ast.Starred):
+            self.target(target.value)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            self.expr(target.value)
+            if isinstance(target, ast.Subscript):
+                self.expr(target.slice)
+            self.store(target)
+        else:
+            self.expr(target)
+        self.spans[id(target)] = (start, len(self.effects))
+
+    # -- expressions, in evaluation order -----------------------------------------
+
+    def expr(self, node: ast.AST) -> None:
+        start = len(self.effects)
+        if self._conditional_depth:
+            self.conditional.add(id(node))
+        self._expr(node)
+        self.spans[id(node)] = (start, len(self.effects))
+
+    def conditionally(self, nodes: Iterable[ast.AST]) -> None:
+        self._conditional_depth += 1
+        for node in nodes:
+            self.expr(node)
+        self._conditional_depth -= 1
+
+    def _expr(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                self.rebind(node.id, node)
+            return
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            if not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                self.target(node)
+                return
+            self.expr(node.value)
+            if isinstance(node, ast.Subscript):
+                self.expr(node.slice)
+            return
+        if isinstance(node, (ast.Tuple, ast.List)) and not isinstance(
+            node.ctx, ast.Load
+        ):
+            self.target(node)
+            return
+        if isinstance(node, ast.Call):
+            func = node.func
+            self.expr(func.value if isinstance(func, ast.Attribute) else func)
+            for argument in node.args:
+                self.expr(argument)
+            for keyword in node.keywords:
+                self.expr(keyword.value)
+            self.effects.extend(self.analysis.call_effects(node))
+            return
+        if isinstance(node, ast.NamedExpr):
+            self.expr(node.value)
+            self.rebind(node.target.id, node.target)
+            return
+        if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
+            if node.value is not None:
+                self.expr(node.value)
+            self.effects.append(Effect(EffectKind.BARRIER, (), node))
+            return
+        if isinstance(node, ast.IfExp):
+            self.expr(node.test)
+            self.conditionally((node.body, node.orelse))
+            return
+        if isinstance(node, ast.BoolOp):
+            self.expr(node.values[0])
+            self.conditionally(node.values[1:])
+            return
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is not None:
+                    self.expr(key)
+                self.expr(value)
+            return
+        if isinstance(node, ast.Lambda):
+            for default in (*node.args.defaults, *node.args.kw_defaults):
+                if default is not None:
+                    self.expr(default)
+            return  # the body runs when called: its names count as shared
+        if isinstance(
+            node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+        ):
+            first = node.generators[0]
+            self.expr(first.iter)
+            self._conditional_depth += 1
+            for part in _comprehension_parts(node):
+                for inner in ast.walk(part):
+                    if isinstance(inner, ast.Call):
+                        self.effects.extend(self.analysis.call_effects(inner))
+                    elif isinstance(inner, (ast.Await, ast.Yield, ast.YieldFrom)):
+                        self.effects.append(Effect(EffectKind.BARRIER, (), inner))
+                    elif isinstance(inner, ast.NamedExpr):
+                        self.rebind(inner.target.id, inner.target)
+                    elif isinstance(
+                        inner, (ast.Attribute, ast.Subscript)
+                    ) and not isinstance(inner.ctx, ast.Load):
+                        self.store(inner)
+            self._conditional_depth -= 1
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child)
+
+
+def _comprehension_parts(node: ast.AST) -> list[ast.AST]:
+    generators = node.generators  # type: ignore[attr-defined]
+    parts: list[ast.AST] = [*generators[0].ifs]
+    for generator in generators[1:]:
+        parts += [generator.target, generator.iter, *generator.ifs]
+    parts += [generators[0].target]
+    if isinstance(node, ast.DictComp):
+        parts += [node.key, node.value]
+    else:
+        parts.append(node.elt)  # type: ignore[attr-defined]
+    return parts
+
+
+def _writes(paths: Iterable[Path], node: ast.AST) -> list[Effect]:
+    return [Effect(EffectKind.WRITE, path, node) for path in paths]
+
+
+def _union(sets: Iterable[set[Path]]) -> set[Path]:
+    result: set[Path] = set()
+    for item in sets:
+        result |= item
+    return result
+
+
+def _reach(starts: Iterable[Block], step, avoid: Block) -> set[int]:
+    seen: set[int] = set()
+    stack = [b for b in starts if b is not avoid]
+    while stack:
+        block = stack.pop()
+        if block.index in seen:
+            continue
+        seen.add(block.index)
+        stack.extend(b for b in step(block) if b is not avoid)
+    return seen
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of a function body, not descending into nested functions,
+    classes or lambdas (whose code runs elsewhere)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
