@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 import enum
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, FunctionFlow
@@ -567,9 +567,13 @@ class Invalidation:
                 walk.spans.get(id(first.node)),
                 walk.spans.get(id(second.node)),
             )
-            if span1 is None or span2 is None:
+            ticks1, ticks2 = (
+                walk.ticks.get(id(first.node)),
+                walk.ticks.get(id(second.node)),
+            )
+            if span1 is None or span2 is None or ticks1 is None or ticks2 is None:
                 return False
-            return span1[1] <= span2[0] and id(first.node) not in walk.conditional
+            return ticks1[1] < ticks2[0] and id(first.node) not in walk.conditional
         if id(first.node) in self._walk(first.block).conditional:
             return False
         return self.flow.dominates(first.block, second.block)
@@ -643,17 +647,25 @@ class Invalidation:
         return any(paths_conflict(w, r) for w in written for r in watched.expanded)
 
     def changed_between(
-        self, paths: Iterable[Path], first: Point, second: Point
+        self,
+        paths: Iterable[Path],
+        first: Point,
+        second: Point,
+        ignore: Container[ast.AST] = (),
     ) -> Effect | None:
         """The first effect between the points that may change a read of ``paths``.
 
-        Returns None when nothing can; a changing effect otherwise (a synthetic
-        BARRIER when aliasing is too tangled to tell).
+        Effects at nodes in ``ignore`` do not count (a caller that knows a store
+        puts back the value already there). Returns None when nothing can
+        change the reads; a changing effect otherwise (a synthetic BARRIER when
+        aliasing is too tangled to tell).
         """
         watched = self.watch(paths)
         if watched is None:
             return Effect(EffectKind.BARRIER, (), first.node)
         for effect in self.effects_between(first, second):
+            if effect.node in ignore:
+                continue
             if self.changes(effect, watched):
                 return effect
         return None
@@ -677,6 +689,10 @@ class _BlockWalk:
         self.analysis = analysis
         self.effects: list[Effect] = []
         self.spans: dict[int, tuple[int, int]] = {}
+        # Each expression's entry and exit on a clock of evaluation steps, so
+        # that nodes without effects are ordered too.
+        self.ticks: dict[int, tuple[int, int]] = {}
+        self._clock = 0
         self.conditional: set[int] = set()  # nodes evaluated on some paths only
         self._conditional_depth = 0
         stmt = block.stmt
@@ -846,10 +862,14 @@ class _BlockWalk:
 
     def expr(self, node: ast.AST) -> None:
         start = len(self.effects)
+        entry = self._clock
+        self._clock += 1
         if self._conditional_depth:
             self.conditional.add(id(node))
         self._expr(node)
         self.spans[id(node)] = (start, len(self.effects))
+        self.ticks[id(node)] = (entry, self._clock)
+        self._clock += 1
 
     def conditionally(self, nodes: Iterable[ast.AST]) -> None:
         self._conditional_depth += 1

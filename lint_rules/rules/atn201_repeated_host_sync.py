@@ -1,0 +1,326 @@
+"""ATN201 repeated-host-sync."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lint_rules.analysis.flow import FunctionFlow
+from lint_rules.analysis.invalidation import (
+    EffectKind,
+    Invalidation,
+    Point,
+    invalidation_for,
+)
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
+from lint_rules.edits import delete_statement, inside_fstring
+from lint_rules.rules.base import Invalid, Rule
+
+SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
+_SYNC_TEXTS = tuple(f".{method}()" for method in sorted(SYNC_METHODS))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+class RepeatedHostSync(Rule):
+    """## What it does
+    Checks for a second evaluation of the same host-synchronizing chain
+    (`E.item()`, `E.tolist()`, `E.cpu()`, `E.numpy()`, including reductions
+    such as `E.max().item()`) in one function, when the first evaluation
+    always runs before it and nothing in between can change `E`.
+
+    ## Why is this bad?
+    Each of these calls copies a value from the GPU to the host, which stalls
+    the CPU until every kernel queued before it has finished. In a decode or
+    CUDA-graph replay path that runs once per generated token, paying that
+    stall twice for the same value is pure latency.
+
+    The first evaluation must run whenever the second does: an earlier
+    statement of the same block or of an enclosing block (not a sibling
+    branch, not an earlier loop iteration, not a conditional part of an
+    expression). Between them nothing may rebind a name the chain reads,
+    write its base or a prefix of its attribute chain (`x.add_(1)`,
+    `x[i] = v`, `m.x = v`, `x += 1`, `del x`), pass the base or a value that
+    may alias it to a call other than a known read-only builtin, method or
+    `torch` function, or call a method on an object the chain reads through
+    (`self.reset()` changes every `self.` chain).
+
+    ## Example
+    ```python
+    def replay(metadata, seq_lens_cpu, step):
+        max_len = seq_lens_cpu.max().item()
+        metadata.max_seq_len_k = max_len + step
+        metadata.page_limit = seq_lens_cpu.max().item() // 16
+    ```
+
+    ## Use instead
+    ```python
+    def replay(metadata, seq_lens_cpu, step):
+        max_len = seq_lens_cpu.max().item()
+        metadata.max_seq_len_k = max_len + step
+        metadata.page_limit = max_len // 16
+    ```
+
+    ## Fix safety
+    When the first value was bound by a statement of the form
+    `name = <chain>` and `name` is not rebound before the repeat, the fix
+    replaces the repeat with `name`. For `.item()` the fix is safe: the value
+    is an immutable Python scalar and nothing changed the tensor it came from.
+    For `.tolist()`, `.cpu()` and `.numpy()` the fix is unsafe: each call
+    returns an object of its own (a new list, a host tensor or array), and
+    after the fix both places share one object, so a later in-place change
+    through one is seen through the other. No fix is offered when the first
+    value is not bound to a name, or the name may have changed.
+    """
+
+    code = "ATN201"
+    name = "repeated-host-sync"
+    triggers = _SYNC_TEXTS
+    fix_availability = "sometimes"
+
+    valid = (
+        # Mutated in place between.
+        "def f(x):\n    a = x.max().item()\n    x.add_(1)\n    b = x.max().item()\n",
+        # Rebound between.
+        "def f(x, y):\n    a = x.item()\n    x = y\n    b = x.item()\n",
+        # Sibling branches.
+        "def f(x, c):\n    if c:\n        a = x.item()\n    else:\n        a = x.item()\n",
+        # The first is inside an `if`, the second after it.
+        "def f(x, c):\n    if c:\n        a = x.item()\n    b = x.item()\n",
+        # Passed to an unknown call between.
+        "def f(x):\n    a = x.sum().item()\n    update(x)\n    b = x.sum().item()\n",
+        # A method of an object the chain reads through is called between.
+        "class B:\n    def f(self):\n        a = self.lens.max().item()\n"
+        "        self.refresh()\n        b = self.lens.max().item()\n",
+        # An attribute on the chain is stored between.
+        "def f(m, y):\n    a = m.lens.max().item()\n    m.lens = y\n    b = m.lens.max().item()\n",
+        # Mutated through an alias (a view).
+        "def f(x):\n    v = x[:2]\n    a = x.sum().item()\n    v.zero_()\n    b = x.sum().item()\n",
+        # Mutated later in a loop: the next iteration sees a new value.
+        "def f(x, n):\n    a = x.item()\n    for i in range(n):\n        b = x.item()\n"
+        "        x.add_(1)\n",
+        # Different receivers.
+        "def f(x, y):\n    a = x.max().item()\n    b = y.max().item()\n",
+        # Different reductions.
+        "def f(x):\n    a = x.max().item()\n    b = x.min().item()\n",
+        # The first evaluation is conditional (`and`).
+        "def f(x, c):\n    a = c and x.item()\n    b = x.item()\n",
+        # The first evaluation is in a loop that may not run.
+        "def f(x, n):\n    for i in range(n):\n        a = x.item()\n    b = x.item()\n",
+        # The first evaluation is in a `try` body, the second after the handler.
+        "def f(x):\n    try:\n        a = x.item()\n    except ValueError:\n"
+        "        x.zero_()\n    b = x.item()\n",
+        # Awaiting between: other tasks may change anything.
+        "async def f(x, g):\n    a = x.item()\n    await g()\n    b = x.item()\n",
+        # The receiver is not a pure expression.
+        "def f(x):\n    a = next_batch(x).item()\n    b = next_batch(x).item()\n",
+        # A global tensor and an unknown call between.
+        "def f():\n    a = LENS.max().item()\n    refresh()\n    b = LENS.max().item()\n",
+    )
+    invalid = (
+        Invalid(
+            "def replay(metadata, seq_lens_cpu, step):\n"
+            "    max_len = seq_lens_cpu.max().item()\n"
+            "    metadata.max_seq_len_k = max_len + step\n"
+            "    metadata.page_limit = seq_lens_cpu.max().item() // 16\n",
+            fixed="def replay(metadata, seq_lens_cpu, step):\n"
+            "    max_len = seq_lens_cpu.max().item()\n"
+            "    metadata.max_seq_len_k = max_len + step\n"
+            "    metadata.page_limit = max_len // 16\n",
+        ),
+        # Not bound to a name: reported, not fixed.
+        Invalid(
+            "def f(x, m):\n    if x.sum().item() > 0:\n        m.total = int(x.sum().item())\n",
+        ),
+        # A mutation of an unrelated buffer does not matter.
+        Invalid(
+            "def f(m, s, y):\n    n = s.item()\n    m.buf.copy_(y)\n    print(n, s.item())\n",
+            fixed="def f(m, s, y):\n    n = s.item()\n    m.buf.copy_(y)\n    print(n, n)\n",
+        ),
+        # `.tolist()`: an unsafe fix (the list is shared afterwards).
+        Invalid(
+            "def f(lens):\n    host = lens.tolist()\n    total = sum(lens.tolist())\n"
+            "    return host, total\n",
+            fixed="def f(lens):\n    host = lens.tolist()\n    total = sum(host)\n"
+            "    return host, total\n",
+        ),
+        # Twice again in one statement, and once per loop iteration after it.
+        Invalid(
+            "def f(x, n):\n    a = x.item()\n    b = (x.item(), x.item())\n"
+            "    for i in range(n):\n        print(x.item())\n",
+            fixed="def f(x, n):\n    a = x.item()\n    b = (a, a)\n"
+            "    for i in range(n):\n        print(a)\n",
+            count=3,
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        text = ctx.text
+        locator = ctx.locator
+        for info in model.functions:
+            function = info.node
+            start = locator.line_start(function.lineno)
+            end = locator.full_line_end(function.end_lineno or function.lineno)
+            segment = text[start:end]
+            if sum(segment.count(sync) for sync in _SYNC_TEXTS) < 2:
+                continue
+            groups = _repeated_sync_calls(function)
+            if not groups:
+                continue
+            flow = model.flow(function)
+            if flow.dynamic_scope:
+                continue
+            analysis = invalidation_for(flow, model.imports)
+            yield from self._check_function(ctx, flow, analysis, groups)
+
+    def _check_function(
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        analysis: Invalidation,
+        groups: list[list[ast.Call]],
+    ) -> Iterator[Finding]:
+        candidates: list[tuple[ast.Call, list[ast.Call], frozenset]] = []
+        for calls in groups:
+            reads = analysis.read_paths(calls[0].func.value)  # type: ignore[attr-defined]
+            if reads is None:
+                continue
+            for call in calls:
+                candidates.append((call, calls, reads))
+        # Outer chains first, so a chain inside a reported one is not reported again.
+        candidates.sort(key=lambda c: _outer_first(c[0]))
+        reported: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for second, calls, reads in candidates:
+            span = ((second.lineno, second.col_offset), _end_position(second))
+            if any(s <= span[0] and span[1] <= e for s, e in reported):
+                continue
+            point2 = analysis.point(second)
+            if point2 is None:
+                continue
+            firsts: list[tuple[ast.Call, Point]] = []
+            for first in calls:
+                if first is second:
+                    continue
+                point1 = analysis.point(first)
+                if point1 is None or not analysis.executes_before(point1, point2):
+                    continue
+                if analysis.changed_between(reads, point1, point2) is None:
+                    firsts.append((first, point1))
+            if not firsts:
+                continue
+            reported.append(span)
+            yield self._report(ctx, flow, analysis, second, point2, firsts)
+
+    def _report(
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        analysis: Invalidation,
+        second: ast.Call,
+        point2: Point,
+        firsts: list[tuple[ast.Call, Point]],
+    ) -> Finding:
+        chain = ctx.locator.segment(second)
+        if "\n" in chain or len(chain) > 60:
+            chain = f"...{chain.rsplit('.', 1)[-1]}" if "." in chain else chain
+        nearest = max(firsts, key=lambda item: (item[0].lineno, item[0].col_offset))[0]
+        message = (
+            f"Repeated host sync `{chain}`: the same value was computed at line "
+            f"{nearest.lineno} and nothing in between changes it"
+        )
+        fix = self._fix(ctx, flow, analysis, second, point2, firsts)
+        return ctx.report(self, second, message, fix)
+
+    def _fix(
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        analysis: Invalidation,
+        second: ast.Call,
+        point2: Point,
+        firsts: list[tuple[ast.Call, Point]],
+    ) -> Fix | None:
+        if inside_fstring(second, flow.parents):
+            return None
+        method = second.func.attr  # type: ignore[attr-defined]
+        applicability = Applicability.SAFE if method == "item" else Applicability.UNSAFE
+        # The latest binding first: it is the one most likely still current.
+        for first, point1 in sorted(
+            firsts, key=lambda item: (item[0].lineno, item[0].col_offset), reverse=True
+        ):
+            name = _bound_name(flow, first)
+            if name is None:
+                continue
+            binding = flow.parents[first]
+            after_binding = Point(point1.block, binding)
+            if method == "item":
+                # An int or float cannot change in place: only rebinding matters.
+                if any(
+                    effect.kind is EffectKind.REBIND and effect.path == (name,)
+                    for effect in analysis.effects_between(after_binding, point2)
+                ):
+                    continue
+            elif analysis.changed_between([(name,)], after_binding, point2) is not None:
+                continue
+            statement = flow.parents.get(second)
+            if isinstance(statement, ast.Assign) and _bound_name(flow, second) == name:
+                # `name = <chain>` again: the statement is redundant as a whole.
+                info = flow.stmt_info[statement]
+                edit = delete_statement(statement, info.body, ctx.locator)
+                return Fix(
+                    (edit,),
+                    applicability,
+                    "Remove the repeated assignment",
+                    isolation=id(info.body),
+                )
+            edit = Edit(ctx.locator.start(second), ctx.locator.end(second), name)
+            return Fix((edit,), applicability, f"Reuse `{name}`")
+        return None
+
+
+def _bound_name(flow: FunctionFlow, call: ast.Call) -> str | None:
+    """``name`` when ``call`` is the whole value of ``name = call``, a private local."""
+    statement = flow.parents.get(call)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is call
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return None
+    name = statement.targets[0].id
+    if not flow.is_private_local(name):
+        return None
+    if any(event.nested for event in flow.events_of(name)):
+        return None
+    return name
+
+
+def _repeated_sync_calls(function: ast.AST) -> list[list[ast.Call]]:
+    """Sync calls of the function's own code grouped by structure, groups of two or more."""
+    groups: dict[str, list[ast.Call]] = {}
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SYNC_METHODS
+            and not node.args
+            and not node.keywords
+        ):
+            groups.setdefault(ast.dump(node), []).append(node)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return [calls for calls in groups.values() if len(calls) > 1]
+
+
+def _end_position(node: ast.AST) -> tuple[int, int]:
+    return (node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]
+
+
+def _outer_first(node: ast.AST) -> tuple[int, int, int, int]:
+    end_row, end_column = _end_position(node)
+    return (node.lineno, node.col_offset, -end_row, -end_column)  # type: ignore[attr-defined]

@@ -1,0 +1,281 @@
+"""ATN202 redundant-reassignment."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lint_rules.analysis.flow import FunctionFlow
+from lint_rules.analysis.invalidation import (
+    SUBSCRIPT,
+    Effect,
+    EffectKind,
+    Invalidation,
+    Path,
+    Point,
+    access_path,
+    invalidation_for,
+)
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Finding, Fix
+from lint_rules.edits import delete_statement
+from lint_rules.rules.base import Invalid, Rule
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Expressions whose value is a function of the paths they read, and which
+# produce no object that could be changed in place afterwards through the target.
+_PURE_NODES = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.Tuple,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+)
+
+
+class RedundantReassignment(Rule):
+    """## What it does
+    Checks for an assignment `T = V` that repeats an earlier `T = V` (the same
+    target, a name or an attribute chain, and the same value) when the
+    earlier one always runs first and nothing in between can change `T` or
+    anything `V` reads.
+
+    ## Why is this bad?
+    The later statement stores the value the target already holds. In a
+    replay path that runs for every decode step it is wasted work, and a
+    reader has to check twice that the two values really are the same. Such
+    pairs often appear when one of two identical computations was replaced
+    by a variable (for instance by ATN201's fix) and the other was not.
+
+    The value must be pure: names, attributes, constants, arithmetic and
+    comparisons, subscripts and tuples of those, and `.item()` chains over
+    them (`s.max().item()`), so evaluating it again gives the same value when
+    nothing it reads has changed. It must not read the target itself
+    (`x = x + 1` twice is not redundant). Between the two statements nothing
+    may rebind or write the target or anything the value reads, in place or
+    through an alias, nor pass them to a call that might change them; the
+    rules are those of ATN201.
+
+    ## Example
+    ```python
+    def replay(metadata, max_len, step, y):
+        metadata.max_seq_len_k = max_len + (step + 1)
+        metadata.cache_seqlens.copy_(y)
+        metadata.max_seq_len_k = max_len + (step + 1)
+    ```
+
+    ## Use instead
+    ```python
+    def replay(metadata, max_len, step, y):
+        metadata.max_seq_len_k = max_len + (step + 1)
+        metadata.cache_seqlens.copy_(y)
+    ```
+
+    ## Fix safety
+    The fix deletes the later statement (a block left empty gets `pass`). It
+    is safe under the analysis's assumptions: attribute stores and loads on
+    the target and value are plain (no property or `__setattr__` with side
+    effects), and distinct parameters are distinct objects.
+    """
+
+    code = "ATN202"
+    name = "redundant-reassignment"
+    triggers = ("=",)
+    fix_availability = "safe"
+
+    valid = (
+        # The stored value's inputs change between.
+        "def f(m, a):\n    m.k = a + 1\n    a = 2\n    m.k = a + 1\n",
+        # The value reads the target.
+        "def f(x):\n    x = x + 1\n    x = x + 1\n",
+        # The target is written between.
+        "def f(m, a):\n    m.k = a\n    m.k = 0\n    m.k = a\n",
+        # The target is changed in place between.
+        "def f(m, a):\n    m.k = a + 1\n    m.k.add_(1)\n    m.k = a + 1\n",
+        # The target's object is passed to an unknown call between.
+        "def f(m, a):\n    m.k = a\n    reset(m)\n    m.k = a\n",
+        # A method of the target's object is called between.
+        "class B:\n    def f(self, a):\n        self.k = a\n        self.reset()\n"
+        "        self.k = a\n",
+        # An impure value (a call).
+        "def f(m, a):\n    m.k = make(a)\n    m.k = make(a)\n",
+        # A fresh mutable value.
+        "def f(m):\n    m.k = []\n    m.k = []\n",
+        # Sibling branches.
+        "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        m.k = a\n",
+        # The first is inside an `if`, the second after it.
+        "def f(m, a, c):\n    if c:\n        m.k = a\n    m.k = a\n",
+        # In a loop: the first iteration's store is not redundant.
+        "def f(m, xs):\n    for x in xs:\n        m.k = x\n",
+        # A value read in place between.
+        "def f(m, t):\n    m.k = t.sum().item()\n    t.add_(1)\n    m.k = t.sum().item()\n",
+        # Different targets.
+        "def f(m, a):\n    m.k = a\n    m.j = a\n",
+        # The first store is in a `try` body, the second after the handler.
+        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
+        "    m.k = a\n",
+        # In a `while` loop whose body changes the value's input.
+        "def f(m, a):\n    m.k = a\n    while a < 4:\n        a += 1\n        m.k = a\n",
+    )
+    invalid = (
+        Invalid(
+            "def replay(metadata, max_len, step, y):\n"
+            "    metadata.max_seq_len_k = max_len + (step + 1)\n"
+            "    metadata.cache_seqlens.copy_(y)\n"
+            "    metadata.max_seq_len_k = max_len + (step + 1)\n",
+            fixed="def replay(metadata, max_len, step, y):\n"
+            "    metadata.max_seq_len_k = max_len + (step + 1)\n"
+            "    metadata.cache_seqlens.copy_(y)\n",
+        ),
+        # The second store is the only statement of its block.
+        Invalid(
+            "def f(a, c):\n    x = a * 2\n    if c:\n        x = a * 2\n    return x\n",
+            fixed="def f(a, c):\n    x = a * 2\n    if c:\n        pass\n    return x\n",
+        ),
+        # An `.item()` chain whose tensor is unchanged.
+        Invalid(
+            "def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n    m.n = s.max().item()\n",
+            fixed="def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n",
+        ),
+        # Three times: both repeats go, one per fixer pass.
+        Invalid(
+            "def f(m, a):\n    m.k = a\n    m.k = a\n    m.k = a\n",
+            fixed="def f(m, a):\n    m.k = a\n",
+            count=2,
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        for info in model.functions:
+            groups = _repeated_assignments(info.node)
+            if not groups:
+                continue
+            flow = model.flow(info.node)
+            if flow.dynamic_scope:
+                continue
+            analysis = invalidation_for(flow, model.imports)
+            yield from self._check_function(ctx, flow, analysis, groups)
+
+    def _check_function(
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        analysis: Invalidation,
+        groups: list[list[ast.Assign]],
+    ) -> Iterator[Finding]:
+        for statements in groups:
+            first_stmt = statements[0]
+            target = access_path(first_stmt.targets[0])
+            reads = analysis.read_paths(first_stmt.value)
+            if (
+                target is None
+                or reads is None
+                or _reads_target(analysis, reads, target)
+            ):
+                continue
+            watched = [*reads, target]
+            # Stores by the group's own statements put back the same value.
+            own_stores = {statement.targets[0] for statement in statements}
+            for second in statements[1:]:
+                point2 = Point(flow.block_of(second), second)
+                for first in statements:
+                    if first is second:
+                        continue
+                    point1 = Point(flow.block_of(first), first)
+                    if not analysis.executes_before(point1, point2):
+                        continue
+                    if (
+                        analysis.changed_between(
+                            watched, point1, point2, ignore=own_stores
+                        )
+                        is None
+                    ):
+                        yield self._report(ctx, flow, first, second)
+                        break
+
+    def _report(
+        self, ctx: Context, flow: FunctionFlow, first: ast.Assign, second: ast.Assign
+    ) -> Finding:
+        target = ctx.locator.segment(second.targets[0])
+        value = ctx.locator.segment(second.value)
+        if "\n" in value or len(value) > 60:
+            value = "the same value"
+        else:
+            value = f"`{value}`"
+        message = (
+            f"Redundant reassignment: `{target}` already holds {value}, "
+            f"assigned at line {first.lineno}"
+        )
+        info = flow.stmt_info[second]
+        fix = Fix(
+            (delete_statement(second, info.body, ctx.locator),),
+            Applicability.SAFE,
+            "Remove the redundant assignment",
+            isolation=id(info.body),
+        )
+        return ctx.report(self, second, message, fix)
+
+
+def _reads_target(analysis: Invalidation, reads: frozenset[Path], target: Path) -> bool:
+    """Whether storing to the target changes what the value reads (``x = x + 1``)."""
+    watched = analysis.watch(reads)
+    if watched is None:
+        return True
+    kind = EffectKind.REBIND if len(target) == 1 else EffectKind.STORE
+    return analysis.changes(Effect(kind, target), watched)
+
+
+def _is_pure_value(node: ast.AST) -> bool:
+    """Names, attributes, constants, arithmetic, subscripts, tuples, `.item()` chains.
+
+    An `.item()` chain's receiver may use read-only methods (`s.max().item()`);
+    ``Invalidation.read_paths`` checks those.
+    """
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "item"
+            and not node.args
+            and not node.keywords
+        )
+    if not isinstance(node, _PURE_NODES):
+        return False
+    return all(_is_pure_value(child) for child in ast.iter_child_nodes(node))
+
+
+def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
+    """``T = V`` statements of the function's own code with a name or attribute
+    chain target and a pure value, grouped by structure; groups of two or more."""
+    groups: dict[tuple[str, str], list[ast.Assign]] = {}
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = access_path(node.targets[0])
+            if (
+                target is not None
+                and SUBSCRIPT not in target
+                and _is_pure_value(node.value)
+            ):
+                key = (ast.dump(node.targets[0]), ast.dump(node.value))
+                groups.setdefault(key, []).append(node)
+        if isinstance(node, ast.stmt):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                children = getattr(node, field, None)
+                if children:
+                    stack.extend(reversed(children))
+        elif isinstance(node, (ast.ExceptHandler, ast.match_case)):
+            stack.extend(reversed(node.body))
+    return [statements for statements in groups.values() if len(statements) > 1]

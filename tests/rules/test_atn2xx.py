@@ -1,0 +1,1012 @@
+"""ATN201 repeated-host-sync and ATN202 redundant-reassignment: positives, the
+design's negatives, the invalidation analysis they share, and their composition."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.cli import main
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+from lint_rules.rules.atn201_repeated_host_sync import RepeatedHostSync
+from lint_rules.rules.atn202_redundant_reassignment import RedundantReassignment
+
+RULES = (RepeatedHostSync, RedundantReassignment)
+BOTH = Settings(registry=RULES, select=("ATN2",))
+ATN201 = Settings(registry=RULES, select=("ATN201",))
+ATN202 = Settings(registry=RULES, select=("ATN202",))
+
+COMPOSITION = (
+    "def replay(m, s, step, y):\n"
+    "    max_len = s.max().item()\n"
+    "    m.k = max_len + (step + 1)\n"
+    "    m.buf.copy_(y)\n"
+    "    m.k = s.max().item() + (step + 1)\n"
+)
+COMPOSITION_FIXED = (
+    "def replay(m, s, step, y):\n"
+    "    max_len = s.max().item()\n"
+    "    m.k = max_len + (step + 1)\n"
+    "    m.buf.copy_(y)\n"
+)
+
+
+def findings(source: str, settings: Settings = BOTH) -> list[tuple[int, int, str]]:
+    errors: list[str] = []
+    found = check_source(textwrap.dedent(source), "t.py", settings, errors=errors)
+    assert errors == []
+    return [(f.location.row, f.location.column, f.code) for f in found]
+
+
+def codes(source: str, settings: Settings = BOTH) -> list[tuple[int, str]]:
+    return [(row, code) for row, _, code in findings(source, settings)]
+
+
+def fixed(source: str, settings: Settings = BOTH, unsafe: bool = False) -> str:
+    result = fix_text(textwrap.dedent(source), "t.py", settings, unsafe_fixes=unsafe)
+    assert result.error is None
+    ast.parse(result.text)
+    return result.text
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text)
+
+
+# ------------------------------------------------------------------- ATN201: positives
+
+
+def test_repeated_item_is_replaced_by_the_bound_name():
+    source = """
+    def replay(metadata, seq_lens_cpu, step):
+        max_len = seq_lens_cpu.max().item()
+        metadata.max_seq_len_k = max_len + step
+        metadata.limit = seq_lens_cpu.max().item() // 16
+    """
+    assert findings(source, ATN201) == [(5, 22, "ATN201")]
+    assert fixed(source, ATN201) == dedent(
+        """
+    def replay(metadata, seq_lens_cpu, step):
+        max_len = seq_lens_cpu.max().item()
+        metadata.max_seq_len_k = max_len + step
+        metadata.limit = max_len // 16
+    """
+    )
+
+
+def test_finding_message_names_the_first_line():
+    source = "def f(x):\n    a = x.sum().item()\n    return x.sum().item()\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert "x.sum().item()" in finding.message
+    assert "line 2" in finding.message
+    assert (finding.end_location.row, finding.end_location.column) == (3, 26)
+
+
+def test_unbound_first_value_is_reported_without_fix():
+    source = """
+    def f(x, m):
+        if x.sum().item() > 0:
+            m.total = int(x.sum().item())
+    """
+    (finding,) = check_source(dedent(source), "t.py", ATN201)
+    assert finding.location.row == 4 and finding.fix is None
+
+
+def test_first_in_enclosing_block_dominates_a_nested_repeat():
+    source = """
+    def f(x, c):
+        n = x.max().item()
+        if c:
+            while c:
+                c = x.max().item() > 3
+    """
+    assert codes(source, ATN201) == [(6, "ATN201")]
+    assert "c = n > 3" in fixed(source, ATN201)
+
+
+def test_inner_chain_of_int_is_found():
+    source = "def f(x):\n    n = x.item()\n    return int(x.item()) + 1\n"
+    assert (
+        fixed(source, ATN201) == "def f(x):\n    n = x.item()\n    return int(n) + 1\n"
+    )
+
+
+def test_repeat_in_one_statement_in_evaluation_order():
+    source = "def f(x):\n    return x.item() + x.item()\n"
+    assert codes(source, ATN201) == [(2, "ATN201")]
+    assert findings(source, ATN201)[0][1] == 23
+
+
+def test_value_of_an_assignment_is_evaluated_before_its_target():
+    # The value's `x.item()` runs first, so the target's is the repeat.
+    source = "def f(x, t):\n    t[x.item()] = x.item()\n"
+    assert findings(source, ATN201) == [(2, 7, "ATN201")]
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "m.buf.copy_(y)",  # another object's in-place write
+        "m.other = y",  # another attribute of the same object
+        "n = len(x)",  # read-only builtins
+        "ok = isinstance(x, int) and min(1, 2) < max(3, 4)",
+        "z = int(y)",
+        "z = torch.cumsum(x, dim=0)",  # torch functions leave their arguments alone
+        "z = F.pad(x, (1, 0))",
+        "z = x.to(torch.int32) + 1",  # read-only methods
+        "print(x.shape, x.size(0))",
+        "x2 = x.view(-1)",  # a view, not changed
+        "torch.cuda.synchronize()",  # unknown code cannot reach a private local
+        "y.add_(1)",  # a distinct parameter is a distinct object
+    ],
+)
+def test_code_that_cannot_change_the_receiver_does_not_invalidate(between):
+    source = f"""
+    import torch
+    import torch.nn.functional as F
+
+    def f(m, x, y):
+        n = x.max().item()
+        {between}
+        return x.max().item()
+    """
+    assert codes(source, ATN201) == [(8, "ATN201")]
+
+
+def test_self_chain_survives_writes_to_other_attributes():
+    source = """
+    class Backend:
+        def replay(self, y):
+            n = self.lens.max().item()
+            self.meta.cache.copy_(y)
+            self.step = n
+            return self.lens.max().item()
+    """
+    assert codes(source, ATN201) == [(7, "ATN201")]
+
+
+def test_same_iteration_repeat_in_a_loop():
+    source = """
+    def f(x, n):
+        for i in range(n):
+            a = x.item()
+            b = x.item()
+            x.add_(1)
+    """
+    assert codes(source, ATN201) == [(5, "ATN201")]
+
+
+def test_loop_that_changes_nothing_keeps_the_value():
+    source = """
+    def f(x, xs):
+        n = x.item()
+        for v in xs:
+            print(v)
+        return x.item()
+    """
+    assert codes(source, ATN201) == [(6, "ATN201")]
+
+
+@pytest.mark.parametrize("method", ["tolist", "cpu", "numpy"])
+def test_mutable_results_get_an_unsafe_fix(method):
+    source = f"def f(x):\n    a = x.{method}()\n    b = x.{method}()\n    return a, b\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    assert fixed(source, ATN201) == source  # not applied without --unsafe-fixes
+    assert "    b = a\n" in fixed(source, ATN201, unsafe=True)
+
+
+def test_item_fix_is_safe():
+    source = "def f(x):\n    a = x.item()\n    b = x.item()\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix.applicability.value == "safe"
+
+
+def test_no_fix_when_the_bound_name_is_rebound_between():
+    source = "def f(x):\n    a = x.item()\n    a = 0\n    return x.item()\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix is None
+
+
+def test_no_unsafe_fix_when_the_bound_list_is_changed_between():
+    source = "def f(x):\n    a = x.tolist()\n    a.append(0)\n    return x.tolist()\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix is None
+
+
+def test_rebinding_the_same_name_again_deletes_the_statement():
+    source = (
+        "def f(x, m):\n    n = x.item()\n    m.a = n\n    n = x.item()\n    return n\n"
+    )
+    assert (
+        fixed(source, ATN201)
+        == "def f(x, m):\n    n = x.item()\n    m.a = n\n    return n\n"
+    )
+
+
+def test_outer_chain_reported_once_not_its_inner_chain():
+    source = "def f(x):\n    a = x.cpu().numpy()\n    b = x.cpu().numpy()\n"
+    assert codes(source, ATN201) == [(3, "ATN201")]
+
+
+def test_inner_chain_reported_when_the_outer_is_new():
+    source = "def f(x):\n    a = x.cpu()\n    b = x.cpu().numpy()\n"
+    assert findings(source, ATN201) == [(3, 9, "ATN201")]
+
+
+def test_nested_function_is_its_own_scope():
+    source = """
+    def outer(x):
+        a = x.item()
+        def inner(x):
+            return x.item()
+        return inner
+    """
+    assert codes(source, ATN201) == []
+
+
+def test_repeat_inside_a_nested_function():
+    source = """
+    def outer():
+        def inner(x):
+            a = x.item()
+            return x.item()
+        return inner
+    """
+    assert codes(source, ATN201) == [(5, "ATN201")]
+
+
+# ------------------------------------------------------------------- ATN201: negatives
+
+NEGATIVES_201 = {
+    "mutated_in_place": """
+        def f(x):
+            a = x.max().item()
+            x.add_(1)
+            b = x.max().item()
+    """,
+    "mutated_by_item_store": """
+        def f(x):
+            a = x.sum().item()
+            x[0] = 5
+            b = x.sum().item()
+    """,
+    "mutated_by_augmented_assignment": """
+        def f(x):
+            a = x.sum().item()
+            x += 1
+            b = x.sum().item()
+    """,
+    "deleted": """
+        def f(x, y):
+            a = x.sum().item()
+            del x
+            x = y
+            b = x.sum().item()
+    """,
+    "rebound": """
+        def f(x, y):
+            a = x.item()
+            x = y
+            b = x.item()
+    """,
+    "rebound_by_walrus": """
+        def f(x, y):
+            a = x.item()
+            print((x := y))
+            b = x.item()
+    """,
+    "loop_rebinds": """
+        def f(x, xs):
+            a = x.item()
+            for x in xs:
+                pass
+            b = x.item()
+    """,
+    "sibling_branches": """
+        def f(x, c):
+            if c:
+                a = x.item()
+            else:
+                b = x.item()
+    """,
+    "first_in_if_second_after": """
+        def f(x, c):
+            if c:
+                a = x.item()
+            b = x.item()
+    """,
+    "first_in_elif": """
+        def f(x, c, d):
+            if c:
+                pass
+            elif d:
+                a = x.item()
+            b = x.item()
+    """,
+    "passed_to_unknown_call": """
+        def f(x):
+            a = x.sum().item()
+            update(x)
+            b = x.sum().item()
+    """,
+    "passed_as_keyword": """
+        def f(x, g):
+            a = x.sum().item()
+            g(buffer=x)
+            b = x.sum().item()
+    """,
+    "passed_inside_a_tuple": """
+        def f(x, g):
+            a = x.sum().item()
+            g((x, 1))
+            b = x.sum().item()
+    """,
+    "unknown_method_of_the_receiver": """
+        def f(x):
+            a = x.sum().item()
+            x.resize(4)
+            b = x.sum().item()
+    """,
+    "torch_out_argument": """
+        import torch
+        def f(x, y):
+            a = x.sum().item()
+            torch.add(y, 1, out=x)
+            b = x.sum().item()
+    """,
+    "inplace_keyword": """
+        import torch.nn.functional as F
+        def f(x):
+            a = x.sum().item()
+            F.relu(x, inplace=True)
+            b = x.sum().item()
+    """,
+    "mutated_through_a_view": """
+        def f(x):
+            v = x[:2]
+            a = x.sum().item()
+            v.zero_()
+            b = x.sum().item()
+    """,
+    "mutated_through_a_view_method": """
+        def f(x):
+            a = x.sum().item()
+            x.view(-1).zero_()
+            b = x.sum().item()
+    """,
+    "mutated_through_an_alias_made_later": """
+        def f(x, c):
+            a = x.sum().item()
+            if c:
+                v = x
+                v += 1
+            b = x.sum().item()
+    """,
+    "alias_of_the_receiver_mutated": """
+        def f(m, y):
+            x = m.buf
+            a = x.sum().item()
+            m.buf.add_(y)
+            b = x.sum().item()
+    """,
+    "stored_then_mutated_through_the_holder": """
+        def f(m, x):
+            m.k = x
+            a = x.sum().item()
+            m.k.add_(1)
+            b = x.sum().item()
+    """,
+    "appended_then_mutated_through_the_list": """
+        def f(x, lst):
+            lst.append(x)
+            a = x.sum().item()
+            lst[0].add_(1)
+            b = x.sum().item()
+    """,
+    "attribute_prefix_stored": """
+        def f(m, y):
+            a = m.lens.max().item()
+            m.lens = y
+            b = m.lens.max().item()
+    """,
+    "holder_passed_to_a_call": """
+        def f(m):
+            a = m.lens.max().item()
+            refresh(m)
+            b = m.lens.max().item()
+    """,
+    "self_method_call": """
+        class B:
+            def f(self):
+                a = self.lens.max().item()
+                self.refresh()
+                b = self.lens.max().item()
+    """,
+    "super_method_call": """
+        class B(A):
+            def f(self):
+                a = self.lens.max().item()
+                super().refresh()
+                b = self.lens.max().item()
+    """,
+    "mutated_later_in_the_loop": """
+        def f(x, n):
+            a = x.item()
+            for i in range(n):
+                b = x.item()
+                x.add_(1)
+    """,
+    "mutated_earlier_in_the_loop": """
+        def f(x, n):
+            a = x.item()
+            for i in range(n):
+                x.add_(1)
+                b = x.item()
+    """,
+    "first_in_a_loop_body_second_after": """
+        def f(x, n):
+            for i in range(n):
+                a = x.item()
+            b = x.item()
+    """,
+    "while_loop_mutates": """
+        def f(x):
+            a = x.item()
+            while a < 10:
+                x.mul_(2)
+                a = x.item()
+    """,
+    "while_loop_may_not_run": """
+        def f(x, c):
+            while c:
+                a = x.item()
+                c = False
+            b = x.item()
+    """,
+    "try_body_first_after_handler": """
+        def f(x):
+            try:
+                a = x.item()
+            except ValueError:
+                x.zero_()
+            b = x.item()
+    """,
+    "try_mutates_before_raising": """
+        def f(x):
+            a = x.item()
+            try:
+                x.zero_()
+                risky()
+            except ValueError:
+                b = x.item()
+    """,
+    "different_receivers": """
+        def f(x, y):
+            a = x.max().item()
+            b = y.max().item()
+    """,
+    "different_reductions": """
+        def f(x):
+            a = x.max().item()
+            b = x.min().item()
+    """,
+    "different_index": """
+        def f(x):
+            a = x[0].item()
+            b = x[1].item()
+    """,
+    "index_rebound": """
+        def f(x, i):
+            a = x[i].item()
+            i += 1
+            b = x[i].item()
+    """,
+    "first_conditional_in_and": """
+        def f(x, c):
+            a = c and x.item()
+            b = x.item()
+    """,
+    "first_in_ifexp_arm": """
+        def f(x, c):
+            a = x.item() if c else 0
+            b = x.item()
+    """,
+    "first_in_assert": """
+        def f(x):
+            assert x.item() > 0
+            b = x.item()
+    """,
+    "first_in_comprehension_body": """
+        def f(x, n):
+            a = [x.item() for _ in range(n)]
+            b = x.item()
+    """,
+    "mutated_in_comprehension": """
+        def f(x, n):
+            a = x.item()
+            [x.add_(1) for _ in range(n)]
+            b = x.item()
+    """,
+    "awaited_between": """
+        async def f(x, g):
+            a = x.item()
+            await g()
+            b = x.item()
+    """,
+    "yield_between": """
+        def f(x):
+            a = x.item()
+            yield a
+            b = x.item()
+    """,
+    "global_and_unknown_call": """
+        def f():
+            a = LENS.max().item()
+            refresh()
+            b = LENS.max().item()
+    """,
+    "declared_global": """
+        def f():
+            global lens
+            lens = make()
+            a = lens.item()
+            refresh()
+            b = lens.item()
+    """,
+    "captured_by_closure_and_unknown_call": """
+        def f(x, run):
+            g = lambda: x.add_(1)
+            a = x.item()
+            run(g)
+            b = x.item()
+    """,
+    "rebound_by_nested_function": """
+        def f(x, y):
+            def swap():
+                nonlocal x
+                x = y
+            a = x.item()
+            swap()
+            b = x.item()
+    """,
+    "with_exit_between": """
+        def f(x):
+            with track(x):
+                a = x.item()
+            b = x.item()
+    """,
+    "with_enter_between": """
+        def f(x):
+            a = x.item()
+            with track(x):
+                b = x.item()
+    """,
+    "dynamic_scope": """
+        def f(x):
+            a = x.item()
+            exec("x = 1")
+            b = x.item()
+    """,
+    "receiver_is_a_call": """
+        def f(x):
+            a = next_batch(x).item()
+            b = next_batch(x).item()
+    """,
+    "random_receiver": """
+        import torch
+        def f():
+            a = torch.rand(3).sum().item()
+            b = torch.rand(3).sum().item()
+    """,
+    "second_in_lambda": """
+        def f(x):
+            a = x.item()
+            return lambda: x.item()
+    """,
+    "item_with_arguments": """
+        def f(x):
+            a = x.numpy(force=True)
+            b = x.numpy(force=True)
+    """,
+    "match_capture_rebinds": """
+        def f(x, y):
+            a = x.item()
+            match y:
+                case x:
+                    pass
+            b = x.item()
+    """,
+    "except_name_rebinds": """
+        def f(x):
+            a = x.item()
+            try:
+                pass
+            except Exception as x:
+                pass
+            b = x.item()
+    """,
+    "class_definition_between": """
+        def f(x):
+            a = x.item()
+            class C:
+                x.add_(1)
+            b = x.item()
+    """,
+    "generator_iteration_between": """
+        def f(x):
+            a = x.item()
+            for _ in mutate(x):
+                pass
+            b = x.item()
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NEGATIVES_201.values(), ids=NEGATIVES_201.keys())
+def test_atn201_negative(source):
+    assert codes(source, ATN201) == []
+
+
+# ------------------------------------------------------------------- ATN202: positives
+
+
+def test_redundant_attribute_store_is_deleted():
+    source = """
+    def replay(metadata, max_len, step, y):
+        metadata.max_seq_len_k = max_len + (step + 1)
+        metadata.cache_seqlens.copy_(y)
+        metadata.max_seq_len_k = max_len + (step + 1)
+        return metadata
+    """
+    assert findings(source, ATN202) == [(5, 5, "ATN202")]
+    assert fixed(source, ATN202) == dedent(
+        """
+    def replay(metadata, max_len, step, y):
+        metadata.max_seq_len_k = max_len + (step + 1)
+        metadata.cache_seqlens.copy_(y)
+        return metadata
+    """
+    )
+
+
+def test_message_names_target_value_and_first_line():
+    source = "def f(m, a):\n    m.k = a\n    m.k = a\n"
+    (finding,) = check_source(source, "t.py", ATN202)
+    assert finding.message == (
+        "Redundant reassignment: `m.k` already holds `a`, assigned at line 2"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a",
+        "3",
+        "a.b.c",
+        "a[i]",
+        "a[i:j, 0]",
+        "-a + b * 2",
+        "(a, b)",
+        "a < b",
+        "s.max().item()",
+        "s.max().item() + 1",
+        "a ** 2 // 3",
+    ],
+)
+def test_pure_values(value):
+    source = f"def f(m, a, b, i, j, s):\n    m.k = {value}\n    print(m.k)\n    m.k = {value}\n"
+    assert codes(source, ATN202) == [(4, "ATN202")]
+
+
+def test_name_target():
+    source = "def f(a):\n    x = a * 2\n    print(x)\n    x = a * 2\n    return x\n"
+    assert (
+        fixed(source, ATN202)
+        == "def f(a):\n    x = a * 2\n    print(x)\n    return x\n"
+    )
+
+
+def test_second_in_nested_block_becomes_pass():
+    source = "def f(a, c):\n    x = a\n    if c:\n        x = a\n    return x\n"
+    assert (
+        fixed(source, ATN202)
+        == "def f(a, c):\n    x = a\n    if c:\n        pass\n    return x\n"
+    )
+
+
+def test_inside_a_loop_after_a_store_before_it():
+    source = """
+    def f(m, a, xs):
+        m.k = a
+        for x in xs:
+            m.k = a
+            print(x)
+    """
+    assert codes(source, ATN202) == [(5, "ATN202")]
+
+
+def test_repeats_in_one_block_are_fixed_one_per_pass():
+    source = "def f(m, a):\n    m.k = a\n    m.k = a\n    m.k = a\n"
+    (first, second) = check_source(source, "t.py", ATN202)
+    assert first.fix.isolation == second.fix.isolation
+    assert fixed(source, ATN202) == "def f(m, a):\n    m.k = a\n"
+
+
+def test_semicolon_joined_repeat():
+    source = "def f(m, a):\n    m.k = a; m.k = a\n"
+    assert fixed(source, ATN202) == "def f(m, a):\n    m.k = a\n"
+
+
+def test_in_place_write_to_another_attribute_does_not_invalidate():
+    source = """
+    class B:
+        def f(self, y):
+            self.k = self.n + 1
+            self.buf.copy_(y)
+            self.other = 0
+            self.k = self.n + 1
+    """
+    assert codes(source, ATN202) == [(7, "ATN202")]
+
+
+def test_unknown_method_of_another_object_does_not_invalidate():
+    source = """
+    def f(m, a, mode):
+        m.k = a
+        if mode.is_decode():
+            m.k = a
+    """
+    assert codes(source, ATN202) == [(5, "ATN202")]
+
+
+# ------------------------------------------------------------------- ATN202: negatives
+
+NEGATIVES_202 = {
+    "value_input_rebound": """
+        def f(m, a):
+            m.k = a + 1
+            a = 2
+            m.k = a + 1
+    """,
+    "value_input_mutated": """
+        def f(m, t):
+            m.k = t[0]
+            t.add_(1)
+            m.k = t[0]
+    """,
+    "value_item_input_mutated": """
+        def f(m, t):
+            m.k = t.sum().item()
+            t.add_(1)
+            m.k = t.sum().item()
+    """,
+    "value_input_passed_to_unknown_call": """
+        def f(m, a):
+            m.k = a.n
+            grow(a)
+            m.k = a.n
+    """,
+    "value_reads_target": """
+        def f(x):
+            x = x + 1
+            x = x + 1
+    """,
+    "value_reads_target_attribute": """
+        def f(m):
+            m.k = m.k * 2
+            m.k = m.k * 2
+    """,
+    "value_reads_target_through_alias": """
+        def f(m):
+            n = m
+            m.k = n.k + 1
+            m.k = n.k + 1
+    """,
+    "target_written_between": """
+        def f(m, a):
+            m.k = a
+            m.k = 0
+            m.k = a
+    """,
+    "target_prefix_rebound": """
+        def f(m, a, other):
+            m.k = a
+            m = other
+            m.k = a
+    """,
+    "target_mutated_in_place": """
+        def f(m, a):
+            m.k = a + 1
+            m.k.add_(1)
+            m.k = a + 1
+    """,
+    "target_mutated_through_alias": """
+        def f(m, a):
+            m.k = a + 1
+            t = m.k
+            t.add_(1)
+            m.k = a + 1
+    """,
+    "target_holder_passed_to_call": """
+        def f(m, a):
+            m.k = a
+            reset(m)
+            m.k = a
+    """,
+    "target_holder_method_call": """
+        class B:
+            def f(self, a):
+                self.k = a
+                self.reset()
+                self.k = a
+    """,
+    "name_target_augmented": """
+        def f(a):
+            x = a + 1
+            x += 1
+            x = a + 1
+    """,
+    "impure_value_call": """
+        def f(m, a):
+            m.k = make(a)
+            m.k = make(a)
+    """,
+    "impure_value_method": """
+        def f(m, a):
+            m.k = a.size(0)
+            m.k = a.size(0)
+    """,
+    "mutable_list_value": """
+        def f(m):
+            m.k = []
+            m.k = []
+    """,
+    "mutable_tolist_value": """
+        def f(m, t):
+            m.k = t.tolist()
+            m.k = t.tolist()
+    """,
+    "sibling_branches": """
+        def f(m, a, c):
+            if c:
+                m.k = a
+            else:
+                m.k = a
+    """,
+    "first_in_if_second_after": """
+        def f(m, a, c):
+            if c:
+                m.k = a
+            m.k = a
+    """,
+    "loop_iterations": """
+        def f(m, xs):
+            for x in xs:
+                m.k = x
+    """,
+    "loop_changes_input": """
+        def f(m, a, n):
+            m.k = a
+            for i in range(n):
+                m.k = a
+                a = a + 1
+    """,
+    "while_changes_input": """
+        def f(m, a):
+            m.k = a
+            while a < 4:
+                a += 1
+                m.k = a
+    """,
+    "while_first_inside": """
+        def f(m, a, c):
+            while c:
+                m.k = a
+                c = False
+            m.k = a
+    """,
+    "try_first_inside": """
+        def f(m, a):
+            try:
+                m.k = a
+            except ValueError:
+                pass
+            m.k = a
+    """,
+    "try_handler_writes": """
+        def f(m, a):
+            m.k = a
+            try:
+                risky()
+            except ValueError:
+                m.k = 0
+            m.k = a
+    """,
+    "different_targets": """
+        def f(m, a):
+            m.k = a
+            m.j = a
+    """,
+    "different_receivers": """
+        def f(m, n, a):
+            m.k = a
+            n.k = a
+    """,
+    "subscript_target": """
+        def f(m, a):
+            m[0] = a
+            m[0] = a
+    """,
+    "chained_targets": """
+        def f(a):
+            x = y = a
+            x = y = a
+    """,
+    "tuple_target": """
+        def f(a, b):
+            x, y = a, b
+            x, y = a, b
+    """,
+    "global_target_and_unknown_call": """
+        def f(a):
+            STATE.k = a
+            refresh()
+            STATE.k = a
+    """,
+    "awaited_between": """
+        async def f(m, a, g):
+            m.k = a
+            await g()
+            m.k = a
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NEGATIVES_202.values(), ids=NEGATIVES_202.keys())
+def test_atn202_negative(source):
+    assert codes(source, ATN202) == []
+
+
+# --------------------------------------------------------------------- composition
+
+
+def test_composition_needs_two_passes():
+    # Pass 1: ATN201 only (ATN202 cannot see the two values are equal yet).
+    assert codes(COMPOSITION) == [(5, "ATN201")]
+    assert fixed(COMPOSITION) == COMPOSITION_FIXED
+
+
+def test_composition_through_the_cli(tmp_path: Path, monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    (tmp_path / "replay.py").write_text(COMPOSITION)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("lint_rules.config.default_registry", lambda: RULES)
+    code = main(["check", "--fix", "--no-cache", "replay.py"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert (tmp_path / "replay.py").read_text() == COMPOSITION_FIXED
+    # One host sync fewer.
+    assert COMPOSITION.count(".item()") - COMPOSITION_FIXED.count(".item()") == 1
+
+
+def test_cli_reports_both_codes_without_fix(tmp_path: Path, monkeypatch, capsys):
+    source = COMPOSITION + "    m.k = s.max().item() + (step + 1)\n"
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    (tmp_path / "replay.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("lint_rules.config.default_registry", lambda: RULES)
+    code = main(["check", "--no-cache", "--output-format", "concise", "replay.py"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    rows = [line.split(" ")[:2] for line in out.splitlines() if "ATN2" in line]
+    assert rows == [
+        ["replay.py:5:11:", "ATN201"],
+        ["replay.py:6:5:", "ATN202"],
+        ["replay.py:6:11:", "ATN201"],
+    ]
