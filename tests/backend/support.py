@@ -157,6 +157,8 @@ class GraphRun:
 
     graph: list[torch.Tensor]
     eager: list[torch.Tensor]
+    #: How many CUDA graphs the runner captured (0 on the CPU path).
+    num_cuda_graphs: int = 0
 
 
 @functools.cache
@@ -182,7 +184,9 @@ def graph_run(
                 forward_eager(backend, cache.layers, workload.forward_batch, *inputs)
             )
         _synchronize(device)
-    return GraphRun([g.cpu() for g in graph], [e.cpu() for e in eager])
+    return GraphRun(
+        [g.cpu() for g in graph], [e.cpu() for e in eager], len(runner.graphs)
+    )
 
 
 @functools.cache
