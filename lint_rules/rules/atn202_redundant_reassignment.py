@@ -88,7 +88,8 @@ class RedundantReassignment(Rule):
 
     code = "ATN202"
     name = "redundant-reassignment"
-    triggers = ("=",)
+    # Only functions are analyzed, so a file without one cannot have a finding.
+    triggers = ("def ", "def\t")
     fix_availability = "safe"
 
     valid = (
