@@ -44,7 +44,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from lint_rules.checker import check_source
+from lint_rules.config import ConfigError, load_settings
 from lint_rules.diagnostics import Applicability, Finding, Fix
+from lint_rules.discover import DiscoveryError, discover_files
+from lint_rules.fixer import apply_fixes
+from lint_rules.output import display_path
 from lint_rules.poison import POISON_ENV
 from lint_rules.source import SourceError, SourceFile
 
@@ -62,23 +67,6 @@ CONFIRMED = "confirmed"
 REJECTED = "rejected"
 UNCONFIRMED = "unconfirmed"
 SKIPPED = "skipped"
-
-_EXCLUDED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "__pycache__",
-        "build",
-        "dist",
-        "node_modules",
-        "site-packages",
-    }
-)
 
 _DESCRIPTION = """\
 Run TEST COMMAND with uninitialized memory poisoned and keep the unsafe fixes
@@ -200,6 +188,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "(default: every unsafe fix the configuration enables)",
     )
     parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the pyproject.toml to read [tool.attnlint] from (default: the "
+        "nearest one above the first path)",
+    )
+    parser.add_argument(
         "--output-format",
         choices=("text", "json"),
         default="text",
@@ -232,6 +226,7 @@ class VerifyOptions:
     dry_run: bool = False
     select: tuple[str, ...] | None = None
     output_format: str = "text"
+    config: str | None = None
 
 
 def _options_from(args: argparse.Namespace) -> VerifyOptions:
@@ -249,7 +244,12 @@ def _options_from(args: argparse.Namespace) -> VerifyOptions:
         _add_options(paths_parser)
         paths_parser.add_argument("paths", nargs="*")
         extra = paths_parser.parse_intermixed_args(before)
-        for key, default in (("timeout", None), ("dry_run", False), ("select", None)):
+        for key, default in (
+            ("timeout", None),
+            ("dry_run", False),
+            ("select", None),
+            ("config", None),
+        ):
             if getattr(extra, key) != default:
                 setattr(args, key, getattr(extra, key))
         if extra.output_format != "text":
@@ -264,6 +264,7 @@ def _options_from(args: argparse.Namespace) -> VerifyOptions:
         dry_run=args.dry_run,
         select=args.select,
         output_format=args.output_format,
+        config=args.config,
     )
 
 
@@ -323,25 +324,8 @@ class SourceState:
         fixes = [c.fix for c in chosen if c.source is self]
         if not fixes:
             return self.original
-        return self.source.to_bytes(_apply_fixes(self.source.text, fixes))
-
-
-def _apply_fixes(text: str, fixes: Iterable[Fix]) -> str:
-    """``text`` with ``fixes`` applied; a fix overlapping an earlier one is skipped.
-
-    Private stand-in for the fixer's single-pass application (to be merged with
-    ``lint_rules.fixer``): verify needs to apply an arbitrary subset of fixes.
-    """
-    accepted: list[Fix] = []
-    taken = []
-    for fix in sorted(fixes, key=lambda f: (f.start, max(e.end for e in f.edits))):
-        if any(edit.overlaps(other) for edit in fix.edits for other in taken):
-            continue
-        accepted.append(fix)
-        taken.extend(fix.edits)
-    for edit in sorted(taken, key=lambda e: (e.start, e.end), reverse=True):
-        text = text[: edit.start] + edit.content + text[edit.end :]
-    return text
+        # One pass of the fixer, no re-check: exactly these fixes.
+        return self.source.to_bytes(apply_fixes(self.source.text, fixes)[0])
 
 
 def _selected(code: str, select: tuple[str, ...] | None) -> bool:
@@ -352,90 +336,56 @@ def collect_candidates(
     paths: Sequence[str],
     select: tuple[str, ...] | None = None,
     find: Callable[[str, str], list[Finding]] | None = None,
+    config: str | None = None,
 ) -> list[SourceState]:
     """Files under ``paths`` with their unsafe fixes, in path order.
 
-    ``find(text, filename)`` returns a file's findings; by default it runs the
-    checker with the configuration found for ``paths``.
+    Files are found, and checked, as ``attnlint check`` does with the
+    configuration for ``paths`` (or the file ``config``). ``find(text,
+    filename)``, when given, replaces the checker (tests use synthetic fixes).
     """
+    try:
+        settings = load_settings(config, start=paths[0] if paths else None)
+        files = discover_files(paths, settings)
+    except (ConfigError, DiscoveryError) as error:
+        raise VerifyUsageError(str(error)) from None
     if find is None:
-        find = _checker_for(paths)
+
+        def find(text: str, filename: str) -> list[Finding]:
+            return check_source(text, filename, settings)
+
     states: list[SourceState] = []
-    for path, display in _discover(paths):
+    for path in files:
+        display = display_path(str(path))
         try:
             data = path.read_bytes()
-            state = SourceState(path, display, data)
+            state = SourceState(path.resolve(), display, data)
         except (OSError, SourceError) as error:
             raise VerifyUsageError(f"cannot read {display}: {error}") from None
         findings = [
             finding
-            for finding in find(state.source.text, display)
+            for finding in find(state.source.text, str(path))
             if finding.fix is not None
             and finding.fix.applicability is Applicability.UNSAFE
             and _selected(finding.code, select)
         ]
         if not findings:
             continue
-        findings.sort(key=lambda f: (f.fix.start, f.location.row, f.location.column))
         taken: list[Fix] = []
-        for finding in findings:
+        for finding in sorted(findings, key=lambda f: f.fix.start):  # type: ignore[union-attr]
             candidate = CandidateFix(state, finding)
-            assert finding.fix is not None
-            if any(
-                edit.overlaps(other)
-                for edit in finding.fix.edits
-                for fix in taken
-                for other in fix.edits
+            if (
+                candidate.fix
+                not in apply_fixes(state.source.text, [*taken, candidate.fix])[1]
             ):
+                # The fixer would not take it next to the others (overlap).
                 candidate.status = SKIPPED
                 candidate.reason = "overlaps another unsafe fix; run verify again"
             else:
-                taken.append(finding.fix)
+                taken.append(candidate.fix)
             state.candidates.append(candidate)
         states.append(state)
     return states
-
-
-def _checker_for(paths: Sequence[str]) -> Callable[[str, str], list[Finding]]:
-    try:
-        from lint_rules.checker import check_source
-        from lint_rules.config import load_settings
-    except ImportError as error:  # pragma: no cover - until the checker lands
-        raise VerifyUsageError(f"the checker is not available: {error}") from None
-    try:
-        settings = load_settings(list(paths))
-    except Exception as error:  # a configuration error is the user's to fix
-        raise VerifyUsageError(f"configuration error: {error}") from None
-    return lambda text, filename: list(check_source(text, filename, settings))
-
-
-def _discover(paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
-    """Python files under ``paths`` (a named file always counts), sorted, once each."""
-    seen: set[Path] = set()
-    found: list[tuple[Path, str]] = []
-    for name in paths:
-        root = Path(name)
-        if not root.exists():
-            raise VerifyUsageError(f"no such file or directory: {name}")
-        if root.is_file():
-            candidates = [root]
-        else:
-            candidates = []
-            for directory, subdirs, files in os.walk(root):
-                subdirs[:] = sorted(
-                    d
-                    for d in subdirs
-                    if d not in _EXCLUDED_DIRS and not d.startswith(".")
-                )
-                candidates.extend(
-                    Path(directory, f) for f in sorted(files) if f.endswith(".py")
-                )
-        for path in candidates:
-            real = path.resolve()
-            if real not in seen:
-                seen.add(real)
-                found.append((real, os.path.normpath(path)))
-    yield from found
 
 
 # --------------------------------------------------------------------------
@@ -790,7 +740,7 @@ class Verifier:
         """Fixes whose file no longer parses with them alone are rejected at once."""
         for candidate in self.testable:
             state = candidate.source
-            text = _apply_fixes(state.source.text, [candidate.fix])
+            text = apply_fixes(state.source.text, [candidate.fix])[0]
             try:
                 ast.parse(text, filename=state.display)
             except (SyntaxError, ValueError) as error:
@@ -991,7 +941,7 @@ def verify(
     started = time.monotonic()
     progress = progress or Progress(stderr)
     try:
-        states = collect_candidates(options.paths, options.select, find)
+        states = collect_candidates(options.paths, options.select, find, options.config)
         _check_writable(states)
     except VerifyUsageError as error:
         stderr.write(f"attnlint verify: error: {error}\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -26,17 +27,18 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.diagnostics import Applicability, Edit, Fix
+from lint_rules.diagnostics import Applicability, Edit, Finding, Fix, Location
 from lint_rules.verify import (
     EXIT_INTERRUPTED,
     EXIT_NOT_CONFIRMED,
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_USAGE,
+    CandidateFix,
     FileTransaction,
     Progress,
+    SourceState,
     VerifyOptions,
-    _apply_fixes,
     build_parser,
     collect_candidates,
     failing_tests_in,
@@ -65,6 +67,12 @@ FAKE_MODULE = (
 
 def unsafe(start: int, end: int, content: str) -> Fix:
     return Fix((Edit(start, end, content),), Applicability.UNSAFE, "fix")
+
+
+def finding(fix: Fix) -> Finding:
+    return Finding(
+        "ATN102", "zeros-persistent-buffer", "m", Location(1, 1), Location(1, 2), fix
+    )
 
 
 def run(
@@ -102,12 +110,20 @@ def snapshot(path: Path) -> tuple[bytes, int, int]:
 # Units
 
 
-def test_apply_fixes_applies_edits_from_the_end_and_skips_overlaps() -> None:
-    text = "a = zeros(1)\nb = zeros(2)\n"
-    first, second = unsafe(4, 9, "empty"), unsafe(17, 22, "empty")
-    overlapping = unsafe(6, 12, "X")
-    assert _apply_fixes(text, [second, overlapping, first]) == (
-        "a = empty(1)\nb = empty(2)\n"
+def test_a_source_renders_exactly_the_chosen_fixes_of_that_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes("a = zeros(1)\r\nb = zeros(2)\r\n".encode("utf-8-sig"))
+    state = SourceState(path, "m.py", path.read_bytes())
+    other = SourceState(path, "other.py", path.read_bytes())
+    first, second = unsafe(4, 9, "empty"), unsafe(18, 23, "empty")
+    state.candidates = [
+        CandidateFix(state, finding(first)),
+        CandidateFix(state, finding(second)),
+    ]
+    elsewhere = CandidateFix(other, finding(first))
+    assert state.render([]) == path.read_bytes()
+    assert state.render([state.candidates[1], elsewhere]) == (
+        "a = zeros(1)\r\nb = empty(2)\r\n".encode("utf-8-sig")
     )
 
 
@@ -438,7 +454,43 @@ def test_a_run_without_the_plugin_is_an_error_not_a_confirmation(
 
 
 # --------------------------------------------------------------------------
-# End to end on the reference backend (waits for ATN102)
+# End to end on the reference backend: the real checker, ATN102's fixes, the
+# backend's graph-path tests on a copy of the unoptimized fixture. Slow: each
+# run captures and replays graphs; the planted case needs about six runs.
+
+FIXTURE = REPO / "tests" / "fixtures" / "flashattention_backend_unoptimized.py"
+BACKEND_GRAPH_TESTS = pytest_command(
+    "tests/backend/test_graph_path.py", "-k", "unoptimized"
+)
+# Target-verify capture writes cu_seqlens_q once per batch size. Planted: it
+# takes the maximum with what the buffer held, which reads it first. Harmless
+# on zeros (every capture writes the same prefix); garbage on torch.empty.
+CAPTURE_WRITE = """\
+            cu_seqlens_q.copy_(
+                torch.arange(
+                    0,
+                    bs * draft_token_num + 1,
+                    draft_token_num,
+                    dtype=torch.int32,
+                    device=self.device,
+                )
+            )
+"""
+CAPTURE_READ_FIRST = """\
+            cu_seqlens_q.copy_(
+                torch.maximum(
+                    cu_seqlens_q,
+                    torch.arange(
+                        0,
+                        bs * draft_token_num + 1,
+                        draft_token_num,
+                        dtype=torch.int32,
+                        device=self.device,
+                    ),
+                )
+            )
+"""
+PLANTED_BUFFER = '"cu_seqlens_q": torch.zeros('
 
 
 def _atn102_available() -> bool:
@@ -454,11 +506,68 @@ needs_atn102 = pytest.mark.skipif(
 )
 
 
-@needs_atn102
-def test_reference_backend_fixture_every_atn102_fix_confirmed() -> None:
-    pytest.skip("enabled once ATN102 lands")
+def copy_reference_project(root: Path) -> Path:
+    """reference_backend/, tests/backend/ and the unoptimized fixture, under ``root``."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(
+        REPO / "reference_backend", root / "reference_backend", ignore=ignore
+    )
+    shutil.copytree(
+        REPO / "tests" / "backend", root / "tests" / "backend", ignore=ignore
+    )
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "fixtures").mkdir()
+    return Path(shutil.copy2(FIXTURE, root / "tests" / "fixtures" / FIXTURE.name))
+
+
+def verify_reference_fixture(fixture: Path) -> tuple[int, dict, str]:
+    options = VerifyOptions(
+        [str(fixture.relative_to(Path.cwd()))],
+        BACKEND_GRAPH_TESTS,
+        select=("ATN102",),
+        output_format="json",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code = verify(
+        options, stdout=out, stderr=err, progress=Progress(err, enabled=False)
+    )
+    return code, json.loads(out.getvalue()), err.getvalue()
 
 
 @needs_atn102
-def test_reference_backend_planted_early_read_rejects_exactly_that_fix() -> None:
-    pytest.skip("enabled once ATN102 lands")
+@pytest.mark.slow
+def test_reference_backend_fixture_every_atn102_fix_confirmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fixture = copy_reference_project(tmp_path)
+    code, report, err = verify_reference_fixture(fixture)
+    assert code == EXIT_OK, err
+    statuses = [(f["row"], f["status"]) for f in report["fixes"]]
+    assert statuses and all(status == "confirmed" for _, status in statuses), statuses
+    assert report["runs"] == 2  # the baseline, then every fix at once
+    assert report["files_changed"] == ["tests/fixtures/" + FIXTURE.name]
+
+
+@needs_atn102
+@pytest.mark.slow
+def test_reference_backend_planted_early_read_rejects_exactly_that_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fixture = copy_reference_project(tmp_path)
+    text = fixture.read_text()
+    assert text.count(CAPTURE_WRITE) == 1 and text.count(PLANTED_BUFFER) == 1
+    planted = text.replace(CAPTURE_WRITE, CAPTURE_READ_FIRST)
+    fixture.write_text(planted)
+    planted_row = planted[: planted.index(PLANTED_BUFFER)].count("\n") + 1
+    code, report, err = verify_reference_fixture(fixture)
+    assert code == EXIT_OK, err
+    rejected = [f for f in report["fixes"] if f["status"] == "rejected"]
+    assert [f["row"] for f in rejected] == [planted_row]
+    assert rejected[0]["rejecting_tests"]
+    assert all("target_verify" in test for test in rejected[0]["rejecting_tests"])
+    others = [f for f in report["fixes"] if f["row"] != planted_row]
+    assert others and all(f["status"] == "confirmed" for f in others)
+    final = fixture.read_text().splitlines()
+    assert PLANTED_BUFFER in final[planted_row - 1]  # that buffer kept its zeros
