@@ -139,7 +139,7 @@ class FlashAttentionBackend:
             cache_seqlens_int32=cache_seqlens.to(torch.int32),
             cu_seqlens_q=cu_seqlens_q,
             cu_seqlens_k=_cumulative(cache_seqlens),
-            page_table=token_table[:, strided_indices] // self.page_size,
+            page_table=self._pages_of(token_table, strided_indices),
             max_seq_len_q=max_seq_len_q,
             max_seq_len_k=max_seq_len_k,
         )
@@ -400,8 +400,16 @@ class FlashAttentionBackend:
         """
         num_pages = (token_table.shape[1] + self.page_size - 1) // self.page_size
         page_table[:, :num_pages].copy_(
-            token_table[:, strided_indices[:num_pages]] // self.page_size
+            self._pages_of(token_table, strided_indices[:num_pages])
         )
+
+    def _pages_of(
+        self, token_table: torch.Tensor, strided_indices: torch.Tensor
+    ) -> torch.Tensor:
+        """The page of each strided position of ``token_table``."""
+        if self.page_size == 1:
+            return token_table  # every token is a page of its own
+        return token_table[:, strided_indices] // self.page_size
 
 
 class FlashAttentionMultiStepBackend:
