@@ -53,7 +53,7 @@ class Block:
 
     index: int
     stmt: ast.stmt | None  # None for the synthetic entry and exit
-    role: str  # "entry", "exit", "stmt", "test", "iter", "target", "items", "handler", "case"
+    role: str  # "entry", "exit", "stmt", "test", "iter", "next", "target", "items", "handler", "finally", "case"
     events: list[Event] = field(default_factory=list)
     succs: list[Block] = field(default_factory=list)
     preds: list[Block] = field(default_factory=list)
@@ -456,14 +456,17 @@ class _Builder:
         head = self.start(stmt, "iter", preds)
         self.info(stmt, body, index, parent, head)
         self.expr(stmt.iter, stmt)
-        target = self.start(stmt, "target", [head])
+        # Fetching the next item: the loop ends here, before the target is
+        # bound, so an exhausted (or empty) iterable leaves the target unbound.
+        fetch = self.start(stmt, "next", [head])
+        target = self.start(stmt, "target", [fetch])
         self.expr(stmt.target, stmt)
         breaks: list[Block] = []
-        self.loops.append((target, breaks))
+        self.loops.append((fetch, breaks))
         ends = self.statements(stmt.body, [target], stmt)
         self.loops.pop()
-        self.link(ends, target)
-        ends = self.statements(stmt.orelse, [target], stmt)
+        self.link(ends, fetch)
+        ends = self.statements(stmt.orelse, [fetch], stmt)
         return ends + breaks
 
     stmt_AsyncFor = stmt_For
