@@ -1,0 +1,690 @@
+"""What a use of a tensor does to its memory: the effect model of ATN101-ATN103.
+
+A use of a tensor-valued local is a *definite full write* (``x.copy_(y)``,
+``x.fill_(v)``, ``x.zero_()``, in-place random fills, ``x[:] = v``,
+``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a ``torch`` function), a
+*definite read* (``x += 1``, ``x + 1``, ``x < y``, in-place accumulation such
+as ``x.add_(y)`` or ``x.index_add_(...)``, reductions and conversions such as
+``x.sum()`` or ``x.to(d)``, an indexing read ``x[idx]``), *transparent* (it
+sees only metadata: ``x.shape``, ``x.size()``, ``len(x)``), a *rebinding* of
+the name (the old value is no longer reachable through it), or *unknown*
+(anything else: the tensor escapes into an unknown call, a container, a
+return value or another name, a view of it is taken, part of it is written).
+
+Evaluation that happens on some paths only within a statement (the arms of
+``a if c else b``, the right operands of ``and``/``or``) and uses inside a
+nested scope are never definite writes; nested uses are always unknown.
+
+On top of the per-function flow (``FunctionFlow``) this module answers the
+two path questions the rules ask: is the first effective use after a binding
+a definite full write on every path, and is it a definite read on some path.
+It also recognizes the allocations involved: the zero-filled family
+(``torch.zeros``, ``zeros_like``, ``Tensor.new_zeros``, ``torch.full`` /
+``full_like`` / ``Tensor.new_full`` with a literal zero) and the
+uninitialized family (``torch.empty``, ``empty_like``, ``empty_strided``,
+``Tensor.new_empty``), resolved through the module's imports.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Container, Mapping
+from dataclasses import dataclass
+
+from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
+from lint_rules.analysis.imports import ImportMap
+
+
+class Effect(enum.Enum):
+    """What one use does to the tensor's memory."""
+
+    FULL_WRITE = "full write"
+    READ = "read"
+    UNKNOWN = "unknown"
+    REBIND = "rebind"  # a store or ``del`` of the name itself
+    TRANSPARENT = "transparent"  # metadata only: neither reads nor writes elements
+
+
+class Detail(enum.Enum):
+    """Why a use is unknown (for messages); other effects carry ``NONE``."""
+
+    NONE = ""
+    PARTIAL = "partly written"  # in place through a view or a partial index
+    ESCAPE = "sliced or passed on"  # bound, passed, stored, returned, viewed
+
+
+#: In-place methods that overwrite every element regardless of its old value.
+FULL_WRITE_METHODS = frozenset(
+    {
+        "copy_",
+        "fill_",
+        "zero_",
+        "uniform_",
+        "normal_",
+        "random_",
+        "bernoulli_",
+        "exponential_",
+        "geometric_",
+        "cauchy_",
+        "log_normal_",
+    }
+)
+
+#: Methods whose result depends on the current elements: in-place accumulation
+#: (the untouched or accumulated-into elements survive), reductions,
+#: conversions and copies, elementwise arithmetic.
+READ_METHODS = frozenset(
+    {
+        # in place, keeping (part of) the old contents
+        "add_",
+        "sub_",
+        "mul_",
+        "div_",
+        "true_divide_",
+        "floor_divide_",
+        "remainder_",
+        "fmod_",
+        "pow_",
+        "neg_",
+        "abs_",
+        "exp_",
+        "log_",
+        "sqrt_",
+        "rsqrt_",
+        "sigmoid_",
+        "tanh_",
+        "relu_",
+        "clamp_",
+        "clamp_min_",
+        "clamp_max_",
+        "lerp_",
+        "addcmul_",
+        "addcdiv_",
+        "addmm_",
+        "baddbmm_",
+        "cumsum_",
+        "index_add_",
+        "scatter_add_",
+        "scatter_reduce_",
+        "masked_fill_",
+        # reductions
+        "sum",
+        "max",
+        "min",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "norm",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "any",
+        "all",
+        "count_nonzero",
+        "cumsum",
+        "cumprod",
+        "nonzero",
+        "unique",
+        "sort",
+        "argsort",
+        "topk",
+        # conversions and copies
+        "item",
+        "tolist",
+        "clone",
+        "to",
+        "cpu",
+        "cuda",
+        "numpy",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "int",
+        "long",
+        "short",
+        "bool",
+        "byte",
+        "char",
+        "type",
+        # elementwise arithmetic and comparison
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "pow",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "equal",
+        "allclose",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "matmul",
+        "mm",
+        "bmm",
+        "dot",
+        "gather",
+        "index_select",
+        "masked_select",
+        "take",
+        "repeat",
+        "repeat_interleave",
+    }
+)
+
+#: Attributes and methods that see only the tensor's metadata.
+METADATA_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"}
+)
+METADATA_METHODS = frozenset(
+    {
+        "size",
+        "dim",
+        "ndimension",
+        "numel",
+        "nelement",
+        "stride",
+        "element_size",
+        "is_contiguous",
+        "is_floating_point",
+        "get_device",
+        "storage_offset",
+    }
+)
+#: Builtins that look only at the object (or its length), not its elements.
+_METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
+
+#: ``torch`` functions that allocate without writing, so ``out=x`` does not write x.
+_UNINITIALIZED_FUNCTIONS = frozenset(
+    {"torch.empty", "torch.empty_like", "torch.empty_strided"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """The first effective use of a name on some path."""
+
+    event: Event
+    effect: Effect
+    detail: Detail = Detail.NONE
+
+    @property
+    def row(self) -> int:
+        return getattr(self.event.node, "lineno", 0)
+
+
+# --------------------------------------------------------------------------- allocations
+
+_ZERO_FUNCTIONS = {
+    "torch.zeros": "zeros",
+    "torch.zeros_like": "zeros_like",
+    "torch.full": "full",
+    "torch.full_like": "full_like",
+}
+_EMPTY_FUNCTIONS = {
+    "torch.empty": "empty",
+    "torch.empty_like": "empty_like",
+    "torch.empty_strided": "empty_strided",
+}
+_ZERO_METHODS = {"new_zeros": "new_zeros", "new_full": "new_full"}
+_EMPTY_METHODS = {"new_empty": "new_empty"}
+#: Where the fill value of a ``full`` function sits: positional index, keyword.
+_FILL_POSITION = 1
+_FILL_KEYWORD = "fill_value"
+
+#: The uninitialized counterpart of each zero-filled allocator.
+EMPTY_COUNTERPART = {
+    "zeros": "empty",
+    "zeros_like": "empty_like",
+    "new_zeros": "new_empty",
+    "full": "empty",
+    "full_like": "empty_like",
+    "new_full": "new_empty",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """A call that allocates a fresh tensor: zero-filled or uninitialized."""
+
+    call: ast.Call
+    function: str  # "zeros", "zeros_like", "new_zeros", "full", ..., "empty", ...
+    method: bool  # called as a tensor method (``x.new_zeros(...)``)
+    fill: ast.expr | ast.keyword | None = None  # the zero fill argument of ``full``
+    # ``torch.full`` infers its dtype from the fill when none is given
+    # (``0`` -> int64, ``False`` -> bool); ``torch.empty`` would not.
+    inferred_dtype: str | None = None
+
+    @property
+    def zero_filled(self) -> bool:
+        return self.function in EMPTY_COUNTERPART
+
+    @property
+    def display(self) -> str:
+        """How messages name the allocator: ``torch.zeros``, ``Tensor.new_zeros``."""
+        return f"Tensor.{self.function}" if self.method else f"torch.{self.function}"
+
+
+def allocation_of(
+    node: ast.AST, imports: ImportMap, local_names: frozenset[str] = frozenset()
+) -> Allocation | None:
+    """The allocation ``node`` makes, if it is a call to a known allocator.
+
+    ``local_names`` are names bound in the enclosing function: a call through
+    one of them is not a call of the imported ``torch`` function.
+    """
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if any(keyword.arg is None or keyword.arg == "out" for keyword in node.keywords):
+        return (
+            None  # ``**kwargs`` may hide ``out=``; with ``out=`` nothing is allocated
+        )
+    base = func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if isinstance(base, ast.Name) and base.id in local_names:
+        if not isinstance(func, ast.Attribute) or func.attr not in {
+            **_ZERO_METHODS,
+            **_EMPTY_METHODS,
+        }:
+            return None
+    qualified = imports.qualified_name(func)
+    method = False
+    if qualified in _ZERO_FUNCTIONS:
+        function = _ZERO_FUNCTIONS[qualified]
+    elif qualified in _EMPTY_FUNCTIONS:
+        function = _EMPTY_FUNCTIONS[qualified]
+    elif qualified is None and isinstance(func, ast.Attribute):
+        # A tensor method, recognized by name (the receiver's type is unknown).
+        function = _ZERO_METHODS.get(func.attr) or _EMPTY_METHODS.get(func.attr) or ""
+        method = True
+        if not function:
+            return None
+    else:
+        return None
+    if function not in ("full", "full_like", "new_full"):
+        return Allocation(node, function, method)
+    fill = _fill_argument(node)
+    if fill is None:
+        return None
+    value = fill.value if isinstance(fill, ast.keyword) else fill
+    zero = literal_zero(value)
+    if zero is None:
+        return None
+    inferred = None
+    if function == "full" and not any(k.arg == "dtype" for k in node.keywords):
+        inferred = {"int": "int64", "bool": "bool"}.get(zero)
+    return Allocation(node, function, method, fill, inferred)
+
+
+def _fill_argument(call: ast.Call) -> ast.expr | ast.keyword | None:
+    positional = call.args
+    if any(isinstance(arg, ast.Starred) for arg in positional):
+        return None
+    if len(positional) > _FILL_POSITION:
+        return positional[_FILL_POSITION]
+    return next((k for k in call.keywords if k.arg == _FILL_KEYWORD), None)
+
+
+def literal_zero(node: ast.expr) -> str | None:
+    """``"int"``, ``"float"`` or ``"bool"`` for a literal zero (``0``, ``0.0``,
+    ``False``, ``-0.0``, ``+0``), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+        if isinstance(node, ast.Constant) and type(node.value) is bool:
+            return None  # ``-False`` is an int; keep the rewrite to plain literals
+    if not isinstance(node, ast.Constant):
+        return None
+    value = node.value
+    kind = type(value)
+    if kind in (int, float, bool) and value == 0:
+        return kind.__name__
+    return None
+
+
+# --------------------------------------------------------------------------- effects
+
+
+def index_kind(index: ast.expr) -> str:
+    """``"full"`` (every component a bare ``:`` or ``...``), ``"view"`` (slices,
+    ``...``, ``None`` and integer literals: basic indexing), or ``"gather"``."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if all(_is_full_component(part) for part in parts):
+        return "full"
+    if all(_is_view_component(part) for part in parts):
+        return "view"
+    return "gather"
+
+
+def _is_full_component(part: ast.expr) -> bool:
+    if isinstance(part, ast.Slice):
+        return part.lower is None and part.upper is None and part.step is None
+    return isinstance(part, ast.Constant) and part.value is Ellipsis
+
+
+def _is_view_component(part: ast.expr) -> bool:
+    if isinstance(part, ast.Slice):
+        return True
+    if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub):
+        part = part.operand
+    return isinstance(part, ast.Constant) and (
+        part.value is Ellipsis or part.value is None or type(part.value) is int
+    )
+
+
+def context_effect(
+    expr: ast.expr,
+    parents: Mapping[ast.AST, ast.AST],
+    imports: ImportMap,
+    whole: bool = True,
+    local_names: Container[str] = (),
+) -> tuple[Effect, Detail]:
+    """The effect of the context around ``expr``, whose value is the tensor.
+
+    ``whole`` says whether ``expr`` stands for all of the tensor's elements
+    (the name itself, ``x[:]``) rather than a part of them. ``local_names``
+    are names the function binds (so ``len`` there is not the builtin).
+    """
+    parent = parents.get(expr)
+    if isinstance(parent, ast.Attribute) and parent.value is expr:
+        return _attribute_effect(parent, parents, whole)
+    if isinstance(parent, ast.Subscript) and parent.value is expr:
+        return _subscript_effect(parent, parents, imports, whole, local_names)
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        return Effect.READ, Detail.NONE
+    if isinstance(parent, ast.AugAssign):
+        # ``y += x`` reads x; ``x += y`` is recorded as an augmented event.
+        return Effect.READ, Detail.NONE
+    if isinstance(parent, ast.keyword):
+        call = parents.get(parent)
+        if parent.arg == "out" and isinstance(call, ast.Call):
+            qualified = imports.qualified_name(call.func) or ""
+            if (
+                qualified.startswith("torch.")
+                and qualified not in _UNINITIALIZED_FUNCTIONS
+            ):
+                if whole:
+                    return Effect.FULL_WRITE, Detail.NONE
+                return Effect.UNKNOWN, Detail.PARTIAL
+        return Effect.UNKNOWN, Detail.ESCAPE
+    if isinstance(parent, ast.Call) and expr in parent.args:
+        func = parent.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "copy_"
+            and parent.args[0] is expr
+        ):
+            return Effect.READ, Detail.NONE  # the source of a copy
+        if (
+            isinstance(func, ast.Name)
+            and func.id in _METADATA_BUILTINS
+            and func.id not in local_names
+            and imports.qualified_name(func) is None
+        ):
+            return Effect.TRANSPARENT, Detail.NONE
+    return Effect.UNKNOWN, Detail.ESCAPE
+
+
+def _attribute_effect(
+    attribute: ast.Attribute, parents: Mapping[ast.AST, ast.AST], whole: bool
+) -> tuple[Effect, Detail]:
+    name = attribute.attr
+    if name in METADATA_ATTRIBUTES and isinstance(attribute.ctx, ast.Load):
+        return Effect.TRANSPARENT, Detail.NONE
+    call = parents.get(attribute)
+    if not (isinstance(call, ast.Call) and call.func is attribute):
+        return Effect.UNKNOWN, Detail.ESCAPE
+    if name in METADATA_METHODS:
+        return Effect.TRANSPARENT, Detail.NONE
+    if name in FULL_WRITE_METHODS:
+        if whole:
+            return Effect.FULL_WRITE, Detail.NONE
+        return Effect.UNKNOWN, Detail.PARTIAL
+    if name in READ_METHODS:
+        return Effect.READ, Detail.NONE
+    if name.endswith("_"):
+        return Effect.UNKNOWN, Detail.PARTIAL  # another in-place method (scatter_, ...)
+    return Effect.UNKNOWN, Detail.ESCAPE
+
+
+def _subscript_effect(
+    subscript: ast.Subscript,
+    parents: Mapping[ast.AST, ast.AST],
+    imports: ImportMap,
+    whole: bool,
+    local_names: Container[str],
+) -> tuple[Effect, Detail]:
+    kind = index_kind(subscript.slice)
+    if isinstance(subscript.ctx, ast.Store):
+        if _augmented_target(subscript, parents):
+            return Effect.READ, Detail.NONE
+        if whole and kind == "full":
+            return Effect.FULL_WRITE, Detail.NONE
+        return Effect.UNKNOWN, Detail.PARTIAL
+    if isinstance(subscript.ctx, ast.Del):
+        return Effect.UNKNOWN, Detail.PARTIAL
+    if kind != "gather":
+        # A view: what happens to the view happens to (part of) the tensor.
+        full = whole and kind == "full"
+        return context_effect(subscript, parents, imports, full, local_names)
+    # An element or gather index: the result holds the tensor's values.
+    effect, detail = context_effect(subscript, parents, imports, False, local_names)
+    if effect is Effect.READ or detail is Detail.ESCAPE:
+        return Effect.READ, Detail.NONE
+    if effect is Effect.TRANSPARENT:
+        return Effect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
+    return effect, detail
+
+
+def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, ast.AugAssign) and parent.target is node
+
+
+# --------------------------------------------------------------------------- paths
+
+
+class TensorUses:
+    """Effects of the uses of names in one function, and the path questions."""
+
+    def __init__(self, flow: FunctionFlow, imports: ImportMap) -> None:
+        self.flow = flow
+        self.imports = imports
+        self._effects: dict[int, tuple[Effect, Detail]] = {}
+        self.local_names = bound_names(flow)
+
+    def effect(self, event: Event) -> tuple[Effect, Detail]:
+        """The effect of one event on the tensor its name holds."""
+        cached = self._effects.get(id(event))
+        if cached is None:
+            cached = self._effects[id(event)] = self._event_effect(event)
+        return cached
+
+    def _event_effect(self, event: Event) -> tuple[Effect, Detail]:
+        if event.kind is not Kind.LOAD:
+            return Effect.REBIND, Detail.NONE
+        if event.nested:
+            return Effect.UNKNOWN, Detail.ESCAPE
+        if event.augmented:
+            return Effect.READ, Detail.NONE
+        effect, detail = context_effect(
+            event.node,  # type: ignore[arg-type]
+            self.flow.parents,
+            self.imports,
+            local_names=self.local_names,
+        )
+        if effect is Effect.FULL_WRITE and event.conditional:
+            return Effect.UNKNOWN, Detail.PARTIAL
+        return effect, detail
+
+    def first_uses(self, name: str, after: Event) -> tuple[list[Use], bool]:
+        """The first effective (not transparent) use of ``name`` on each path
+        starting just after ``after``, and whether some path reaches the exit
+        with none."""
+        found: list[Use] = []
+        seen: set[int] = set()
+        use = self._first_in_block(after.block, name, after.order)
+        if use is not None:
+            return [use], False
+        reaches_exit = False
+        visited: set[int] = set()
+        stack: list[Block] = list(after.block.succs)
+        while stack:
+            block = stack.pop()
+            if block.index in visited:
+                continue
+            visited.add(block.index)
+            use = self._first_in_block(block, name, -1)
+            if use is not None:
+                if id(use.event) not in seen:
+                    seen.add(id(use.event))
+                    found.append(use)
+                continue
+            if block is self.flow.exit:
+                reaches_exit = True
+                continue
+            stack.extend(block.succs)
+        found.sort(key=lambda u: u.event.order)
+        return found, reaches_exit
+
+    def _first_in_block(self, block: Block, name: str, after_order: int) -> Use | None:
+        events = [e for e in block.events if e.name == name and e.order > after_order]
+        for index, event in enumerate(events):
+            effect, detail = self.effect(event)
+            if effect is Effect.TRANSPARENT:
+                continue
+            if effect is Effect.FULL_WRITE:
+                # ``x.copy_(f(x))``: the arguments are evaluated before the write.
+                inner = self._inside_write(event, events[index + 1 :])
+                if inner is not None:
+                    return inner
+            return Use(event, effect, detail)
+        return None
+
+    def _inside_write(self, event: Event, later: list[Event]) -> Use | None:
+        call = _writing_call(event.node, self.flow.parents)
+        if call is None:
+            return None
+        arguments = {
+            id(node)
+            for argument in (*call.args, *call.keywords)
+            for node in ast.walk(argument)
+        }
+        for other in later:
+            if id(other.node) not in arguments:
+                break
+            effect, detail = self.effect(other)
+            if effect is Effect.TRANSPARENT:
+                continue
+            if effect is Effect.FULL_WRITE:
+                return Use(other, Effect.UNKNOWN, Detail.PARTIAL)
+            return Use(other, effect, detail)
+        return None
+
+    # -- the questions of the rules -------------------------------------------
+
+    def first_use_is_full_write_on_every_path(self, name: str, after: Event) -> bool:
+        """Whether every path from ``after`` first uses ``name`` by a full write.
+
+        A path that reaches the exit without a use, or that rebinds the name,
+        does not count against it; at least one full write must exist.
+        """
+        uses, _ = self.first_uses(name, after)
+        effects = {use.effect for use in uses}
+        return Effect.FULL_WRITE in effects and effects <= {
+            Effect.FULL_WRITE,
+            Effect.REBIND,
+        }
+
+    def first_reads_on_some_path(self, name: str, after: Event) -> list[Use]:
+        """The uses that are, on some path from ``after``, a definite read of
+        ``name`` before anything else touches it."""
+        uses, _ = self.first_uses(name, after)
+        return [use for use in uses if use.effect is Effect.READ]
+
+
+def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call | None:
+    """The call that performs a full write through ``node`` (``x.copy_(...)``)."""
+    parent = parents.get(node)
+    while isinstance(parent, ast.Subscript) and parent.value is node:
+        node, parent = parent, parents.get(parent)  # ``x[:].copy_(...)``
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            return call
+    return None
+
+
+def bound_names(flow: FunctionFlow) -> frozenset[str]:
+    """Names the function itself binds (parameters included)."""
+    return frozenset(
+        name
+        for name, events in flow.events_by_name.items()
+        if any(e.kind is not Kind.LOAD and not e.nested for e in events)
+    )
+
+
+def bound_local(stmt: ast.stmt) -> ast.Name | None:
+    """The single plain name an assignment binds (``x = ...``, ``x: T = ...``)."""
+    if isinstance(stmt, ast.Assign):
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0]
+        return None
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        if isinstance(stmt.target, ast.Name):
+            return stmt.target
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class LocalAllocation:
+    """``name = <allocation>`` in a function, with the event binding the name."""
+
+    stmt: ast.Assign | ast.AnnAssign
+    target: ast.Name
+    allocation: Allocation
+    binding: Event
+
+
+def local_allocations(flow: FunctionFlow, imports: ImportMap) -> list[LocalAllocation]:
+    """Allocations bound directly to one private local of the function.
+
+    A name that a nested scope uses anywhere in the function is left out: a
+    closure defined earlier could read the buffer at any call.
+    """
+    found: list[LocalAllocation] = []
+    local_names = bound_names(flow)
+    for stmt in flow.stmt_info:
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            continue
+        target = bound_local(stmt)
+        if target is None:
+            continue
+        allocation = allocation_of(stmt.value, imports, local_names)
+        if allocation is None:
+            continue
+        name = target.id
+        if not flow.is_private_local(name):
+            continue
+        if any(event.nested for event in flow.events_of(name)):
+            continue
+        binding = flow.event_for(target)
+        if binding is None:
+            continue
+        found.append(LocalAllocation(stmt, target, allocation, binding))
+    found.sort(key=lambda item: item.binding.order)
+    return found
