@@ -22,6 +22,8 @@ from typing import IO, Any
 from lint_rules import __version__
 
 VERIFY_MODULE = "lint_rules.verify"
+#: Set this environment variable to see the traceback of an internal failure.
+TRACEBACK_ENV = "ATTNLINT_TRACEBACK"
 
 
 class UsageError(Exception):
@@ -243,6 +245,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except Exception as error:  # a bug in attnlint: one line, traceback on request
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        _error(
+            f"attnlint failed: {type(error).__name__}: {error}. This is a bug in "
+            f"attnlint; rerun with {TRACEBACK_ENV}=1 for the traceback and report it."
+        )
+        return 2
 
 
 def _error(message: str) -> None:

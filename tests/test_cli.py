@@ -289,6 +289,22 @@ def test_rule_crash_reports_and_exits_2(project: Path, capsys, engine_rules) -> 
     assert "Traceback" not in err
 
 
+def test_internal_failure_is_one_line_exit_2(
+    project: Path, capsys, monkeypatch
+) -> None:
+    import lint_rules.discover
+
+    def broken(*args, **kwargs):
+        raise ValueError("unexpected")
+
+    monkeypatch.delenv("ATTNLINT_TRACEBACK", raising=False)
+    monkeypatch.setattr(lint_rules.discover, "discover_files", broken)
+    code, out, err = run(capsys, "check")
+    assert code == 2 and out == ""
+    assert err.startswith("error: attnlint failed: ValueError: unexpected.")
+    assert err.count("\n") == 1
+
+
 def test_unsafe_fix_flags(project: Path, capsys, engine_rules) -> None:
     path = project / "m.py"
     path.write_text("risky()\nold()\n")
