@@ -35,7 +35,18 @@ if TYPE_CHECKING:
 
 #: Method names (glob patterns) whose body sets up state that CUDA-graph
 #: replays reuse; ATN102 looks for zero-filled buffers stored there.
-DEFAULT_GRAPH_STATE_METHODS: tuple[str, ...] = ("init_cuda_graph_state",)
+DEFAULT_GRAPH_STATE_METHODS: tuple[str, ...] = (
+    # SGLang: AttentionBackend.init_cuda_graph_state (base_attn_backend.py and
+    # every attention backend), LoRA's init_cuda_graph_batch_info (lora_manager.py,
+    # lora/backend/*) and init_cuda_graph_moe_buffers (lora/backend/base_backend.py).
+    "init_cuda_graph_state",
+    "init_cuda_graph_batch_info",
+    "init_cuda_graph_moe_buffers",
+    # vLLM (v0 attention backends): AttentionState.graph_capture allocates the
+    # _graph_* buffers that captured graphs replay (attention/backends/abstract.py,
+    # utils.py CommonAttentionState, flashinfer.py, mla/common.py).
+    "graph_capture",
+)
 
 #: Files and folders never discovered inside a directory (ruff's defaults, plus
 #: build output and caches). Replaced by ``exclude``, extended by ``extend-exclude``.
