@@ -196,7 +196,9 @@ class Invalidation:
         self.flow = flow
         self.imports = imports
         self._walks: dict[Block, _BlockWalk] = {}
-        self._aliases: dict[Path, list[tuple[Path, bool]]] | None = None
+        self._aliases: dict[Path, list[tuple[Path, bool, int]]] | None = None
+        self._alias_site = -1  # the block index of the alias being recorded
+        self._reaching: dict[Block, frozenset[int]] = {}
         self._parts: dict[Block, ast.AST] | None = None
         args = flow.function.args
         positional = [*args.posonlyargs, *args.args]
@@ -340,18 +342,49 @@ class Invalidation:
         }
 
     @property
-    def aliases(self) -> dict[Path, list[tuple[Path, bool]]]:
-        """path -> [(other path, exact)]: ``exact`` when ``path`` *is* the other's
-        object (``y = x.a``), else it may be anything reachable from it."""
+    def aliases(self) -> dict[Path, list[tuple[Path, bool, int]]]:
+        """path -> [(other path, exact, site)]: ``exact`` when ``path`` *is* the
+        other's object (``y = x.a``), else it may be anything reachable from it;
+        ``site`` is the index of the block that makes the alias (-1: unknown)."""
         if self._aliases is None:
             self._aliases = {}
             for node in _own_nodes(self.flow.function.body):
+                self._alias_site = self._site_of(node)
                 self._record_aliases(node)
         return self._aliases
 
+    def _site_of(self, node: ast.AST) -> int:
+        flow = self.flow
+        block: Block | None
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            block = next(
+                (b for b in flow.blocks if b.stmt is node and b.role == "target"), None
+            )
+        elif isinstance(node, ast.stmt):
+            info = flow.stmt_info.get(node)
+            block = info.block if info is not None else None
+        elif isinstance(node, ast.withitem):
+            block = self.block_holding(node.context_expr)
+        else:
+            block = self.block_holding(node)
+        return block.index if block is not None else -1
+
     def _alias(self, key: Path, other: Path, exact: bool) -> None:
         if key != other:
-            self._aliases.setdefault(key, []).append((other, exact))  # type: ignore[union-attr]
+            self._aliases.setdefault(key, []).append(  # type: ignore[union-attr]
+                (other, exact, self._alias_site)
+            )
+
+    def reaching(self, block: Block) -> frozenset[int]:
+        """Indices of the blocks from which ``block`` can be reached (itself included).
+
+        An alias made anywhere else cannot exist yet when ``block`` runs.
+        """
+        found = self._reaching.get(block)
+        if found is None:
+            seen = _reach(block.preds, lambda b: b.preds, None)
+            found = self._reaching[block] = frozenset(seen | {block.index})
+        return found
 
     def _bind(
         self, target: ast.AST, value: ast.AST | None, exact_ok: bool = True
@@ -419,12 +452,18 @@ class Invalidation:
                 for other in paths:
                     self._alias(key, other, exact=False)
 
-    def expand(self, path: Path, store: bool = False) -> set[Path] | None:
+    def expand(
+        self,
+        path: Path,
+        store: bool = False,
+        within: frozenset[int] | None = None,
+    ) -> set[Path] | None:
         """``path`` and every path whose object may be, contain, or be inside it.
 
         With ``store``, ``path`` is a slot being stored to: only aliases of the
-        objects holding it count, not those of what it holds. None when aliasing
-        is too tangled to follow (callers then assume a change).
+        objects holding it count, not those of what it holds. With ``within``,
+        only aliases made in those blocks count. None when aliasing is too
+        tangled to follow (callers then assume a change).
         """
         aliases = self.aliases
         found: set[Path] = {path}
@@ -438,7 +477,9 @@ class Invalidation:
                 elif not paths_conflict(key, current):
                     continue
                 suffix = current[len(key) :] if len(current) > len(key) else ()
-                for other, exact in others:
+                for other, exact, site in others:
+                    if within is not None and site >= 0 and site not in within:
+                        continue
                     new = other + suffix if exact else other
                     if any(new[: len(known)] == known for known in found):
                         continue  # an extension of a known path adds nothing
@@ -617,12 +658,19 @@ class Invalidation:
                 ):
                     yield from _BlockWalk.context_exit(self, outer)
 
-    def watch(self, paths: Iterable[Path]) -> Watched | None:
-        """Prepare reads of ``paths`` for ``changes``; None if aliasing is too tangled."""
+    def watch(
+        self, paths: Iterable[Path], before: Block | None = None
+    ) -> Watched | None:
+        """Prepare reads of ``paths`` for ``changes``; None if aliasing is too tangled.
+
+        With ``before``, the reads happen there: aliases made only where that
+        block cannot be reached from do not count.
+        """
         paths = list(paths)
+        within = self.reaching(before) if before is not None else None
         expanded: set[Path] = set()
         for path in paths:
-            more = self.expand(path)
+            more = self.expand(path, within=within)
             if more is None:
                 return None
             expanded |= more
@@ -630,6 +678,7 @@ class Invalidation:
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
             shared=any(self.is_shared_root(path[0]) for path in expanded),
+            within=within,
         )
 
     def changes(self, effect: Effect, watched: Watched) -> bool:
@@ -641,7 +690,9 @@ class Invalidation:
             return effect.path[0] in watched.roots
         if kind is EffectKind.ANY_CODE:
             return watched.shared
-        written = self.expand(effect.path, store=kind is EffectKind.STORE)
+        written = self.expand(
+            effect.path, store=kind is EffectKind.STORE, within=watched.within
+        )
         if written is None:
             return True
         return any(paths_conflict(w, r) for w in written for r in watched.expanded)
@@ -660,7 +711,7 @@ class Invalidation:
         change the reads; a changing effect otherwise (a synthetic BARRIER when
         aliasing is too tangled to tell).
         """
-        watched = self.watch(paths)
+        watched = self.watch(paths, before=second.block)
         if watched is None:
             return Effect(EffectKind.BARRIER, (), first.node)
         for effect in self.effects_between(first, second):
@@ -678,6 +729,7 @@ class Watched:
     roots: frozenset[str]
     expanded: frozenset[Path]
     shared: bool  # some path is reachable by code outside this function
+    within: frozenset[int] | None = None  # blocks whose aliases count
 
 
 class _BlockWalk:
@@ -981,7 +1033,7 @@ def _union(sets: Iterable[set[Path]]) -> set[Path]:
     return result
 
 
-def _reach(starts: Iterable[Block], step, avoid: Block) -> set[int]:
+def _reach(starts: Iterable[Block], step, avoid: Block | None) -> set[int]:
     seen: set[int] = set()
     stack = [b for b in starts if b is not avoid]
     while stack:

@@ -177,17 +177,15 @@ class RedundantReassignment(Rule):
             first_stmt = statements[0]
             target = access_path(first_stmt.targets[0])
             reads = analysis.read_paths(first_stmt.value)
-            if (
-                target is None
-                or reads is None
-                or _reads_target(analysis, reads, target)
-            ):
+            if target is None or reads is None:
                 continue
             watched = [*reads, target]
             # Stores by the group's own statements put back the same value.
             own_stores = {statement.targets[0] for statement in statements}
             for second in statements[1:]:
                 point2 = Point(flow.block_of(second), second)
+                if _reads_target(analysis, reads, target, point2):
+                    continue
                 for first in statements:
                     if first is second:
                         continue
@@ -226,9 +224,12 @@ class RedundantReassignment(Rule):
         return ctx.report(self, second, message, fix)
 
 
-def _reads_target(analysis: Invalidation, reads: frozenset[Path], target: Path) -> bool:
-    """Whether storing to the target changes what the value reads (``x = x + 1``)."""
-    watched = analysis.watch(reads)
+def _reads_target(
+    analysis: Invalidation, reads: frozenset[Path], target: Path, at: Point
+) -> bool:
+    """Whether storing to the target changes what the value, read at ``at``,
+    reads (``x = x + 1``; ``m.k = n.k`` after ``n = m``)."""
+    watched = analysis.watch(reads, before=at.block)
     if watched is None:
         return True
     kind = EffectKind.REBIND if len(target) == 1 else EffectKind.STORE

@@ -261,6 +261,33 @@ def test_repeat_inside_a_nested_function():
     assert codes(source, ATN201) == [(5, "ATN201")]
 
 
+def test_alias_made_in_a_sibling_branch_does_not_matter():
+    # The call may store `lens` inside `meta`, but not on the path that syncs twice.
+    source = """
+    class B:
+        def replay(self, meta, lens, spec):
+            if spec is None:
+                self.refill(meta, lens)
+            else:
+                n = lens.max().item()
+                meta.cache.copy_(lens)
+                meta.limit = lens.max().item() + 1
+    """
+    assert codes(source, ATN201) == [(9, "ATN201")]
+
+
+def test_alias_made_later_in_a_loop_matters():
+    source = """
+    def f(x, lst, n):
+        a = x.sum().item()
+        for i in range(n):
+            b = x.sum().item()
+            lst[0].add_(1)
+            lst.append(x)
+    """
+    assert codes(source, ATN201) == []
+
+
 # ------------------------------------------------------------------- ATN201: negatives
 
 NEGATIVES_201 = {
@@ -763,6 +790,20 @@ def test_unknown_method_of_another_object_does_not_invalidate():
             m.k = a
     """
     assert codes(source, ATN202) == [(5, "ATN202")]
+
+
+def test_target_holder_aliased_only_in_a_sibling_branch():
+    source = """
+    class B:
+        def replay(self, m, a, spec):
+            if spec is None:
+                self.refill(m)
+            else:
+                m.k = self.step + a
+                m.buf.copy_(a)
+                m.k = self.step + a
+    """
+    assert codes(source, ATN202) == [(9, "ATN202")]
 
 
 # ------------------------------------------------------------------- ATN202: negatives
