@@ -1,10 +1,13 @@
 """The pre-commit hooks, run by the real ``pre-commit try-repo``.
 
-``try-repo`` clones this repository at HEAD (plus uncommitted changes to
-tracked files), builds a virtual environment and pip-installs attnlint into it,
-then runs the hooks of ``.pre-commit-hooks.yaml`` in a throwaway git
-repository. It needs this checkout to be a git repository, ``pre-commit`` and
-``git`` on PATH, and a reachable package index (for the build backend).
+``try-repo`` clones a repository (HEAD plus uncommitted changes to tracked
+files), builds a virtual environment, pip-installs attnlint into it, and runs
+the hooks of ``.pre-commit-hooks.yaml`` in a throwaway git repository. The
+repository it clones here is a snapshot of this checkout's working tree
+(tracked and untracked, not ignored, files), committed in a temporary
+repository: the hooks are tested on the same code as every other test, even
+while files are not yet added to git. Needs git, pre-commit and a reachable
+package index (for the build backend).
 """
 
 from __future__ import annotations
@@ -32,8 +35,7 @@ def _pre_commit() -> list[str]:
     return [sys.executable, "-m", "pre_commit"]
 
 
-@pytest.fixture
-def scratch_repo(tmp_path: Path) -> Path:
+def _require_tools() -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     if not (REPO / ".git").exists():
@@ -43,6 +45,44 @@ def scratch_repo(tmp_path: Path) -> Path:
     except ImportError:
         if shutil.which("pre-commit") is None:
             pytest.skip("pre-commit is not installed")
+
+
+@pytest.fixture
+def attnlint_snapshot(tmp_path: Path) -> Path:
+    """This checkout's working tree, committed in a repository of its own."""
+    _require_tools()
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    snapshot = tmp_path / "attnlint-src"
+    for name in filter(None, listed.split("\0")):
+        source = REPO / name
+        if source.is_file():
+            target = snapshot / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    _git(snapshot, "init", "-q")
+    _git(snapshot, "add", "-A")
+    _git(
+        snapshot,
+        "-c",
+        "user.name=attnlint tests",
+        "-c",
+        "user.email=tests@attnlint.invalid",
+        "commit",
+        "-q",
+        "--no-gpg-sign",
+        "-m",
+        "snapshot",
+    )
+    return snapshot
+
+
+@pytest.fixture
+def scratch_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "project"
     repo.mkdir()
     _git(repo, "init", "-q")
@@ -53,7 +93,7 @@ def scratch_repo(tmp_path: Path) -> Path:
 
 
 def test_check_hook_fails_and_fix_hook_rewrites(
-    scratch_repo: Path, tmp_path: Path
+    attnlint_snapshot: Path, scratch_repo: Path, tmp_path: Path
 ) -> None:
     env = {
         **os.environ,
@@ -66,7 +106,7 @@ def test_check_hook_fails_and_fix_hook_rewrites(
         [
             *_pre_commit(),
             "try-repo",
-            str(REPO),
+            str(attnlint_snapshot),
             "--files",
             "rows.py",
             "clean.py",
