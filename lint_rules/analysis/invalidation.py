@@ -109,6 +109,15 @@ DETERMINISTIC_BUILTINS = frozenset(
 )
 # torch namespaces whose functions (not ending in ``_``, without ``out=`` or
 # ``inplace=``) leave their arguments alone.
+# Builtins that iterate over an argument (running a generator's code).
+_ITERATING_BUILTINS = frozenset(
+    {
+        "list", "tuple", "dict", "set", "frozenset", "sorted", "sum", "any",
+        "all", "min", "max", "enumerate", "zip", "reversed", "iter",
+    }
+)  # fmt: skip
+# Methods whose results are iterated without running user code.
+_PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split"})
 _PURE_TORCH_MODULES = frozenset({"torch", "torch.nn.functional"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
 _ALIAS_LIMIT = 64
@@ -530,6 +539,13 @@ class Invalidation:
                 return effects + _writes(receiver, call)
             effects += _writes(receiver, call)
         elif self.leaves_arguments_alone(call):
+            if (
+                isinstance(func, ast.Name)
+                and func.id in _ITERATING_BUILTINS
+                and not all(plainly_iterable(argument) for argument in call.args)
+            ):
+                # ``list(gen)`` runs the generator's code.
+                effects.append(Effect(EffectKind.ANY_CODE, (), call))
             return effects
         elif isinstance(func, ast.Call):
             effects += _writes(self.alias_paths(func), call)
@@ -537,6 +553,12 @@ class Invalidation:
             effects += _writes(self.alias_paths(argument), call)
         effects.append(Effect(EffectKind.ANY_CODE, (), call))
         return effects
+
+    def fetch_role(self, stmt: ast.AST) -> str:
+        """The block role that fetches a ``for`` loop's items: ``next`` where the
+        flow has such a block, else ``target``."""
+        has_next = any(b.stmt is stmt and b.role == "next" for b in self.flow.blocks)
+        return "next" if has_next else "target"
 
     def _walk(self, block: Block) -> _BlockWalk:
         walk = self._walks.get(block)
@@ -759,15 +781,11 @@ class _BlockWalk:
         elif role == "iter":
             self.expr(stmt.iter)  # type: ignore[attr-defined]
         elif role == "target":
+            if analysis.fetch_role(stmt) == "target":
+                self.fetch(stmt)  # type: ignore[arg-type]
             self.expr(stmt.target)  # type: ignore[attr-defined]
-        elif role == "next" and isinstance(stmt, (ast.For, ast.AsyncFor)):
-            # Fetching the next item runs a generator's code, or awaits.
-            if isinstance(stmt, ast.AsyncFor):
-                self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
-            elif isinstance(
-                stmt.iter, ast.Call
-            ) and not analysis.leaves_arguments_alone(stmt.iter):
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+        elif role == "next":
+            self.fetch(stmt)  # type: ignore[arg-type]
         elif role == "items":
             self.with_items(stmt)  # type: ignore[arg-type]
         elif role == "handler" and isinstance(part, ast.ExceptHandler):
@@ -788,6 +806,13 @@ class _BlockWalk:
             self.spans.setdefault(id(stmt), (start, len(self.effects)))
 
     # -- helpers ---------------------------------------------------------------
+
+    def fetch(self, stmt: ast.For | ast.AsyncFor) -> None:
+        """Fetching a loop's next item may run a generator's code, or await."""
+        if isinstance(stmt, ast.AsyncFor):
+            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+        elif not plainly_iterable(stmt.iter):
+            self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
 
     def rebind(self, name: str, node: ast.AST) -> None:
         self.effects.append(Effect(EffectKind.REBIND, (name,), node))
@@ -1020,6 +1045,27 @@ def _comprehension_parts(node: ast.AST) -> list[ast.AST]:
     else:
         parts.append(node.elt)  # type: ignore[attr-defined]
     return parts
+
+
+def plainly_iterable(expr: ast.AST) -> bool:
+    """Iterating ``expr`` runs no user code: a literal, ``range(...)``,
+    ``t.tolist()``, ``d.items()``, or ``enumerate``/``zip`` of those. A name may
+    hold a generator, so it is not."""
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant)):
+        return True
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp, ast.JoinedStr)):
+        return True
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in _PLAIN_ITERABLE_METHODS
+    if isinstance(func, ast.Name):
+        if func.id == "range":
+            return True
+        if func.id in ("enumerate", "zip", "reversed"):
+            return all(plainly_iterable(argument) for argument in expr.args)
+    return False
 
 
 def _writes(paths: Iterable[Path], node: ast.AST) -> list[Effect]:

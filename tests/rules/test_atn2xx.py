@@ -665,6 +665,63 @@ NEGATIVES_201 = {
                 x.add_(1)
             b = x.item()
     """,
+    "generator_consumed_by_a_builtin": """
+        def f(x, n):
+            g = (x.add_(1) for _ in range(n))
+            a = x.item()
+            list(g)
+            b = x.item()
+    """,
+    "generator_consumed_by_a_loop": """
+        def f(x, n):
+            g = (x.add_(1) for _ in range(n))
+            a = x.item()
+            for _ in g:
+                pass
+            b = x.item()
+    """,
+    "try_finally_mutates": """
+        def f(x):
+            a = x.item()
+            try:
+                pass
+            finally:
+                x.add_(1)
+            b = x.item()
+    """,
+    "setattr_between": """
+        def f(m, y):
+            a = m.lens.max().item()
+            setattr(m, "lens", y)
+            b = m.lens.max().item()
+    """,
+    "dunder_setitem_between": """
+        def f(x):
+            a = x.sum().item()
+            x.__setitem__(0, 1)
+            b = x.sum().item()
+    """,
+    "stored_holder_item_written": """
+        def f(m, x):
+            m.k = x
+            a = x.sum().item()
+            m.k[0] = 1
+            b = x.sum().item()
+    """,
+    "loop_over_a_list_of_it": """
+        def f(x, y):
+            a = x.sum().item()
+            for t in [x, y]:
+                t.add_(1)
+            b = x.sum().item()
+    """,
+    "dict_holding_it": """
+        def f(x):
+            d = {"k": x}
+            a = x.sum().item()
+            d["k"].add_(1)
+            b = x.sum().item()
+    """,
     "generator_iteration_between": """
         def f(x):
             a = x.item()
