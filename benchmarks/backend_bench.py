@@ -12,7 +12,7 @@ Measures, for each variant (runs alternate between them):
 CPU always, CUDA where present. Prints a table of medians and ratios
 (unoptimized / shipped). Not a timed test: run it by hand::
 
-    python benchmarks/backend_bench.py [--repeats 9] [--replays 60]
+    python benchmarks/backend_bench.py [--repeats 9] [--replays 60] [--threads N]
 """
 
 from __future__ import annotations
@@ -203,7 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--replays", type=int, default=60)
     parser.add_argument("--device", choices=["all", "cpu", "cuda"], default="all")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch intra-op threads (0: default)"
+    )
     args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     devices = []
     if args.device in ("all", "cpu"):
