@@ -1,0 +1,449 @@
+"""ATN101 zeros-overwritten, and the zeros -> empty rewrite that ATN102 shares."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.tensor_effects import (
+    EMPTY_COUNTERPART,
+    Allocation,
+    TensorUses,
+    local_allocations,
+)
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
+from lint_rules.rules.base import Invalid, Rule
+
+#: Names of the zero-filled allocators (``zeros`` also finds ``zeros_like``, ...).
+ZERO_FILL_NAMES = ("zeros", "full")
+
+
+class ZerosOverwritten(Rule):
+    """## What it does
+    Checks for zero-filled tensors (`torch.zeros`, `zeros_like`, `new_zeros`,
+    `full(..., 0)`) bound to a local whose first use, on every path,
+    overwrites all of it.
+
+    The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
+    and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
+    zero; the full overwrites are `x.copy_(...)`, `x.fill_(...)`, `x.zero_()`,
+    an in-place random fill such as `x.uniform_()`, `x[:] = ...`,
+    `x[...] = ...`, `x[:, :] = ...`, and `out=x` of a `torch` function.
+
+    ## Why is this bad?
+    Zero-filling is a kernel launch and a full pass over the memory; when
+    every element is overwritten before anything reads it, the zeros are never
+    seen. `torch.empty` and its family allocate the same tensor without the
+    fill. In a decode step that runs thousands of times a second, the wasted
+    launches add up.
+
+    A use that reads the buffer (`x += y`, `x.add_(y)`, `x.index_add_(...)`,
+    `x.sum()`, `x[i]`), writes only part of it (`x[:n] = y`, `x[1:] = y`,
+    `x[:n].copy_(y)`, `x.scatter_(...)`), or lets it escape (passing it to a
+    function, storing it, returning it, taking a view) keeps the zeros, as
+    does a write that happens in one branch only or in a loop that may not
+    run. Uses that see only metadata (`x.shape`, `x.size()`, `len(x)`) are
+    skipped over.
+
+    ## Example
+    ```python
+    def gather_pages(req_to_token, rows, out_len):
+        page_table = torch.zeros(len(rows), out_len, dtype=torch.int32)
+        page_table.copy_(req_to_token[rows, :out_len])
+        return page_table
+    ```
+
+    ## Use instead
+    ```python
+    def gather_pages(req_to_token, rows, out_len):
+        page_table = torch.empty(len(rows), out_len, dtype=torch.int32)
+        page_table.copy_(req_to_token[rows, :out_len])
+        return page_table
+    ```
+
+    ## Fix safety
+    The fix is safe: no element of the zero-filled tensor is observed before
+    it is overwritten. It renames `zeros` to `empty`, `zeros_like` to
+    `empty_like`, `new_zeros` to `new_empty`, and `full`/`full_like`/
+    `new_full` to `empty`/`empty_like`/`new_empty` without the fill value,
+    keeping every other argument as written. `torch.full` with an integer or
+    boolean zero and no `dtype` gets the dtype it inferred (`dtype=torch.int64`
+    or `dtype=torch.bool`). An allocator imported by name
+    (`from torch import zeros`) gets its counterpart added to that import.
+    """
+
+    code = "ATN101"
+    name = "zeros-overwritten"
+    triggers = ("zeros", "full")
+    fix_availability = "safe"
+
+    valid = (
+        # Accumulation reads the zeros.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    x += y\n    return x\n",
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    x.add_(y)\n    return x\n",
+        "import torch\ndef f(y, idx, n):\n    x = torch.zeros(n)\n    x.index_add_(0, idx, y)\n    return x\n",
+        "import torch\ndef f(y, idx, n):\n    x = torch.zeros(n)\n    x.scatter_add_(0, idx, y)\n    return x\n",
+        # Partial writes keep the other zeros.
+        "import torch\ndef f(y, n, m):\n    x = torch.zeros(n)\n    x[:m] = y\n    return x\n",
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    x[1:] = y\n    return x\n",
+        "import torch\ndef f(y, n, m):\n    x = torch.zeros(n)\n    x[:m].copy_(y)\n    return x\n",
+        "import torch\ndef f(y, idx, n):\n    x = torch.zeros(n)\n    x.scatter_(0, idx, y)\n    return x\n",
+        # A write in one branch only.
+        "import torch\ndef f(y, n, c):\n    x = torch.zeros(n)\n    if c:\n        x.copy_(y)\n    return x\n",
+        # A write inside a loop that may not run.
+        "import torch\ndef f(ys, n):\n    x = torch.zeros(n)\n    for y in ys:\n        x.copy_(y)\n    return x\n",
+        # Read before the write.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    print(x.sum())\n    x.copy_(y)\n    return x\n",
+        # Escapes: an unknown kernel, an object, a return.
+        "import torch\ndef f(kernel, n):\n    x = torch.zeros(n)\n    kernel(x)\n    x.fill_(1)\n",
+        "import torch\ndef f(state, y, n):\n    x = torch.zeros(n)\n    state.buf = x\n    x.copy_(y)\n",
+        "import torch\ndef f(n):\n    x = torch.zeros(n)\n    return x\n",
+        # A view or an alias.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    v = x.view(-1)\n    x.copy_(y)\n    return v\n",
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    z = x\n    x.copy_(y)\n    return z\n",
+        # The copy's source is the buffer itself.
+        "import torch\ndef f(n):\n    x = torch.zeros(n)\n    x.copy_(x + 1)\n    return x\n",
+        # numpy and user functions named zeros are not torch.
+        "import numpy as np\ndef f(y, n):\n    x = np.zeros(n)\n    x[:] = y\n    return x\n",
+        "from numpy import zeros\ndef f(y, n):\n    x = zeros(n)\n    x[:] = y\n    return x\n",
+        "def zeros(n):\n    return [0] * n\ndef f(y, n):\n    x = zeros(n)\n    x[:] = y\n    return x\n",
+        # A non-zero fill.
+        "import torch\ndef f(y, n):\n    x = torch.full((n,), 1)\n    x.copy_(y)\n    return x\n",
+        # A closure could read it.
+        "import torch\ndef f(y, n):\n    g = lambda: x.sum()\n    x = torch.zeros(n)\n    g()\n    x.copy_(y)\n    return x\n",
+        # Not a local: a global.
+        "import torch\ndef f(y, n):\n    global x\n    x = torch.zeros(n)\n    x.copy_(y)\n",
+        # A write only in the arm of a conditional expression.
+        "import torch\ndef f(y, n, c):\n    x = torch.zeros(n)\n    x.copy_(y) if c else None\n    return x\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x = torch.zeros(n, dtype=torch.int32)\n"
+            "    x.copy_(y)\n    return x\n",
+            fixed="import torch\n\ndef f(y, n):\n    x = torch.empty(n, dtype=torch.int32)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        Invalid(
+            "import torch as th\n\ndef f(y):\n    x = th.zeros_like(y)\n    x[:] = y * 2\n"
+            "    return x\n",
+            fixed="import torch as th\n\ndef f(y):\n    x = th.empty_like(y)\n    x[:] = y * 2\n"
+            "    return x\n",
+        ),
+        Invalid(
+            "def f(y, n):\n    x = y.new_zeros(n, 4)\n    x[:, :] = 1\n    return x\n",
+            fixed="def f(y, n):\n    x = y.new_empty(n, 4)\n    x[:, :] = 1\n    return x\n",
+        ),
+        Invalid(
+            "from torch import zeros\n\ndef f(y, n, c):\n    x = zeros(n)\n    if c:\n"
+            "        x.fill_(1)\n    else:\n        x.uniform_()\n    return x\n",
+            fixed="from torch import empty, zeros\n\ndef f(y, n, c):\n    x = empty(n)\n"
+            "    if c:\n        x.fill_(1)\n    else:\n        x.uniform_()\n    return x\n",
+        ),
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x = torch.full((n,), 0.0, device=y.device)\n"
+            "    torch.mul(y, 2, out=x)\n    return x\n",
+            fixed="import torch\n\ndef f(y, n):\n    x = torch.empty((n,), device=y.device)\n"
+            "    torch.mul(y, 2, out=x)\n    return x\n",
+        ),
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x = torch.full((n,), 0)\n    x[...] = y\n"
+            "    return x\n",
+            fixed="import torch\n\ndef f(y, n):\n    x = torch.empty((n,), dtype=torch.int64)\n"
+            "    x[...] = y\n    return x\n",
+        ),
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.zeros(n)\n"
+            "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
+            fixed="import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.empty(n)\n"
+            "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        rows = rows_naming(ctx, ZERO_FILL_NAMES)
+        if not rows:
+            return
+        rewriter = EmptyRewriter(ctx)
+        for info in model.functions_spanning(rows):
+            flow = model.flow(info.node)
+            uses = TensorUses(flow, model.imports)
+            for local in local_allocations(flow, model.imports):
+                allocation = local.allocation
+                if not allocation.zero_filled:
+                    continue
+                name = local.target.id
+                if not uses.first_use_is_full_write_on_every_path(name, local.binding):
+                    continue
+                fix = rewriter.fix(allocation, Applicability.SAFE)
+                message = (
+                    f"`{name}` is zero-filled by `{allocation.display}` and then "
+                    "completely overwritten before any read; the zeros are never seen"
+                )
+                yield ctx.report(self, allocation.call, message, fix)
+
+
+def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
+    """1-based rows that may call a ``torch`` function whose name contains one
+    of ``names``: rows holding the name, or a local alias imported for it
+    (``from torch import zeros_like as zl``). A text pre-filter per function."""
+    words = set(names)
+    for local, qualified in ctx.model.imports.names.items():
+        module, _, function = qualified.rpartition(".")
+        if module == "torch" and any(name in function for name in names):
+            words.add(local)
+    pattern = re.compile("|".join(re.escape(word) for word in sorted(words)))
+    return {
+        ctx.locator.row_column(match.start())[0] for match in pattern.finditer(ctx.text)
+    }
+
+
+# --------------------------------------------------------------------------- the rewrite
+
+
+class EmptyRewriter:
+    """Builds the zeros -> empty fix for allocations in one file."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.imports: ImportMap = ctx.model.imports
+        self._identifiers: set[str] | None = None
+
+    @property
+    def identifiers(self) -> set[str]:
+        """Every name bound or used anywhere in the module."""
+        if self._identifiers is None:
+            self._identifiers = _module_identifiers(self.ctx.tree)
+        return self._identifiers
+
+    def fix(self, allocation: Allocation, applicability: Applicability) -> Fix | None:
+        """The rewrite of ``allocation`` to its uninitialized counterpart, or
+        None when it cannot be written without changing meaning."""
+        new = EMPTY_COUNTERPART[allocation.function]
+        call = allocation.call
+        locator = self.ctx.locator
+        edits: list[Edit] = []
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            end = locator.end(func)
+            edits.append(Edit(end - len(func.attr), end, new))
+            shown = new if allocation.method else f"torch.{new}"
+        elif isinstance(func, ast.Name):
+            found = self._name_for(func.id, new)
+            if found is None:
+                return None
+            local, import_edits = found
+            edits.append(Edit(locator.start(func), locator.end(func), local))
+            edits.extend(import_edits)
+            shown = local
+        else:
+            return None
+        if allocation.fill is not None:
+            fill_edit = self._fill_edit(allocation)
+            if fill_edit is None:
+                return None
+            edits.append(fill_edit)
+        message = f"Replace `{allocation.display}` with `{shown}`"
+        return Fix(tuple(edits), applicability, message)
+
+    # -- the allocator's new name ----------------------------------------------
+
+    def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
+        """The local name to call ``torch.<new>`` by, and the import edits it needs."""
+        qualified = f"torch.{new}"
+        for name in self.imports.local_names_for(qualified):
+            return name, []
+        if new not in self.identifiers:
+            edits = [
+                _add_import_name(stmt, new, self.ctx)
+                for stmt in _imports_binding(self.ctx.tree, local)
+            ]
+            if edits:
+                return new, edits
+        module = self._torch_module()
+        if module is not None:
+            return f"{module}.{new}", []
+        return None
+
+    def _torch_module(self) -> str | None:
+        """A name the module binds to ``torch`` itself (``torch``, ``th``)."""
+        for local, module in self.imports.modules.items():
+            if module == "torch":
+                return local
+        return None
+
+    # -- the fill argument -----------------------------------------------------
+
+    def _fill_edit(self, allocation: Allocation) -> Edit | None:
+        fill = allocation.fill
+        assert fill is not None
+        text = self.ctx.text
+        locator = self.ctx.locator
+        start, end = locator.start(fill), locator.end(fill)
+        if isinstance(fill, ast.expr):
+            start, end = _unparenthesize(text, start, end)
+        if allocation.inferred_dtype is not None:
+            module = self._torch_module()
+            if module is None:
+                return None
+            return Edit(start, end, f"dtype={module}.{allocation.inferred_dtype}")
+        call = allocation.call
+        following = [
+            locator.start(node)
+            for node in (*call.args, *call.keywords)
+            if locator.start(node) > start
+        ]
+        return _remove_argument(text, start, end, bool(following))
+
+
+def _remove_argument(text: str, start: int, end: int, has_next: bool) -> Edit | None:
+    """Remove the argument at ``[start, end)`` and one comma next to it."""
+    previous = _previous_comma(text, start)
+    if not has_next:
+        if previous is None:
+            return None
+        return Edit(previous, end, "")  # ``, 0`` (a trailing comma stays)
+    comma = _next_comma(text, end)
+    if comma is None:
+        return None
+    cursor = comma + 1
+    while cursor < len(text) and text[cursor] in " \t":
+        cursor += 1
+    line_start = text.rfind("\n", 0, start) + 1
+    starts_line = not text[line_start:start].strip()
+    at_line_end = cursor >= len(text) or text[cursor] in "#\r\n"
+    if at_line_end and starts_line:
+        # The argument has its own line: drop that line.
+        newline = text.find("\n", cursor)
+        if newline < 0:
+            return None
+        return Edit(line_start, newline + 1, "")
+    if at_line_end and previous is not None:
+        return Edit(previous, comma, "")  # ``(n,), 0,\n``: keep the line break
+    return Edit(start, cursor, "")
+
+
+def _previous_comma(text: str, position: int) -> int | None:
+    cursor = position - 1
+    while cursor >= 0 and text[cursor] in " \t\r\n\\":
+        cursor -= 1
+    return cursor if cursor >= 0 and text[cursor] == "," else None
+
+
+def _next_comma(text: str, position: int) -> int | None:
+    cursor = position
+    while cursor < len(text):
+        char = text[cursor]
+        if char == ",":
+            return cursor
+        if char == "#":
+            newline = text.find("\n", cursor)
+            cursor = len(text) if newline < 0 else newline
+            continue
+        if char not in " \t\r\n\\":
+            return None
+        cursor += 1
+    return None
+
+
+def _unparenthesize(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` over parentheses that wrap just this expression."""
+    while True:
+        before = start - 1
+        while before >= 0 and text[before] in " \t\r\n":
+            before -= 1
+        after = end
+        while after < len(text) and text[after] in " \t\r\n":
+            after += 1
+        if before < 0 or after >= len(text):
+            return start, end
+        if text[before] != "(" or text[after] != ")":
+            return start, end
+        # ``f(0)`` would also match: the call's own parentheses follow a name.
+        preceding = before - 1
+        while preceding >= 0 and text[preceding] in " \t":
+            preceding -= 1
+        if preceding >= 0 and (text[preceding].isalnum() or text[preceding] in "_)]"):
+            return start, end
+        start, end = before, after + 1
+
+
+def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:
+    """``from torch import ...`` statements that bind ``local``."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "torch"
+            and not node.level
+        ):
+            if any((alias.asname or alias.name) == local for alias in node.names):
+                found.append(node)
+    return found
+
+
+def _member_order(name: str) -> tuple[int, str]:
+    """isort's order within one ``from`` import: CONSTANTS, Classes, functions."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    if name[:1].isupper():
+        return 1, name
+    return 2, name
+
+
+def _add_import_name(stmt: ast.ImportFrom, name: str, ctx: Context) -> Edit:
+    """An insertion that adds ``name`` to ``stmt``, in sorted place if it is sorted."""
+    locator = ctx.locator
+    text = ctx.text
+    aliases = stmt.names
+    keys = [_member_order(alias.name) for alias in aliases]
+    position = len(aliases)
+    if keys == sorted(keys):
+        key = _member_order(name)
+        position = next((i for i, k in enumerate(keys) if k > key), len(aliases))
+    parenthesized = "(" in text[locator.start(stmt) : locator.start(aliases[0])]
+
+    def own_line(alias: ast.alias) -> str | None:
+        """The indentation of ``alias`` when it starts its line in parentheses."""
+        start = locator.start(alias)
+        line_start = locator.line_start(alias.lineno)
+        prefix = text[line_start:start]
+        return prefix if parenthesized and not prefix.strip() else None
+
+    if position < len(aliases):
+        alias = aliases[position]
+        indent = own_line(alias)
+        insert = f"{name},\n{indent}" if indent is not None else f"{name}, "
+        start = locator.start(alias)
+        return Edit(start, start, insert)
+    last = aliases[-1]
+    indent = own_line(last)
+    insert = f",\n{indent}{name}" if indent is not None else f", {name}"
+    end = locator.end(last)
+    return Edit(end, end, insert)
+
+
+def _module_identifiers(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).partition(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names

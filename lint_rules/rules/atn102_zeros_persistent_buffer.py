@@ -1,0 +1,457 @@
+"""ATN102 zeros-persistent-buffer."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.model import FunctionNode
+from lint_rules.analysis.tensor_effects import (
+    Allocation,
+    Detail,
+    Effect,
+    allocation_of,
+    bound_names,
+    context_effect,
+)
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Finding
+from lint_rules.rules.atn101_zeros_overwritten import EmptyRewriter
+from lint_rules.rules.base import Invalid, Rule
+
+#: The key of a buffer held directly by the attribute (``self.x``).
+_WHOLE = object()
+#: The key of a buffer stored under a key the analysis cannot name (``self.x[k]``).
+_UNNAMED = object()
+
+_CONFIRM = (
+    "confirm with the poisoning plugin (pytest --attnlint-poison) before applying"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """A zero-filled allocation stored into persistent state."""
+
+    attribute: str  # ``x`` of ``self.x``
+    key: object  # _WHOLE, _UNNAMED, or the constant key/index under ``self.x``
+    allocation: Allocation
+
+    @property
+    def display(self) -> str:
+        if self.key is _WHOLE:
+            return f"self.{self.attribute}"
+        if self.key is _UNNAMED:
+            return f"self.{self.attribute}[...]"
+        if isinstance(self.key, str):
+            escaped = self.key.replace("\\", "\\\\").replace('"', '\\"')
+            return f'self.{self.attribute}["{escaped}"]'
+        return f"self.{self.attribute}[{self.key!r}]"
+
+
+@dataclass(frozen=True, slots=True)
+class BufferUse:
+    """A use of a buffer in some method of the class, and what it does."""
+
+    node: ast.AST
+    method: FunctionNode
+    effect: Effect
+    detail: Detail
+
+    @property
+    def is_write(self) -> bool:
+        return self.effect is Effect.FULL_WRITE
+
+    @property
+    def verb(self) -> str:
+        if self.effect is Effect.READ:
+            return "read"
+        if self.is_write:
+            return "written"
+        return self.detail.value or "used"
+
+
+class ZerosPersistentBuffer(Rule):
+    """## What it does
+    Checks for zero-filled allocations stored into persistent state
+    (`self.x = ...`, a dict or list literal assigned to `self.x`,
+    `self.x[k] = ...`) inside a CUDA-graph state setup method such as
+    `init_cuda_graph_state`.
+
+    The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
+    and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
+    zero. Which methods set up graph state is configurable.
+
+    When the analysis sees the buffer used elsewhere in the class before any
+    write, the message names that first use (in source order): for example a
+    capture-time gather `self.meta["page_table"][req_pool_indices, :]` that
+    reads the buffer. The buffer is the attribute (`self.x`), or the attribute
+    and a constant key (`self.meta["page_table"]`), also through a local alias
+    of the dict (`m = self.meta; m["page_table"]`).
+
+    ## Why is this bad?
+    Graph-state buffers are allocated once, at their maximum size, and each
+    replay writes the part it needs. Zero-filling them costs start-up time and
+    a memory pass per buffer, and the zeros are only needed if some replay (or
+    the capture) reads an element that no replay wrote. Whether that happens
+    depends on the rest of the backend, which is why the rewrite to
+    `torch.empty` is offered as an unsafe fix: run the test suite with
+    uninitialized memory poisoned (`pytest --attnlint-poison`) to confirm.
+
+    ## Example
+    ```python
+    class Backend:
+        def init_cuda_graph_state(self, max_bs):
+            self.decode_metadata = {
+                "cache_seqlens": torch.zeros(max_bs, dtype=torch.int32),
+            }
+    ```
+
+    ## Use instead
+    ```python
+    class Backend:
+        def init_cuda_graph_state(self, max_bs):
+            self.decode_metadata = {
+                "cache_seqlens": torch.empty(max_bs, dtype=torch.int32),
+            }
+    ```
+
+    ## Fix safety
+    The fix is unsafe: whether every element is written before it is read
+    depends on capture and replay code that the analysis cannot follow. It is
+    the same rewrite as ATN101 (`zeros` -> `empty`, `zeros_like` ->
+    `empty_like`, `new_zeros` -> `new_empty`, `full` -> `empty` without the
+    fill value), applied only with `--unsafe-fixes`.
+
+    ## Options
+    - `graph-state-methods` (glob patterns of method names; default
+      `init_cuda_graph_state`, `init_cuda_graph_batch_info`,
+      `init_cuda_graph_moe_buffers` of SGLang and `graph_capture` of vLLM's
+      attention state)
+    """
+
+    code = "ATN102"
+    name = "zeros-persistent-buffer"
+    triggers = ("zeros", "full")
+    fix_availability = "unsafe"
+
+    valid = (
+        # Not a graph-state setup method.
+        "import torch\nclass B:\n    def __init__(self, n):\n        self.buf = torch.zeros(n)\n",
+        "import torch\nclass B:\n    def forward(self, n):\n        self.buf = torch.zeros(n)\n",
+        # Not stored persistently: a local.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n        buf = torch.zeros(n)\n"
+        "        self.use(buf)\n",
+        # Not zero-filled.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n        self.buf = torch.ones(n)\n"
+        "        self.idx = torch.arange(n)\n        self.tmp = torch.empty(n)\n",
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n        self.buf = torch.full((n,), -1)\n",
+        # Stored on another object.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, other, n):\n        other.buf = torch.zeros(n)\n",
+        # numpy.
+        "import numpy as np\nclass B:\n    def init_cuda_graph_state(self, n):\n        self.buf = np.zeros(n)\n",
+        # Not a method.
+        "import torch\ndef init_cuda_graph_state(state, n):\n    state.buf = torch.zeros(n)\n",
+        # Nested inside a call, not a dict or list literal.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n        self.info = Info(lens=torch.zeros(n))\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.seq_lens = torch.zeros(max_bs, dtype=torch.int32)\n",
+            fixed="import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.seq_lens = torch.empty(max_bs, dtype=torch.int32)\n",
+        ),
+        Invalid(
+            "import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs, n):\n"
+            "        self.meta = {\n"
+            '            "page_table": torch.zeros(max_bs, n, dtype=torch.int32),\n'
+            '            "strided": torch.arange(0, n),\n'
+            '            "cu_seqlens": torch.full((max_bs + 1,), 0, dtype=torch.int32),\n'
+            "        }\n\n"
+            "    def capture(self, rows):\n"
+            '        return self.meta["page_table"][rows, :]\n',
+            fixed="import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs, n):\n"
+            "        self.meta = {\n"
+            '            "page_table": torch.empty(max_bs, n, dtype=torch.int32),\n'
+            '            "strided": torch.arange(0, n),\n'
+            '            "cu_seqlens": torch.empty((max_bs + 1,), dtype=torch.int32),\n'
+            "        }\n\n"
+            "    def capture(self, rows):\n"
+            '        return self.meta["page_table"][rows, :]\n',
+            count=2,
+        ),
+        Invalid(
+            "from torch import zeros_like\n\nclass Backend:\n"
+            "    def init_cuda_graph_state(self, template):\n"
+            "        self.bufs = [zeros_like(template), zeros_like(template)]\n"
+            '        self.slots["k"] = template.new_zeros(4)\n',
+            fixed="from torch import empty_like, zeros_like\n\nclass Backend:\n"
+            "    def init_cuda_graph_state(self, template):\n"
+            "        self.bufs = [empty_like(template), empty_like(template)]\n"
+            '        self.slots["k"] = template.new_empty(4)\n',
+            count=3,
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        patterns = tuple(getattr(ctx.settings, "graph_state_methods", ()))
+        if not patterns:
+            return
+        rewriter: EmptyRewriter | None = None
+        class_uses: dict[ast.ClassDef, _ClassUses] = {}
+        for info in model.functions:
+            method = info.node
+            if info.cls is None or not _matches(method.name, patterns):
+                continue
+            receiver = _receiver(method)
+            if receiver is None:
+                continue
+            local_names = bound_names(model.flow(method))
+            for buffer in _stored_buffers(method, receiver, model.imports, local_names):
+                uses = class_uses.get(info.cls)
+                if uses is None:
+                    uses = class_uses[info.cls] = _ClassUses(ctx, info.cls)
+                first = uses.first_use(buffer, exclude=method)
+                message = _message(buffer, method, first)
+                if rewriter is None:
+                    rewriter = EmptyRewriter(ctx)
+                fix = rewriter.fix(buffer.allocation, Applicability.UNSAFE)
+                yield ctx.report(self, buffer.allocation.call, message, fix)
+
+
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def _receiver(method: FunctionNode) -> str | None:
+    """The name of the instance (or class) parameter, if the method has one."""
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
+            return None
+    params = (*method.args.posonlyargs, *method.args.args)
+    return params[0].arg if params else None
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a function body, nested ones included, nested scopes not."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block and isinstance(block[0], ast.stmt):
+                yield from _own_statements(block)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from _own_statements(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from _own_statements(case.body)
+
+
+def _stored_buffers(
+    method: FunctionNode, receiver: str, imports: ImportMap, local_names: frozenset[str]
+) -> Iterator[Buffer]:
+    def allocation(node: ast.AST | None) -> Allocation | None:
+        found = allocation_of(node, imports, local_names) if node is not None else None
+        return found if found is not None and found.zero_filled else None
+
+    for stmt in _own_statements(method.body):
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        for target in targets:
+            attribute = _receiver_attribute(target, receiver)
+            if attribute is not None:
+                found = allocation(value)
+                if found is not None:
+                    yield Buffer(attribute, _WHOLE, found)
+                elif isinstance(value, ast.Dict):
+                    for key, item in zip(value.keys, value.values, strict=True):
+                        found = allocation(item)
+                        if found is not None:
+                            yield Buffer(attribute, _constant_key(key), found)
+                elif isinstance(value, (ast.List, ast.Tuple)):
+                    for index, item in enumerate(value.elts):
+                        found = allocation(item)
+                        if found is not None:
+                            yield Buffer(attribute, index, found)
+                continue
+            if isinstance(target, ast.Subscript):
+                attribute = _receiver_attribute(target.value, receiver)
+                found = allocation(value)
+                if attribute is not None and found is not None:
+                    yield Buffer(attribute, _constant_key(target.slice), found)
+
+
+def _receiver_attribute(node: ast.AST, receiver: str) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == receiver
+    ):
+        return node.attr
+    return None
+
+
+def _constant_key(node: ast.AST | None) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return node.value
+    return _UNNAMED
+
+
+class _ClassUses:
+    """Where each method of a class uses ``self.<attribute>`` (and its keys)."""
+
+    def __init__(self, ctx: Context, cls: ast.ClassDef) -> None:
+        self.imports = ctx.model.imports
+        self.methods = ctx.model.methods_of(cls)
+        self._parents: dict[FunctionNode, dict[ast.AST, ast.AST]] = {}
+
+    def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
+        """The first use of ``buffer`` in source order, outside ``exclude``,
+        that is not transparent."""
+        if buffer.key is _UNNAMED:
+            return None
+        uses: list[BufferUse] = []
+        for method in self.methods:
+            if method is exclude:
+                continue
+            receiver = _receiver(method)
+            if receiver is None:
+                continue
+            uses.extend(self._uses_in(method, receiver, buffer))
+        uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
+        # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
+        # neither reads nor writes the buffer's memory.
+        skipped = (Effect.TRANSPARENT, Effect.REBIND)
+        return next((use for use in uses if use.effect not in skipped), None)
+
+    def _parents_of(self, method: FunctionNode) -> dict[ast.AST, ast.AST]:
+        parents = self._parents.get(method)
+        if parents is None:
+            parents = self._parents[method] = {}
+            for node in ast.walk(method):
+                for child in ast.iter_child_nodes(node):
+                    parents[child] = node
+        return parents
+
+    def _uses_in(
+        self, method: FunctionNode, receiver: str, buffer: Buffer
+    ) -> Iterator[BufferUse]:
+        parents = self._parents_of(method)
+        aliases = _dict_aliases(method, receiver, buffer.attribute)
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == buffer.attribute:
+                if not (isinstance(node.value, ast.Name) and node.value.id == receiver):
+                    continue
+                if not isinstance(node.ctx, ast.Load):
+                    yield BufferUse(
+                        node, method, _store_effect(node, parents), Detail.NONE
+                    )
+                    continue
+                if buffer.key is _WHOLE:
+                    yield self._use(node, method, parents)
+                    continue
+                slot = parents.get(node)
+                if (
+                    isinstance(slot, ast.Subscript)
+                    and _constant_key(slot.slice) == buffer.key
+                ):
+                    yield self._use(slot, method, parents)
+            elif (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and buffer.key is not _WHOLE
+                and _constant_key(node.slice) == buffer.key
+            ):
+                yield self._use(node, method, parents)
+
+    def _use(
+        self, expr: ast.AST, method: FunctionNode, parents: dict[ast.AST, ast.AST]
+    ) -> BufferUse:
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.ctx, ast.Load):
+            return BufferUse(expr, method, _store_effect(expr, parents), Detail.NONE)
+        effect, detail = context_effect(expr, parents, self.imports)  # type: ignore[arg-type]
+        if effect is Effect.FULL_WRITE and _only_sometimes(expr, parents, method):
+            effect, detail = Effect.UNKNOWN, Detail.PARTIAL
+        return BufferUse(expr, method, effect, detail)
+
+
+def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
+    """``self.x += 1`` reads the buffer; ``self.x = v``, ``self.x["k"] = v`` and
+    ``del self.x`` replace it without touching its memory."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.AugAssign) and parent.target is node:
+        return Effect.READ
+    return Effect.REBIND
+
+
+def _dict_aliases(method: FunctionNode, receiver: str, attribute: str) -> set[str]:
+    """Locals bound once, to ``self.<attribute>`` itself (``m = self.meta``)."""
+    stores: dict[str, int] = {}
+    aliases: set[str] = set()
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if (
+                isinstance(target, ast.Name)
+                and _receiver_attribute(node.value, receiver) == attribute
+            ):
+                aliases.add(target.id)
+    return {name for name in aliases if stores.get(name) == 1}
+
+
+def _only_sometimes(
+    node: ast.AST, parents: dict[ast.AST, ast.AST], method: FunctionNode
+) -> bool:
+    """Whether ``node`` is evaluated on some paths only within its statement
+    (an arm of ``a if c else b``, a right operand of ``and``/``or``) or in a
+    nested scope."""
+    child, parent = node, parents.get(node)
+    while parent is not None and parent is not method:
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            return True
+        if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+            return True
+        if isinstance(
+            parent,
+            (
+                ast.Lambda,
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+            ),
+        ):
+            return True
+        child, parent = parent, parents.get(parent)
+    return False
+
+
+def _message(buffer: Buffer, method: FunctionNode, first: BufferUse | None) -> str:
+    head = (
+        f"Graph-state buffer `{buffer.display}` is zero-filled by "
+        f"`{buffer.allocation.display}` in `{method.name}`"
+    )
+    if first is None:
+        return (
+            f"{head}; if every replay writes it before reading it, the zeros are "
+            f"never seen: {_CONFIRM}"
+        )
+    where = f"line {first.node.lineno} in `{first.method.name}`"  # type: ignore[attr-defined]
+    if first.is_write:
+        return f"{head}; its first use elsewhere, at {where}, writes it: {_CONFIRM}"
+    return f"{head}; it is {first.verb} at {where} before any write: {_CONFIRM}"

@@ -1,0 +1,133 @@
+"""ATN103 uninitialized-read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lint_rules.analysis.tensor_effects import TensorUses, local_allocations
+from lint_rules.context import Context
+from lint_rules.diagnostics import Finding
+from lint_rules.rules.atn101_zeros_overwritten import rows_naming
+from lint_rules.rules.base import Invalid, Rule
+
+#: Names of the uninitialized allocators (``empty`` also finds ``empty_like``, ...).
+_EMPTY_NAMES = ("empty",)
+
+
+class UninitializedRead(Rule):
+    """## What it does
+    Checks for uninitialized tensors (`torch.empty`, `empty_like`,
+    `empty_strided`, `new_empty`) bound to a local whose first use, on some
+    path, reads them.
+
+    Reads are `x += y`, `x + 1`, `x > 0`, `x.add_(y)`, `x.index_add_(...)`,
+    `x.sum()`, `x.item()`, `x.clone()`, `x.to(device)`, `x[i]` and the like.
+    The finding points at the read.
+
+    ## Why is this bad?
+    `torch.empty` returns whatever the allocator's memory held last: stale
+    activations, another request's KV indices, NaN. A read before the first
+    write makes the result depend on that garbage, usually only sometimes
+    (the caching allocator often hands back zeroed or identical memory in
+    tests), which makes the bug hard to reproduce. It is the classic way a
+    zeros -> empty change goes wrong.
+
+    Uses the analysis cannot see through (passing the tensor to a function,
+    storing it, returning it, taking a view, writing part of it) are not
+    reported; uses that see only metadata (`x.shape`, `x.size()`) are
+    skipped over.
+
+    ## Example
+    ```python
+    def count_tokens(seq_lens, n):
+        counts = torch.empty(n, dtype=torch.int32)
+        counts += seq_lens
+        return counts
+    ```
+
+    ## Use instead
+    ```python
+    def count_tokens(seq_lens, n):
+        counts = torch.zeros(n, dtype=torch.int32)
+        counts += seq_lens
+        return counts
+    ```
+    or write every element first (`counts.copy_(seq_lens)`).
+
+    ## Fix safety
+    There is no fix: whether the buffer needs zeros, another fill value, or
+    a full write first depends on what the code means.
+    """
+
+    code = "ATN103"
+    name = "uninitialized-read"
+    triggers = ("empty",)
+    fix_availability = "none"
+
+    valid = (
+        # Written before it is read.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.copy_(y)\n    return x.sum()\n",
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x[:] = y\n    x += 1\n    return x\n",
+        "import torch\ndef f(y):\n    x = torch.empty_like(y)\n    torch.mul(y, 2, out=x)\n    return x + 1\n",
+        # Written on every path.
+        "import torch\ndef f(y, n, c):\n    x = torch.empty(n)\n    if c:\n        x.fill_(0)\n"
+        "    else:\n        x.copy_(y)\n    return x.sum()\n",
+        # Escapes before any read: the analysis cannot tell.
+        "import torch\ndef f(kernel, n):\n    x = torch.empty(n)\n    kernel(x)\n    return x.sum()\n",
+        "import torch\ndef f(n):\n    x = torch.empty(n)\n    return x\n",
+        # A partial write through a view first.
+        "import torch\ndef f(y, n, m):\n    x = torch.empty(n)\n    x[:m].copy_(y)\n    return x.sum()\n",
+        # Metadata only.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    print(x.shape, x.size(0))\n    x.zero_()\n"
+        "    return x.sum()\n",
+        # Rebound before any use.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x = y.clone()\n    return x.sum()\n",
+        # numpy's empty is not torch's.
+        "import numpy as np\ndef f(n):\n    x = np.empty(n)\n    x += 1\n    return x\n",
+        # Zero-filled: nothing uninitialized.
+        "import torch\ndef f(n):\n    x = torch.zeros(n)\n    x += 1\n    return x\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\ndef f(seq_lens, n):\n    counts = torch.empty(n, dtype=torch.int32)\n"
+            "    counts += seq_lens\n    return counts\n"
+        ),
+        Invalid(
+            "import torch\n\ndef f(n):\n    x = torch.empty(n)\n    return x.sum().item()\n"
+        ),
+        Invalid("def f(y, n):\n    x = y.new_empty(n)\n    x.add_(y)\n    return x\n"),
+        Invalid(
+            "from torch import empty_like\n\ndef f(y, c):\n    x = empty_like(y)\n"
+            "    if c:\n        x.copy_(y)\n    return x > 0\n"
+        ),
+        Invalid(
+            "import torch\n\ndef f(idx, n):\n    x = torch.empty_strided((n,), (1,))\n"
+            "    rows = x[idx]\n    return rows\n"
+        ),
+        # A loop that may not run: the read after it sees garbage.
+        Invalid(
+            "import torch\n\ndef f(ys, n):\n    x = torch.empty(n)\n    for y in ys:\n"
+            "        x.copy_(y)\n    return x.max()\n"
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        rows = rows_naming(ctx, _EMPTY_NAMES)
+        if not rows:
+            return
+        for info in model.functions_spanning(rows):
+            flow = model.flow(info.node)
+            uses = TensorUses(flow, model.imports)
+            for local in local_allocations(flow, model.imports):
+                allocation = local.allocation
+                if allocation.zero_filled:
+                    continue
+                name = local.target.id
+                row = local.stmt.lineno
+                for use in uses.first_reads_on_some_path(name, local.binding):
+                    message = (
+                        f"`{name}` is read before anything writes it; "
+                        f"`{allocation.display}` at line {row} leaves its memory uninitialized"
+                    )
+                    yield ctx.report(self, use.event.node, message)
