@@ -1,0 +1,909 @@
+"""ATN101-ATN103, zero-filled and uninitialized buffers: negatives, positives,
+the zeros -> empty rewrite and its edges, and the CLI's safe/unsafe split."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+SETTINGS = Settings(select=("ATN101", "ATN102", "ATN103"))
+
+
+def findings(source: str, settings: Settings = SETTINGS) -> list[tuple[int, str]]:
+    source = textwrap.dedent(source)
+    return [(f.location.row, f.code) for f in check_source(source, "t.py", settings)]
+
+
+def messages(source: str, settings: Settings = SETTINGS) -> list[str]:
+    return [f.message for f in check_source(textwrap.dedent(source), "t.py", settings)]
+
+
+def fixed(source: str, unsafe: bool = False, settings: Settings = SETTINGS) -> str:
+    text = fix_text(textwrap.dedent(source), "t.py", settings, unsafe_fixes=unsafe).text
+    ast.parse(text)
+    return text
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text)
+
+
+# --------------------------------------------------------------------------- ATN101 negatives
+
+ATN101_NEGATIVES = {
+    "augmented_accumulation": """
+        def f(y, n):
+            x = torch.zeros(n)
+            x += y
+            return x
+    """,
+    "add_": """
+        def f(y, n):
+            x = torch.zeros(n)
+            x.add_(y)
+            return x
+    """,
+    "index_add_": """
+        def f(y, idx, n):
+            x = torch.zeros(n)
+            x.index_add_(0, idx, y)
+            return x
+    """,
+    "scatter_add_": """
+        def f(y, idx, n):
+            x = torch.zeros(n)
+            x.scatter_add_(0, idx, y)
+            return x
+    """,
+    "partial_prefix_write": """
+        def f(y, n, m):
+            x = torch.zeros(n)
+            x[:m] = y
+            return x
+    """,
+    "partial_suffix_write": """
+        def f(y, n):
+            x = torch.zeros(n)
+            x[1:] = y
+            return x
+    """,
+    "partial_copy_through_view": """
+        def f(y, n, m):
+            x = torch.zeros(n)
+            x[:m].copy_(y)
+            return x
+    """,
+    "scatter_": """
+        def f(y, idx, n):
+            x = torch.zeros(n)
+            x.scatter_(0, idx, y)
+            return x
+    """,
+    "write_in_one_branch": """
+        def f(y, n, c):
+            x = torch.zeros(n)
+            if c:
+                x.copy_(y)
+            return x
+    """,
+    "write_inside_loop": """
+        def f(ys, n):
+            x = torch.zeros(n)
+            for y in ys:
+                x.copy_(y)
+            return x
+    """,
+    "read_before_write": """
+        def f(y, n):
+            x = torch.zeros(n)
+            print(x.max())
+            x.copy_(y)
+            return x
+    """,
+    "escape_to_unknown_kernel": """
+        def f(kernel, y, n):
+            x = torch.zeros(n)
+            kernel(x, y)
+            x.copy_(y)
+            return x
+    """,
+    "escape_stored_on_object": """
+        def f(state, y, n):
+            x = torch.zeros(n)
+            state.buf = x
+            x.copy_(y)
+    """,
+    "escape_returned": """
+        def f(n):
+            x = torch.zeros(n)
+            return x
+    """,
+    "view_taken": """
+        def f(y, n):
+            x = torch.zeros(n, 2)
+            v = x.t()
+            x.copy_(y)
+            return v
+    """,
+    "alias_taken": """
+        def f(y, n):
+            x = torch.zeros(n)
+            z = x
+            x.copy_(y)
+            return z
+    """,
+    "numpy_zeros": """
+        import numpy as np
+
+        def f(y, n):
+            x = np.zeros(n)
+            x[:] = y
+            return x
+    """,
+    "numpy_zeros_like_by_name": """
+        from numpy import zeros_like
+
+        def f(y):
+            x = zeros_like(y)
+            x[:] = y
+            return x
+    """,
+    "full_with_non_zero": """
+        def f(y, n):
+            x = torch.full((n,), 1.0)
+            x.copy_(y)
+            return x
+    """,
+    "new_full_with_variable_fill": """
+        def f(y, n, v):
+            x = y.new_full((n,), v)
+            x.copy_(y)
+            return x
+    """,
+    "conditional_expression_write": """
+        def f(y, n, c):
+            x = torch.zeros(n)
+            x.copy_(y) if c else x.fill_(0)
+            return x
+    """,
+    "bool_operand_write": """
+        def f(y, n, c):
+            x = torch.zeros(n)
+            c and x.copy_(y)
+            return x
+    """,
+    "nested_function_writes": """
+        def f(y, n):
+            x = torch.zeros(n)
+            def g():
+                x.copy_(y)
+            g()
+            return x
+    """,
+    "global_name": """
+        def f(y, n):
+            global x
+            x = torch.zeros(n)
+            x.copy_(y)
+    """,
+    "locals_can_see_it": """
+        def f(y, n):
+            x = torch.zeros(n)
+            print(locals())
+            x.copy_(y)
+            return x
+    """,
+    "module_level": """
+        x = torch.zeros(3)
+        x.copy_(torch.ones(3))
+    """,
+    "zeros_into_out": """
+        def f(y, n, buf):
+            torch.zeros(n, out=buf)
+            buf.copy_(y)
+            return buf
+    """,
+    "multiple_targets": """
+        def f(y, n):
+            x = z = torch.zeros(n)
+            x.copy_(y)
+            return z
+    """,
+    "empty_out_does_not_write": """
+        def f(y, n):
+            x = torch.zeros(n)
+            torch.empty(n, out=x)
+            return x
+    """,
+    "try_handler_reads": """
+        def f(y, n):
+            x = torch.zeros(n)
+            try:
+                y = y.float()
+                x.copy_(y)
+            except RuntimeError:
+                return x.sum()
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("source", ATN101_NEGATIVES.values(), ids=ATN101_NEGATIVES)
+def test_atn101_negative(source):
+    source = "import torch\n" + dedent(source)
+    assert [code for _, code in findings(source) if code == "ATN101"] == []
+
+
+def test_atn101_negatives_fixture_is_clean():
+    source = (FIXTURES / "atn1_negatives.py").read_text()
+    assert findings(source) == []
+
+
+# --------------------------------------------------------------------------- ATN101 positives
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "x.copy_(y)",
+        "x.fill_(2)",
+        "x.zero_()",
+        "x.uniform_()",
+        "x.normal_()",
+        "x.random_(0, 4)",
+        "x.bernoulli_(0.5)",
+        "x.exponential_()",
+        "x.geometric_(0.5)",
+        "x.cauchy_()",
+        "x.log_normal_()",
+        "x[:] = y",
+        "x[...] = y",
+        "x[:, :] = y",
+        "torch.mul(y, 2, out=x)",
+    ],
+)
+def test_atn101_every_full_write_form(write):
+    source = f"import torch\n\ndef f(y, n):\n    x = torch.zeros(n, 1)\n    {write}\n    return x\n"
+    assert findings(source) == [(4, "ATN101")]
+    assert fixed(source) == source.replace("torch.zeros(", "torch.empty(")
+
+
+@pytest.mark.parametrize(
+    ("imports", "call", "replacement"),
+    [
+        ("import torch", "torch.zeros(n)", "torch.empty(n)"),
+        ("import torch as th", "th.zeros(n)", "th.empty(n)"),
+        ("import torch as th", "th.zeros_like(y)", "th.empty_like(y)"),
+        ("import torch.nn", "torch.zeros(n)", "torch.empty(n)"),
+        ("import torch", "y.new_zeros(n)", "y.new_empty(n)"),
+        ("import torch", "y.new_full((n,), 0)", "y.new_empty((n,))"),
+        ("import torch", "torch.full((n,), 0.0)", "torch.empty((n,))"),
+        ("import torch", "torch.full((n,), -0.0)", "torch.empty((n,))"),
+        ("import torch", "torch.full_like(y, 0)", "torch.empty_like(y)"),
+        ("import torch", "torch.full_like(y, fill_value=False)", "torch.empty_like(y)"),
+        ("import torch", "torch.full((n,), 0)", "torch.empty((n,), dtype=torch.int64)"),
+        (
+            "import torch",
+            "torch.full((n,), False)",
+            "torch.empty((n,), dtype=torch.bool)",
+        ),
+        (
+            "import torch",
+            "torch.full((n,), 0, dtype=torch.int32)",
+            "torch.empty((n,), dtype=torch.int32)",
+        ),
+    ],
+)
+def test_atn101_import_styles_and_allocators(imports, call, replacement):
+    source = (
+        f"{imports}\n\ndef f(y, n):\n    x = {call}\n    x.copy_(y)\n    return x\n"
+    )
+    assert findings(source) == [(4, "ATN101")]
+    assert fixed(source) == source.replace(call, replacement)
+
+
+@pytest.mark.parametrize(
+    ("imports", "call", "fixed_imports", "replacement"),
+    [
+        (
+            "from torch import zeros",
+            "zeros(n)",
+            "from torch import empty, zeros",
+            "empty(n)",
+        ),
+        (
+            "from torch import zeros as z",
+            "z(n)",
+            "from torch import empty, zeros as z",
+            "empty(n)",
+        ),
+        (
+            "from torch import zeros_like as zl",
+            "zl(y)",
+            "from torch import empty_like, zeros_like as zl",
+            "empty_like(y)",
+        ),
+        (
+            "from torch import ones, zeros",
+            "zeros(n)",
+            "from torch import empty, ones, zeros",
+            "empty(n)",
+        ),
+        (
+            "from torch import zeros, Tensor",
+            "zeros(n)",
+            "from torch import zeros, Tensor, empty",
+            "empty(n)",
+        ),
+        (
+            "from torch import empty, zeros",
+            "zeros(n)",
+            "from torch import empty, zeros",
+            "empty(n)",
+        ),
+        (
+            "from torch import empty as e, zeros",
+            "zeros(n)",
+            "from torch import empty as e, zeros",
+            "e(n)",
+        ),
+        (
+            "from torch import full",
+            "full((n,), 0.0)",
+            "from torch import empty, full",
+            "empty((n,))",
+        ),
+        (
+            "from torch import (\n    ones,\n    zeros,\n)",
+            "zeros(n)",
+            "from torch import (\n    empty,\n    ones,\n    zeros,\n)",
+            "empty(n)",
+        ),
+        (
+            "from torch import (\n    ones,\n    zeros\n)",
+            "zeros(n)",
+            "from torch import (\n    empty,\n    ones,\n    zeros\n)",
+            "empty(n)",
+        ),
+        (
+            "from torch import (\n    zeros,\n    Tensor,\n)",
+            "zeros(n)",
+            "from torch import (\n    zeros,\n    Tensor,\n    empty,\n)",
+            "empty(n)",
+        ),
+        (
+            "from torch import (zeros)",
+            "zeros(n)",
+            "from torch import (empty, zeros)",
+            "empty(n)",
+        ),
+    ],
+)
+def test_atn101_by_name_imports_gain_the_counterpart(
+    imports, call, fixed_imports, replacement
+):
+    body = f"\n\ndef f(y, n):\n    x = {call}\n    x.copy_(y)\n    return x\n"
+    source = imports + body
+    assert [code for _, code in findings(source)] == ["ATN101"]
+    assert fixed(source) == fixed_imports + body.replace(call, replacement)
+
+
+def test_atn101_name_taken_falls_back_to_the_torch_module():
+    source = dedent(
+        """\
+        import torch
+        from torch import zeros
+
+        empty = []
+
+        def f(y, n):
+            x = zeros(n)
+            x.copy_(y)
+            return x
+        """
+    )
+    assert fixed(source) == source.replace("x = zeros(n)", "x = torch.empty(n)")
+
+
+def test_atn101_name_taken_and_no_torch_module_means_no_fix():
+    source = dedent(
+        """\
+        from torch import zeros
+
+        def f(y, n, empty):
+            x = zeros(n)
+            x.copy_(y)
+            return x
+        """
+    )
+    assert findings(source) == [(4, "ATN101")]
+    assert fixed(source) == source
+
+
+def test_atn101_full_int_zero_without_torch_module_means_no_fix():
+    source = "from torch import full\n\ndef f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n"
+    assert findings(source) == [(4, "ATN101")]
+    assert fixed(source) == source
+
+
+def test_atn101_two_allocations_share_one_import_edit():
+    source = dedent(
+        """\
+        from torch import zeros
+
+        def f(y, n):
+            a = zeros(n)
+            a.copy_(y)
+            b = zeros(n)
+            b.fill_(1)
+            return a, b
+        """
+    )
+    assert fixed(source) == dedent(
+        """\
+        from torch import empty, zeros
+
+        def f(y, n):
+            a = empty(n)
+            a.copy_(y)
+            b = empty(n)
+            b.fill_(1)
+            return a, b
+        """
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "replacement"),
+    [
+        ("torch.full((n,), 0.0, device=d)", "torch.empty((n,), device=d)"),
+        ("torch.full((n,), 0.0,)", "torch.empty((n,),)"),
+        ("torch.full((n,), (0.0), device=d)", "torch.empty((n,), device=d)"),
+        ("torch.full((n,), fill_value=0.0, device=d)", "torch.empty((n,), device=d)"),
+        ("torch.full(fill_value=0.0, size=(n,))", "torch.empty(size=(n,))"),
+        ("torch.full(size=(n,), fill_value=0.0)", "torch.empty(size=(n,))"),
+        (
+            "torch.full(\n        (n,),\n        0.0,\n        device=d,\n    )",
+            "torch.empty(\n        (n,),\n        device=d,\n    )",
+        ),
+        (
+            "torch.full(\n        (n,),\n        0.0\n    )",
+            "torch.empty(\n        (n,)\n    )",
+        ),
+        (
+            "torch.full((n,), 0.0,\n               device=d)",
+            "torch.empty((n,),\n               device=d)",
+        ),
+        (
+            "torch.full(\n        (n,),  # size\n        0.0,  # zero\n        device=d,\n    )",
+            "torch.empty(\n        (n,),  # size\n        device=d,\n    )",
+        ),
+        (
+            "torch.full((n,), 0, dtype=torch.int32)",
+            "torch.empty((n,), dtype=torch.int32)",
+        ),
+        ("torch.full((n,), fill_value=0)", "torch.empty((n,), dtype=torch.int64)"),
+    ],
+)
+def test_atn101_fill_argument_is_removed_cleanly(call, replacement):
+    source = f"import torch\n\ndef f(y, n, d):\n    x = {call}\n    x.copy_(y)\n    return x\n"
+    assert [code for _, code in findings(source)] == ["ATN101"]
+    assert fixed(source) == source.replace(call, replacement)
+
+
+def test_atn101_reports_at_the_allocation_call():
+    source = "import torch\n\ndef f(y, n):\n    x = torch.zeros(n)\n    x.copy_(y)\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert (finding.location.row, finding.location.column) == (4, 9)
+    assert (finding.end_location.row, finding.end_location.column) == (4, 23)
+    assert finding.fix is not None and finding.fix.applicability.value == "safe"
+    assert "`x`" in finding.message and "`torch.zeros`" in finding.message
+
+
+def test_atn101_fixture_fixes_to_its_snapshot():
+    before = (FIXTURES / "atn101_fix.in.py").read_text()
+    after = (FIXTURES / "atn101_fix.out.py").read_text()
+    assert len(findings(before)) == 24
+    assert all(code == "ATN101" for _, code in findings(before))
+    assert fixed(before) == after
+    assert findings(after) == []
+
+
+def _ruff_names(text: str, path: Path) -> set[tuple[str, str]]:
+    """F821/F841 findings of ruff on ``text`` (code and message, no positions)."""
+    path.write_text(text)
+    command = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache"]
+    command += ["--select", "F821,F841", "--output-format", "json", str(path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode in (0, 1), result.stderr
+    return {(item["code"], item["message"]) for item in json.loads(result.stdout)}
+
+
+@pytest.mark.parametrize(
+    "name", ["atn101_fix.in.py", "atn102_backend.in.py", "atn1_negatives.py"]
+)
+def test_fixes_leave_no_new_undefined_or_unused_names(name, tmp_path):
+    before = (FIXTURES / name).read_text()
+    after = fixed(before, unsafe=True)
+    assert _ruff_names(after, tmp_path / "after.py") <= _ruff_names(
+        before, tmp_path / "before.py"
+    )
+
+
+def test_fix_keeps_crlf_line_endings():
+    source = "import torch\r\n\r\ndef f(y, n):\r\n    x = torch.zeros(n)\r\n    x.copy_(y)\r\n"
+    assert fixed(source) == source.replace("zeros", "empty")
+
+
+# --------------------------------------------------------------------------- ATN102
+
+STATE = """
+    import torch
+
+    class Backend:
+        def init_cuda_graph_state(self, max_bs):
+            {store}
+
+        def capture(self, bs, rows):
+            {use}
+"""
+
+
+def state(store: str, use: str = "pass") -> str:
+    return dedent(STATE).format(store=store, use=use)
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "self.buf = torch.zeros(max_bs)",
+        "self.buf: torch.Tensor = torch.zeros(max_bs)",
+        "self.buf = torch.full((max_bs,), 0)",
+        "self.buf = torch.zeros_like(self.other)",
+        "self.buf = self.other.new_zeros(max_bs)",
+        'self.buf = {"k": torch.zeros(max_bs)}',
+        "self.buf = [torch.zeros(max_bs)]",
+        "self.buf = (torch.zeros(max_bs),)",
+        'self.buf["k"] = torch.zeros(max_bs)',
+        "self.buf[0] = torch.zeros(max_bs)",
+        "self.buf[key] = torch.zeros(max_bs)",
+    ],
+)
+def test_atn102_storage_forms(store):
+    assert findings(state(store)) == [(6, "ATN102")]
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "self.buf = torch.empty(max_bs)",
+        "self.buf = torch.ones(max_bs)",
+        "self.buf = torch.full((max_bs,), -1)",
+        "buf = torch.zeros(max_bs)",
+        "other.buf = torch.zeros(max_bs)",
+        "self.buf = Info(torch.zeros(max_bs))",
+        'self.buf = {"k": {"j": torch.zeros(max_bs)}}',
+        "self.buf = torch.zeros(max_bs).cuda()",
+        "self.buf = np.zeros(max_bs)",
+    ],
+)
+def test_atn102_negative_storage(store):
+    assert findings(state(store)) == []
+
+
+def test_atn102_only_in_graph_state_methods():
+    source = "import torch\n\nclass B:\n    def __init__(self, n):\n        self.buf = torch.zeros(n)\n"
+    assert findings(source) == []
+    custom = Settings(select=("ATN102",), graph_state_methods=("__init__",))
+    assert findings(source, custom) == [(5, "ATN102")]
+
+
+def test_atn102_glob_patterns():
+    source = dedent(
+        """
+        import torch
+
+        class B:
+            def setup_decode_graph(self, n):
+                self.a = torch.zeros(n)
+
+            def setup_extend_graph(self, n):
+                self.b = torch.zeros(n)
+
+            def setup(self, n):
+                self.c = torch.zeros(n)
+        """
+    )
+    custom = Settings(select=("ATN102",), graph_state_methods=("setup_*_graph",))
+    assert findings(source, custom) == [(6, "ATN102"), (9, "ATN102")]
+    assert findings(source, Settings(select=("ATN102",), graph_state_methods=())) == []
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["init_cuda_graph_batch_info", "init_cuda_graph_moe_buffers", "graph_capture"],
+)
+def test_atn102_default_methods_of_sglang_and_vllm(method):
+    source = f"import torch\n\nclass B:\n    def {method}(self, n):\n        self.a = torch.zeros(n)\n"
+    assert findings(source, Settings(select=("ATN102",))) == [(5, "ATN102")]
+
+
+def test_atn102_skips_static_methods_and_plain_functions():
+    source = dedent(
+        """
+        import torch
+
+        class B:
+            @staticmethod
+            def init_cuda_graph_state(state, n):
+                state.a = torch.zeros(n)
+
+        def init_cuda_graph_state(self, n):
+            self.a = torch.zeros(n)
+        """
+    )
+    assert findings(source) == []
+
+
+def test_atn102_nested_function_in_setup_is_not_the_setup():
+    source = state("def later():\n            self.buf = torch.zeros(max_bs)")
+    assert findings(source) == []
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [
+        (
+            'return self.buf["k"][rows, :]',
+            "is read at line 9 in `capture` before any write",
+        ),
+        ('return self.buf["k"].sum()', "is read at line 9 in `capture`"),
+        ('self.buf["k"] += 1', "is read at line 9 in `capture`"),
+        ('return self.buf["k"][:bs]', "is sliced or passed on at line 9 in `capture`"),
+        ('kernel(self.buf["k"])', "is sliced or passed on at line 9 in `capture`"),
+        ('self.buf["k"][:bs].copy_(rows)', "is partly written at line 9 in `capture`"),
+        (
+            'self.buf["k"].copy_(rows)',
+            "its first use elsewhere, at line 9 in `capture`, writes it",
+        ),
+        ('self.buf["k"][:] = rows', "writes it"),
+        (
+            'm = self.buf\n        return m["k"][rows]',
+            "is read at line 10 in `capture`",
+        ),
+        ('return self.buf["j"][rows]', "if every replay writes it before reading it"),
+        ('return self.buf["k"].shape', "if every replay writes it before reading it"),
+        ("self.buf = {}", "if every replay writes it before reading it"),
+    ],
+)
+def test_atn102_message_names_the_first_use_elsewhere(use, expected):
+    source = state('self.buf = {"k": torch.zeros(max_bs)}', use)
+    (message,) = messages(source)
+    assert expected in message
+    assert message.startswith(
+        'Graph-state buffer `self.buf["k"]` is zero-filled by `torch.zeros`'
+    )
+    assert message.endswith(
+        "confirm with the poisoning plugin (pytest --attnlint-poison) before applying"
+    )
+
+
+def test_atn102_first_use_is_in_source_order_across_methods():
+    source = dedent(
+        """
+        import torch
+
+        class Backend:
+            def __init__(self):
+                self.buf = None
+
+            def replay(self, rows):
+                self.buf.copy_(rows)
+
+            def init_cuda_graph_state(self, n):
+                self.buf = torch.zeros(n)
+
+            def capture(self, rows):
+                return self.buf[rows]
+        """
+    )
+    (message,) = messages(source)
+    assert "its first use elsewhere, at line 9 in `replay`, writes it" in message
+
+
+def test_atn102_uses_in_the_setup_method_itself_are_not_named():
+    source = state("self.buf = torch.zeros(max_bs)\n        print(self.buf.sum())")
+    (message,) = messages(source)
+    assert "if every replay writes it before reading it" in message
+
+
+def test_atn102_fix_is_unsafe_and_only_applied_with_unsafe_fixes():
+    before = (FIXTURES / "atn102_backend.in.py").read_text()
+    after = (FIXTURES / "atn102_backend.out.py").read_text()
+    results = check_source(before, "t.py", SETTINGS)
+    assert [f.location.row for f in results] == [15, 18, 20, 23, 24, 25, 26, 28]
+    assert {f.fix.applicability.value for f in results} == {"unsafe"}
+    assert fixed(before) == before
+    assert fixed(before, unsafe=True) == after
+    assert findings(after) == []
+
+
+def test_atn102_fixture_messages():
+    before = (FIXTURES / "atn102_backend.in.py").read_text()
+    by_row = {f.location.row: f.message for f in check_source(before, "t.py", SETTINGS)}
+    assert "read at line 33 in `init_forward_metadata_capture_cuda_graph`" in by_row[15]
+    assert "sliced or passed on at line 34" in by_row[18]
+    assert (
+        "partly written at line 41 in `init_forward_metadata_replay_cuda_graph`"
+        in by_row[20]
+    )
+    assert (
+        "at line 35 in `init_forward_metadata_capture_cuda_graph`, writes it"
+        in by_row[23]
+    )
+    assert "read at line 42" in by_row[25]
+    assert "`self.lanes[0]`" in by_row[26]
+    assert "`Tensor.new_zeros`" in by_row[28]
+
+
+# --------------------------------------------------------------------------- ATN103
+
+ATN103_NEGATIVES = {
+    "written_first": "x = torch.empty(n)\nx.copy_(y)\nreturn x.sum()",
+    "written_on_every_path": "x = torch.empty(n)\nif c:\n    x.zero_()\nelse:\n    x[:] = y\nreturn x + 1",
+    "escapes_first": "x = torch.empty(n)\nkernel(x)\nreturn x.sum()",
+    "returned": "x = torch.empty(n)\nreturn x",
+    "partly_written_first": "x = torch.empty(n)\nx[:m] = y\nreturn x.sum()",
+    "partial_view_copy_first": "x = torch.empty(n, m)\nx[0].copy_(y)\nreturn x.sum()",
+    "rebound": "x = torch.empty(n)\nx = y + 1\nreturn x.sum()",
+    "metadata_then_write": "x = torch.empty(n)\nk = x.shape[0]\nx.fill_(k)\nreturn x.sum()",
+    "out_argument": "x = torch.empty(n)\ntorch.cumsum(y, 0, out=x)\nreturn x.sum()",
+    "nested_read": "x = torch.empty(n)\ng = lambda: x.sum()\nx.zero_()\nreturn g",
+    "numpy": "x = np.empty(n)\nx += 1\nreturn x",
+    "zeros": "x = torch.zeros(n)\nx += 1\nreturn x",
+}
+
+
+@pytest.mark.parametrize("body", ATN103_NEGATIVES.values(), ids=ATN103_NEGATIVES)
+def test_atn103_negative(body):
+    source = "import numpy as np\nimport torch\n\ndef f(y, n, m, c, kernel):\n"
+    source += textwrap.indent(body, "    ") + "\n"
+    assert [code for _, code in findings(source) if code == "ATN103"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "row"),
+    [
+        ("x = torch.empty(n)\nx += y", 6),
+        ("x = torch.empty(n)\nreturn x.sum()", 6),
+        ("x = torch.empty(n)\nreturn x.item()", 6),
+        ("x = torch.empty(n)\nx.add_(y)", 6),
+        ("x = torch.empty(n)\nx.index_add_(0, y, y)", 6),
+        ("x = torch.empty(n)\nreturn x.clone()", 6),
+        ("x = torch.empty(n)\nreturn x.to('cpu')", 6),
+        ("x = torch.empty(n)\nreturn x[y]", 6),
+        ("x = torch.empty(n)\nreturn x > 0", 6),
+        ("x = torch.empty_like(y)\nreturn y + x", 6),
+        ("x = y.new_empty(n)\nreturn x.tolist()", 6),
+        ("x = torch.empty_strided((n,), (1,))\nreturn -x", 6),
+        ("x = torch.empty(n)\nif c:\n    x.copy_(y)\nreturn x.sum()", 8),
+        ("x = torch.empty(n)\nfor v in y:\n    x.copy_(v)\nreturn x.sum()", 8),
+        ("x = torch.empty(n)\nprint(x.shape)\nreturn x.mean()", 7),
+        ("x = torch.empty(n)\nz = x.sum() if c else 0\nreturn z", 6),
+    ],
+)
+def test_atn103_reports_the_reading_use(body, row):
+    source = "import numpy as np\nimport torch\n\ndef f(y, n, m, c, kernel):\n"
+    source += textwrap.indent(body, "    ") + "\n"
+    assert findings(source) == [(row, "ATN103")]
+
+
+def test_atn103_points_at_the_name_and_names_the_allocation():
+    source = "import torch\n\ndef f(n):\n    x = torch.empty(n)\n    return x.sum()\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert (finding.location.row, finding.location.column) == (5, 12)
+    assert finding.fix is None
+    assert "`torch.empty` at line 4" in finding.message
+
+
+def test_atn103_every_first_read_is_reported():
+    source = dedent(
+        """\
+        import torch
+
+        def f(n, c):
+            x = torch.empty(n)
+            if c:
+                return x.sum()
+            return x.max()
+        """
+    )
+    assert findings(source) == [(6, "ATN103"), (7, "ATN103")]
+
+
+def test_atn103_by_name_import_alias():
+    source = "from torch import empty as e\n\ndef f(n):\n    x = e(n)\n    x += 1\n    return x\n"
+    assert findings(source) == [(5, "ATN103")]
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def attnlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "lint_rules", "check", "--no-cache", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_fix_without_unsafe_fixes_never_rewrites_atn102(tmp_path):
+    before = (FIXTURES / "atn102_backend.in.py").read_text()
+    target = tmp_path / "backend.py"
+    target.write_text(before)
+    result = attnlint("--fix", "backend.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert target.read_text() == before
+    assert (
+        "8 hidden fixes can be enabled with the `--unsafe-fixes` option"
+        in result.stdout
+    )
+    result = attnlint("--fix", "--unsafe-fixes", "backend.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert target.read_text() == (FIXTURES / "atn102_backend.out.py").read_text()
+
+
+def test_cli_fix_applies_atn101(tmp_path):
+    target = tmp_path / "rows.py"
+    target.write_text((FIXTURES / "atn101_fix.in.py").read_text())
+    result = attnlint("--fix", "rows.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert target.read_text() == (FIXTURES / "atn101_fix.out.py").read_text()
+
+
+def test_cli_json_reports_applicability(tmp_path):
+    source = dedent(
+        """\
+        import torch
+
+        class B:
+            def init_cuda_graph_state(self, n):
+                self.a = torch.zeros(n)
+
+        def f(y, n):
+            x = torch.zeros(n)
+            x.copy_(y)
+            z = torch.empty(n)
+            return x, z.sum()
+        """
+    )
+    (tmp_path / "m.py").write_text(source)
+    result = attnlint("--output-format", "json", "m.py", cwd=tmp_path)
+    items = json.loads(result.stdout)
+    summary = [
+        (
+            item["code"],
+            item["location"]["row"],
+            (item["fix"] or {}).get("applicability"),
+        )
+        for item in items
+    ]
+    assert summary == [
+        ("ATN102", 5, "unsafe"),
+        ("ATN101", 8, "safe"),
+        ("ATN103", 11, None),
+    ]
+
+
+def test_cli_noqa_suppresses(tmp_path):
+    source = "import torch\n\ndef f(y, n):\n    x = torch.zeros(n)  # noqa: ATN101\n    x.copy_(y)\n"
+    (tmp_path / "m.py").write_text(source)
+    assert attnlint("m.py", cwd=tmp_path).returncode == 0
