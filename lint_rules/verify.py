@@ -401,12 +401,21 @@ class _Original:
 
 
 class FileTransaction:
-    """Writes files atomically and can put every one back as it was."""
+    """Writes files atomically and can put every one back as it was.
+
+    A file somebody else changed while verify ran (neither its original
+    content nor the last one written here) is left alone and listed in
+    ``conflicts``.
+    """
 
     def __init__(self) -> None:
         self._originals: dict[Path, _Original] = {}
-        self._current: dict[Path, bytes] = {}
+        # What the file holds now; None while a write is under way.
+        self._current: dict[Path, bytes | None] = {}
         self._last_mtime: dict[Path, int] = {}
+        self.conflicts: list[Path] = []
+        # Signals that arrived during the last restore (held until it ended).
+        self.signals_held: list[int] = []
 
     def remember(self, path: Path, data: bytes) -> None:
         """Record ``path``'s original content (already read) and metadata."""
@@ -429,6 +438,7 @@ class FileTransaction:
         # an earlier version can never match (it records seconds and size).
         mtime = max(int(time.time()), self._last_mtime[path] + 1)
         self._last_mtime[path] = mtime
+        self._current[path] = None
         _atomic_write(path, data, original.mode)
         os.utime(path, ns=(original.atime_ns, mtime * 1_000_000_000))
         self._current[path] = data
@@ -440,16 +450,30 @@ class FileTransaction:
         ]
 
     def restore(self) -> list[Path]:
-        """Put back every changed file; return the paths restored."""
+        """Put back every changed file; return the paths restored.
+
+        Signals that arrive meanwhile are held back and listed in
+        ``signals_held``: a restore is never left half done.
+        """
         restored = []
-        with _signals_deferred():
+        with _signals_deferred() as self.signals_held:
             for path, original in self._originals.items():
-                if self._current[path] != original.data:
-                    self._restore_one(path, original)
-                    restored.append(path)
+                expected = self._current[path]
+                try:
+                    on_disk: bytes | None = path.read_bytes()
+                except FileNotFoundError:
+                    on_disk = None
+                if expected == original.data and on_disk == original.data:
+                    continue
+                if expected is not None and on_disk not in (expected, original.data):
+                    self.conflicts.append(path)
+                    continue
+                self._restore_one(path, original)
+                restored.append(path)
         return restored
 
     def _restore_one(self, path: Path, original: _Original) -> None:
+        self._current[path] = None
         _atomic_write(path, original.data, original.mode)
         os.utime(path, ns=(original.atime_ns, original.mtime_ns))
         self._current[path] = original.data
@@ -473,26 +497,26 @@ def _atomic_write(path: Path, data: bytes, mode: int) -> None:
 
 
 @contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM while files are being restored, deliver them after."""
-    if not _in_main_thread():
-        yield
-        return
+def _signals_deferred() -> Iterator[list[int]]:
+    """Hold SIGINT, SIGTERM and SIGHUP in the block; yield the list of those held."""
     pending: list[int] = []
-    watched = [
-        s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s
-    ]
+    if not _in_main_thread():
+        yield pending
+        return
     previous = {
         s: signal.signal(s, lambda signum, frame: pending.append(signum))
-        for s in watched
+        for s in _STOP_SIGNALS
     }
     try:
-        yield
+        yield pending
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        if pending:
-            os.kill(os.getpid(), pending[0])
+
+
+_STOP_SIGNALS = tuple(
+    s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s
+)
 
 
 def _in_main_thread() -> bool:
@@ -682,11 +706,17 @@ def _failure_summary(result: RunResult) -> str:
 
 
 def _describe(chosen: Sequence[CandidateFix], total: int) -> str:
+    """``3 of 8 fixes (backend.py:227,230,236)``: which set a run tries."""
     if not chosen:
         return "unchanged files"
-    labels = ", ".join(c.label() for c in chosen[:3])
-    more = f", +{len(chosen) - 3} more" if len(chosen) > 3 else ""
-    return f"{len(chosen)} of {total} fixes ({labels}{more})"
+    rows: dict[str, list[str]] = {}
+    for candidate in chosen:
+        name = os.path.basename(candidate.source.display)
+        rows.setdefault(name, []).append(str(candidate.finding.location.row))
+    where = "; ".join(f"{name}:{','.join(numbers)}" for name, numbers in rows.items())
+    if len(where) > 72:
+        where = where[:69] + "..."
+    return f"{len(chosen)} of {total} fixes ({where})"
 
 
 # --------------------------------------------------------------------------
@@ -926,7 +956,10 @@ def run_verify(
         return EXIT_USAGE
     except SystemExit:  # argparse has printed the error
         return EXIT_USAGE
-    return verify(options, stdout=out, stderr=err, find=find)
+    try:
+        return verify(options, stdout=out, stderr=err, find=find)
+    except _Terminated as terminated:  # only between two safe points: files restored
+        return 128 + terminated.signum
 
 
 def verify(
@@ -954,32 +987,47 @@ def verify(
         runner = TestRunner(options.command, options.timeout, Path(workdir))
         verifier = Verifier(states, runner, transaction, progress)
         restore_at_end = True
-        try:
-            with _signals_raised():
+        held: list[int] = []
+        with _signals_raised():
+            try:
                 report = verifier.verify()
+            except VerifyUsageError as error:
+                report = verifier._report("error", EXIT_USAGE, str(error))
+            except _Timeout:
+                report = verifier._report(
+                    "timeout",
+                    EXIT_TIMEOUT,
+                    f"test run {runner.runs} exceeded the --timeout of "
+                    f"{options.timeout:g} s",
+                )
+            except KeyboardInterrupt:
+                report = verifier._report(
+                    "interrupted", EXIT_INTERRUPTED, "interrupted"
+                )
+            except _Terminated as terminated:
+                report = verifier._report(
+                    "interrupted",
+                    128 + terminated.signum,
+                    f"terminated by signal {terminated.signum}",
+                )
+            else:
                 restore_at_end = options.dry_run or report.exit_code != EXIT_OK
-        except VerifyUsageError as error:
-            report = verifier._report("error", EXIT_USAGE, str(error))
-        except _Timeout:
-            report = verifier._report(
-                "timeout",
-                EXIT_TIMEOUT,
-                f"test run {runner.runs} exceeded the --timeout of {options.timeout:g} s",
-            )
-        except KeyboardInterrupt:
-            report = verifier._report("interrupted", EXIT_INTERRUPTED, "interrupted")
-        except _Terminated as terminated:
-            report = verifier._report(
-                "interrupted",
-                128 + terminated.signum,
-                f"terminated by signal {terminated.signum}",
-            )
-        finally:
-            progress.end_line()
-            # Runs even for an internal error, which then propagates.
-            changed = _changed_displays(states, transaction)
-            if restore_at_end:
-                transaction.restore()
+            finally:
+                # Runs even for an internal error, which then propagates.
+                with _signals_deferred() as held:
+                    progress.end_line()
+                    changed = _changed_displays(states, transaction)
+                    if restore_at_end:
+                        transaction.restore()
+    held = held + transaction.signals_held
+    if held and restore_at_end and report.outcome != "interrupted":
+        # Stopped while restoring: the files are back, and the exit code says why.
+        # (After a success the signal came too late to change anything.)
+        report.outcome, report.exit_code = "interrupted", 128 + held[0]
+    if transaction.conflicts:
+        names = ", ".join(_display(states, p) for p in transaction.conflicts)
+        note = f"{names} changed on disk while verify ran: left as found, not restored"
+        report.detail = f"{report.detail}\n{note}" if report.detail else note
     report.elapsed = time.monotonic() - started
     report.files_changed = [] if restore_at_end else sorted(changed.values())
     for candidate in report.candidates:
@@ -989,6 +1037,10 @@ def verify(
             candidate.status = UNCONFIRMED
     _write_report(report, options, stdout, stderr)
     return report.exit_code
+
+
+def _display(states: list[SourceState], path: Path) -> str:
+    return next((s.display for s in states if s.path == path), str(path))
 
 
 def _changed_displays(
@@ -1019,7 +1071,9 @@ def _signals_raised() -> Iterator[None]:
     def handler(signum: int, frame: object) -> None:
         raise _Terminated(signum)
 
-    watched = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s]
+    watched = [
+        s for s in _STOP_SIGNALS if s != signal.SIGINT
+    ]  # SIGINT: KeyboardInterrupt
     previous = {s: signal.signal(s, handler) for s in watched}
     try:
         yield
@@ -1049,9 +1103,12 @@ def _write_report(
             f"{candidate.source.display}:{finding.location.row}:{finding.location.column}: "
             f"{finding.code} {candidate.status}"
         )
-        if candidate.rejecting_tests:
-            line += " by " + ", ".join(candidate.rejecting_tests)
         stdout.write(f"{line}\n    {finding.message}\n")
+        if candidate.rejecting_tests:
+            verb = "failed" if candidate.status == UNCONFIRMED else "rejected by"
+            for index, test in enumerate(candidate.rejecting_tests):
+                label = verb if index == 0 else " " * len(verb)
+                stdout.write(f"    {label}  {test}\n")
         if candidate.reason:
             stdout.write(f"    ({candidate.reason})\n")
     if report.detail and report.exit_code != EXIT_OK:

@@ -212,6 +212,39 @@ def test_transaction_writes_atomically_and_restores_bytes_mode_and_mtime(
     assert snapshot(path) == before
 
 
+def test_a_write_interrupted_after_the_rename_is_still_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = torch.zeros(1)\n")
+    before = snapshot(path)
+    transaction = FileTransaction()
+    transaction.remember(path, path.read_bytes())
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "utime", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        transaction.write(path, b"x = torch.empty(1)\n")
+    monkeypatch.undo()
+    assert path.read_bytes() == b"x = torch.empty(1)\n"
+    assert transaction.restore() == [path]
+    assert snapshot(path) == before
+
+
+def test_a_file_changed_by_someone_else_is_left_as_found(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = torch.zeros(1)\n")
+    transaction = FileTransaction()
+    transaction.remember(path, path.read_bytes())
+    transaction.write(path, b"x = torch.empty(1)\n")
+    path.write_bytes(b"x = torch.empty(1)  # edited meanwhile\n")
+    assert transaction.restore() == []
+    assert transaction.conflicts == [path]
+    assert path.read_bytes() == b"x = torch.empty(1)  # edited meanwhile\n"
+
+
 def test_each_write_gets_a_new_second_so_no_stale_pyc_is_loaded(tmp_path: Path) -> None:
     # zeros -> empty keeps the size; a .pyc is valid for (mtime seconds, size).
     path = tmp_path / "mod.py"
@@ -258,7 +291,8 @@ def test_fake_bisection_rejects_the_breaking_fixes_and_keeps_the_rest(
     options = VerifyOptions(["buffers.py"], fake_command("--fail-if", "b"))
     code, out, _ = run(options)
     assert code == EXIT_OK
-    assert "buffers.py:4:5: ATN102 rejected by test_fake.py::test_b" in out
+    assert "buffers.py:4:5: ATN102 rejected\n" in out
+    assert "    rejected by  test_fake.py::test_b\n" in out
     assert (fake_project / "buffers.py").read_text() == FAKE_MODULE.replace(
         "a = torch.zeros", "a = torch.empty"
     ).replace("c = torch.zeros", "c = torch.empty")
@@ -427,7 +461,10 @@ def test_planted_early_read_rejects_exactly_that_fix(
     options = VerifyOptions(["tiny_backend.py"], pytest_command(), output_format="json")
     code, out, _ = run(options)
     assert code == EXIT_OK
-    fixes = {f["row"]: f for f in json.loads(out)["fixes"]}
+    report = json.loads(out)
+    # Baseline, all four, the first two, the first three (which is what is kept).
+    assert report["runs"] == 4
+    fixes = {f["row"]: f for f in report["fixes"]}
     planted_row = original.splitlines().index(synthetic.PLANTED.rstrip("\n")) + 1
     assert fixes.pop(planted_row)["rejecting_tests"] == [
         "test_tiny_backend.py::test_replay_values"

@@ -49,9 +49,9 @@ import torch
 class TinyBackend:
     def init_cuda_graph_state(self, max_bs):
         self.cache_seqlens = torch.zeros(max_bs, dtype=torch.int32)
-{planted}        self.page_table = torch.zeros(max_bs, 4, dtype=torch.int64)
+        self.page_table = torch.zeros(max_bs, 4, dtype=torch.int64)
         self.out = torch.zeros(max_bs, 8)
-        self.scale = torch.ones(max_bs)
+{planted}        self.scale = torch.ones(max_bs)
 
     def replay(self, seqlens, pages, values):
 {planted_use}        self.cache_seqlens.copy_(seqlens)
