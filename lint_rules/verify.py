@@ -814,11 +814,11 @@ class Verifier:
 
     def verify(self) -> VerifyReport:
         self.reject_unparsable()
+        if not self.testable:
+            return self._report("nothing-to-verify", EXIT_OK)
         baseline = self.try_set([])
         if not baseline.passed:
             return self._baseline_failed(baseline)
-        if not self.testable:
-            return self._report("confirmed", EXIT_OK)
         everything = list(self.testable)
         result = self.try_set(everything)
         if result.passed:

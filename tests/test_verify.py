@@ -298,6 +298,19 @@ def test_fake_bisection_rejects_the_breaking_fixes_and_keeps_the_rest(
     ).replace("c = torch.zeros", "c = torch.empty")
 
 
+def test_nothing_to_verify_runs_nothing(fake_project: Path) -> None:
+    (fake_project / "buffers.py").write_text("import torch\n\na = torch.ones(1)\n")
+    options = VerifyOptions(["buffers.py"], ["false"], output_format="json")
+    code, out, _ = run(options)
+    assert code == EXIT_OK
+    report = json.loads(out)
+    assert (report["outcome"], report["runs"], report["fixes"]) == (
+        "nothing-to-verify",
+        0,
+        [],
+    )
+
+
 def test_dry_run_reports_and_restores_every_file(fake_project: Path) -> None:
     path = fake_project / "buffers.py"
     before = snapshot(path)
