@@ -74,7 +74,7 @@ class Finding:
     filename: str = ""
     # Offset of the finding's start in the file text, for noqa lookup and sorting.
     offset: int = field(default=0, compare=False)
-    # The row whose ``# noqa`` comment applies (set by the checker; None for
+    # The row whose noqa comment applies (set by the checker; None for
     # findings that cannot be suppressed, such as syntax errors).
     noqa_row: int | None = field(default=None, compare=False)
 
