@@ -4,8 +4,10 @@ A use of a tensor-valued local is a *definite full write* (``x.copy_(y)``,
 ``x.fill_(v)``, ``x.zero_()``, in-place random fills, ``x[:] = v``,
 ``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a ``torch`` function), a
 *definite read* (``x += 1``, ``x + 1``, ``x < y``, in-place accumulation such
-as ``x.add_(y)`` or ``x.index_add_(...)``, reductions and conversions such as
-``x.sum()`` or ``x.to(d)``, an indexing read ``x[idx]``), *transparent* (it
+as ``x.add_(y)`` or ``x.index_add_(...)``, reductions and copies such as
+``x.sum()``, ``x.item()`` or ``x.clone()``, an indexing read ``y = x[idx]``;
+a conversion that may return the tensor itself, ``x.to(d)``, ``x.numpy()``,
+takes the effect of what is done with its result), *transparent* (it
 sees only metadata: ``x.shape``, ``x.size()``, ``len(x)``), a *rebinding* of
 the name (the old value is no longer reachable through it), or *unknown*
 (anything else: the tensor escapes into an unknown call, a container, a
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
@@ -131,25 +133,10 @@ READ_METHODS = frozenset(
         "sort",
         "argsort",
         "topk",
-        # conversions and copies
+        # copies out of the tensor
         "item",
         "tolist",
         "clone",
-        "to",
-        "cpu",
-        "cuda",
-        "numpy",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "bool",
-        "byte",
-        "char",
-        "type",
         # elementwise arithmetic and comparison
         "add",
         "sub",
@@ -182,6 +169,34 @@ READ_METHODS = frozenset(
         "take",
         "repeat",
         "repeat_interleave",
+    }
+)
+
+#: Conversions that return the tensor itself (or a zero-copy view of it) when
+#: there is nothing to convert: ``x.cpu()`` of a CPU tensor, ``x.numpy()``,
+#: ``x.float()`` of a float tensor. Their result is the tensor or a copy of it,
+#: so what is done with the result decides: ``x.to(d).sum()`` reads x,
+#: ``y = x.numpy()`` lets it escape, and a write through the result writes at
+#: most a copy (never a definite full write of x).
+ALIASING_CONVERSIONS = frozenset(
+    {
+        "to",
+        "cpu",
+        "cuda",
+        "numpy",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "int",
+        "long",
+        "short",
+        "bool",
+        "byte",
+        "char",
+        "type",
+        "contiguous",
+        "detach",
     }
 )
 
@@ -401,9 +416,23 @@ def context_effect(
     """
     parent = parents.get(expr)
     if isinstance(parent, ast.Attribute) and parent.value is expr:
+        call = parents.get(parent)
+        if (
+            parent.attr in ALIASING_CONVERSIONS
+            and isinstance(call, ast.Call)
+            and call.func is parent
+        ):
+            effect, detail = context_effect(call, parents, imports, False, local_names)
+            if effect is Effect.TRANSPARENT:
+                return Effect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
+            return effect, detail
         return _attribute_effect(parent, parents, whole)
     if isinstance(parent, ast.Subscript) and parent.value is expr:
         return _subscript_effect(parent, parents, imports, whole, local_names)
+    if isinstance(parent, ast.Compare) and all(
+        isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops
+    ):
+        return Effect.TRANSPARENT, Detail.NONE  # ``x is None``: identity only
     if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
         return Effect.READ, Detail.NONE
     if isinstance(parent, ast.AugAssign):
@@ -481,13 +510,25 @@ def _subscript_effect(
         # A view: what happens to the view happens to (part of) the tensor.
         full = whole and kind == "full"
         return context_effect(subscript, parents, imports, full, local_names)
-    # An element or gather index: the result holds the tensor's values.
+    # An element or gather index: bound to a name, ``x[i]`` holds the tensor's
+    # values (``y = x[idx]`` reads x). Passed to a call it may be a view that
+    # the call writes into (``kernel(out=x[i])`` with an integer or slice i).
     effect, detail = context_effect(subscript, parents, imports, False, local_names)
-    if effect is Effect.READ or detail is Detail.ESCAPE:
+    if effect is Effect.READ:
+        return Effect.READ, Detail.NONE
+    if detail is Detail.ESCAPE and _assigned_value(subscript, parents):
         return Effect.READ, Detail.NONE
     if effect is Effect.TRANSPARENT:
         return Effect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
     return effect, detail
+
+
+def _assigned_value(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """Whether ``node`` is the whole value of an assignment (``y = node``)."""
+    parent = parents.get(node)
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+        return parent.value is node
+    return False
 
 
 def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
@@ -658,6 +699,32 @@ class LocalAllocation:
     target: ast.Name
     allocation: Allocation
     binding: Event
+
+
+def own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a function body, nested blocks included, nested scopes not."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block and isinstance(block[0], ast.stmt):
+                yield from own_statements(block)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from own_statements(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from own_statements(case.body)
+
+
+def may_bind_allocation(function: ast.AST, imports: ImportMap) -> bool:
+    """A cheap test, before building the function's flow: does some statement
+    of its own bind a plain name to an allocation?"""
+    for stmt in own_statements(function.body):  # type: ignore[attr-defined]
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and bound_local(stmt):
+            if allocation_of(stmt.value, imports) is not None:
+                return True
+    return False
 
 
 def local_allocations(flow: FunctionFlow, imports: ImportMap) -> list[LocalAllocation]:
