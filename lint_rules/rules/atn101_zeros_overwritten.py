@@ -12,6 +12,7 @@ from lint_rules.analysis.tensor_effects import (
     Allocation,
     TensorUses,
     local_allocations,
+    may_bind_allocation,
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -169,6 +170,8 @@ class ZerosOverwritten(Rule):
             return
         rewriter = EmptyRewriter(ctx)
         for info in model.functions_spanning(rows):
+            if not may_bind_allocation(info.node, model.imports):
+                continue
             flow = model.flow(info.node)
             uses = TensorUses(flow, model.imports)
             for local in local_allocations(flow, model.imports):
@@ -195,7 +198,9 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
         module, _, function = qualified.rpartition(".")
         if module == "torch" and any(name in function for name in names):
             words.add(local)
-    pattern = re.compile("|".join(re.escape(word) for word in sorted(words)))
+    # A call: the name (possibly a longer one, ``zeros_like``) and its parenthesis.
+    alternatives = "|".join(re.escape(word) for word in sorted(words))
+    pattern = re.compile(rf"(?:{alternatives})\w*\s*\(")
     return {
         ctx.locator.row_column(match.start())[0] for match in pattern.finditer(ctx.text)
     }

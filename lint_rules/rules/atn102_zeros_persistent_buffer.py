@@ -16,6 +16,7 @@ from lint_rules.analysis.tensor_effects import (
     allocation_of,
     bound_names,
     context_effect,
+    own_statements,
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding
@@ -211,8 +212,11 @@ class ZerosPersistentBuffer(Rule):
             receiver = _receiver(method)
             if receiver is None:
                 continue
+            imports = model.imports
+            if not any(_stored_buffers(method, receiver, imports, frozenset())):
+                continue  # spare building the flow (for the method's local names)
             local_names = bound_names(model.flow(method))
-            for buffer in _stored_buffers(method, receiver, model.imports, local_names):
+            for buffer in _stored_buffers(method, receiver, imports, local_names):
                 uses = class_uses.get(info.cls)
                 if uses is None:
                     uses = class_uses[info.cls] = _ClassUses(ctx, info.cls)
@@ -237,22 +241,6 @@ def _receiver(method: FunctionNode) -> str | None:
     return params[0].arg if params else None
 
 
-def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements of a function body, nested ones included, nested scopes not."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if block and isinstance(block[0], ast.stmt):
-                yield from _own_statements(block)
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _own_statements(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            yield from _own_statements(case.body)
-
-
 def _stored_buffers(
     method: FunctionNode, receiver: str, imports: ImportMap, local_names: frozenset[str]
 ) -> Iterator[Buffer]:
@@ -260,7 +248,7 @@ def _stored_buffers(
         found = allocation_of(node, imports, local_names) if node is not None else None
         return found if found is not None and found.zero_filled else None
 
-    for stmt in _own_statements(method.body):
+    for stmt in own_statements(method.body):
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -308,72 +296,86 @@ def _constant_key(node: ast.AST | None) -> object:
 
 
 class _ClassUses:
-    """Where each method of a class uses ``self.<attribute>`` (and its keys)."""
+    """Where the methods of a class use ``self.<attribute>`` (and its keys).
+
+    The class is indexed in one walk per method: every ``self.<attribute>``
+    and every constant subscript of a local bound once to ``self.<attribute>``.
+    """
 
     def __init__(self, ctx: Context, cls: ast.ClassDef) -> None:
         self.imports = ctx.model.imports
-        self.methods = ctx.model.methods_of(cls)
-        self._parents: dict[FunctionNode, dict[ast.AST, ast.AST]] = {}
+        # attribute -> (method, ``self.<attribute>`` node, parents of the method)
+        self.attributes: dict[str, list[tuple[FunctionNode, ast.Attribute, dict]]] = {}
+        # attribute -> (method, ``alias[<constant>]`` node, parents of the method)
+        self.aliased: dict[str, list[tuple[FunctionNode, ast.Subscript, dict]]] = {}
+        for method in ctx.model.methods_of(cls):
+            receiver = _receiver(method)
+            if receiver is not None:
+                self._index(method, receiver)
+
+    def _index(self, method: FunctionNode, receiver: str) -> None:
+        parents: dict[ast.AST, ast.AST] = {}
+        stores: dict[str, int] = {}
+        aliases: dict[str, str] = {}
+        subscripts: list[ast.Subscript] = []
+        stack: list[ast.AST] = [method]
+        while stack:  # one pass: parents and uses together
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+                stack.append(child)
+            if isinstance(node, ast.Attribute):
+                attribute = _receiver_attribute(node, receiver)
+                if attribute is not None:
+                    uses = self.attributes.setdefault(attribute, [])
+                    uses.append((method, node, parents))
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                stores[node.id] = stores.get(node.id, 0) + 1
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                subscripts.append(node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                attribute = _receiver_attribute(node.value, receiver)
+                if isinstance(target, ast.Name) and attribute is not None:
+                    aliases[target.id] = attribute  # ``m = self.meta``
+        for subscript in subscripts:
+            name = subscript.value.id  # type: ignore[attr-defined]
+            if name in aliases and stores.get(name) == 1:
+                uses = self.aliased.setdefault(aliases[name], [])
+                uses.append((method, subscript, parents))
 
     def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
         """The first use of ``buffer`` in source order, outside ``exclude``,
-        that is not transparent."""
+        that reads or writes its memory."""
         if buffer.key is _UNNAMED:
             return None
         uses: list[BufferUse] = []
-        for method in self.methods:
+        for method, node, parents in self.attributes.get(buffer.attribute, ()):
             if method is exclude:
                 continue
-            receiver = _receiver(method)
-            if receiver is None:
-                continue
-            uses.extend(self._uses_in(method, receiver, buffer))
+            if not isinstance(node.ctx, ast.Load):
+                uses.append(
+                    BufferUse(node, method, _store_effect(node, parents), Detail.NONE)
+                )
+            elif buffer.key is _WHOLE:
+                uses.append(self._use(node, method, parents))
+            else:
+                slot = parents.get(node)
+                if isinstance(slot, ast.Subscript) and slot.value is node:
+                    if _constant_key(slot.slice) == buffer.key:
+                        uses.append(self._use(slot, method, parents))
+        if buffer.key is not _WHOLE:
+            for method, subscript, parents in self.aliased.get(buffer.attribute, ()):
+                if (
+                    method is not exclude
+                    and _constant_key(subscript.slice) == buffer.key
+                ):
+                    uses.append(self._use(subscript, method, parents))
         uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
         # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
         # neither reads nor writes the buffer's memory.
         skipped = (Effect.TRANSPARENT, Effect.REBIND)
         return next((use for use in uses if use.effect not in skipped), None)
-
-    def _parents_of(self, method: FunctionNode) -> dict[ast.AST, ast.AST]:
-        parents = self._parents.get(method)
-        if parents is None:
-            parents = self._parents[method] = {}
-            for node in ast.walk(method):
-                for child in ast.iter_child_nodes(node):
-                    parents[child] = node
-        return parents
-
-    def _uses_in(
-        self, method: FunctionNode, receiver: str, buffer: Buffer
-    ) -> Iterator[BufferUse]:
-        parents = self._parents_of(method)
-        aliases = _dict_aliases(method, receiver, buffer.attribute)
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and node.attr == buffer.attribute:
-                if not (isinstance(node.value, ast.Name) and node.value.id == receiver):
-                    continue
-                if not isinstance(node.ctx, ast.Load):
-                    yield BufferUse(
-                        node, method, _store_effect(node, parents), Detail.NONE
-                    )
-                    continue
-                if buffer.key is _WHOLE:
-                    yield self._use(node, method, parents)
-                    continue
-                slot = parents.get(node)
-                if (
-                    isinstance(slot, ast.Subscript)
-                    and _constant_key(slot.slice) == buffer.key
-                ):
-                    yield self._use(slot, method, parents)
-            elif (
-                isinstance(node, ast.Subscript)
-                and isinstance(node.value, ast.Name)
-                and node.value.id in aliases
-                and buffer.key is not _WHOLE
-                and _constant_key(node.slice) == buffer.key
-            ):
-                yield self._use(node, method, parents)
 
     def _use(
         self, expr: ast.AST, method: FunctionNode, parents: dict[ast.AST, ast.AST]
@@ -393,23 +395,6 @@ def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
     if isinstance(parent, ast.AugAssign) and parent.target is node:
         return Effect.READ
     return Effect.REBIND
-
-
-def _dict_aliases(method: FunctionNode, receiver: str, attribute: str) -> set[str]:
-    """Locals bound once, to ``self.<attribute>`` itself (``m = self.meta``)."""
-    stores: dict[str, int] = {}
-    aliases: set[str] = set()
-    for node in ast.walk(method):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if (
-                isinstance(target, ast.Name)
-                and _receiver_attribute(node.value, receiver) == attribute
-            ):
-                aliases.add(target.id)
-    return {name for name in aliases if stores.get(name) == 1}
 
 
 def _only_sometimes(

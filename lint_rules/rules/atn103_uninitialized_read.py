@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lint_rules.analysis.tensor_effects import TensorUses, local_allocations
+from lint_rules.analysis.tensor_effects import (
+    TensorUses,
+    local_allocations,
+    may_bind_allocation,
+)
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.atn101_zeros_overwritten import rows_naming
@@ -21,8 +25,8 @@ class UninitializedRead(Rule):
     path, reads them.
 
     Reads are `x += y`, `x + 1`, `x > 0`, `x.add_(y)`, `x.index_add_(...)`,
-    `x.sum()`, `x.item()`, `x.clone()`, `x.to(device)`, `x[i]` and the like.
-    The finding points at the read.
+    `x.sum()`, `x.item()`, `x.clone()`, `y = x[idx]` and the like, also
+    through a conversion (`x.to(device).sum()`). The finding points at the read.
 
     ## Why is this bad?
     `torch.empty` returns whatever the allocator's memory held last: stale
@@ -32,9 +36,10 @@ class UninitializedRead(Rule):
     tests), which makes the bug hard to reproduce. It is the classic way a
     zeros -> empty change goes wrong.
 
-    Uses the analysis cannot see through (passing the tensor to a function,
-    storing it, returning it, taking a view, writing part of it) are not
-    reported; uses that see only metadata (`x.shape`, `x.size()`) are
+    Uses the analysis cannot see through (passing the tensor or an indexed
+    part of it to a function, storing it, returning it, taking a view or a
+    conversion that may alias it such as `x.numpy()`, writing part of it) are
+    not reported; uses that see only metadata (`x.shape`, `x.size()`) are
     skipped over.
 
     ## Example
@@ -117,6 +122,8 @@ class UninitializedRead(Rule):
         if not rows:
             return
         for info in model.functions_spanning(rows):
+            if not may_bind_allocation(info.node, model.imports):
+                continue
             flow = model.flow(info.node)
             uses = TensorUses(flow, model.imports)
             for local in local_allocations(flow, model.imports):
