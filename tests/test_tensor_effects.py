@@ -703,3 +703,23 @@ def test_a_local_named_like_the_import_is_not_torch():
 
 def test_effect_enum_has_every_kind():
     assert {e.name for e in Effect} == {W, R, U, B, "TRANSPARENT"}
+
+
+@pytest.mark.parametrize(
+    ("expr", "empty"),
+    [
+        ("torch.empty(0)", True),
+        ("torch.empty(0, 4)", True),
+        ("torch.empty((4, 0))", True),
+        ("torch.empty(size=[0])", True),
+        ("y.new_empty((0,))", True),
+        ("torch.empty_strided((0, 2), (2, 1))", True),
+        ("torch.full((0,), 0.0)", True),
+        ("torch.empty(4)", False),
+        ("torch.empty(n, 0 + 1)", False),
+        ("torch.empty_strided((2, 2), (0, 1))", False),
+        ("torch.empty_like(y)", False),
+    ],
+)
+def test_zero_size_allocations_have_no_elements(expr, empty):
+    assert allocation(expr).has_no_elements is empty

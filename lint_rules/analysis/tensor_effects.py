@@ -288,6 +288,25 @@ class Allocation:
         return self.function in EMPTY_COUNTERPART
 
     @property
+    def has_no_elements(self) -> bool:
+        """Whether the shape has a literal zero (``torch.empty(0, n)``)."""
+        if self.function in ("zeros_like", "full_like", "empty_like"):
+            return False
+        sizes: list[ast.expr] = list(self.call.args)
+        if self.function not in ("zeros", "empty"):
+            sizes = sizes[
+                :1
+            ]  # ``full(size, v)``, ``new_empty(size)``, ``empty_strided(size, stride)``
+        sizes += [k.value for k in self.call.keywords if k.arg == "size"]
+        for size in sizes:
+            parts = size.elts if isinstance(size, (ast.Tuple, ast.List)) else [size]
+            for part in parts:
+                if isinstance(part, ast.Constant) and type(part.value) is int:
+                    if part.value == 0:
+                        return True
+        return False
+
+    @property
     def display(self) -> str:
         """How messages name the allocator: ``torch.zeros``, ``Tensor.new_zeros``."""
         return f"Tensor.{self.function}" if self.method else f"torch.{self.function}"

@@ -89,6 +89,8 @@ class UninitializedRead(Rule):
         "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x = y.clone()\n    return x.sum()\n",
         # numpy's empty is not torch's.
         "import numpy as np\ndef f(n):\n    x = np.empty(n)\n    x += 1\n    return x\n",
+        # No elements: nothing to read.
+        "import torch\ndef f(y):\n    x = torch.empty(0, dtype=torch.int32)\n    y.copy_(x)\n",
         # Zero-filled: nothing uninitialized.
         "import torch\ndef f(n):\n    x = torch.zeros(n)\n    x += 1\n    return x\n",
     )
@@ -128,7 +130,7 @@ class UninitializedRead(Rule):
             uses = TensorUses(flow, model.imports)
             for local in local_allocations(flow, model.imports):
                 allocation = local.allocation
-                if allocation.zero_filled:
+                if allocation.zero_filled or allocation.has_no_elements:
                     continue
                 name = local.target.id
                 row = local.stmt.lineno
