@@ -294,9 +294,8 @@ class Allocation:
             return False
         sizes: list[ast.expr] = list(self.call.args)
         if self.function not in ("zeros", "empty"):
-            sizes = sizes[
-                :1
-            ]  # ``full(size, v)``, ``new_empty(size)``, ``empty_strided(size, stride)``
+            # The size is the first argument: ``full(size, v)``, ``new_empty(size)``.
+            sizes = sizes[:1]
         sizes += [k.value for k in self.call.keywords if k.arg == "size"]
         for size in sizes:
             parts = size.elts if isinstance(size, (ast.Tuple, ast.List)) else [size]
