@@ -10,6 +10,7 @@ from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
+    Effect,
     TensorUses,
     local_allocations,
     may_bind_allocation,
@@ -182,9 +183,13 @@ class ZerosOverwritten(Rule):
                 if not uses.first_use_is_full_write_on_every_path(name, local.binding):
                     continue
                 fix = rewriter.fix(allocation, Applicability.SAFE)
+                firsts, _ = uses.first_uses(name, local.binding)
+                rows = sorted({u.row for u in firsts if u.effect is Effect.FULL_WRITE})
+                where = ", ".join(str(row) for row in rows)
                 message = (
-                    f"`{name}` is zero-filled by `{allocation.display}` and then "
-                    "completely overwritten before any read; the zeros are never seen"
+                    f"`{name}` is zero-filled by `{allocation.display}`, then "
+                    f"overwritten completely (line{'s' if len(rows) > 1 else ''} {where}) "
+                    "before any read: the zeros are never seen"
                 )
                 yield ctx.report(self, allocation.call, message, fix)
 

@@ -508,7 +508,28 @@ def test_atn101_reports_at_the_allocation_call():
     assert (finding.location.row, finding.location.column) == (4, 9)
     assert (finding.end_location.row, finding.end_location.column) == (4, 23)
     assert finding.fix is not None and finding.fix.applicability.value == "safe"
-    assert "`x`" in finding.message and "`torch.zeros`" in finding.message
+    assert finding.message == (
+        "`x` is zero-filled by `torch.zeros`, then overwritten completely (line 5) "
+        "before any read: the zeros are never seen"
+    )
+
+
+def test_atn101_message_lists_every_overwrite():
+    source = dedent(
+        """\
+        import torch
+
+        def f(y, n, c):
+            x = torch.zeros(n)
+            if c:
+                x.copy_(y)
+            else:
+                x.fill_(0)
+            return x
+        """
+    )
+    (message,) = messages(source)
+    assert "(lines 6, 8)" in message
 
 
 def test_atn101_fixture_fixes_to_its_snapshot():
