@@ -4,6 +4,7 @@ design's negatives, the invalidation analysis they share, and their composition.
 from __future__ import annotations
 
 import ast
+import random
 import textwrap
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from lint_rules.fixer import fix_text
 from lint_rules.rules.atn201_repeated_host_sync import RepeatedHostSync
 from lint_rules.rules.atn202_redundant_reassignment import RedundantReassignment
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 RULES = (RepeatedHostSync, RedundantReassignment)
 BOTH = Settings(registry=RULES, select=("ATN2",))
 ATN201 = Settings(registry=RULES, select=("ATN201",))
@@ -1108,3 +1110,166 @@ def test_cli_reports_both_codes_without_fix(tmp_path: Path, monkeypatch, capsys)
         ["replay.py:6:5:", "ATN202"],
         ["replay.py:6:11:", "ATN201"],
     ]
+
+
+# ------------------------------------------------------------------------ fixtures
+
+
+def test_replay_fixture_findings():
+    source = (FIXTURES / "atn2_replay.in.py").read_text()
+    assert codes(source) == [(17, "ATN201"), (30, "ATN201"), (38, "ATN201")]
+
+
+def test_replay_fixture_fixes_to_its_twin():
+    source = (FIXTURES / "atn2_replay.in.py").read_text()
+    expected = (FIXTURES / "atn2_replay.out.py").read_text()
+    assert fixed(source) == expected
+    # Only the shared-list fix is left, and it is unsafe.
+    assert codes(expected) == [(37, "ATN201")]
+    assert "in enumerate(lens):" in fixed(expected, unsafe=True)
+
+
+def test_negatives_fixture_is_clean():
+    assert codes((FIXTURES / "atn2_negatives.py").read_text()) == []
+
+
+# ------------------------------------------------------- fixes keep what code computes
+
+# A toy tensor that counts host syncs, an object with attributes, and helpers
+# that change their arguments: random functions over them run before and after
+# `--fix` must compute the same things with no more syncs.
+_RUNTIME = """
+class Cell:
+    def __init__(self, v):
+        self.v = v
+class T:
+    def __init__(self, v, cell=None):
+        self.cell = cell or Cell(v)
+    def item(self):
+        LOG.append("sync")
+        return self.cell.v
+    def max(self):
+        return T(self.cell.v + 1)
+    def sum(self):
+        return T(self.cell.v * 2)
+    def add_(self, k):
+        self.cell.v += k
+        return self
+    def zero_(self):
+        self.cell.v = 0
+        return self
+    def __iadd__(self, k):
+        return self.add_(k)
+    def __getitem__(self, i):
+        return T(0, self.cell)
+class M:
+    def __init__(self, lens, buf):
+        self.lens, self.buf, self.k = lens, buf, None
+    def refresh(self):
+        self.lens.add_(3)
+def update(t):
+    t.add_(7)
+def touch(m):
+    m.lens = T(100)
+"""
+_STATEMENTS = [
+    "a = x.max().item()",
+    "n = x.max().item()",
+    "a = m.lens.sum().item()",
+    "m.k = x.max().item() + 1",
+    "m.k = n + 1",
+    "m.k = a",
+    "m.k = m.lens.sum().item()",
+    "x.add_(1)",
+    "y.add_(2)",
+    "m.buf.add_(1)",
+    "m.lens.add_(1)",
+    "x.zero_()",
+    "x = y",
+    "y = x",
+    "v = x[0]",
+    "v.add_(3)",
+    "update(x)",
+    "update(m.lens)",
+    "m.refresh()",
+    "touch(m)",
+    "LOG.append(x.max().item())",
+    "a = a + 1",
+    "n = 0",
+    "m.buf = x",
+    "m.buf.add_(4)",
+    "x += 1",
+    "c = not c",
+    "LOG.append(m.k)",
+    "b = (x.sum().item(), x.sum().item())",
+    "a = n",
+]
+
+
+def _random_block(rng: random.Random, depth: int, indent: str) -> list[str]:
+    lines: list[str] = []
+    for _ in range(rng.randint(1, 5)):
+        roll = rng.random() if depth < 2 else 1.0
+        inner = indent + "    "
+        if roll < 0.12:
+            lines += [f"{indent}if c:", *_random_block(rng, depth + 1, inner)]
+            if rng.random() < 0.5:
+                lines += [f"{indent}else:", *_random_block(rng, depth + 1, inner)]
+        elif roll < 0.2:
+            lines += [
+                f"{indent}for i in range(2):",
+                *_random_block(rng, depth + 1, inner),
+            ]
+        elif roll < 0.25:
+            lines += [f"{indent}try:", *_random_block(rng, depth + 1, inner)]
+            lines += [
+                f"{indent}except ValueError:",
+                *_random_block(rng, depth + 1, inner),
+            ]
+        elif roll < 0.28:
+            lines += [f"{indent}w = 0", f"{indent}while w < 2:", f"{inner}w += 1"]
+            lines += _random_block(rng, depth + 1, inner)
+        else:
+            lines.append(indent + rng.choice(_STATEMENTS))
+    return lines
+
+
+def _random_program(seed: int) -> str:
+    body = _random_block(random.Random(seed), 0, "    ")
+    return (
+        "def f(x, y, m, c):\n    a = n = 0\n    v = x\n    b = None\n"
+        + "\n".join(body)
+        + "\n    return a, n, b, m.k\n"
+    )
+
+
+def _run(source: str, c: bool):
+    env: dict = {}
+    exec(_RUNTIME, env)
+    env["LOG"] = log = []
+    exec(source, env)
+    x, y = env["T"](3), env["T"](5)
+    m = env["M"](env["T"](2), env["T"](1))
+    result = env["f"](x, y, m, c)
+    values = [entry for entry in log if entry != "sync"]
+    state = (result, x.cell.v, y.cell.v, m.lens.cell.v, m.buf.cell.v, m.k, values)
+    return state, log.count("sync")
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_fixed_programs_compute_the_same_with_fewer_syncs(chunk):
+    reported = 0
+    for seed in range(chunk * 100, chunk * 100 + 100):
+        source = _random_program(seed)
+        if not check_source(source, "p.py", BOTH):
+            continue
+        reported += 1
+        result = fixed(source)
+        for c in (True, False):
+            (state, syncs), (state_fixed, syncs_fixed) = (
+                _run(source, c),
+                _run(result, c),
+            )
+            assert state_fixed == state, f"seed {seed}:\n{source}\n{result}"
+            assert syncs_fixed <= syncs, f"seed {seed}"
+    assert reported >= 20  # the generator does produce findings
