@@ -601,7 +601,8 @@ class TestRunner:
                 _kill_group(process)
                 raise _Timeout() from None
             except BaseException:
-                _kill_group(process)
+                with _signals_deferred():  # a second Ctrl-C must not orphan it
+                    _kill_group(process)
                 raise
         text = log.read_bytes().decode("utf-8", "replace")
         records = _read_witness(witness)
@@ -755,8 +756,7 @@ class Verifier:
 
     def try_set(self, chosen: Sequence[CandidateFix], poison: bool = True) -> RunResult:
         """Write exactly ``chosen`` into the files and run the tests."""
-        for state in self.states:
-            self.transaction.write(state.path, state.render(chosen))
+        self.write_set(chosen)
         self.progress.start(self.runner.runs + 1, _describe(chosen, len(self.testable)))
         result = self.runner.run(poison=poison)
         self.progress.finish(result)
@@ -815,7 +815,7 @@ class Verifier:
     def verify(self) -> VerifyReport:
         self.reject_unparsable()
         if not self.testable:
-            return self._report("nothing-to-verify", EXIT_OK)
+            return self.make_report("nothing-to-verify", EXIT_OK)
         baseline = self.try_set([])
         if not baseline.passed:
             return self._baseline_failed(baseline)
@@ -824,7 +824,7 @@ class Verifier:
         if result.passed:
             for candidate in everything:
                 candidate.status = CONFIRMED
-            return self._report("confirmed", EXIT_OK)
+            return self.make_report("confirmed", EXIT_OK)
         self.progress.note(
             f"{_failure_summary(result)} with all {len(everything)} fixes; bisecting"
         )
@@ -844,12 +844,12 @@ class Verifier:
                     + "; the tests may be flaky or the fixes may interact.\n"
                     + _tail(final.output)
                 )
-                return self._report("not-confirmed", EXIT_NOT_CONFIRMED, detail)
+                return self.make_report("not-confirmed", EXIT_NOT_CONFIRMED, detail)
             for candidate in kept:
                 candidate.status = CONFIRMED
         else:
-            self.try_set_files_only([])
-        return self._report("confirmed", EXIT_OK)
+            self.write_set([])
+        return self.make_report("confirmed", EXIT_OK)
 
     def _final_run(self, kept: list[CandidateFix]) -> RunResult:
         """A run of exactly ``kept``; the bisection's last run when it was that."""
@@ -860,7 +860,8 @@ class Verifier:
             return self.latest[1]
         return self.try_set(kept)
 
-    def try_set_files_only(self, chosen: Sequence[CandidateFix]) -> None:
+    def write_set(self, chosen: Sequence[CandidateFix]) -> None:
+        """Make every file hold exactly its fixes among ``chosen``."""
         for state in self.states:
             self.transaction.write(state.path, state.render(chosen))
 
@@ -884,9 +885,11 @@ class Verifier:
                 + "; verify needs a passing test command to start from.\n"
                 + _tail(plain.output)
             )
-        return self._report("baseline-failed", EXIT_USAGE, detail)
+        return self.make_report("baseline-failed", EXIT_USAGE, detail)
 
-    def _report(self, outcome: str, exit_code: int, detail: str = "") -> VerifyReport:
+    def make_report(
+        self, outcome: str, exit_code: int, detail: str = ""
+    ) -> VerifyReport:
         return VerifyReport(
             outcome=outcome,
             exit_code=exit_code,
@@ -992,20 +995,20 @@ def verify(
             try:
                 report = verifier.verify()
             except VerifyUsageError as error:
-                report = verifier._report("error", EXIT_USAGE, str(error))
+                report = verifier.make_report("error", EXIT_USAGE, str(error))
             except _Timeout:
-                report = verifier._report(
+                report = verifier.make_report(
                     "timeout",
                     EXIT_TIMEOUT,
                     f"test run {runner.runs} exceeded the --timeout of "
                     f"{options.timeout:g} s",
                 )
             except KeyboardInterrupt:
-                report = verifier._report(
+                report = verifier.make_report(
                     "interrupted", EXIT_INTERRUPTED, "interrupted"
                 )
             except _Terminated as terminated:
-                report = verifier._report(
+                report = verifier.make_report(
                     "interrupted",
                     128 + terminated.signum,
                     f"terminated by signal {terminated.signum}",

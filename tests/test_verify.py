@@ -269,6 +269,14 @@ def test_each_write_gets_a_new_second_so_no_stale_pyc_is_loaded(tmp_path: Path) 
     assert seen == ["empty", "zeros", "empty"]
 
 
+def test_verify_and_the_plugin_agree_on_the_witness_variable() -> None:
+    # verify must not import the plugin (which imports pytest) to learn the name.
+    import lint_rules.verify as verify_module
+    from lint_rules import pytest_plugin
+
+    assert verify_module.WITNESS_ENV == pytest_plugin.WITNESS_ENV
+
+
 def test_progress_is_quiet_off_a_tty_and_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     class Tty(io.StringIO):
         def isatty(self) -> bool:
