@@ -63,6 +63,18 @@ class Block:
         return f"<Block {self.index} {self.role} @{row}>"
 
 
+@dataclass(frozen=True, slots=True)
+class FinallyClause:
+    """The blocks of a ``finally`` clause, for path questions that care how it
+    was entered: only from ``normal_preds`` may execution go on after its
+    ``ends``; entered by a raise (or a return, break or continue) it goes on
+    to the exit."""
+
+    entry: Block
+    normal_preds: frozenset[Block]
+    ends: tuple[Block, ...]
+
+
 @dataclass(eq=False, slots=True)
 class StmtInfo:
     """Where a statement sits: its block list, index in it, enclosing statement."""
@@ -89,6 +101,7 @@ class FunctionFlow:
         self.parents: dict[ast.AST, ast.AST] = {}
         self.stmt_info: dict[ast.stmt, StmtInfo] = {}
         self.globals: set[str] = set()  # names declared global or nonlocal here
+        self.finally_clauses: dict[Block, FinallyClause] = {}  # by entry block
         self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
         self._dominators: dict[Block, frozenset[Block]] | None = None
         _Builder(self).build()
@@ -458,8 +471,14 @@ class _Builder:
         self.expr(stmt.iter, stmt)
         # Fetching the next item: the loop ends here, before the target is
         # bound, so an exhausted (or empty) iterable leaves the target unbound.
-        fetch = self.start(stmt, "next", [head])
-        target = self.start(stmt, "target", [fetch])
+        # A literal non-empty iterable (``range(3)``, ``(a, b)``) runs the body
+        # at least once: the first item needs no check for exhaustion.
+        at_least_once = _nonempty_literal(stmt.iter)
+        fetch = self.new_block(stmt, "next")
+        if not at_least_once:
+            self.link([head], fetch)
+        target = self.start(stmt, "target", [head] if at_least_once else [fetch])
+        self.link([fetch], target)
         self.expr(stmt.target, stmt)
         breaks: list[Block] = []
         self.loops.append((fetch, breaks))
@@ -519,10 +538,14 @@ class _Builder:
         if final_entry is not None:
             self.handlers.pop()
             self.link(ends, final_entry)
+            normal_preds = frozenset(ends)
             self.block = final_entry
             ends = self.statements(stmt.finalbody, [final_entry], stmt)
             # The finally clause also runs on the way out of a raise or return.
             self.link(ends, self.flow.exit)
+            self.flow.finally_clauses[final_entry] = FinallyClause(
+                final_entry, normal_preds, tuple(ends)
+            )
         return ends
 
     stmt_TryStar = stmt_Try
@@ -620,6 +643,37 @@ class _Builder:
                 self.record(node.id, kind, node)
         self.conditional -= 1
         self.nested -= 1
+
+
+def _nonempty_literal(node: ast.expr) -> bool:
+    """An iterable that is certainly not empty: a non-empty tuple, list or
+    string literal, or ``range`` of integer literals with at least one item."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and not any(
+            isinstance(e, ast.Starred) for e in node.elts
+        )
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes)) and bool(node.value)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and not node.keywords
+    ):
+        bounds = [_int_literal(arg) for arg in node.args]
+        if None in bounds or not 1 <= len(bounds) <= 3:
+            return False
+        return len(range(*bounds)) > 0  # type: ignore[arg-type]
+    return False
+
+
+def _int_literal(node: ast.expr) -> int | None:
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
 
 
 def _scope_body_nodes(scope: ast.AST) -> Iterator[ast.AST]:
