@@ -719,7 +719,114 @@ def test_effect_enum_has_every_kind():
         ("torch.empty(n, 0 + 1)", False),
         ("torch.empty_strided((2, 2), (0, 1))", False),
         ("torch.empty_like(y)", False),
+        ("torch.empty(4, device='meta')", True),
+        ("torch.empty_like(y, device=torch.device('meta'))", True),
+        ("torch.empty(4, device='cuda')", False),
     ],
 )
-def test_zero_size_allocations_have_no_elements(expr, empty):
-    assert allocation(expr).has_no_elements is empty
+def test_zero_size_and_meta_allocations_have_no_data(expr, empty):
+    assert allocation(expr).has_no_data is empty
+
+
+# --------------------------------------------------------------------------- refinements
+
+
+def test_literal_range_loop_runs_at_least_once():
+    body = """
+    x = torch.zeros(n)
+    for z in range(3):
+        x.copy_(y)
+    return x
+    """
+    assert full_write_on_every_path(body)
+    assert not full_write_on_every_path(body.replace("range(3)", "range(k)"))
+    assert not full_write_on_every_path(body.replace("range(3)", "range(3, 3)"))
+    assert full_write_on_every_path(body.replace("range(3)", "(1, 2)"))
+    assert not full_write_on_every_path(body.replace("range(3)", "()"))
+
+
+def test_literal_loop_target_is_always_bound():
+    body = """
+    x = torch.zeros(n)
+    for x in (1, 2):
+        pass
+    return x
+    """
+    assert firsts(body)[0] == [(B, 3)]
+
+
+def test_code_after_try_does_not_run_when_an_exception_passes_finally():
+    body = """
+    x = torch.empty(n)
+    try:
+        f(y)
+        x.copy_(y)
+    finally:
+        d.sync()
+    return x.sum()
+    """
+    # Raised before the copy: the finally runs and the exception goes on.
+    found, reaches_exit = firsts(body)
+    assert found == [(W, 5)] and reaches_exit
+    assert read_rows(body) == []
+
+
+def test_finally_entered_normally_goes_on():
+    body = """
+    x = torch.empty(n)
+    try:
+        f(y)
+    finally:
+        d.sync()
+    return x.sum()
+    """
+    assert read_rows(body) == [7]
+
+
+def test_a_caught_exception_goes_on_after_the_try():
+    body = """
+    x = torch.empty(n)
+    try:
+        f(y)
+        x.copy_(y)
+    except ValueError:
+        pass
+    finally:
+        d.sync()
+    return x.sum()
+    """
+    assert read_rows(body) == [10]
+
+
+def test_return_through_finally_leaves_the_function():
+    body = """
+    x = torch.empty(n)
+    try:
+        if c:
+            return None
+        x.copy_(y)
+    finally:
+        d.sync()
+    return x.sum()
+    """
+    assert read_rows(body) == []
+
+
+@pytest.mark.parametrize(
+    ("binding", "kind"),
+    [
+        ("i = 0", "view"),
+        ("i = len(y)", "view"),
+        ("i = slice(0, n)", "view"),
+        ("for i in range(n):\n    pass", "view"),
+        ("for i, v in enumerate(xs):\n    pass", "view"),
+        ("i = k", "gather"),
+        ("i = y > 0", "gather"),
+        ("for i in xs:\n    pass", "gather"),
+        ("for v, i in enumerate(xs):\n    pass", "gather"),
+        ("i = 0\ni = k", "gather"),
+    ],
+)
+def test_names_holding_an_int_or_a_slice_index_a_view(binding, kind):
+    found, _ = firsts(f"{binding}\nx = torch.zeros(n)\nz = x[:, i]\n")
+    assert found == [(U if kind == "view" else R, binding.count("\n") + 3)]

@@ -288,8 +288,20 @@ class Allocation:
         return self.function in EMPTY_COUNTERPART
 
     @property
-    def has_no_elements(self) -> bool:
-        """Whether the shape has a literal zero (``torch.empty(0, n)``)."""
+    def has_no_data(self) -> bool:
+        """Whether the tensor holds no element values: a literal zero in its
+        shape (``torch.empty(0, n)``) or the ``meta`` device."""
+        for keyword in self.call.keywords:
+            device = keyword.value
+            if (
+                keyword.arg == "device"
+                and isinstance(device, ast.Call)
+                and len(device.args) == 1
+            ):
+                device = device.args[0]  # ``torch.device("meta")``
+            if keyword.arg == "device" and isinstance(device, ast.Constant):
+                if device.value == "meta":
+                    return True
         if self.function in ("zeros_like", "full_like", "empty_like"):
             return False
         sizes: list[ast.expr] = list(self.call.args)
@@ -392,13 +404,29 @@ def literal_zero(node: ast.expr) -> str | None:
 # --------------------------------------------------------------------------- effects
 
 
-def index_kind(index: ast.expr) -> str:
+@dataclass(frozen=True, slots=True)
+class LocalFacts:
+    """What the enclosing function tells about names used around a tensor."""
+
+    bound: Container[str] = frozenset()  # names the function binds
+    basic_indices: Container[str] = frozenset()  # names holding an int or a slice
+
+
+NO_FACTS = LocalFacts()
+
+
+def index_kind(index: ast.expr, basic_indices: Container[str] = frozenset()) -> str:
     """``"full"`` (every component a bare ``:`` or ``...``), ``"view"`` (slices,
-    ``...``, ``None`` and integer literals: basic indexing), or ``"gather"``."""
+    ``...``, ``None``, integer literals and ``basic_indices`` names: basic
+    indexing), or ``"gather"``."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
     if all(_is_full_component(part) for part in parts):
         return "full"
-    if all(_is_view_component(part) for part in parts):
+    if all(
+        _is_view_component(part)
+        or (isinstance(part, ast.Name) and part.id in basic_indices)
+        for part in parts
+    ):
         return "view"
     return "gather"
 
@@ -424,13 +452,14 @@ def context_effect(
     parents: Mapping[ast.AST, ast.AST],
     imports: ImportMap,
     whole: bool = True,
-    local_names: Container[str] = (),
+    facts: LocalFacts = NO_FACTS,
 ) -> tuple[Effect, Detail]:
     """The effect of the context around ``expr``, whose value is the tensor.
 
     ``whole`` says whether ``expr`` stands for all of the tensor's elements
-    (the name itself, ``x[:]``) rather than a part of them. ``local_names``
-    are names the function binds (so ``len`` there is not the builtin).
+    (the name itself, ``x[:]``) rather than a part of them. ``facts`` tell
+    which names the function binds (so ``len`` there is not the builtin) and
+    which hold integers or slices (so ``x[i]`` is a view, not a gather).
     """
     parent = parents.get(expr)
     if isinstance(parent, ast.Attribute) and parent.value is expr:
@@ -440,13 +469,13 @@ def context_effect(
             and isinstance(call, ast.Call)
             and call.func is parent
         ):
-            effect, detail = context_effect(call, parents, imports, False, local_names)
+            effect, detail = context_effect(call, parents, imports, False, facts)
             if effect is Effect.TRANSPARENT:
                 return Effect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
             return effect, detail
         return _attribute_effect(parent, parents, whole)
     if isinstance(parent, ast.Subscript) and parent.value is expr:
-        return _subscript_effect(parent, parents, imports, whole, local_names)
+        return _subscript_effect(parent, parents, imports, whole, facts)
     if isinstance(parent, ast.Compare) and all(
         isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops
     ):
@@ -479,7 +508,7 @@ def context_effect(
         if (
             isinstance(func, ast.Name)
             and func.id in _METADATA_BUILTINS
-            and func.id not in local_names
+            and func.id not in facts.bound
             and imports.qualified_name(func) is None
         ):
             return Effect.TRANSPARENT, Detail.NONE
@@ -513,9 +542,9 @@ def _subscript_effect(
     parents: Mapping[ast.AST, ast.AST],
     imports: ImportMap,
     whole: bool,
-    local_names: Container[str],
+    facts: LocalFacts,
 ) -> tuple[Effect, Detail]:
-    kind = index_kind(subscript.slice)
+    kind = index_kind(subscript.slice, facts.basic_indices)
     if isinstance(subscript.ctx, ast.Store):
         if _augmented_target(subscript, parents):
             return Effect.READ, Detail.NONE
@@ -527,11 +556,11 @@ def _subscript_effect(
     if kind != "gather":
         # A view: what happens to the view happens to (part of) the tensor.
         full = whole and kind == "full"
-        return context_effect(subscript, parents, imports, full, local_names)
+        return context_effect(subscript, parents, imports, full, facts)
     # An element or gather index: bound to a name, ``x[i]`` holds the tensor's
     # values (``y = x[idx]`` reads x). Passed to a call it may be a view that
     # the call writes into (``kernel(out=x[i])`` with an integer or slice i).
-    effect, detail = context_effect(subscript, parents, imports, False, local_names)
+    effect, detail = context_effect(subscript, parents, imports, False, facts)
     if effect is Effect.READ:
         return Effect.READ, Detail.NONE
     if detail is Detail.ESCAPE and _assigned_value(subscript, parents):
@@ -564,7 +593,7 @@ class TensorUses:
         self.flow = flow
         self.imports = imports
         self._effects: dict[int, tuple[Effect, Detail]] = {}
-        self.local_names = bound_names(flow)
+        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow))
 
     def effect(self, event: Event) -> tuple[Effect, Detail]:
         """The effect of one event on the tensor its name holds."""
@@ -584,7 +613,7 @@ class TensorUses:
             event.node,  # type: ignore[arg-type]
             self.flow.parents,
             self.imports,
-            local_names=self.local_names,
+            facts=self.facts,
         )
         if effect is Effect.FULL_WRITE and event.conditional:
             return Effect.UNKNOWN, Detail.PARTIAL
@@ -593,20 +622,30 @@ class TensorUses:
     def first_uses(self, name: str, after: Event) -> tuple[list[Use], bool]:
         """The first effective (not transparent) use of ``name`` on each path
         starting just after ``after``, and whether some path reaches the exit
-        with none."""
+        with none.
+
+        A path that enters a ``finally`` clause by a raise (or a return, break
+        or continue) leaves it towards the exit only: code after the ``try``
+        statement does not run while an exception is pending.
+        """
         found: list[Use] = []
         seen: set[int] = set()
         use = self._first_in_block(after.block, name, after.order)
         if use is not None:
             return [use], False
         reaches_exit = False
-        visited: set[int] = set()
-        stack: list[Block] = list(after.block.succs)
+        visited: set[tuple[int, frozenset[Block]]] = set()
+        none: frozenset[Block] = frozenset()
+        stack = [
+            (succ, pending)
+            for succ in after.block.succs
+            if (pending := self._step(after.block, succ, none)) is not None
+        ]
         while stack:
-            block = stack.pop()
-            if block.index in visited:
+            block, pending = stack.pop()
+            if (block.index, pending) in visited:
                 continue
-            visited.add(block.index)
+            visited.add((block.index, pending))
             use = self._first_in_block(block, name, -1)
             if use is not None:
                 if id(use.event) not in seen:
@@ -616,9 +655,34 @@ class TensorUses:
             if block is self.flow.exit:
                 reaches_exit = True
                 continue
-            stack.extend(block.succs)
+            for succ in block.succs:
+                following = self._step(block, succ, pending)
+                if following is not None:
+                    stack.append((succ, following))
         found.sort(key=lambda u: u.event.order)
         return found, reaches_exit
+
+    def _step(
+        self, block: Block, succ: Block, pending: frozenset[Block]
+    ) -> frozenset[Block] | None:
+        """The ``finally`` clauses entered by a raise after the edge from
+        ``block`` to ``succ``, or None when no execution takes that edge."""
+        clauses = self.flow.finally_clauses
+        for entry in pending:
+            if block in clauses[entry].ends:
+                # The end of a finally entered by a raise: the raise goes on.
+                if succ is not self.flow.exit and succ.role not in (
+                    "handler",
+                    "finally",
+                ):
+                    return None
+                pending = pending - {entry}
+        clause = clauses.get(succ)
+        if clause is not None:
+            if block in clause.normal_preds:
+                return pending - {succ}
+            return pending | {succ}
+        return pending
 
     def _first_in_block(self, block: Block, name: str, after_order: int) -> Use | None:
         events = [e for e in block.events if e.name == name and e.order > after_order]
@@ -695,6 +759,66 @@ def bound_names(flow: FunctionFlow) -> frozenset[str]:
         for name, events in flow.events_by_name.items()
         if any(e.kind is not Kind.LOAD and not e.nested for e in events)
     )
+
+
+_INT_OR_SLICE_BUILTINS = frozenset({"int", "len", "slice"})
+
+
+def basic_index_names(flow: FunctionFlow) -> frozenset[str]:
+    """Names every binding of which is an integer or a slice: a literal,
+    ``int(...)``, ``len(...)``, ``slice(...)``, the target of
+    ``for i in range(...)`` or the index of ``for i, v in enumerate(...)``.
+    Indexing a tensor with them is basic indexing (a view), not a gather."""
+    bound = bound_names(flow)
+    found: set[str] = set()
+    for name, events in flow.events_by_name.items():
+        stores = [e for e in events if e.kind is Kind.STORE]
+        if stores and all(_binds_int_or_slice(e, flow, bound) for e in stores):
+            found.add(name)
+    return frozenset(found)
+
+
+def _binds_int_or_slice(
+    event: Event, flow: FunctionFlow, bound: frozenset[str]
+) -> bool:
+    node = event.node
+    if event.nested or not isinstance(node, ast.Name):
+        return False
+    parent = flow.parents.get(node)
+    if isinstance(parent, ast.AugAssign):
+        return _is_int_literal(parent.value)
+    if isinstance(parent, ast.Assign) and node in parent.targets:
+        value = parent.value
+        if _is_int_literal(value):
+            return True
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in _INT_OR_SLICE_BUILTINS
+            and value.func.id not in bound
+        )
+    loop = parent
+    first_of_tuple = False
+    if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is node:
+        loop, first_of_tuple = flow.parents.get(parent), True
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    target = loop.target
+    iterable = loop.iter
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)):
+        return False
+    function = iterable.func.id
+    if function in bound:
+        return False
+    if target is node:
+        return function == "range"
+    return first_of_tuple and target is parent and function == "enumerate"
+
+
+def _is_int_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def bound_local(stmt: ast.stmt) -> ast.Name | None:

@@ -89,8 +89,9 @@ class UninitializedRead(Rule):
         "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x = y.clone()\n    return x.sum()\n",
         # numpy's empty is not torch's.
         "import numpy as np\ndef f(n):\n    x = np.empty(n)\n    x += 1\n    return x\n",
-        # No elements: nothing to read.
+        # No elements, or no data: nothing to read.
         "import torch\ndef f(y):\n    x = torch.empty(0, dtype=torch.int32)\n    y.copy_(x)\n",
+        "import torch\ndef f(y):\n    x = torch.empty(y.shape, device='meta')\n    return y.copy_(x)\n",
         # Zero-filled: nothing uninitialized.
         "import torch\ndef f(n):\n    x = torch.zeros(n)\n    x += 1\n    return x\n",
     )
@@ -130,7 +131,7 @@ class UninitializedRead(Rule):
             uses = TensorUses(flow, model.imports)
             for local in local_allocations(flow, model.imports):
                 allocation = local.allocation
-                if allocation.zero_filled or allocation.has_no_elements:
+                if allocation.zero_filled or allocation.has_no_data:
                     continue
                 name = local.target.id
                 row = local.stmt.lineno
