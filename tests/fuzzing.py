@@ -99,16 +99,23 @@ def _block(draw, depth: int, budget: int) -> list[str]:
 
 
 def check_properties(source: str) -> None:
-    """What must hold for any input: no crash; a fix parses and is a fixpoint."""
-    check_source(source, "fuzz.py", SETTINGS)  # must not raise
+    """What must hold for any input: no crash (not even one the checker catches
+    and reports as an internal error); a fix parses, converges, and is a fixpoint."""
+    errors: list[str] = []
+    check_source(source, "fuzz.py", SETTINGS, errors=errors)  # must not raise
+    assert errors == [], errors
     try:
         ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return  # not Python: reported as E999, never fixed
-    result = fix_text(source, "fuzz.py", SETTINGS, unsafe_fixes=True)
+    result = fix_text(source, "fuzz.py", SETTINGS, unsafe_fixes=True, errors=errors)
+    assert errors == [], errors
+    assert result.error is None, result.error
+    assert result.converged, "fixes did not settle"
     fixed = result.text
     ast.parse(fixed)
-    again = fix_text(fixed, "fuzz.py", SETTINGS, unsafe_fixes=True)
+    again = fix_text(fixed, "fuzz.py", SETTINGS, unsafe_fixes=True, errors=errors)
+    assert errors == [], errors
     assert again.text == fixed, "the fixed text is not a fixpoint"
     remaining = [
         f for f in check_source(fixed, "fuzz.py", SETTINGS) if f.fix is not None
