@@ -221,6 +221,7 @@ class EmptyRewriter:
         self.ctx = ctx
         self.imports: ImportMap = ctx.model.imports
         self._identifiers: set[str] | None = None
+        self._module_imports: ImportMap | None = None
 
     @property
     def identifiers(self) -> set[str]:
@@ -261,11 +262,22 @@ class EmptyRewriter:
 
     # -- the allocator's new name ----------------------------------------------
 
+    @property
+    def module_imports(self) -> ImportMap:
+        """Imports that bind names for the whole module (not inside a function,
+        where another function cannot see them)."""
+        if self._module_imports is None:
+            tree = ast.Module(
+                body=list(_module_level_imports(self.ctx.tree)), type_ignores=[]
+            )
+            self._module_imports = ImportMap(tree)
+        return self._module_imports
+
     def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
         """The local name to call ``torch.<new>`` by, and the import edits it needs."""
-        qualified = f"torch.{new}"
-        for name in self.imports.local_names_for(qualified):
-            return name, []
+        existing = self.module_imports.local_names_for(f"torch.{new}")
+        if existing:
+            return existing[0], []
         if new not in self.identifiers:
             edits = [
                 _add_import_name(stmt, new, self.ctx)
@@ -280,7 +292,7 @@ class EmptyRewriter:
 
     def _torch_module(self) -> str | None:
         """A name the module binds to ``torch`` itself (``torch``, ``th``)."""
-        for local, module in self.imports.modules.items():
+        for local, module in self.module_imports.modules.items():
             if module == "torch":
                 return local
         return None
@@ -379,6 +391,26 @@ def _unparenthesize(text: str, start: int, end: int) -> tuple[int, int]:
         if preceding >= 0 and (text[preceding].isalnum() or text[preceding] in "_)]"):
             return start, end
         start, end = before, after + 1
+
+
+def _module_level_imports(tree: ast.Module):
+    """Import statements run at module level (also inside ``if``/``try``)."""
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            for block in (
+                getattr(node, "body", None),
+                getattr(node, "orelse", None),
+                getattr(node, "finalbody", None),
+                *(handler.body for handler in getattr(node, "handlers", ())),
+            ):
+                if block and isinstance(block[0], ast.stmt):
+                    stack.extend(reversed(block))
 
 
 def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:

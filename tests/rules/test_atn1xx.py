@@ -431,6 +431,26 @@ def test_atn101_name_taken_and_no_torch_module_means_no_fix():
     assert fixed(source) == source
 
 
+def test_atn101_names_imported_inside_another_function_are_not_reused():
+    source = dedent(
+        """\
+        from torch import zeros
+
+        def other():
+            import torch
+            from torch import empty
+            return torch, empty
+
+        def f(y, n, empty):
+            x = zeros(n)
+            x.copy_(y)
+            return x
+        """
+    )
+    assert [code for _, code in findings(source)] == ["ATN101"]
+    assert fixed(source) == source
+
+
 def test_atn101_full_int_zero_without_torch_module_means_no_fix():
     source = "from torch import full\n\ndef f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n"
     assert findings(source) == [(4, "ATN101")]
