@@ -121,6 +121,17 @@ _PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split
 _PURE_TORCH_MODULES = frozenset({"torch", "torch.nn.functional"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
 _ALIAS_LIMIT = 64
+_HUB = "<call>"  # root of the synthetic path linking a call's arguments
+_ALIASING_NODES = (
+    ast.Assign,
+    ast.AnnAssign,
+    ast.NamedExpr,
+    ast.AugAssign,
+    ast.For,
+    ast.AsyncFor,
+    ast.withitem,
+    ast.Call,
+)
 
 
 class EffectKind(enum.Enum):
@@ -207,6 +218,7 @@ class Invalidation:
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[Path, list[tuple[Path, bool, int]]] | None = None
         self._alias_site = -1  # the block index of the alias being recorded
+        self._site_node: ast.AST | None = None
         self._reaching: dict[Block, frozenset[int]] = {}
         self._parts: dict[Block, ast.AST] | None = None
         args = flow.function.args
@@ -351,15 +363,18 @@ class Invalidation:
         }
 
     @property
-    def aliases(self) -> dict[Path, list[tuple[Path, bool, int]]]:
-        """path -> [(other path, exact, site)]: ``exact`` when ``path`` *is* the
-        other's object (``y = x.a``), else it may be anything reachable from it;
-        ``site`` is the index of the block that makes the alias (-1: unknown)."""
+    def aliases(self) -> dict[str, dict[Path, list[tuple[Path, bool, int]]]]:
+        """root name -> path -> [(other path, exact, site)]: ``exact`` when
+        ``path`` *is* the other's object (``y = x.a``), else it may be anything
+        reachable from it; ``site`` is the index of the block that makes the
+        alias (-1: unknown)."""
         if self._aliases is None:
             self._aliases = {}
             for node in _own_nodes(self.flow.function.body):
-                self._alias_site = self._site_of(node)
-                self._record_aliases(node)
+                if isinstance(node, _ALIASING_NODES):
+                    self._alias_site = -2  # computed when first needed
+                    self._site_node = node
+                    self._record_aliases(node)
         return self._aliases
 
     def _site_of(self, node: ast.AST) -> int:
@@ -379,10 +394,15 @@ class Invalidation:
         return block.index if block is not None else -1
 
     def _alias(self, key: Path, other: Path, exact: bool) -> None:
-        if key != other:
-            self._aliases.setdefault(key, []).append(  # type: ignore[union-attr]
-                (other, exact, self._alias_site)
-            )
+        if key == other:
+            return
+        if self._alias_site == -2:
+            self._alias_site = self._site_of(self._site_node)
+        by_key = self._aliases.setdefault(key[0], {})  # type: ignore[union-attr]
+        entries = by_key.setdefault(key, [])
+        entry = (other, exact, self._alias_site)
+        if entry not in entries:
+            entries.append(entry)
 
     def reaching(self, block: Block) -> frozenset[int]:
         """Indices of the blocks from which ``block`` can be reached (itself included).
@@ -457,9 +477,13 @@ class Invalidation:
             if isinstance(func, ast.Attribute):
                 holders.append(func.value)
             paths = _union(self.alias_paths(holder) for holder in holders)
-            for key in paths:
-                for other in paths:
-                    self._alias(key, other, exact=False)
+            if len(paths) > 1:
+                # Each may now hold any other: link them all through one hub
+                # (linear in the arguments, where pairs would be quadratic).
+                hub = (f"{_HUB}{id(node)}",)
+                for path in paths:
+                    self._alias(path, hub, exact=False)
+                    self._alias(hub, path, exact=False)
 
     def expand(
         self,
@@ -479,7 +503,7 @@ class Invalidation:
         work = [path]
         while work:
             current = work.pop()
-            for key, others in aliases.items():
+            for key, others in aliases.get(current[0], {}).items():
                 if store:
                     if len(key) >= len(current) or current[: len(key)] != key:
                         continue
@@ -500,6 +524,8 @@ class Invalidation:
 
     def is_shared_root(self, name: str) -> bool:
         """Whether code elsewhere can rebind ``name`` or reach its object by name."""
+        if name.startswith(_HUB):
+            return False
         flow = self.flow
         if not flow.is_private_local(name) or not flow.stores_of(name):
             return True

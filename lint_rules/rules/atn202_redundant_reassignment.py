@@ -184,14 +184,17 @@ class RedundantReassignment(Rule):
             own_stores = {statement.targets[0] for statement in statements}
             for second in statements[1:]:
                 point2 = Point(flow.block_of(second), second)
-                if _reads_target(analysis, reads, target, point2):
-                    continue
+                reads_target: bool | None = None
                 for first in statements:
                     if first is second:
                         continue
                     point1 = Point(flow.block_of(first), first)
                     if not analysis.executes_before(point1, point2):
                         continue
+                    if reads_target is None:
+                        reads_target = _reads_target(analysis, reads, target, point2)
+                    if reads_target:
+                        break
                     if (
                         analysis.changed_between(
                             watched, point1, point2, ignore=own_stores
@@ -255,29 +258,90 @@ def _is_pure_value(node: ast.AST) -> bool:
     return all(_is_pure_value(child) for child in ast.iter_child_nodes(node))
 
 
+# Where a statement sits: for each enclosing statement list, from the
+# function body down, (the list's id, the index in it of the statement that
+# is, or contains, the assignment).
+Ancestry = tuple[tuple[int, int], ...]
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
     """``T = V`` statements of the function's own code with a name or attribute
-    chain target and a pure value, grouped by structure; groups of two or more."""
-    groups: dict[tuple[str, str], list[ast.Assign]] = {}
-    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    chain target and a pure value, grouped by structure; only groups in which
+    one statement may dominate another."""
+    by_target: dict[Path, list[tuple[ast.Assign, Ancestry]]] = {}
+    owners: dict[tuple[int, int], ast.stmt] = {}
+    body: list[ast.stmt] = function.body  # type: ignore[attr-defined]
+    stack: list[tuple[ast.stmt, Ancestry]] = [
+        (stmt, ((id(body), index),)) for index, stmt in reversed(list(enumerate(body)))
+    ]
     while stack:
-        node = stack.pop()
+        node, ancestry = stack.pop()
+        owners[ancestry[-1]] = node
         if isinstance(node, _SCOPES):
             continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = access_path(node.targets[0])
-            if (
-                target is not None
-                and SUBSCRIPT not in target
-                and _is_pure_value(node.value)
+            if target is not None and SUBSCRIPT not in target:
+                by_target.setdefault(target, []).append((node, ancestry))
+            continue
+        for block in _statement_lists(node):
+            stack.extend(
+                (stmt, (*ancestry, (id(block), index)))
+                for index, stmt in reversed(list(enumerate(block)))
+            )
+    # Most targets are assigned once: compare values only where it can matter.
+    groups: list[list[ast.Assign]] = []
+    for statements in by_target.values():
+        if len(statements) < 2:
+            continue
+        by_value: dict[str, list[tuple[ast.Assign, Ancestry]]] = {}
+        for statement, ancestry in statements:
+            if _is_pure_value(statement.value):
+                # The targets are equal already (same path, no subscripts).
+                by_value.setdefault(ast.dump(statement.value), []).append(
+                    (statement, ancestry)
+                )
+        for members in by_value.values():
+            members.sort(key=lambda member: (member[0].lineno, member[0].col_offset))
+            if any(
+                _may_dominate(first, second, owners)
+                for i, (_, first) in enumerate(members)
+                for _, second in members[i + 1 :]
             ):
-                key = (ast.dump(node.targets[0]), ast.dump(node.value))
-                groups.setdefault(key, []).append(node)
-        if isinstance(node, ast.stmt):
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                children = getattr(node, field, None)
-                if children:
-                    stack.extend(reversed(children))
-        elif isinstance(node, (ast.ExceptHandler, ast.match_case)):
-            stack.extend(reversed(node.body))
-    return [statements for statements in groups.values() if len(statements) > 1]
+                groups.append([statement for statement, _ in members])
+    return groups
+
+
+def _statement_lists(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if block:
+            yield block
+    for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+        yield part.body
+
+
+def _may_dominate(
+    first: Ancestry, second: Ancestry, owners: dict[tuple[int, int], ast.stmt]
+) -> bool:
+    """A cheap necessary condition for ``first`` (earlier in the source) to
+    dominate ``second``, so that most functions need no flow graph: ``first``
+    is in a statement list enclosing ``second``, or it is nested in a
+    statement that may jump (``return``, ``break``, a ``while`` loop, a
+    ``try``...), where only the flow graph can tell."""
+    for level, (place1, place2) in enumerate(zip(first, second, strict=False)):
+        if place1[0] != place2[0]:
+            # Different parts of one compound statement: sibling branches
+            # unless it is a ``try`` (its ``else`` follows its body).
+            return isinstance(owners[first[level - 1]], (ast.Try, ast.TryStar))
+        if place1[1] > place2[1]:
+            return False
+        if place1[1] < place2[1]:
+            if level == len(first) - 1:
+                return True  # directly in a list enclosing `second`
+            outer = owners[place1]
+            if isinstance(outer, (ast.While, ast.Try, ast.TryStar, ast.With)):
+                return True
+            return any(isinstance(node, _JUMPS) for node in ast.walk(outer))
+    return True

@@ -865,6 +865,35 @@ def test_target_holder_aliased_only_in_a_sibling_branch():
     assert codes(source, ATN202) == [(9, "ATN202")]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # The other arm returns.
+        "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n"
+        "    m.k = a\n",
+        # The only way out of the loop is after the store.
+        "def f(m, a):\n    while True:\n        m.k = a\n        break\n    m.k = a\n",
+        # The handler re-raises.
+        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        raise\n"
+        "    m.k = a\n",
+        # A `try` body dominates its `else`.
+        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
+        "    else:\n        m.k = a\n",
+        # A `with` body always runs.
+        "def f(m, a, lock):\n    with lock:\n        m.k = a\n    m.k = a\n",
+    ],
+    ids=[
+        "other_arm_returns",
+        "while_true_break",
+        "handler_reraises",
+        "try_else",
+        "with",
+    ],
+)
+def test_first_nested_where_it_still_dominates(source):
+    assert codes(source, ATN202) == [(source.count("\n"), "ATN202")]
+
+
 # ------------------------------------------------------------------- ATN202: negatives
 
 NEGATIVES_202 = {
