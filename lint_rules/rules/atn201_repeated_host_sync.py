@@ -71,6 +71,12 @@ class RepeatedHostSync(Rule):
     after the fix both places share one object, so a later in-place change
     through one is seen through the other. No fix is offered when the first
     value is not bound to a name, or the name may have changed.
+
+    Both the finding and the fix rest on what a reader of a replay path
+    assumes too: distinct parameters (and paths from distinct roots that the
+    function never connects) are distinct objects, and attribute loads and
+    stores are plain (no properties with side effects). A call that only
+    receives other objects cannot reach the chain's tensor.
     """
 
     code = "ATN201"
