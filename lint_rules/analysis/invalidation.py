@@ -21,12 +21,19 @@ A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
 contents) any computation over ``m``'s ``buf``, but not ``m.k``.
 
-Aliasing is flow-insensitive and per function: ``y = x[:2]`` (or ``m.k = x``, or
-``lst.append(x)``) makes writes through one reach reads through the other,
-wherever in the function the alias is made. Distinct parameters, and paths with
-distinct roots the function never connects, are assumed to name distinct
-objects, and attribute stores and loads are assumed to be plain (no properties
-with side effects): the same assumptions a reader of a replay path makes.
+Aliasing is per function: ``y = x[:2]`` (or ``m.k = x``, or ``lst.append(x)``)
+makes writes through one reach reads through the other, if the alias is made
+anywhere the later read can be reached from. Distinct parameters, and paths
+with distinct roots the function never connects, are assumed to name distinct
+objects; attribute stores and loads are assumed to be plain (no properties with
+side effects); arithmetic makes new objects (true of tensors and numbers; a list
+built with ``+`` shares its elements): the assumptions a reader of a replay path
+makes too.
+
+Use: ``analysis = invalidation_for(flow, model.imports)``; ``analysis.point(node)``
+(or ``Point(block, stmt)``) names a place; ``executes_before(p1, p2)`` says the
+first always runs before the second; ``changed_between(analysis.read_paths(e),
+p1, p2)`` returns the first effect that may change what ``e`` reads, or None.
 """
 
 from __future__ import annotations
@@ -182,13 +189,6 @@ def paths_conflict(a: Path, b: Path) -> bool:
     return a[:n] == b[:n]
 
 
-def path_text(path: Path) -> str:
-    text = path[0]
-    for part in path[1:]:
-        text += "[...]" if part == SUBSCRIPT else f".{part}"
-    return text
-
-
 def is_inplace_method(name: str) -> bool:
     """PyTorch's convention: ``add_``, ``copy_``, ``fill_`` change their receiver."""
     return name.endswith("_") and not name.startswith("__")
@@ -216,7 +216,7 @@ class Invalidation:
         self.flow = flow
         self.imports = imports
         self._walks: dict[Block, _BlockWalk] = {}
-        self._aliases: dict[Path, list[tuple[Path, bool, int]]] | None = None
+        self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
         self._alias_site = -1  # the block index of the alias being recorded
         self._site_node: ast.AST | None = None
         self._reaching: dict[Block, frozenset[int]] = {}
