@@ -825,6 +825,9 @@ def test_return_through_finally_leaves_the_function():
         ("for i in xs:\n    pass", "gather"),
         ("for v, i in enumerate(xs):\n    pass", "gather"),
         ("i = 0\ni = k", "gather"),
+        ("i, v = slice(None), None", "view"),
+        ("v, i = 0, k", "gather"),
+        ("i, v = xs", "gather"),
     ],
 )
 def test_names_holding_an_int_or_a_slice_index_a_view(binding, kind):

@@ -788,15 +788,19 @@ def _binds_int_or_slice(
     if isinstance(parent, ast.AugAssign):
         return _is_int_literal(parent.value)
     if isinstance(parent, ast.Assign) and node in parent.targets:
-        value = parent.value
-        if _is_int_literal(value):
-            return True
-        return (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id in _INT_OR_SLICE_BUILTINS
-            and value.func.id not in bound
-        )
+        return _is_int_or_slice(parent.value, bound)
+    if isinstance(parent, ast.Tuple):
+        # ``i, j = 0, slice(None)``: the matching element of a tuple literal.
+        assign = flow.parents.get(parent)
+        value = getattr(assign, "value", None)
+        if (
+            isinstance(assign, ast.Assign)
+            and parent in assign.targets
+            and isinstance(value, ast.Tuple)
+            and len(value.elts) == len(parent.elts)
+            and not any(isinstance(e, ast.Starred) for e in parent.elts)
+        ):
+            return _is_int_or_slice(value.elts[parent.elts.index(node)], bound)
     loop = parent
     first_of_tuple = False
     if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is node:
@@ -813,6 +817,17 @@ def _binds_int_or_slice(
     if target is node:
         return function == "range"
     return first_of_tuple and target is parent and function == "enumerate"
+
+
+def _is_int_or_slice(value: ast.expr, bound: frozenset[str]) -> bool:
+    if _is_int_literal(value):
+        return True
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in _INT_OR_SLICE_BUILTINS
+        and value.func.id not in bound
+    )
 
 
 def _is_int_literal(node: ast.expr) -> bool:
