@@ -13,7 +13,6 @@ relative to the directory of the ``pyproject.toml`` that sets them.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import functools
 import os
@@ -24,11 +23,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 if TYPE_CHECKING:
     from lint_rules.rules.base import Rule
@@ -100,6 +94,24 @@ _SELECTOR_SHAPE = re.compile(r"^[A-Z]+[0-9]*$")
 
 class ConfigError(Exception):
     """A configuration problem, described in one line that names key and file."""
+
+
+def toml_module() -> Any:
+    """``tomllib`` (``tomli`` before 3.11), imported when a TOML text is read:
+    most runs have nothing to read, and it is among the slowest imports."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
+def _close_match(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``word`` (for "did you mean" hints), if any."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(candidates), n=1)
+    return close[0] if close else None
 
 
 # --------------------------------------------------------------------------- globs
@@ -189,33 +201,53 @@ def _normalize_to(pattern: str, root: str) -> str:
     return normalized
 
 
+_GLOB_CHARS = re.compile(r"[*?\[{\\]")
+
+
 @dataclass(frozen=True)
 class PathMatcher:
     """Patterns matched against a file's absolute path and its base name (ruff's rule).
 
     Each pattern matches a path when, made absolute against the project root,
     it matches the whole absolute path; a pattern without ``/`` also matches
-    when it matches the base name.
+    when it matches the base name. Patterns without glob characters (most
+    excludes: ``.git``, ``build``) are compared as strings, not compiled.
     """
 
     absolute: tuple[re.Pattern[str], ...]
     basename: tuple[re.Pattern[str], ...]
+    literal_paths: frozenset[str] = frozenset()
+    literal_names: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, patterns: Iterable[str], root: str) -> PathMatcher:
         absolute: list[re.Pattern[str]] = []
         basename: list[re.Pattern[str]] = []
+        literal_paths: set[str] = set()
+        literal_names: set[str] = set()
         for pattern in patterns:
-            absolute.append(
-                glob_to_regex(_normalize_to(pattern, root).rstrip("/") or "/")
-            )
+            normalized = _normalize_to(pattern, root).rstrip("/") or "/"
+            if _GLOB_CHARS.search(normalized):
+                absolute.append(glob_to_regex(normalized))
+            else:
+                literal_paths.add(normalized)
             if "/" not in pattern and os.sep not in pattern:
-                basename.append(glob_to_regex(pattern))
-        return cls(tuple(absolute), tuple(basename))
+                if _GLOB_CHARS.search(pattern):
+                    basename.append(glob_to_regex(pattern))
+                else:
+                    literal_names.add(pattern)
+        return cls(
+            tuple(absolute),
+            tuple(basename),
+            frozenset(literal_paths),
+            frozenset(literal_names),
+        )
 
     def matches(self, absolute_path: str) -> bool:
         path = absolute_path.replace(os.sep, "/")
         name = path.rsplit("/", 1)[-1]
+        if path in self.literal_paths or name in self.literal_names:
+            return True
         return any(regex.match(path) for regex in self.absolute) or any(
             regex.match(name) for regex in self.basename
         )
@@ -304,9 +336,9 @@ def validate_selectors(
             code.startswith(selector) for code in known
         ):
             hint = ""
-            close = difflib.get_close_matches(selector.upper(), known, n=1)
+            close = _close_match(selector.upper(), known)
             if close:
-                hint = f" (did you mean {close[0]!r}?)"
+                hint = f" (did you mean {close!r}?)"
             raise ConfigError(f"{where}: unknown rule selector {selector!r}{hint}")
         result.append(selector)
     return tuple(result)
@@ -480,6 +512,7 @@ def _has_attnlint_table(path: Path) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    tomllib = toml_module()
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -552,8 +585,8 @@ def settings_from_table(
         where = f"{config_file}: [tool.attnlint] {key}"
         kind = _KEY_TYPES.get(key)
         if kind is None:
-            close = difflib.get_close_matches(key, list(_KEY_TYPES), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            close = _close_match(key, _KEY_TYPES)
+            hint = f" (did you mean {close!r}?)" if close else ""
             raise ConfigError(
                 f"{config_file}: [tool.attnlint] unknown key {key!r}{hint}"
             )

@@ -8,8 +8,6 @@ ruff's do.
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
 import re
 from collections import Counter
@@ -27,7 +25,6 @@ from lint_rules.diagnostics import (
     Finding,
     Fix,
 )
-from lint_rules.fixer import apply_fixes
 from lint_rules.source import Locator
 
 if TYPE_CHECKING:
@@ -163,6 +160,12 @@ _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 def fix_diff(fix: Fix, text: str, context: int = 1) -> list[str]:
     """The fix as unified-diff hunks (``@@`` headers with real row numbers)."""
+    # Imported here: the fixer loads the rules, which a run printing cached
+    # findings does not otherwise need.
+    import difflib
+
+    from lint_rules.fixer import apply_fixes
+
     locator = Locator(text)
     first_row = locator.row_column(fix.start)[0]
     last_row = locator.row_column(max(edit.end for edit in fix.edits))[0]
@@ -276,11 +279,15 @@ def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
 
 
 def write_json(run: Run, stream: IO[str]) -> None:
+    import json
+
     data = [finding_to_json(finding, run) for finding in run.findings]
     stream.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_json_lines(run: Run, stream: IO[str]) -> None:
+    import json
+
     for finding in run.findings:
         stream.write(
             json.dumps(
@@ -426,6 +433,8 @@ def sarif_document(run: Run) -> dict[str, Any]:
 
 
 def write_sarif(run: Run, stream: IO[str]) -> None:
+    import json
+
     stream.write(json.dumps(sarif_document(run), indent=2, ensure_ascii=False) + "\n")
 
 
@@ -583,6 +592,8 @@ def write_statistics(run: Run, output_format: str, stream: IO[str]) -> None:
             }
             for stat in stats
         ]
+        import json
+
         stream.write(json.dumps(data, indent=2) + "\n")
         return
     if not stats:
