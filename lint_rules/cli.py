@@ -11,12 +11,11 @@ The ``check`` path imports neither libcst nor torch.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib.util
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import IO, Any
 
 from lint_rules import __version__
@@ -35,6 +34,16 @@ class UsageError(Exception):
 
 def _comma_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def _add_check_parser(subparsers: Any) -> None:
@@ -129,8 +138,22 @@ def _add_check_parser(subparsers: Any) -> None:
         metavar="PATH",
         help="read the source from stdin and report it under this name",
     )
-    files.add_argument("--no-cache", action="store_true", help="do not use the cache")
-    files.add_argument("--cache-dir", metavar="PATH", help="where to keep the cache")
+    files.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every file; neither read nor write the cache",
+    )
+    files.add_argument(
+        "--cache-dir", metavar="PATH", help="where to keep the cache (.attnlint_cache)"
+    )
+    files.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="worker processes (default: one per CPU)",
+    )
     out = check.add_argument_group("output")
     out.add_argument(
         "--output-format",
@@ -327,21 +350,9 @@ def run_rule(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------ check
 
 
-@dataclass
-class FileOutcome:
-    """What checking (and maybe fixing) one file produced."""
-
-    filename: str
-    findings: list[Any] = field(default_factory=list)
-    text: str | None = None
-    fixed: dict[str, int] = field(default_factory=dict)
-    diff: str = ""
-    errors: list[str] = field(default_factory=list)
-
-
 def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
     """``--config`` values: at most one file, the rest ``KEY = VALUE`` overrides."""
-    from lint_rules.config import tomllib
+    from lint_rules.config import toml_module
 
     path: str | None = None
     overrides: dict[str, Any] = {}
@@ -357,6 +368,7 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
             raise UsageError(
                 f"--config: {value}: no such file (nor a KEY = VALUE setting)"
             )
+        tomllib = toml_module()
         try:
             overrides.update(tomllib.loads(value))
         except tomllib.TOMLDecodeError as error:
@@ -404,89 +416,13 @@ def _settings_for(args: argparse.Namespace) -> Any:
         if value is not None:
             changes[name] = value
     if args.cache_dir:
-        changes["cache_dir"] = args.cache_dir
+        # On the command line a path is relative to the current directory, as in ruff.
+        changes["cache_dir"] = os.path.abspath(args.cache_dir)
     return replace(settings, **changes)
-
-
-def _unified_diff(old: str, new: str, name: str) -> str:
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
-    lines = []
-    for line in difflib.unified_diff(old_lines, new_lines, fromfile=name, tofile=name):
-        lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
-    return "".join(lines)
-
-
-def _process(
-    filename: str,
-    data: bytes | None,
-    settings: Any,
-    mode: str,
-    unsafe_fixes: bool,
-    display: str,
-) -> tuple[FileOutcome, bytes | None]:
-    """Check, fix or diff one file's bytes (read here when ``data`` is None).
-
-    Returns the outcome and, in fix mode, the new bytes when the text changed.
-    """
-    from lint_rules.checker import check_source, decode_source, io_error_finding
-    from lint_rules.fixer import fix_text
-    from lint_rules.source import SourceError
-
-    outcome = FileOutcome(filename)
-    if data is None:
-        try:
-            with open(filename, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            outcome.errors.append(f"{display}: {error.strerror or error}")
-            return outcome, None
-    try:
-        source = decode_source(data)
-    except SourceError as error:
-        outcome.findings = [io_error_finding(filename, str(error))]
-        return outcome, None
-    outcome.text = source.text
-    if mode == "check":
-        outcome.findings = check_source(
-            source.text, filename, settings, errors=outcome.errors
-        )
-        return outcome, None
-    result = fix_text(
-        source.text, filename, settings, unsafe_fixes, errors=outcome.errors
-    )
-    outcome.findings = result.remaining_findings
-    if result.error is not None:
-        outcome.errors.append(result.error)
-        return outcome, None
-    if not result.converged:
-        _warning(
-            f"{display}: fixes did not settle after 100 passes; the last result is kept"
-        )
-    if not result.changed:
-        return outcome, None
-    try:
-        new_bytes = source.to_bytes(result.text)
-    except UnicodeEncodeError as error:
-        outcome.errors.append(
-            f"{display}: the fixed text cannot be encoded as {source.encoding} "
-            f"({error.reason}); left unchanged"
-        )
-        return outcome, None
-    outcome.fixed = result.fixed_count_by_code
-    if mode == "diff":
-        outcome.diff = _unified_diff(source.text, result.text, display)
-        outcome.text = source.text
-        # --diff reports nothing as fixed on disk; the remaining findings refer to the
-        # original text only through the summary counts.
-        return outcome, None
-    outcome.text = result.text
-    return outcome, new_bytes
 
 
 def run_check(args: argparse.Namespace) -> int:
     from lint_rules.discover import DiscoveryError, discover_files, is_force_excluded
-    from lint_rules.fixer import write_atomic
     from lint_rules.output import (
         TEXT_FORMATS,
         Run,
@@ -495,6 +431,13 @@ def run_check(args: argparse.Namespace) -> int:
         write_findings,
         write_statistics,
         write_summary,
+    )
+    from lint_rules.runner import (
+        FileOutcome,
+        LazySources,
+        default_jobs,
+        process_file,
+        run_files,
     )
 
     settings = _settings_for(args)
@@ -519,13 +462,20 @@ def run_check(args: argparse.Namespace) -> int:
             if mode == "fix":
                 sys.stdout.buffer.write(data)
             return 0
-        outcome, new_bytes = _process(
-            filename, data, settings, mode, unsafe_fixes, display_path(filename)
+        outcome = process_file(
+            filename,
+            data,
+            settings,
+            mode,
+            unsafe_fixes,
+            display_path(filename),
+            keep_text=True,
         )
         outcomes.append(outcome)
         if mode == "fix":
             # The fixed source goes to stdout; findings and summary to stderr, as ruff.
             sys.stdout.flush()
+            new_bytes = outcome.new_bytes
             sys.stdout.buffer.write(new_bytes if new_bytes is not None else data)
             sys.stdout.buffer.flush()
             stdout = sys.stderr
@@ -537,21 +487,40 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         if not files:
             _warning("No Python files found under the given path(s)")
-        for path in files:
-            filename = str(path)
-            display = display_path(filename)
-            outcome, new_bytes = _process(
-                filename, None, settings, mode, unsafe_fixes, display
-            )
-            if new_bytes is not None:
-                try:
-                    write_atomic(path, new_bytes)
-                except OSError as error:
-                    outcome.errors.append(
-                        f"{display}: cannot write: {error.strerror or error}"
-                    )
-                    outcome.fixed = {}
-            outcomes.append(outcome)
+        cache = None
+        if not args.no_cache:
+            from lint_rules.cache import Cache
+
+            cache = Cache.for_settings(settings)
+
+        def write(outcome: FileOutcome) -> None:
+            from lint_rules.fixer import write_atomic
+
+            assert outcome.new_bytes is not None
+            try:
+                write_atomic(outcome.filename, outcome.new_bytes)
+            except OSError as error:
+                outcome.errors.append(
+                    f"{display_path(outcome.filename)}: cannot write: "
+                    f"{error.strerror or error}"
+                )
+                outcome.fixed = {}
+
+        outcomes = run_files(
+            [str(path) for path in files],
+            settings,
+            mode,
+            unsafe_fixes,
+            jobs=args.jobs if args.jobs is not None else default_jobs(),
+            cache=cache,
+            display=display_path,
+            write=write,
+        )
+        if cache is not None:
+            cache.save()
+    for outcome in outcomes:
+        for message in outcome.warnings:
+            _warning(message)
 
     findings = [finding for outcome in outcomes for finding in outcome.findings]
     findings.sort(key=lambda finding: finding.sort_key())
@@ -559,7 +528,9 @@ def run_check(args: argparse.Namespace) -> int:
         errors.extend(outcome.errors)
     run = Run(
         findings=findings,
-        sources={o.filename: o.text for o in outcomes if o.text is not None},
+        sources=LazySources(
+            {o.filename: o.text for o in outcomes if o.text is not None or o.findings}
+        ),
         fixed={o.filename: o.fixed for o in outcomes if o.fixed},
         unsafe_fixes=settings.unsafe_fixes,
         fix_mode=mode,
