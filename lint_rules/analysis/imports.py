@@ -52,6 +52,23 @@ class ImportMap:
         return [local for local, name in self.names.items() if name == qualified]
 
 
+# Statements that hold other statements (imports may sit in any of them).
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+
+
 def _import_statements(tree: ast.Module):
     """Every import statement, without descending into expressions."""
     stack: list[ast.stmt] = list(reversed(tree.body))
@@ -59,6 +76,8 @@ def _import_statements(tree: ast.Module):
         node = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
+            continue
+        if not isinstance(node, _COMPOUND):
             continue
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)

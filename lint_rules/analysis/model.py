@@ -67,6 +67,20 @@ class ModuleModel:
                 yield info
 
 
+# Statements that hold other statements; the rest (most of them) are skipped at once.
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+
+
 def _collect_functions(
     body: list[ast.stmt], cls: ast.ClassDef | None, found: list[FunctionInfo]
 ) -> None:
@@ -76,7 +90,7 @@ def _collect_functions(
             _collect_functions(stmt.body, None, found)
         elif isinstance(stmt, ast.ClassDef):
             _collect_functions(stmt.body, stmt, found)
-        else:
+        elif isinstance(stmt, _COMPOUND):
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, field, None)
                 if block:
