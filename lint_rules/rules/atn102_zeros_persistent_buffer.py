@@ -298,8 +298,11 @@ def _constant_key(node: ast.AST | None) -> object:
 class _ClassUses:
     """Where the methods of a class use ``self.<attribute>`` (and its keys).
 
-    The class is indexed in one walk per method: every ``self.<attribute>``
-    and every constant subscript of a local bound once to ``self.<attribute>``.
+    Each method is indexed in one walk: every ``self.<attribute>`` and every
+    constant subscript of a local bound once to ``self.<attribute>``. A method
+    is walked only once a buffer's attribute name occurs in its text (or its
+    text is not ASCII, where an identifier may be spelled another way), so
+    the methods that cannot use any buffer are never walked.
     """
 
     def __init__(self, ctx: Context, cls: ast.ClassDef) -> None:
@@ -308,10 +311,23 @@ class _ClassUses:
         self.attributes: dict[str, list[tuple[FunctionNode, ast.Attribute, dict]]] = {}
         # attribute -> (method, ``alias[<constant>]`` node, parents of the method)
         self.aliased: dict[str, list[tuple[FunctionNode, ast.Subscript, dict]]] = {}
+        # Methods not walked yet: (method, receiver, its ASCII text or None).
+        self._unindexed: list[tuple[FunctionNode, str, str | None]] = []
         for method in ctx.model.methods_of(cls):
             receiver = _receiver(method)
             if receiver is not None:
+                self._unindexed.append((method, receiver, _ascii_text(ctx, method)))
+
+    def _index_uses_of(self, attribute: str, exclude: FunctionNode) -> None:
+        """Walk the methods not walked yet, but ``exclude``, whose text may
+        mention ``attribute``."""
+        remaining = []
+        for method, receiver, text in self._unindexed:
+            if method is not exclude and (text is None or attribute in text):
                 self._index(method, receiver)
+            else:
+                remaining.append((method, receiver, text))
+        self._unindexed = remaining
 
     def _index(self, method: FunctionNode, receiver: str) -> None:
         parents: dict[ast.AST, ast.AST] = {}
@@ -349,6 +365,7 @@ class _ClassUses:
         that reads or writes its memory."""
         if buffer.key is _UNNAMED:
             return None
+        self._index_uses_of(buffer.attribute, exclude)
         uses: list[BufferUse] = []
         for method, node, parents in self.attributes.get(buffer.attribute, ()):
             if method is exclude:
@@ -386,6 +403,20 @@ class _ClassUses:
         if effect is Effect.FULL_WRITE and _only_sometimes(expr, parents, method):
             effect, detail = Effect.UNKNOWN, Detail.PARTIAL
         return BufferUse(expr, method, effect, detail)
+
+
+def _ascii_text(ctx: Context, method: FunctionNode) -> str | None:
+    """The method's source text (decorators included) if it is ASCII, else None."""
+    first = min(
+        [method.lineno, *(decorator.lineno for decorator in method.decorator_list)]
+    )
+    locator = ctx.locator
+    text = ctx.text[
+        locator.line_start(first) : locator.full_line_end(
+            method.end_lineno or method.lineno
+        )
+    ]
+    return text if text.isascii() else None
 
 
 def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
