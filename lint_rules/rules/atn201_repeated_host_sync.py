@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow
@@ -19,6 +21,7 @@ from lint_rules.rules.base import Invalid, Rule
 
 SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 _SYNC_TEXTS = tuple(f".{method}()" for method in sorted(SYNC_METHODS))
+_SYNC_NAMES = re.compile("|".join(sorted(SYNC_METHODS)))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -171,7 +174,15 @@ class RepeatedHostSync(Rule):
             segment = text[start:end]
             if sum(segment.count(sync) for sync in _SYNC_TEXTS) < 2:
                 continue
-            groups = _repeated_sync_calls(function)
+            rows = None
+            if segment.isascii():  # else an identifier may be spelled otherwise
+                rows = sorted(
+                    {
+                        locator.row_column(start + match.start())[0]
+                        for match in _SYNC_NAMES.finditer(segment)
+                    }
+                )
+            groups = _repeated_sync_calls(function, rows)
             if not groups:
                 continue
             flow = model.flow(function)
@@ -303,13 +314,21 @@ def _bound_name(flow: FunctionFlow, call: ast.Call) -> str | None:
     return name
 
 
-def _repeated_sync_calls(function: ast.AST) -> list[list[ast.Call]]:
-    """Sync calls of the function's own code grouped by structure, groups of two or more."""
+def _repeated_sync_calls(
+    function: ast.AST, rows: list[int] | None = None
+) -> list[list[ast.Call]]:
+    """Sync calls of the function's own code grouped by structure, groups of two or more.
+
+    ``rows`` (sorted), when given, are the only rows where a sync method's name
+    occurs: code on other rows is not looked into.
+    """
     groups: dict[str, list[ast.Call]] = {}
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
         if isinstance(node, _SCOPES):
+            continue
+        if rows is not None and not _spans_a_row(node, rows):
             continue
         if (
             isinstance(node, ast.Call)
@@ -321,6 +340,15 @@ def _repeated_sync_calls(function: ast.AST) -> list[list[ast.Call]]:
             groups.setdefault(ast.dump(node), []).append(node)
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return [calls for calls in groups.values() if len(calls) > 1]
+
+
+def _spans_a_row(node: ast.AST, rows: list[int]) -> bool:
+    """Whether ``node`` (if it has a position) spans one of ``rows``."""
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _end_position(node: ast.AST) -> tuple[int, int]:
