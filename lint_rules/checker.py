@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
+from lint_rules.deep_stack import call_with_deep_stack
 from lint_rules.diagnostics import (
     IO_ERROR_CODE,
     IO_ERROR_NAME,
@@ -90,7 +91,11 @@ def os_error_message(error: OSError) -> str:
 def parse(text: str, filename: str) -> ast.Module | Finding:
     """The module's tree, or an ``E999`` finding saying why it does not parse."""
     try:
-        return ast.parse(text, filename=filename)
+        try:
+            return ast.parse(text, filename=filename)
+        except RecursionError:
+            # Deeply nested, not necessarily too deep: parse with room to spare.
+            return call_with_deep_stack(lambda: ast.parse(text, filename=filename))
     except SyntaxError as error:
         return syntax_error_finding(error, text, filename)
     except (ValueError, RecursionError, MemoryError) as error:
@@ -345,8 +350,22 @@ def check_source(
         tree = parsed
     locator = Locator(text)
     ctx = Context(text, tree, filename, settings, locator)
-    for rule in rules:
-        _run_rule(rule, ctx, errors)
+    too_deep = [rule for rule in rules if not _run_rule(rule, ctx, errors)]
+    if too_deep:
+        # Expressions nested thousands deep exceed the recursion limit in the
+        # shared analysis: run those rules again, on a fresh model (the failed
+        # run may have left parts of it half built), with room for the depth.
+        ctx.reset_model()
+
+        def rerun() -> None:
+            for rule in too_deep:
+                _run_rule(rule, ctx, errors, deep=True)
+
+        try:
+            call_with_deep_stack(rerun)
+        except RecursionError as error:
+            for rule in too_deep:
+                _report_internal_error(rule, ctx, errors, error)
     findings = ctx.findings
     ignored = settings.ignored_codes_for(filename)
     if ignored:
@@ -370,7 +389,11 @@ def check_source(
     return findings
 
 
-def _run_rule(rule: type[Rule], ctx: Context, errors: list[str] | None) -> None:
+def _run_rule(
+    rule: type[Rule], ctx: Context, errors: list[str] | None, deep: bool = False
+) -> bool:
+    """Run one rule; False when it ran out of recursion depth (and ``deep`` is
+    False: the caller retries it with more room), True otherwise."""
     before = len(ctx.findings)
     try:
         produced = rule().check(ctx)
@@ -381,13 +404,25 @@ def _run_rule(rule: type[Rule], ctx: Context, errors: list[str] | None) -> None:
             if id(finding) not in recorded:
                 ctx.findings.append(finding)
                 recorded.add(id(finding))
+    except RecursionError as error:
+        del ctx.findings[before:]
+        if not deep:
+            return False
+        _report_internal_error(rule, ctx, errors, error)
     except Exception as error:  # a bug in a rule must not end the run
         del ctx.findings[before:]
-        message = internal_error_message(rule, ctx.filename, error)
-        if errors is None:
-            logger.error("%s", message)
-        else:
-            errors.append(message)
+        _report_internal_error(rule, ctx, errors, error)
+    return True
+
+
+def _report_internal_error(
+    rule: type[Rule], ctx: Context, errors: list[str] | None, error: BaseException
+) -> None:
+    message = internal_error_message(rule, ctx.filename, error)
+    if errors is None:
+        logger.error("%s", message)
+    else:
+        errors.append(message)
 
 
 def check_file(

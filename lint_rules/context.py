@@ -40,6 +40,10 @@ class Context:
 
         return ModuleModel(self.tree)
 
+    def reset_model(self) -> None:
+        """Forget the model, so the next request builds it afresh."""
+        self.__dict__.pop("model", None)
+
     def report(
         self,
         rule: Rule | type[Rule],

@@ -1,0 +1,673 @@
+"""Bad input: every case gives a clear message and the right exit code, never a
+traceback, and leaves files byte-identical unless a verified fix rewrote them
+(then keeping their encoding, byte-order mark and line endings).
+
+Cases already covered elsewhere, and extended here rather than repeated:
+tests/test_cli.py (a syntax error never rewritten, a missing path, an unknown
+config key, a bad boolean, invalid TOML, an undecodable file, an unreadable
+file, CRLF/BOM/latin-1 kept by --fix), tests/test_checker.py (syntax error
+locations, 300 nested parentheses, a missing file) and tests/test_discover.py
+(a symlink loop inside a walked folder, an unreadable folder).
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.cli import main
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+
+ROOT = Path(__file__).resolve().parents[1]
+ALIAS = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        start = idx\n"
+    "        table[start, :n] = cache[start, :n]\n"
+)
+ALIAS_FIXED = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        table[idx, :n] = cache[idx, :n]\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def check_and_fix(capsys, *paths: str) -> list[tuple[int, str, str]]:
+    """``check``, then ``check --fix --unsafe-fixes``, on ``paths``."""
+    return [
+        run(capsys, "check", "--no-cache", *paths),
+        run(capsys, "check", "--no-cache", "--fix", "--unsafe-fixes", *paths),
+    ]
+
+
+# ----------------------------------------------------------------- syntax errors
+
+
+def test_syntax_error_next_to_good_files_only_the_good_ones_are_fixed(
+    project: Path, capsys
+) -> None:
+    broken = b"def f(xs):\n    for i in xs:\n        j = i\n        print(j\n"
+    (project / "bad.py").write_bytes(broken)
+    (project / "good.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", ".")
+    assert code == 1 and err == ""
+    assert "bad.py:4:14: E999 SyntaxError: '(' was never closed" in out
+    assert (project / "bad.py").read_bytes() == broken
+    assert (project / "good.py").read_text() == ALIAS_FIXED
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (b"def f(:\n    pass\n", "E999 SyntaxError: invalid syntax"),
+        (
+            b"def f():\n\tx = 1\n        y = 2\n",
+            "E999 TabError: inconsistent use of tabs",
+        ),
+        (b"def f():\n  x = 1\n    y = 2\n", "E999 IndentationError: unexpected indent"),
+        (b"def f():\n    return 1 +\n", "E999 SyntaxError: invalid syntax"),
+        (b"def f():\n    x = '''\n", "E999 SyntaxError: unterminated triple-quoted"),
+    ],
+    ids=["invalid", "tabs-and-spaces", "indent", "dangling-operator", "open-string"],
+)
+def test_syntax_errors_are_e999_and_never_rewritten(
+    project: Path, capsys, source: bytes, message: str
+) -> None:
+    path = project / "bad.py"
+    path.write_bytes(source)
+    for code, out, err in check_and_fix(capsys, "bad.py"):
+        assert code == 1 and err == ""
+        assert message in out
+    assert path.read_bytes() == source
+
+
+def test_syntax_error_on_stdin_with_fix_echoes_the_input(
+    project: Path, capsys, monkeypatch
+) -> None:
+    data = b"def f(:\n"
+
+    class Stdin:
+        buffer = __import__("io").BytesIO(data)
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    written: list[bytes] = []
+
+    class Stdout:
+        class buffer:  # noqa: N801 - mimics sys.stdout.buffer
+            @staticmethod
+            def write(chunk: bytes) -> None:
+                written.append(chunk)
+
+            @staticmethod
+            def flush() -> None:
+                pass
+
+        @staticmethod
+        def write(text: str) -> None:
+            written.append(text.encode())
+
+        @staticmethod
+        def flush() -> None:
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Stdout)
+    code = main(["check", "--fix", "--stdin-filename", "m.py"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert b"".join(written) == data
+    assert "m.py:1:7: E999 SyntaxError: invalid syntax" in err
+
+
+# --------------------------------------------------------------- bytes and text
+
+
+def test_nul_byte_is_e902_and_never_rewritten(project: Path, capsys) -> None:
+    data = ALIAS.encode().replace(b"start = idx", b"start = idx\x00")
+    (project / "nul.py").write_bytes(data)
+    for code, out, err in check_and_fix(capsys, "nul.py"):
+        assert code == 1 and err == ""
+        assert out.startswith("nul.py:1:1: E902 source contains a NUL byte at 3:20\n")
+    assert (project / "nul.py").read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"x = '\xe9'\n" + ALIAS.encode(),
+            "E902 cannot decode as utf-8: byte 5 (0xe9)",
+        ),
+        (
+            b"# -*- coding: klingon -*-\n" + ALIAS.encode(),
+            "E902 unknown encoding in coding cookie: 'klingon'",
+        ),
+        (
+            b"\xef\xbb\xbf# coding: latin-1\n" + ALIAS.encode(),
+            "E902 encoding cookie 'latin-1' contradicts the UTF-8 BOM",
+        ),
+        (
+            b"# coding: ascii\nx = '\xc3\xa9'\n" + ALIAS.encode(),
+            "E902 cannot decode as ascii",
+        ),
+    ],
+    ids=["latin-1-without-cookie", "unknown-cookie", "bom-and-cookie", "not-ascii"],
+)
+def test_undecodable_files_are_e902_and_never_rewritten(
+    project: Path, capsys, data: bytes, message: str
+) -> None:
+    (project / "enc.py").write_bytes(data)
+    for code, out, err in check_and_fix(capsys, "enc.py"):
+        assert code == 1 and err == ""
+        assert out.startswith(f"enc.py:1:1: {message}")
+    assert (project / "enc.py").read_bytes() == data
+
+
+def test_latin1_with_a_cookie_columns_count_characters_and_fix_keeps_latin1(
+    project: Path, capsys
+) -> None:
+    head = "# -*- coding: latin-1 -*-\n"
+    text = head + ALIAS.replace("start = idx\n", 'print("\u00e9\u00e8"); start = idx\n')
+    data = text.encode("latin-1")
+    (project / "l1.py").write_bytes(data)
+    code, out, _ = run(capsys, "check", "--no-cache", "l1.py")
+    # `start` begins after 8 spaces and `print("éè"); ` (13 characters).
+    assert code == 1 and out.startswith("l1.py:4:22: ATN301")
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "l1.py")
+    assert code == 0, err
+    expected = head + ALIAS_FIXED.replace(
+        "    for idx, n in enumerate(lens):\n",
+        '    for idx, n in enumerate(lens):\n        print("\u00e9\u00e8")\n',
+    )
+    assert (project / "l1.py").read_bytes() == expected.encode("latin-1")
+
+
+@pytest.mark.parametrize(
+    "newline", ["\r\n", "\r", "mixed"], ids=["crlf", "cr", "mixed"]
+)
+@pytest.mark.parametrize("bom", [False, True], ids=["no-bom", "bom"])
+def test_fix_keeps_every_line_ending_and_the_bom(
+    project: Path, capsys, newline: str, bom: bool
+) -> None:
+    def encode(text: str) -> bytes:
+        lines = text.splitlines(keepends=True)
+        endings = ["\r\n", "\n", "\r"] if newline == "mixed" else [newline]
+        out = "".join(
+            line[:-1] + endings[number % len(endings)]
+            for number, line in enumerate(lines)
+        )
+        return (b"\xef\xbb\xbf" if bom else b"") + out.encode()
+
+    # Each line keeps the ending it had; the deleted line takes its own with it.
+    source = ALIAS + "# tail\n"
+    endings = ["\r\n", "\n", "\r"] if newline == "mixed" else [newline]
+    expected = "".join(
+        line[:-1].replace("start", "idx") + endings[number % len(endings)]
+        for number, line in enumerate(source.splitlines(True))
+        if number != 2
+    )
+    path = project / "m.py"
+    path.write_bytes(encode(source))
+    code, out, err = run(capsys, "check", "--no-cache", "m.py")
+    assert code == 1 and "m.py:3:9: ATN301" in out
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "m.py")
+    assert code == 0, err
+    assert path.read_bytes() == (b"\xef\xbb\xbf" if bom else b"") + expected.encode()
+
+
+def test_tab_indented_file_is_fixed_keeping_its_tabs(project: Path, capsys) -> None:
+    source = ALIAS.replace("        ", "\t\t").replace("    ", "\t")
+    (project / "tabs.py").write_bytes(source.encode())
+    code, out, _ = run(capsys, "check", "--no-cache", "tabs.py")
+    # Columns count characters: two tabs, then `start`.
+    assert code == 1 and out.startswith("tabs.py:3:3: ATN301")
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "tabs.py")
+    assert code == 0, err
+    expected = ALIAS_FIXED.replace("        ", "\t\t").replace("    ", "\t")
+    assert (project / "tabs.py").read_bytes() == expected.encode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\xef\xbb\xbf", b"\n\n", b"# only a comment", b"\r\n", b"   "],
+    ids=[
+        "empty",
+        "bom-only",
+        "blank-lines",
+        "comment-no-newline",
+        "crlf-only",
+        "spaces",
+    ],
+)
+def test_empty_and_blank_files_pass_and_stay_as_they_are(
+    project: Path, capsys, data: bytes
+) -> None:
+    (project / "empty.py").write_bytes(data)
+    for code, out, err in check_and_fix(capsys, "empty.py"):
+        assert (code, err) == (0, "")
+        assert "All checks passed!" in out
+    assert (project / "empty.py").read_bytes() == data
+
+
+def test_ten_megabyte_file_is_checked_and_fixed(project: Path, capsys) -> None:
+    # About 10 MB of generated code (mostly comments, as in generated tables),
+    # then the loop alias: one finding, and every other byte kept by the fix.
+    unit = ("# " + "generated padding " * 5 + "\n") * 9
+    unit += "PAD = '" + "generated padding " * 5 + "'\n"
+    padding = unit * (10 * 1024 * 1024 // len(unit) + 1) + "\n\n"
+    assert len(padding) > 10 * 1024 * 1024
+    path = project / "big.py"
+    path.write_text(padding + ALIAS)
+    code, out, _ = run(capsys, "check", "--no-cache", "big.py")
+    rows = padding.count("\n")
+    assert code == 1 and out.startswith(f"big.py:{rows + 3}:9: ATN301")
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "big.py")
+    assert code == 0, err
+    assert path.read_text() == padding + ALIAS_FIXED
+
+
+# -------------------------------------------------------------------- deep nesting
+
+
+def test_a_thousand_nested_parentheses_is_e999(project: Path, capsys) -> None:
+    data = (
+        "def f(xs):\n    for i in xs:\n        j = i\n        x = "
+        + "(" * 1000
+        + "j"
+        + ")" * 1000
+        + "\n"
+    ).encode()
+    (project / "deep.py").write_bytes(data)
+    for code, out, err in check_and_fix(capsys, "deep.py"):
+        assert code == 1 and err == ""
+        assert "E999 SyntaxError: too many nested parentheses" in out
+    assert (project / "deep.py").read_bytes() == data
+
+
+def test_two_hundred_nested_ifs_is_e999(project: Path, capsys) -> None:
+    lines = ["def f(a, xs):", "    for i in xs:", "        j = i"]
+    lines += ["    " * (level + 2) + "if a:" for level in range(200)]
+    lines.append("    " * 202 + "print(j)")
+    data = ("\n".join(lines) + "\n").encode()
+    (project / "deep.py").write_bytes(data)
+    for code, out, err in check_and_fix(capsys, "deep.py"):
+        assert code == 1 and err == ""
+        assert "E999 IndentationError: too many levels of indentation" in out
+    assert (project / "deep.py").read_bytes() == data
+
+
+def test_ninety_five_nested_ifs_are_analyzed(project: Path, capsys) -> None:
+    lines = ["def f(a, xs):", "    for i in xs:", "        j = i"]
+    lines += ["    " * (level + 2) + "if a:" for level in range(95)]
+    lines.append("    " * 97 + "print(j)")
+    (project / "deep.py").write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "deep.py")
+    assert code == 0, out + err
+    assert "    " * 97 + "print(i)\n" in (project / "deep.py").read_text()
+
+
+# Expressions nested far deeper than the default recursion limit of 1,000: they
+# parse, and the analysis must neither overflow nor give up on them.
+DEEP = 2500
+DEEP_SOURCES = {
+    "unary": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print({'-' * DEEP}j)\n",
+        "ATN301",
+    ),
+    "not": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print({'not ' * DEEP}j)\n",
+        "ATN301",
+    ),
+    "attribute": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'.a' * DEEP})\n",
+        "ATN301",
+    ),
+    "call": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'()' * DEEP})\n",
+        "ATN301",
+    ),
+    "subscript": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'[0]' * DEEP})\n",
+        "ATN301",
+    ),
+    "conditional": (
+        f"def f(xs, c):\n    for i in xs:\n        j = i\n        print({'j if c else ' * DEEP}j)\n",
+        "ATN301",
+    ),
+    "binary": (
+        f"def f(xs):\n    for i in xs:\n        j = i\n        print({' + '.join(['j'] * DEEP)})\n",
+        "ATN301",
+    ),
+    "host-sync": (
+        f"def f(x):\n    a = x{'.abs()' * DEEP}.item()\n    b = x{'.abs()' * DEEP}.item()\n",
+        "ATN201",
+    ),
+    "zeros": (
+        f"import torch\ndef f(a, n):\n    x = torch.zeros(n)\n    x.copy_({'-' * DEEP}a)\n"
+        "    return x\n",
+        "ATN101",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP_SOURCES))
+def test_deeply_nested_expressions_are_analyzed(shape: str) -> None:
+    source, code = DEEP_SOURCES[shape]
+    errors: list[str] = []
+    findings = check_source(source, "deep.py", Settings(), errors=errors)
+    assert errors == []
+    assert [finding.code for finding in findings] == [code]
+    result = fix_text(source, "deep.py", Settings(), True, errors=errors)
+    assert errors == [] and result.error is None
+    assert result.fixed_count_by_code == {code: 1}
+    assert check_source(result.text, "deep.py", Settings(), errors=errors) == []
+    assert errors == []
+
+
+def test_deep_nesting_leaves_the_recursion_limit_as_it_was() -> None:
+    limit = sys.getrecursionlimit()
+    check_source(DEEP_SOURCES["unary"][0], "deep.py", Settings())
+    assert sys.getrecursionlimit() == limit
+
+
+def test_deeply_nested_file_through_the_cli(project: Path, capsys) -> None:
+    source, _ = DEEP_SOURCES["conditional"]
+    (project / "deep.py").write_text(source)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "deep.py")
+    assert (code, err) == (0, ""), out
+    assert "j = i" not in (project / "deep.py").read_text()
+
+
+# ------------------------------------------------------------------ file system
+
+
+def make_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``path`` unreadable to this process: by its mode, and where that is
+    not enough (root ignores modes) by refusing to open it, as the OS would."""
+    path.chmod(0)
+    try:
+        with open(path, "rb"):
+            readable = True
+    except PermissionError:
+        readable = False
+    if not readable:
+        return
+    real_open = builtins.open
+    target = os.path.realpath(path)
+
+    def refusing_open(file, *args, **kwargs):
+        if (
+            isinstance(file, (str, bytes, os.PathLike))
+            and os.path.realpath(os.fsdecode(file)) == target
+        ):
+            raise PermissionError(13, "Permission denied", os.fsdecode(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", refusing_open)
+
+
+def test_unreadable_file_is_an_error_and_the_others_are_still_fixed(
+    project: Path, capsys, monkeypatch
+) -> None:
+    (project / "good.py").write_text(ALIAS)
+    secret = project / "secret.py"
+    secret.write_text(ALIAS)
+    make_unreadable(secret, monkeypatch)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", ".")
+    assert code == 2
+    assert err == "error: secret.py: Permission denied\n"
+    assert (project / "good.py").read_text() == ALIAS_FIXED
+    secret.chmod(0o644)
+    assert secret.read_text() == ALIAS
+
+
+def _without_read_override() -> list[str] | None:
+    """A command prefix under which a file of mode 000 cannot be read: none
+    needed for a normal user; for root, ``setpriv`` dropping the capabilities
+    that bypass file modes. None if root and that is not possible here."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    prefix = [
+        setpriv,
+        "--bounding-set=-dac_override,-dac_read_search",
+        "--inh-caps=-dac_override,-dac_read_search",
+        "--",
+    ]
+    probe = subprocess.run([*prefix, "true"], capture_output=True)
+    return prefix if probe.returncode == 0 else None
+
+
+def test_unreadable_file_in_a_real_process(project: Path) -> None:
+    """The same, end to end: the attnlint process cannot open the file at all.
+    Under root without a way to drop its file-mode override, the process
+    refuses to open the file itself (the in-process emulation above)."""
+    (project / "good.py").write_text(ALIAS)
+    secret = project / "secret.py"
+    secret.write_text(ALIAS)
+    secret.chmod(0)
+    prefix = _without_read_override()
+    command = [sys.executable, "-m", "lint_rules"]
+    if prefix is None:
+        command = [
+            sys.executable,
+            "-c",
+            "import builtins, sys\n"
+            "from lint_rules.cli import main\n"
+            "real = builtins.open\n"
+            "def refusing(file, *a, **k):\n"
+            "    if str(file).endswith('secret.py'):\n"
+            "        raise PermissionError(13, 'Permission denied', str(file))\n"
+            "    return real(file, *a, **k)\n"
+            "builtins.open = refusing\n"
+            "sys.exit(main())\n",
+        ]
+        prefix = []
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [*prefix, *command, "check", "--no-cache", "--fix", "."],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == "error: secret.py: Permission denied\n"
+    assert (project / "good.py").read_text() == ALIAS_FIXED
+    secret.chmod(0o644)
+    assert secret.read_text() == ALIAS
+
+
+def test_missing_path_next_to_good_ones_changes_nothing(project: Path, capsys) -> None:
+    (project / "good.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "good.py", "gone.py")
+    assert (code, out) == (2, "")
+    assert err == "error: gone.py: No such file or directory\n"
+    assert (project / "good.py").read_text() == ALIAS
+
+
+def test_symlink_loop_named_on_the_command_line(project: Path, capsys) -> None:
+    os.symlink("b.py", project / "a.py")
+    os.symlink("a.py", project / "b.py")
+    code, out, err = run(capsys, "check", "--no-cache", "a.py")
+    assert (code, out) == (2, "")
+    assert err == "error: a.py: Too many levels of symbolic links\n"
+
+
+def test_symlink_loops_inside_a_folder_are_skipped(project: Path, capsys) -> None:
+    (project / "pkg").mkdir()
+    (project / "pkg" / "rows.py").write_text(ALIAS)
+    os.symlink("b.py", project / "pkg" / "a.py")
+    os.symlink("a.py", project / "pkg" / "b.py")
+    os.symlink(project, project / "pkg" / "up")  # a folder loop
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "pkg")
+    assert (code, err) == (0, ""), out
+    assert (project / "pkg" / "rows.py").read_text() == ALIAS_FIXED
+    assert os.readlink(project / "pkg" / "a.py") == "b.py"
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "walked"])
+def test_a_folder_named_like_a_python_file_is_walked(
+    project: Path, capsys, named: bool
+) -> None:
+    folder = project / "x.py"
+    folder.mkdir()
+    (folder / "rows.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "x.py" if named else ".")
+    assert (code, err) == (1, "")
+    assert out.startswith("x.py/rows.py:3:9: ATN301")
+    code, out, err = run(
+        capsys, "check", "--no-cache", "--fix", "x.py" if named else "."
+    )
+    assert (code, err) == (0, ""), out
+    assert (folder / "rows.py").read_text() == ALIAS_FIXED
+
+
+# --------------------------------------------------------------------- bad config
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("[tool.attnlint]\nselect = 'ATN'\n", "select: expected an array of strings, got a string"),
+        ("[tool.attnlint]\nselect = ['ATN', 3]\n", "select: expected an array of strings, found an integer 3"),
+        ("[tool.attnlint]\nselect = ['XYZ1']\n", "select: unknown rule selector 'XYZ1'"),
+        ("[tool.attnlint]\nper-file-ignores = ['tests/*']\n", "per-file-ignores: expected a table"),
+        ("[tool.attnlint]\nper-file-ignores = { 'tests/*' = 'ATN1' }\n", "expected an array of strings"),
+        ("[tool.attnlint]\ngraph-state-methods = 7\n", "graph-state-methods: expected an array of strings, got an integer"),
+        ("[tool.attnlint]\nextend-exclude = ['[abc']\n", "extend-exclude: invalid glob: unclosed '['"),
+        ("[tool.attnlint]\noutput-format = 'xml'\n", "output-format: expected one of concise"),
+        ("[tool.attnlint]\ncache-dir = ''\n", "cache-dir: expected a non-empty string"),
+        ("[tool.attnlint]\nunsafe-fixes = 1\n", "unsafe-fixes: expected true or false, got an integer"),
+        ("[tool]\nattnlint = 1\n", None),
+        ("[tool.attnlint]\nselect = [\n", "invalid TOML"),
+        ("[tool.attnlint]\nselect = ['ATN']\nselect = ['ATN1']\n", "invalid TOML"),
+    ],
+    ids=[
+        "select-string", "select-int", "select-unknown", "per-file-list",
+        "per-file-value", "methods-int", "bad-glob", "format", "cache-dir",
+        "unsafe-int", "tool-not-table", "unclosed-array", "duplicate-key",
+    ],
+)  # fmt: skip
+def test_bad_config_is_one_line_exit_2_and_nothing_is_fixed(
+    project: Path, capsys, config: str, message: str | None
+) -> None:
+    (project / "pyproject.toml").write_text(config)
+    (project / "rows.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "rows.py")
+    if message is None:
+        # `[tool] attnlint = 1` is not an attnlint table: like a pyproject.toml
+        # without one, it is passed over and the defaults apply.
+        assert (code, err) == (0, ""), out
+        assert (project / "rows.py").read_text() == ALIAS_FIXED
+        return
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert str(project / "pyproject.toml") in err or "pyproject.toml" in err
+    assert (project / "rows.py").read_text() == ALIAS
+
+
+def test_pyproject_that_is_not_utf8(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_bytes(b"[tool.attnlint]\n# caf\xe9\n")
+    (project / "rows.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "rows.py")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and "invalid TOML: not UTF-8" in err
+    assert err.count("\n") == 1
+    assert (project / "rows.py").read_text() == ALIAS
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("selcet=['ATN']", "--config: [tool.attnlint] unknown key 'selcet' (did you mean 'select'?)"),
+        ("select=[", "--config: 'select=[' is not valid TOML"),
+        ("fix='yes'", "fix: expected true or false, got a string"),
+        ("no-such-file.toml", "--config: no-such-file.toml: no such file"),
+    ],
+    ids=["unknown-key", "invalid-toml", "wrong-type", "missing-file"],
+)  # fmt: skip
+def test_bad_config_on_the_command_line(
+    project: Path, capsys, override: str, message: str
+) -> None:
+    (project / "rows.py").write_text(ALIAS)
+    code, out, err = run(
+        capsys, "check", "--no-cache", "--fix", "--config", override, "rows.py"
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert (project / "rows.py").read_text() == ALIAS
+
+
+def test_every_bad_input_at_once_in_a_real_process(tmp_path: Path) -> None:
+    """One tree with a file of each kind, checked and fixed by the installed
+    command: each problem in one line, no traceback, the fixable files fixed,
+    the others byte-identical."""
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    files = {
+        "syntax.py": b"def f(:\n",
+        "nul.py": b"x = 1\x00\n",
+        "latin1.py": b"x = '\xe9'\nfor i in y:\n    pass\n",
+        "empty.py": b"",
+        "deep.py": ("def f():\n    return " + "(" * 1000 + ")" * 1000 + "\n").encode(),
+        "crlf.py": ALIAS.replace("\n", "\r\n").encode(),
+        "bom.py": b"\xef\xbb\xbf" + ALIAS.encode(),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "x.py").mkdir()
+    os.symlink("loop_b.py", tmp_path / "loop_a.py")
+    os.symlink("loop_a.py", tmp_path / "loop_b.py")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--fix", "."],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr == ""
+    assert "Traceback" not in result.stdout
+    lines = sorted(line for line in result.stdout.splitlines() if ": E9" in line)
+    assert [line.split(" ", 2)[:2] for line in lines] == [
+        ["deep.py:2:212:", "E999"],
+        ["latin1.py:1:1:", "E902"],
+        ["nul.py:1:1:", "E902"],
+        ["syntax.py:1:7:", "E999"],
+    ]
+    for name, data in files.items():
+        after = (tmp_path / name).read_bytes()
+        if name == "crlf.py":
+            assert after == ALIAS_FIXED.replace("\n", "\r\n").encode()
+        elif name == "bom.py":
+            assert after == b"\xef\xbb\xbf" + ALIAS_FIXED.encode()
+        else:
+            assert after == data, name
