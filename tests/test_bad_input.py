@@ -12,7 +12,6 @@ locations, 300 nested parentheses, a missing file) and tests/test_discover.py
 
 from __future__ import annotations
 
-import builtins
 import os
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ from lint_rules.checker import check_source
 from lint_rules.cli import main
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
+from tests.permissions import make_unreadable
 
 ROOT = Path(__file__).resolve().parents[1]
 ALIAS = (
@@ -400,31 +400,6 @@ def test_deeply_nested_file_through_the_cli(project: Path, capsys) -> None:
 
 
 # ------------------------------------------------------------------ file system
-
-
-def make_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``path`` unreadable to this process: by its mode, and where that is
-    not enough (root ignores modes) by refusing to open it, as the OS would."""
-    path.chmod(0)
-    try:
-        with open(path, "rb"):
-            readable = True
-    except PermissionError:
-        readable = False
-    if not readable:
-        return
-    real_open = builtins.open
-    target = os.path.realpath(path)
-
-    def refusing_open(file, *args, **kwargs):
-        if (
-            isinstance(file, (str, bytes, os.PathLike))
-            and os.path.realpath(os.fsdecode(file)) == target
-        ):
-            raise PermissionError(13, "Permission denied", os.fsdecode(file))
-        return real_open(file, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "open", refusing_open)
 
 
 def test_unreadable_file_is_an_error_and_the_others_are_still_fixed(

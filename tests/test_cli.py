@@ -15,6 +15,7 @@ import lint_rules.config
 from lint_rules import __version__
 from lint_rules.cli import build_parser, main
 from tests.engine_rules import ENGINE_RULES
+from tests.permissions import make_unreadable
 
 # The foundation issue's acceptance file: two dead loop aliases.
 ACCEPTANCE = (
@@ -254,11 +255,10 @@ def test_undecodable_file_is_an_e902_finding(project: Path, capsys) -> None:
     assert code == 1 and out.startswith("bin.py:1:1: E902 cannot decode as utf-8")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_unreadable_file_is_an_error_exit_2(project: Path, capsys) -> None:
+def test_unreadable_file_is_an_error_exit_2(project: Path, capsys, monkeypatch) -> None:
     path = project / "secret.py"
     path.write_text(CLEAN)
-    path.chmod(0)
+    make_unreadable(path, monkeypatch)
     code, _, err = run(capsys, "check", "secret.py")
     assert code == 2 and err == "error: secret.py: Permission denied\n"
 

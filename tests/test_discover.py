@@ -9,6 +9,7 @@ import pytest
 
 from lint_rules.config import Settings
 from lint_rules.discover import DiscoveryError, discover_files, is_force_excluded
+from tests.permissions import make_unreadable_folder
 
 
 def touch(root: Path, *names: str) -> None:
@@ -117,13 +118,25 @@ def test_symlinked_file_is_checked(tmp_path: Path) -> None:
     assert found(tmp_path, None, "src") == ["src/link.py"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_unreadable_named_folder_is_an_error(tmp_path: Path) -> None:
+def test_unreadable_named_folder_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(0)
+    make_unreadable_folder(locked, monkeypatch)
     try:
         with pytest.raises(DiscoveryError, match="Permission denied"):
             discover_files([str(locked)], Settings())
     finally:
         locked.chmod(0o755)
+
+
+def test_unreadable_folder_inside_a_walked_tree_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    touch(tmp_path, "pkg/a.py", "pkg/locked/b.py")
+    make_unreadable_folder(tmp_path / "pkg" / "locked", monkeypatch)
+    try:
+        assert found(tmp_path) == ["pkg/a.py"]
+    finally:
+        (tmp_path / "pkg" / "locked").chmod(0o755)
