@@ -57,6 +57,9 @@ class FileOutcome:
     warnings: list[str] = field(default_factory=list)
     new_bytes: bytes | None = None
     cached: bool = False
+    # (size, mtime_ns) of the bytes that were read, when the file did not
+    # change while it was read; what a cache entry of these findings is keyed by.
+    read_stat: tuple[int, int] | None = None
 
 
 def _unified_diff(old: str, new: str, name: str) -> str:
@@ -92,7 +95,12 @@ def process_file(
     if data is None:
         try:
             with open(filename, "rb") as handle:
+                before = os.fstat(handle.fileno())
                 data = handle.read()
+                after = os.fstat(handle.fileno())
+            stat = (before.st_size, before.st_mtime_ns)
+            if stat == (after.st_size, after.st_mtime_ns):
+                outcome.read_stat = stat
         except OSError as error:
             outcome.errors.append(f"{display}: {error.strerror or error}")
             return outcome
@@ -149,7 +157,7 @@ def process_file(
 _job: tuple[Settings, str, bool] | None = None
 
 # A finished file as sent back by a worker: (index, findings, text, fixed, diff,
-# errors, warnings, new_bytes).
+# errors, warnings, new_bytes, read_stat).
 _Result = tuple[
     int,
     tuple[FindingData, ...],
@@ -159,6 +167,7 @@ _Result = tuple[
     list,
     list,
     "bytes | None",
+    "tuple[int, int] | None",
 ]
 
 
@@ -194,11 +203,12 @@ def _pack(index: int, outcome: FileOutcome) -> _Result:
         outcome.errors,
         outcome.warnings,
         outcome.new_bytes,
+        outcome.read_stat,
     )
 
 
 def _unpack(result: _Result, filename: str) -> FileOutcome:
-    _, findings, text, fixed, diff, errors, warnings, new_bytes = result
+    _, findings, text, fixed, diff, errors, warnings, new_bytes, read_stat = result
     return FileOutcome(
         filename,
         [finding_from_data(item, filename) for item in findings],
@@ -208,6 +218,7 @@ def _unpack(result: _Result, filename: str) -> FileOutcome:
         errors,
         warnings,
         new_bytes,
+        read_stat=read_stat,
     )
 
 
@@ -269,7 +280,14 @@ def run_files(
             write(outcome)
         if cache is not None and stats[outcome_index] is not None:
             path, size, mtime_ns = stats[outcome_index]  # type: ignore[misc]
-            if outcome.errors or outcome.new_bytes is not None or outcome.diff:
+            if (
+                outcome.errors
+                or outcome.new_bytes is not None
+                or outcome.diff
+                # The file changed after it was looked up (another run fixed
+                # it, say): these findings are not those of that version.
+                or outcome.read_stat != (size, mtime_ns)
+            ):
                 cache.forget(path)
             else:
                 cache.store(
