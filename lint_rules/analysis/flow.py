@@ -22,6 +22,8 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lint_rules.analysis.nodes import child_nodes
+
 
 class Kind(enum.Enum):
     LOAD = "load"
@@ -88,6 +90,25 @@ class StmtInfo:
 
 _DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# Expressions the builder treats specially (names, conditional evaluation,
+# nested scopes); every other node is just the sum of its children.
+_SPECIAL_EXPRESSIONS = (
+    ast.Name,
+    ast.IfExp,
+    ast.BoolOp,
+    ast.NamedExpr,
+    ast.Lambda,
+    *_COMPREHENSIONS,
+)
+# Nodes without children or events: only their parent is recorded.
+_LEAVES = (
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+    ast.Constant,
+)
 
 
 class FunctionFlow:
@@ -587,7 +608,17 @@ class _Builder:
     # -- expressions, in evaluation order --------------------------------------
 
     def expr(self, node: ast.AST, parent: ast.AST) -> None:
-        self.flow.parents[node] = parent
+        parents = self.flow.parents
+        parents[node] = parent
+        if not isinstance(node, _SPECIAL_EXPRESSIONS):
+            # Most nodes: only their children matter, and of those, the leaves
+            # (contexts, operators, constants) have nothing to record.
+            for child in child_nodes(node):
+                if isinstance(child, _LEAVES):
+                    parents[child] = node
+                else:
+                    self.expr(child, node)
+            return
         if isinstance(node, ast.Name):
             ctx = node.ctx
             kind = Kind.LOAD if isinstance(ctx, ast.Load) else Kind.STORE
@@ -629,8 +660,6 @@ class _Builder:
             self.flow.parents[first] = node
             self.nested_scope(node, node)
             return
-        for child in ast.iter_child_nodes(node):
-            self.expr(child, node)
 
     def nested_scope(self, scope: ast.AST, parent: ast.AST) -> None:
         """Record the free names of a nested scope as nested events here."""
