@@ -263,38 +263,67 @@ def _is_pure_value(node: ast.AST) -> bool:
 # is, or contains, the assignment).
 Ancestry = tuple[tuple[int, int], ...]
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+# Statements holding statement lists (besides nested scopes).
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
 
 
 def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
     """``T = V`` statements of the function's own code with a name or attribute
     chain target and a pure value, grouped by structure; only groups in which
     one statement may dominate another."""
-    by_target: dict[Path, list[tuple[ast.Assign, Ancestry]]] = {}
-    owners: dict[tuple[int, int], ast.stmt] = {}
+    by_target: dict[Path, list[ast.Assign]] = {}
+    # Assignments and compound statements: their place (the id of the list
+    # holding them, their index in it) and the statement owning that list.
+    placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
     body: list[ast.stmt] = function.body  # type: ignore[attr-defined]
-    stack: list[tuple[ast.stmt, Ancestry]] = [
-        (stmt, ((id(body), index),)) for index, stmt in reversed(list(enumerate(body)))
+    stack: list[tuple[ast.stmt, tuple[int, int], ast.stmt | None]] = [
+        (stmt, (id(body), index), None)
+        for index, stmt in reversed(list(enumerate(body)))
     ]
     while stack:
-        node, ancestry = stack.pop()
-        owners[ancestry[-1]] = node
-        if isinstance(node, _SCOPES):
+        node, place, owner = stack.pop()
+        if isinstance(node, ast.Assign):
+            placed[node] = (place, owner)
+            if len(node.targets) == 1:
+                target = access_path(node.targets[0])
+                if target is not None and SUBSCRIPT not in target:
+                    by_target.setdefault(target, []).append(node)
             continue
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = access_path(node.targets[0])
-            if target is not None and SUBSCRIPT not in target:
-                by_target.setdefault(target, []).append((node, ancestry))
-            continue
+        if not isinstance(node, _COMPOUND):
+            continue  # a simple statement, or a nested scope
+        placed[node] = (place, owner)
         for block in _statement_lists(node):
             stack.extend(
-                (stmt, (*ancestry, (id(block), index)))
+                (stmt, (id(block), index), node)
                 for index, stmt in reversed(list(enumerate(block)))
             )
+    owners: dict[tuple[int, int], ast.stmt] = {}
+
+    def ancestry_of(statement: ast.stmt | None) -> Ancestry:
+        chain: list[tuple[int, int]] = []
+        while statement is not None:
+            place, holder = placed[statement]
+            owners[place] = statement
+            chain.append(place)
+            statement = holder
+        return tuple(reversed(chain))
+
     # Most targets are assigned once: compare values only where it can matter.
     groups: list[list[ast.Assign]] = []
-    for statements in by_target.values():
-        if len(statements) < 2:
+    for assignments in by_target.values():
+        if len(assignments) < 2:
             continue
+        statements = [(statement, ancestry_of(statement)) for statement in assignments]
         by_value: dict[str, list[tuple[ast.Assign, Ancestry]]] = {}
         for statement, ancestry in statements:
             if _is_pure_value(statement.value):
@@ -343,5 +372,17 @@ def _may_dominate(
             outer = owners[place1]
             if isinstance(outer, (ast.While, ast.Try, ast.TryStar, ast.With)):
                 return True
-            return any(isinstance(node, _JUMPS) for node in ast.walk(outer))
+            return _contains_jump(outer)
     return True
+
+
+def _contains_jump(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is or holds a jump statement (nested scopes included).
+    Statements sit only in statement lists, so expressions are not looked into."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _JUMPS):
+            return True
+        stack.extend(child for block in _statement_lists(node) for child in block)
+    return False
