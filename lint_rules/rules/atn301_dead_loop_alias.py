@@ -6,6 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
+from lint_rules.analysis.invalidation import EffectKind, Point, invalidation_for
+from lint_rules.analysis.tensor_effects import basic_index_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
@@ -32,6 +34,15 @@ class DeadLoopAlias(Rule):
     lambda or comprehension, and no name the value reads is rebound between
     the assignment and its last use. The value must be a name, a constant, or
     names and constants joined by `+` or `-`.
+
+    A sum or difference makes a new object at each use once inlined: used more
+    than once, its names must hold numbers (literals, `int(...)`, `len(...)`,
+    `x.item()`, `x.numel()`, `x.size(d)`, `range` and `enumerate` indices, and
+    sums, differences and products of those), since repeating tensor
+    arithmetic repeats its kernels, and a list or tensor result changed in
+    place through the alias would no longer be shared. Used once, nothing
+    between the assignment and the use may change what its names hold (an
+    in-place method, a store into it, passing it to an unknown call).
 
     ## Example
     ```python
@@ -83,6 +94,12 @@ class DeadLoopAlias(Rule):
         "def f(i):\n    j = i\n    return j\n",
         # locals() can see every name.
         "def f(xs):\n    for i in xs:\n        j = i\n        print(locals())\n",
+        # Tensor arithmetic used twice: inlining would run its kernel twice.
+        "def f(rows, first):\n    for row in rows:\n        rel = row - first\n"
+        "        print(rel.max(), rel.min())\n",
+        # A name the value reads is changed in place before the use.
+        "def f(rows, acc):\n    for row in rows:\n        before = acc + row\n"
+        "        acc.add_(row)\n        print(before)\n",
     )
     invalid = (
         Invalid(
@@ -107,8 +124,8 @@ class DeadLoopAlias(Rule):
             fixed="def f(xs):\n    for i in xs:\n        print(i)\n",
         ),
         Invalid(
-            "def f(xs):\n    for i in xs:\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
-            fixed="def f(xs):\n    for i in xs:\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
+            "def f(n):\n    for i in range(n):\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
+            fixed="def f(n):\n    for i in range(n):\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
         ),
         Invalid(
             "def f(xs):\n    for i in xs:\n        j = i; print(j)\n",
@@ -159,6 +176,13 @@ class DeadLoopAlias(Rule):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
+        if isinstance(value, ast.BinOp) and loads:
+            # Inlined, the sum is computed anew at each use.
+            if not read_names <= self._integer_names(flow):
+                if len(loads) > 1:
+                    return None  # tensor arithmetic repeated, or a fresh list shared
+                if self._changed_before_use(ctx, flow, stmt, loads[0].node):
+                    return None
         value_text = ctx.locator.segment(value)
         fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
         if loads:
@@ -166,6 +190,34 @@ class DeadLoopAlias(Rule):
         else:
             message = f"Loop alias `{alias}` is assigned but never used"
         return ctx.report(self, stmt, message, fix)
+
+    def _integer_names(self, flow: FunctionFlow) -> frozenset[str]:
+        cache = self.__dict__.setdefault("_integers", {})
+        found = cache.get(flow)
+        if found is None:
+            found = cache[flow] = integer_names(flow)
+        return found
+
+    def _changed_before_use(
+        self, ctx: Context, flow: FunctionFlow, stmt: ast.Assign, use: ast.AST
+    ) -> bool:
+        """Whether code between the alias and its use may change what the
+        value reads: an in-place method or a store on one of its names, or a
+        call they are passed to (``acc.add_(row)``, ``kernel(acc)``). Code
+        that is merely unknown, with none of them in reach, is not counted."""
+        analysis = invalidation_for(flow, ctx.model.imports)
+        reads = analysis.read_paths(stmt.value)
+        after = Point(flow.block_of(stmt), stmt)
+        at = analysis.point(use)
+        if reads is None or at is None:
+            return True
+        watched = analysis.watch(reads, before=at.block)
+        if watched is None:
+            return True
+        return any(
+            effect.kind is not EffectKind.ANY_CODE and analysis.changes(effect, watched)
+            for effect in analysis.effects_between(after, at)
+        )
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
         has_str = any(
@@ -269,4 +321,110 @@ def _rebound_between(
             position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
             if event.kind in (Kind.STORE, Kind.DEL) and begin <= position <= end:
                 return True
+    return False
+
+
+# Calls and methods whose result is a Python int (or another immutable number).
+_INTEGER_BUILTINS = frozenset({"int", "len"})
+# ... and builtins that return one of their arguments, or a function of them.
+_INTEGER_OF_INTEGERS = frozenset({"min", "max", "abs"})
+_INTEGER_METHODS = frozenset(
+    {"item", "numel", "nelement", "dim", "size", "stride", "data_ptr"}
+)
+_INTEGER_OPERATORS = (
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.LShift,
+    ast.RShift,
+)
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
+
+
+def integer_names(flow: FunctionFlow) -> frozenset[str]:
+    """Local names that always hold an immutable number.
+
+    ``range`` and ``enumerate`` indices and names bound only to ``int(...)``,
+    ``len(...)`` or an integer literal (``basic_index_names``), parameters
+    annotated ``int``, ``float`` or ``bool``, and names every binding of which
+    is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
+    ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
+    """
+    known = set(basic_index_names(flow))
+    candidates: dict[str, list[ast.expr]] = {}
+    for name, events in flow.events_by_name.items():
+        if name in known:
+            continue
+        values: list[ast.expr] = []
+        for event in events:
+            if event.kind is Kind.LOAD:
+                continue
+            parent = flow.parents.get(event.node)
+            if event.nested or event.kind is Kind.DEL:
+                break
+            node = event.node
+            if isinstance(node, ast.arg):
+                annotation = node.annotation
+                if (
+                    isinstance(annotation, ast.Name)
+                    and annotation.id in _NUMBER_ANNOTATIONS
+                ):
+                    values.append(ast.Constant(0))  # stands for "a number"
+                    continue
+                break
+            if isinstance(parent, ast.Assign) and event.node in parent.targets:
+                values.append(parent.value)
+            elif isinstance(parent, ast.AugAssign) and isinstance(
+                parent.op, _INTEGER_OPERATORS
+            ):
+                values.append(parent.value)
+            elif isinstance(parent, ast.AnnAssign) and parent.value is not None:
+                values.append(parent.value)
+            else:
+                break
+        else:
+            if values:
+                candidates[name] = values
+    # Optimistic fixpoint: drop names whose values read a name not known to hold
+    # an integer, until nothing changes.
+    holding = known | set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(candidates):
+            if not all(_integer_value(v, holding, flow) for v in candidates[name]):
+                del candidates[name]
+                holding.discard(name)
+                changed = True
+    return frozenset(holding)
+
+
+def _integer_value(value: ast.expr, names: set[str], flow: FunctionFlow) -> bool:
+    if isinstance(value, ast.Constant):
+        return type(value.value) in (int, float, bool)
+    if isinstance(value, ast.Name):
+        return value.id in names
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        return _integer_value(value.operand, names, flow)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, _INTEGER_OPERATORS):
+        return _integer_value(value.left, names, flow) and _integer_value(
+            value.right, names, flow
+        )
+    if isinstance(value, ast.Call) and not any(
+        isinstance(a, ast.Starred) for a in value.args
+    ):
+        func = value.func
+        if isinstance(func, ast.Name):
+            # A builtin, unless the function rebinds the name.
+            if flow.stores_of(func.id) or value.keywords:
+                return False
+            if func.id in _INTEGER_OF_INTEGERS:
+                return bool(value.args) and all(
+                    _integer_value(argument, names, flow) for argument in value.args
+                )
+            return func.id in _INTEGER_BUILTINS
+        if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
+            return func.attr not in ("size", "stride") or len(value.args) == 1
     return False

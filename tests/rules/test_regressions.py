@@ -1,0 +1,170 @@
+"""False positives found by hand review of the corpus check (benchmarks/corpus.py),
+each reduced to the shape of the real code it came from, and the positives the
+fixes must keep.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+
+ATN301 = Settings(select=("ATN301",))
+
+
+def findings(source: str, settings: Settings = ATN301) -> list[tuple[int, str]]:
+    source = textwrap.dedent(source)
+    return [(f.location.row, f.code) for f in check_source(source, "t.py", settings)]
+
+
+def fixed(source: str, settings: Settings = ATN301) -> str:
+    result = fix_text(textwrap.dedent(source), "t.py", settings, unsafe_fixes=False)
+    ast.parse(result.text)
+    return result.text
+
+
+# --------------------------------------------------- ATN301: sums used more than once
+
+ATN301_NOT_FLAGGED = {
+    # sglang flashinfer_backend.py (multi-item scoring): tensor arithmetic used
+    # twice; inlined, the subtraction kernel would run twice per request.
+    "tensor_difference_used_twice": """
+        import torch
+
+        def positions(seq_lens, delimiter_indices, first_delims, device):
+            for seq_len, first_delim in zip(seq_lens, first_delims):
+                relative_positions = delimiter_indices - first_delim
+                suffix_range = torch.arange(seq_len, device=device)
+                bucket = torch.searchsorted(relative_positions, suffix_range)
+                print(relative_positions[bucket])
+    """,
+    # sglang moss_vl.py: interpolation weights from two tensors, used four times.
+    "tensor_weights_used_four_times": """
+        import torch
+
+        def weights(grid, w_ints, device):
+            for w_int in w_ints:
+                w_idxs = torch.linspace(0, grid - 1, w_int, device=device)
+                w_idxs_floor = w_idxs.int()
+                dw = w_idxs - w_idxs_floor
+                print(1 - dw, dw, (1 - dw) * dw, dw * 2)
+    """,
+    # A new list changed in place through the alias: inlining `head + tail` at
+    # each use would append to a list nobody sees, then print another.
+    "fresh_list_changed_through_the_alias": """
+        def f(heads, tail):
+            for head in heads:
+                merged = head + tail
+                merged.append(0)
+                print(merged)
+    """,
+    # sglang lora pipeline.py: string concatenation used twice.
+    "string_concatenation_used_twice": """
+        def names(lora_layers):
+            out = {}
+            for name, layer in lora_layers.items():
+                lora_b_name = name + ".lora_B"
+                out[lora_b_name] = layer.get(lora_b_name)
+            return out
+    """,
+    # An operand changed in place between the alias and its one use.
+    "operand_changed_in_place_before_the_use": """
+        def f(rows, acc):
+            for row in rows:
+                before = acc + row
+                acc.add_(row)
+                print(before)
+    """,
+    # An operand passed to an unknown call (which may change it) in between.
+    "operand_passed_to_a_call_before_the_use": """
+        def f(rows, acc, kernel):
+            for row in rows:
+                before = acc + row
+                kernel(acc)
+                print(before)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATN301_NOT_FLAGGED))
+def test_atn301_false_positive_is_gone(name: str) -> None:
+    assert findings(ATN301_NOT_FLAGGED[name]) == []
+
+
+ATN301_STILL_FLAGGED = {
+    # The seed: an enumerate index plus one, used in two slices.
+    "enumerate_index_plus_one_twice": (
+        """
+        def update(table, cache, lens):
+            for idx, n in enumerate(lens):
+                end = idx + 1
+                table[idx:end, :n] = cache[idx:end, :n]
+        """,
+        """
+        def update(table, cache, lens):
+            for idx, n in enumerate(lens):
+                table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]
+        """,
+    ),
+    # Integers from int(), len(), .item(), .size(d), min/max of those, and an
+    # int-annotated parameter.
+    "integer_arithmetic_twice": (
+        """
+        def f(rows, lens, x, offset: int):
+            for i in range(len(rows)):
+                start = int(lens[i].item()) + offset
+                n = min(len(rows[i]), x.size(0))
+                end = start + n
+                print(rows[i][start:end], lens[start:end])
+        """,
+        """
+        def f(rows, lens, x, offset: int):
+            for i in range(len(rows)):
+                start = int(lens[i].item()) + offset
+                n = min(len(rows[i]), x.size(0))
+                print(rows[i][start:start + n], lens[start:start + n])
+        """,
+    ),
+    # A tensor difference used once: inlining computes it once, as before.
+    "tensor_difference_used_once": (
+        """
+        def f(rows, first):
+            for row in rows:
+                rel = row - first
+                print(rel.max())
+        """,
+        """
+        def f(rows, first):
+            for row in rows:
+                print((row - first).max())
+        """,
+    ),
+    # Unknown code between that cannot reach the operands does not matter.
+    "unrelated_call_before_the_only_use": (
+        """
+        def f(pairs, out):
+            for start, end in pairs:
+                length = end - start
+                out.extend(range(start, end))
+                out.append(length)
+        """,
+        """
+        def f(pairs, out):
+            for start, end in pairs:
+                out.extend(range(start, end))
+                out.append(end - start)
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATN301_STILL_FLAGGED))
+def test_atn301_true_positive_is_kept_and_fixed(name: str) -> None:
+    source, expected = ATN301_STILL_FLAGGED[name]
+    assert [code for _, code in findings(source)] == ["ATN301"]
+    assert fixed(source) == textwrap.dedent(expected)
