@@ -201,7 +201,7 @@ class RepeatedHostSync(Rule):
         candidates: list[tuple[ast.Call, list[ast.Call], frozenset]] = []
         for calls in groups:
             reads = analysis.read_paths(calls[0].func.value)  # type: ignore[attr-defined]
-            if reads is None:
+            if reads is None or _holds_numpy_only(flow, analysis, calls[0]):
                 continue
             for call in calls:
                 candidates.append((call, calls, reads))
@@ -358,3 +358,46 @@ def _end_position(node: ast.AST) -> tuple[int, int]:
 def _outer_first(node: ast.AST) -> tuple[int, int, int, int]:
     end_row, end_column = _end_position(node)
     return (node.lineno, node.col_offset, -end_row, -end_column)  # type: ignore[attr-defined]
+
+
+def _holds_numpy_only(
+    flow: FunctionFlow, analysis: Invalidation, call: ast.Call
+) -> bool:
+    """Whether the chain's receiver is a local bound only to NumPy results
+    (``image = np.arange(n).reshape(4, -1)``): ``.tolist()`` of a NumPy array
+    copies host memory and waits for no device."""
+    receiver = call.func.value  # type: ignore[attr-defined]
+    while isinstance(receiver, (ast.Attribute, ast.Subscript)):
+        receiver = receiver.value
+    if not isinstance(receiver, ast.Name) or not flow.is_private_local(receiver.id):
+        return False
+    stores = flow.stores_of(receiver.id)
+    return bool(stores) and all(
+        _numpy_value(flow, analysis, event.node) for event in stores
+    )
+
+
+def _numpy_value(flow: FunctionFlow, analysis: Invalidation, target: ast.AST) -> bool:
+    """Whether ``target`` is bound (alone) to a NumPy function's result, or a
+    method, attribute or item of one (``np.arange(n).reshape(4, -1)``)."""
+    statement = flow.parents.get(target)
+    if isinstance(statement, ast.Assign) and statement.targets == [target]:
+        value: ast.expr = statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        value = statement.value
+    else:
+        return False
+    imports = analysis.imports
+    while imports is not None:
+        if isinstance(value, ast.Call):
+            qualified = imports.qualified_name(value.func)
+            if qualified is not None:
+                return qualified.startswith("numpy.")
+            if not isinstance(value.func, ast.Attribute):
+                return False
+            value = value.func.value  # a method: what it is called on
+        elif isinstance(value, (ast.Attribute, ast.Subscript)):
+            value = value.value
+        else:
+            return False
+    return False

@@ -168,3 +168,45 @@ def test_atn301_true_positive_is_kept_and_fixed(name: str) -> None:
     source, expected = ATN301_STILL_FLAGGED[name]
     assert [code for _, code in findings(source)] == ["ATN301"]
     assert fixed(source) == textwrap.dedent(expected)
+
+
+# ------------------------------------------------- ATN201: NumPy arrays do not sync
+
+ATN201 = Settings(select=("ATN201",))
+
+
+def test_atn201_numpy_tolist_is_not_a_host_sync() -> None:
+    # sglang test_flux3_action.py: one NumPy array converted three times.
+    source = """
+        import numpy as np
+
+        def payload():
+            image = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
+            return {"wrist": image.tolist(), "left": image.tolist()}
+    """
+    assert findings(source, ATN201) == []
+
+
+def test_atn201_torch_tensor_made_from_numpy_still_syncs() -> None:
+    source = """
+        import numpy as np
+        import torch
+
+        def f(device):
+            lens = torch.from_numpy(np.arange(4)).to(device)
+            return lens.tolist(), lens.tolist()
+    """
+    assert findings(source, ATN201) == [(7, "ATN201")]
+
+
+def test_atn201_name_bound_to_numpy_and_to_a_tensor_is_reported() -> None:
+    source = """
+        import numpy as np
+
+        def f(t, c):
+            x = np.zeros(3)
+            if c:
+                x = t
+            return x.tolist(), x.tolist()
+    """
+    assert findings(source, ATN201) == [(8, "ATN201")]
