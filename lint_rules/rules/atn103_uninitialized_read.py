@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
+    Detail,
+    Effect,
     TensorUses,
+    Use,
     local_allocations,
     may_bind_allocation,
 )
@@ -40,7 +44,9 @@ class UninitializedRead(Rule):
     part of it to a function, storing it, returning it, taking a view or a
     conversion that may alias it such as `x.numpy()`, writing part of it) are
     not reported; uses that see only metadata (`x.shape`, `x.size()`) are
-    skipped over.
+    skipped over. Nor is a read that some path reaches only by skipping writes
+    of parts of the tensor (`x[a:b] = v` in a loop that may not run): whether
+    the parts cover it, and whether that path can happen, depends on values.
 
     ## Example
     ```python
@@ -136,8 +142,40 @@ class UninitializedRead(Rule):
                 name = local.target.id
                 row = local.stmt.lineno
                 for use in uses.first_reads_on_some_path(name, local.binding):
+                    if _partly_written_before(flow, uses, name, local.binding, use):
+                        continue
                     message = (
                         f"`{name}` is read before anything writes it; "
                         f"`{allocation.display}` at line {row} leaves its memory uninitialized"
                     )
                     yield ctx.report(self, use.event.node, message)
+
+
+def _partly_written_before(
+    flow: FunctionFlow, uses: TensorUses, name: str, binding: Event, read: Use
+) -> bool:
+    """Whether part of the tensor may be written between its allocation and
+    ``read`` on some path (``x[a:b] = v`` in a loop, ``x[:n] = v`` in a branch).
+
+    The tensor is then being filled piece by piece, and whether the pieces
+    cover it, or whether the path that skips them can run at all (a loop over
+    the very pieces whose sizes make up the tensor's size), depends on values
+    the analysis does not see.
+    """
+    start, end = binding.block, read.event.block
+    between = flow.blocks_between(start, end) if start is not end else set()
+    for event in flow.loads_of(name):
+        if uses.effect(event) != (Effect.UNKNOWN, Detail.PARTIAL):
+            continue
+        block = event.block
+        if (
+            block is start
+            and event.order > binding.order
+            and (block is not end or event.order < read.event.order)
+        ):
+            return True
+        if block is end and block is not start and event.order < read.event.order:
+            return True
+        if block in between:
+            return True
+    return False

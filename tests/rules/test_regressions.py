@@ -210,3 +210,81 @@ def test_atn201_name_bound_to_numpy_and_to_a_tensor_is_reported() -> None:
             return x.tolist(), x.tolist()
     """
     assert findings(source, ATN201) == [(8, "ATN201")]
+
+
+# ------------------------------------ ATN103: buffers filled piece by piece, then read
+
+ATN103 = Settings(select=("ATN103",))
+
+ATN103_NOT_FLAGGED = {
+    # sglang lfm2.py: filled slice by slice in a loop over the pieces that make
+    # up its length; the path that skips the loop is the empty batch.
+    "filled_in_a_loop_of_slices": """
+        def unpad(Bx, conv_out, seq_lens):
+            unpadded = Bx.new_empty(Bx.shape)
+            offset = 0
+            for batch_idx, seq_len in enumerate(seq_lens):
+                end = offset + int(seq_len)
+                unpadded[offset:end] = conv_out[batch_idx, :seq_len]
+                offset = end
+            return 2 * unpadded
+    """,
+    # vllm molmo2.py: two guarded partial writes that together cover the line
+    # (its length is the sum of the guarded parts).
+    "filled_by_guarded_parts": """
+        import torch
+
+        def tokens(w, use_col, patch_id, col_id, h, device):
+            n = w + int(use_col)
+            line = torch.empty(n, dtype=torch.long, device=device)
+            if w > 0:
+                line[:w] = patch_id
+            if use_col:
+                line[w] = col_id
+            return line.repeat(h)
+    """,
+    # sglang page_interleave.py: gathered writes in a loop with `continue`.
+    "filled_by_a_loop_with_continue": """
+        import torch
+
+        def interleave(counts, pools, n, shards, device):
+            pages = torch.empty((n,), dtype=torch.int64, device=device)
+            for c in range(shards):
+                if counts[c] == 0:
+                    continue
+                pages[torch.arange(c, n, shards, device=device)] = pools[c]
+            return pages[torch.arange(n, device=device)] * 2
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATN103_NOT_FLAGGED))
+def test_atn103_false_positive_is_gone(name: str) -> None:
+    assert findings(ATN103_NOT_FLAGGED[name], ATN103) == []
+
+
+def test_atn103_partial_write_after_the_read_does_not_hide_it() -> None:
+    source = """
+        import torch
+
+        def f(n, m, c):
+            x = torch.empty(n)
+            if c:
+                total = x.sum()
+            x[:m] = 1
+            return x
+    """
+    assert findings(source, ATN103) == [(7, "ATN103")]
+
+
+def test_atn103_full_write_in_a_loop_that_may_not_run_is_still_reported() -> None:
+    source = """
+        import torch
+
+        def f(ys, n):
+            x = torch.empty(n)
+            for y in ys:
+                x.copy_(y)
+            return x.max()
+    """
+    assert findings(source, ATN103) == [(8, "ATN103")]
