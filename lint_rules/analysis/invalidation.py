@@ -15,7 +15,8 @@ between the two points has *effects*, listed per block in evaluation order:
   that is not known to leave its arguments alone;
 - ``ANY_CODE``: code this function cannot see runs (an unknown call), so state
   that is not the function's own (globals, closure cells) may change;
-- ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change.
+- ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change;
+  so may it while entering or leaving ``with lock:`` (other threads run).
 
 A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
@@ -850,7 +851,9 @@ class _BlockWalk:
     def context_exit(
         analysis: Invalidation, stmt: ast.With | ast.AsyncWith
     ) -> list[Effect]:
-        if isinstance(stmt, ast.AsyncWith):
+        if isinstance(stmt, ast.AsyncWith) or any(
+            may_be_lock(item.context_expr) for item in stmt.items
+        ):
             return [Effect(EffectKind.BARRIER, (), stmt)]
         effects: list[Effect] = []
         for item in stmt.items:
@@ -918,7 +921,7 @@ class _BlockWalk:
         analysis = self.analysis
         for item in stmt.items:
             self.expr(item.context_expr)
-            if isinstance(stmt, ast.AsyncWith):
+            if isinstance(stmt, ast.AsyncWith) or may_be_lock(item.context_expr):
                 self.effects.append(Effect(EffectKind.BARRIER, (), item.context_expr))
             else:
                 self.write(analysis.alias_paths(item.context_expr), item.context_expr)
@@ -1071,6 +1074,15 @@ def _comprehension_parts(node: ast.AST) -> list[ast.AST]:
     else:
         parts.append(node.elt)  # type: ignore[attr-defined]
     return parts
+
+
+def may_be_lock(context: ast.expr) -> bool:
+    """``with self._lock:``: a context manager that exists before the ``with``
+    (a name or attribute, not a call) may be a lock, a condition or a
+    semaphore. Acquiring or waiting for it lets other threads run and change
+    shared state, the point of re-reading it inside (double-checked locking).
+    One made by the statement itself (``with torch.no_grad():``) is a scope."""
+    return isinstance(context, (ast.Name, ast.Attribute))
 
 
 def plainly_iterable(expr: ast.AST) -> bool:

@@ -879,8 +879,9 @@ def test_target_holder_aliased_only_in_a_sibling_branch():
         # A `try` body dominates its `else`.
         "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
         "    else:\n        m.k = a\n",
-        # A `with` body always runs.
-        "def f(m, a, lock):\n    with lock:\n        m.k = a\n    m.k = a\n",
+        # A `with` body always runs. (A scope made by the statement: entering
+        # or leaving an existing object, `with lock:`, lets other threads run.)
+        "def f(m, a, scope):\n    with scope():\n        m.k = a\n    m.k = a\n",
     ],
     ids=[
         "other_arm_returns",

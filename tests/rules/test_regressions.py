@@ -288,3 +288,48 @@ def test_atn103_full_write_in_a_loop_that_may_not_run_is_still_reported() -> Non
             return x.max()
     """
     assert findings(source, ATN103) == [(8, "ATN103")]
+
+
+# ---------------------------------- ATN201/ATN202: re-reading under a lock is needed
+
+ATN2 = Settings(select=("ATN2",))
+
+
+def test_atn202_double_checked_locking_is_not_redundant() -> None:
+    # vllm ngram_embedding.py: read, then read again once the lock is held
+    # (another thread may have allocated the buffer meanwhile).
+    source = """
+        class Prefetcher:
+            def start(self):
+                buffer = self._prefetch_buffer
+                if buffer is None:
+                    with self._prefetch_alloc_lock:
+                        buffer = self._prefetch_buffer
+                        if buffer is None:
+                            buffer = self._allocate()
+                return buffer
+    """
+    assert findings(source, ATN2) == []
+
+
+def test_atn201_sync_repeated_after_taking_a_lock_is_not_reported() -> None:
+    source = """
+        def f(state, lock):
+            n = state.lens.max().item()
+            with lock:
+                m = state.lens.max().item()
+            return n, m
+    """
+    assert findings(source, ATN2) == []
+
+
+def test_atn202_a_scope_made_by_the_with_statement_is_no_barrier() -> None:
+    source = """
+        import torch
+
+        def f(m, a):
+            m.k = a + 1
+            with torch.no_grad():
+                m.k = a + 1
+    """
+    assert findings(source, ATN2) == [(7, "ATN202")]
