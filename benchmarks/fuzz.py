@@ -35,7 +35,7 @@ def main() -> int:
         "codegen-skipped": 0,
     }
     fuzz_settings = settings(
-        max_examples=500,
+        max_examples=300,
         deadline=None,
         database=None,
         suppress_health_check=list(HealthCheck),
@@ -52,27 +52,49 @@ def main() -> int:
 
         return run
 
+    started = time.monotonic()
+
+    def report(prefix: str) -> None:
+        minutes = (time.monotonic() - started) / 60
+        print(f"{prefix} after {minutes:.1f} min: {counts}", flush=True)
+
+    def codegen_round(seed: int) -> None:
+        for offset in range(200):
+            try:
+                source = generate(seed * 200 + offset, depth_limit=8)
+            except Exception:
+                # The generator's own unparse fails on some trees (a
+                # backslash in an f-string part): not attnlint's input.
+                counts["codegen-skipped"] += 1
+                continue
+            counted("codegen")(source)
+
+    stages = (
+        lambda seed: given(backend_programs())(fuzz_settings(counted("backend")))(),
+        lambda seed: given(hypothesmith.from_grammar())(
+            fuzz_settings(counted("grammar"))
+        )(),
+        lambda seed: given(hypothesmith.from_node())(
+            fuzz_settings(counted("libcst"))
+        )(),
+        codegen_round,
+    )
+
     try:
         for seed in itertools.count(args.seed_start):
-            if time.monotonic() > deadline:
-                break
-            given(backend_programs())(fuzz_settings(counted("backend")))()
-            given(hypothesmith.from_grammar())(fuzz_settings(counted("grammar")))()
-            given(hypothesmith.from_node())(fuzz_settings(counted("libcst")))()
-            for offset in range(200):
-                try:
-                    source = generate(seed * 200 + offset, depth_limit=8)
-                except Exception:
-                    # The generator's own unparse fails on some trees (a
-                    # backslash in an f-string part): not attnlint's input.
-                    counts["codegen-skipped"] += 1
-                    continue
-                counted("codegen")(source)
+            for stage in stages:
+                if time.monotonic() > deadline:
+                    report("no counterexample")
+                    return 0
+                stage(seed)
+            report(f"round {seed - args.seed_start + 1}")
+    except KeyboardInterrupt:
+        report("interrupted, no counterexample")
+        return 0
     except Exception:
         traceback.print_exc()
-        print(f"counterexample saved to fuzz-failure.py after {counts}")
+        report("counterexample saved to fuzz-failure.py")
         return 1
-    print(f"no counterexample: {counts}")
     return 0
 
 
