@@ -366,6 +366,7 @@ def check_source(
         except RecursionError as error:
             for rule in too_deep:
                 _report_internal_error(rule, ctx, errors, error)
+    ctx.release()  # the flows' cycles would otherwise wait for the collector
     findings = ctx.findings
     ignored = settings.ignored_codes_for(filename)
     if ignored:

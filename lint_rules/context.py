@@ -44,6 +44,12 @@ class Context:
         """Forget the model, so the next request builds it afresh."""
         self.__dict__.pop("model", None)
 
+    def release(self) -> None:
+        """Free the model's graphs now (the rules are done with this file)."""
+        model = self.__dict__.pop("model", None)
+        if model is not None:
+            model.release()
+
     def report(
         self,
         rule: Rule | type[Rule],

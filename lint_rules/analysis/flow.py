@@ -21,6 +21,7 @@ import ast
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from lint_rules.analysis.nodes import child_nodes
 
@@ -125,7 +126,27 @@ class FunctionFlow:
         self.finally_clauses: dict[Block, FinallyClause] = {}  # by entry block
         self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
         self._dominators: dict[Block, frozenset[Block]] | None = None
+        # Analyses derived from this flow, cached here by the modules that make
+        # them (``invalidation_for``), so they live exactly as long as the flow.
+        self.analyses: dict[str, Any] = {}
         _Builder(self).build()
+
+    def release(self) -> None:
+        """Break the graph's reference cycles (blocks and events point at each
+        other), so that the flow and its analyses are freed as soon as nothing
+        uses them, without waiting for the garbage collector. The flow must not
+        be used afterwards."""
+        for analysis in self.analyses.values():
+            release = getattr(analysis, "release", None)
+            if release is not None:
+                release()
+        self.analyses.clear()
+        for block in self.blocks:
+            block.events.clear()
+            block.succs.clear()
+            block.preds.clear()
+        self.finally_clauses.clear()
+        self._dominators = None
 
     # -- questions about names ------------------------------------------------
 

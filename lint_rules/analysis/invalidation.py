@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import ast
 import enum
-import weakref
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -195,18 +194,13 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
-_ANALYSES: weakref.WeakKeyDictionary[FunctionFlow, Invalidation] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def invalidation_for(
     flow: FunctionFlow, imports: ImportMap | None = None
 ) -> Invalidation:
     """The (cached) invalidation analysis of ``flow``: rules of one file share it."""
-    analysis = _ANALYSES.get(flow)
+    analysis = flow.analyses.get("invalidation")
     if analysis is None:
-        analysis = _ANALYSES[flow] = Invalidation(flow, imports)
+        analysis = flow.analyses["invalidation"] = Invalidation(flow, imports)
     return analysis
 
 
@@ -225,6 +219,10 @@ class Invalidation:
         args = flow.function.args
         positional = [*args.posonlyargs, *args.args]
         self.first_parameter = positional[0].arg if positional else None
+
+    def release(self) -> None:
+        """Drop the per-block walks (each points back here): see ``FunctionFlow.release``."""
+        self._walks.clear()
 
     # -- what an expression reads ---------------------------------------------
 

@@ -50,6 +50,13 @@ class ModuleModel:
     def methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
         return [info.node for info in self.functions if info.cls is cls]
 
+    def release(self) -> None:
+        """Free the flows built so far at once (see ``FunctionFlow.release``);
+        the model must not be used afterwards."""
+        for flow in self._flows.values():
+            flow.release()
+        self._flows.clear()
+
     def flow(self, function: FunctionNode) -> FunctionFlow:
         """The def-use model of ``function`` (built once)."""
         flow = self._flows.get(function)
