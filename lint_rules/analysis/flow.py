@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import walk as walk_nodes
 
 
 class Kind(enum.Enum):
@@ -389,7 +390,7 @@ class _Builder:
         return [block]
 
     def simple(self, stmt: ast.stmt) -> None:
-        for child in ast.iter_child_nodes(stmt):
+        for child in child_nodes(stmt):
             self.expr(child, stmt)
 
     def exit_paths(self, block: Block) -> None:
@@ -458,7 +459,7 @@ class _Builder:
             self.expr(stmt.value, stmt)
             self.record(target.id, Kind.STORE, target, augmented=True)
         else:
-            for child in ast.iter_child_nodes(target):
+            for child in child_nodes(target):
                 self.expr(child, target)
             self.expr(stmt.value, stmt)
         return [block]
@@ -620,7 +621,7 @@ class _Builder:
         name = getattr(pattern, "name", None) or getattr(pattern, "rest", None)
         if isinstance(name, str):
             self.record(name, Kind.STORE, pattern)
-        for child in ast.iter_child_nodes(pattern):
+        for child in child_nodes(pattern):
             if isinstance(child, ast.pattern):
                 self.pattern(child, pattern)
             else:
@@ -745,7 +746,7 @@ def _scope_body_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         else:
             roots.append(scope.elt)  # type: ignore[attr-defined]
     for root in roots:
-        yield from ast.walk(root)
+        yield from walk_nodes(root)
 
 
 def _scope_locals(scope: ast.AST) -> set[str]:
@@ -764,7 +765,9 @@ def _scope_locals(scope: ast.AST) -> set[str]:
                 names.add(arg.arg)
     if isinstance(scope, _COMPREHENSIONS):
         for gen in scope.generators:  # type: ignore[attr-defined]
-            names.update(n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name))
+            names.update(
+                n.id for n in walk_nodes(gen.target) if isinstance(n, ast.Name)
+            )
         return names
     declared: set[str] = set()
     for node in _scope_body_nodes(scope):

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, FunctionFlow
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import walk as walk_nodes
 
 Path = tuple[str, ...]
 SUBSCRIPT = "[]"
@@ -275,7 +277,7 @@ class Invalidation:
         ):
             return all(
                 self._collect_reads(child, found)
-                for child in ast.iter_child_nodes(expr)
+                for child in child_nodes(expr)
                 if isinstance(child, ast.expr)
             )
         return False
@@ -351,13 +353,13 @@ class Invalidation:
         if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
             return _union(
                 self.alias_paths(child)
-                for child in ast.iter_child_nodes(expr)
+                for child in child_nodes(expr)
                 if isinstance(child, ast.expr)
             )
         # Comprehensions and anything else: whatever names occur in it.
         return {
             (node.id,)
-            for node in ast.walk(expr)
+            for node in walk_nodes(expr)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
         }
 
@@ -819,7 +821,7 @@ class _BlockWalk:
             if part.name:
                 self.rebind(part.name, part)
         elif role == "case" and isinstance(part, ast.match_case):
-            for node in ast.walk(part.pattern):
+            for node in walk_nodes(part.pattern):
                 name = getattr(node, "name", None) or getattr(node, "rest", None)
                 if isinstance(name, str):
                     self.rebind(name, node)
@@ -910,7 +912,7 @@ class _BlockWalk:
             # ``python -O`` skips asserts: what they evaluate is conditional.
             self.conditionally(c for c in (stmt.test, stmt.msg) if c is not None)
         else:
-            for child in ast.iter_child_nodes(stmt):
+            for child in child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self.expr(child)
         self.spans[id(stmt)] = (0, len(self.effects))
@@ -1043,7 +1045,7 @@ class _BlockWalk:
             self.expr(first.iter)
             self._conditional_depth += 1
             for part in _comprehension_parts(node):
-                for inner in ast.walk(part):
+                for inner in walk_nodes(part):
                     if isinstance(inner, ast.Call):
                         self.effects.extend(self.analysis.call_effects(inner))
                     elif isinstance(inner, (ast.Await, ast.Yield, ast.YieldFrom)):
@@ -1056,7 +1058,7 @@ class _BlockWalk:
                         self.store(inner)
             self._conditional_depth -= 1
             return
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expr(child)
 
@@ -1138,4 +1140,4 @@ def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
         ):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(list(child_nodes(node))))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.nodes import walk as walk_nodes
 
 
 class Effect(enum.Enum):
@@ -705,7 +706,7 @@ class TensorUses:
         arguments = {
             id(node)
             for argument in (*call.args, *call.keywords)
-            for node in ast.walk(argument)
+            for node in walk_nodes(argument)
         }
         for other in later:
             if id(other.node) not in arguments:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
@@ -416,7 +417,7 @@ def _module_level_imports(tree: ast.Module):
 def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:
     """``from torch import ...`` statements that bind ``local``."""
     found = []
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if (
             isinstance(node, ast.ImportFrom)
             and node.module == "torch"
@@ -470,7 +471,7 @@ def _add_import_name(stmt: ast.ImportFrom, name: str, ctx: Context) -> Edit:
 
 def _module_identifiers(tree: ast.Module) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif isinstance(node, ast.arg):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import FunctionNode
+from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.tensor_effects import (
     Allocation,
     Detail,
@@ -337,7 +338,7 @@ class _ClassUses:
         stack: list[ast.AST] = [method]
         while stack:  # one pass: parents and uses together
             node = stack.pop()
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 parents[child] = node
                 stack.append(child)
             if isinstance(node, ast.Attribute):

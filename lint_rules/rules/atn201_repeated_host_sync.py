@@ -14,6 +14,7 @@ from lint_rules.analysis.invalidation import (
     Point,
     invalidation_for,
 )
+from lint_rules.analysis.nodes import child_nodes
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inside_fstring
@@ -338,7 +339,7 @@ def _repeated_sync_calls(
             and not node.keywords
         ):
             groups.setdefault(ast.dump(node), []).append(node)
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(list(child_nodes(node))))
     return [calls for calls in groups.values() if len(calls) > 1]
 
 

@@ -16,6 +16,7 @@ from lint_rules.analysis.invalidation import (
     access_path,
     invalidation_for,
 )
+from lint_rules.analysis.nodes import child_nodes
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -255,7 +256,7 @@ def _is_pure_value(node: ast.AST) -> bool:
         )
     if not isinstance(node, _PURE_NODES):
         return False
-    return all(_is_pure_value(child) for child in ast.iter_child_nodes(node))
+    return all(_is_pure_value(child) for child in child_nodes(node))
 
 
 # Where a statement sits: for each enclosing statement list, from the
