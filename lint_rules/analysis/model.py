@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -66,10 +67,12 @@ class ModuleModel:
 
     def functions_spanning(self, rows: set[int]) -> Iterator[FunctionInfo]:
         """Functions whose own lines include one of ``rows`` (a text pre-filter)."""
+        ordered = sorted(rows)
         for info in self.functions:
             node = info.node
-            if any(
-                node.lineno <= row <= (node.end_lineno or node.lineno) for row in rows
+            index = bisect.bisect_left(ordered, node.lineno)
+            if index < len(ordered) and ordered[index] <= (
+                node.end_lineno or node.lineno
             ):
                 yield info
 
