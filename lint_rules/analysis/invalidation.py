@@ -515,7 +515,7 @@ class Invalidation:
                     if within is not None and site >= 0 and site not in within:
                         continue
                     new = other + suffix if exact else other
-                    if any(new[: len(known)] == known for known in found):
+                    if any(new[:size] in found for size in range(len(new) + 1)):
                         continue  # an extension of a known path adds nothing
                     found.add(new)
                     work.append(new)
