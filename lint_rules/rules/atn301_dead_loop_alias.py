@@ -14,6 +14,8 @@ from lint_rules.edits import delete_statement, inline_text, inside_fstring
 from lint_rules.rules.base import Invalid, Rule
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# The other statements holding statement lists (most statements hold none).
+_WITH_BLOCKS = (ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 
 
 class DeadLoopAlias(Rule):
@@ -251,8 +253,9 @@ def _alias_candidates(body: list[ast.stmt], in_loop: bool) -> Iterator[ast.Assig
             yield from _alias_candidates(stmt.body, True)
             yield from _alias_candidates(stmt.orelse, in_loop)
             continue
-        for block in _blocks(stmt):
-            yield from _alias_candidates(block, in_loop)
+        if isinstance(stmt, _WITH_BLOCKS):
+            for block in _blocks(stmt):
+                yield from _alias_candidates(block, in_loop)
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
