@@ -60,8 +60,10 @@ def main() -> int:
 
     def codegen_round(seed: int) -> None:
         for offset in range(200):
+            if time.monotonic() > deadline:
+                return
             try:
-                source = generate(seed * 200 + offset, depth_limit=8)
+                source = generate(seed * 200 + offset, depth_limit=8, node_limit=3000)
             except Exception:
                 # The generator's own unparse fails on some trees (a
                 # backslash in an f-string part): not attnlint's input.
