@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import fnmatch
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.model import FunctionNode
+from lint_rules.analysis.model import FunctionNode, ModuleModel
 from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.tensor_effects import (
     Allocation,
@@ -220,13 +221,28 @@ class ZerosPersistentBuffer(Rule):
             for buffer in _stored_buffers(method, receiver, imports, local_names):
                 uses = class_uses.get(info.cls)
                 if uses is None:
-                    uses = class_uses[info.cls] = _ClassUses(ctx, info.cls)
+                    attributes = _buffer_attributes(model, info.cls, patterns)
+                    uses = class_uses[info.cls] = _ClassUses(ctx, info.cls, attributes)
                 first = uses.first_use(buffer, exclude=method)
                 message = _message(buffer, method, first)
                 if rewriter is None:
                     rewriter = EmptyRewriter(ctx)
                 fix = rewriter.fix(buffer.allocation, Applicability.UNSAFE)
                 yield ctx.report(self, buffer.allocation.call, message, fix)
+
+
+def _buffer_attributes(
+    model: ModuleModel, cls: ast.ClassDef, patterns: tuple[str, ...]
+) -> set[str]:
+    """The attributes that the class's graph-state methods may store a buffer
+    in (computed without their local names, which can only drop buffers)."""
+    attributes: set[str] = set()
+    for method in model.methods_of(cls):
+        receiver = _receiver(method)
+        if receiver is not None and _matches(method.name, patterns):
+            for buffer in _stored_buffers(method, receiver, model.imports, frozenset()):
+                attributes.add(buffer.attribute)
+    return attributes
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:
@@ -297,98 +313,121 @@ def _constant_key(node: ast.AST | None) -> object:
 
 
 class _ClassUses:
-    """Where the methods of a class use ``self.<attribute>`` (and its keys).
+    """Where the methods of a class use ``self.<attribute>`` (and its keys),
+    for the attributes that may hold a buffer.
 
-    Each method is indexed in one walk: every ``self.<attribute>`` and every
-    constant subscript of a local bound once to ``self.<attribute>``. A method
-    is walked only once a buffer's attribute name occurs in its text (or its
-    text is not ASCII, where an identifier may be spelled another way), so
-    the methods that cannot use any buffer are never walked.
+    Each method is searched once, when first needed, for every
+    ``self.<attribute>`` and every constant subscript of a local bound once
+    to ``self.<attribute>``, and only where those can be: in the code
+    spanning the rows where one of the attribute names (then one of the
+    locals) occurs. A method whose text is not ASCII, where an identifier may
+    be spelled otherwise, is searched whole.
     """
 
-    def __init__(self, ctx: Context, cls: ast.ClassDef) -> None:
+    def __init__(self, ctx: Context, cls: ast.ClassDef, attributes: set[str]) -> None:
+        self.ctx = ctx
         self.imports = ctx.model.imports
-        # attribute -> (method, ``self.<attribute>`` node, parents of the method)
-        self.attributes: dict[str, list[tuple[FunctionNode, ast.Attribute, dict]]] = {}
-        # attribute -> (method, ``alias[<constant>]`` node, parents of the method)
-        self.aliased: dict[str, list[tuple[FunctionNode, ast.Subscript, dict]]] = {}
-        # Methods not walked yet: (method, receiver, its ASCII text or None).
-        self._unindexed: list[tuple[FunctionNode, str, str | None]] = []
+        self.attributes = attributes
+        # (method, receiver, its ASCII text or None, the text's offset)
+        self._methods: list[tuple[FunctionNode, str, str | None, int]] = []
         for method in ctx.model.methods_of(cls):
             receiver = _receiver(method)
             if receiver is not None:
-                self._unindexed.append((method, receiver, _ascii_text(ctx, method)))
+                text, offset = _ascii_text(ctx, method)
+                self._methods.append((method, receiver, text, offset))
+        self._found: dict[FunctionNode, _Uses] = {}
 
-    def _index_uses_of(self, attribute: str, exclude: FunctionNode) -> None:
-        """Walk the methods not walked yet, but ``exclude``, whose text may
-        mention ``attribute``."""
-        remaining = []
-        for method, receiver, text in self._unindexed:
-            if method is not exclude and (text is None or attribute in text):
-                self._index(method, receiver)
-            else:
-                remaining.append((method, receiver, text))
-        self._unindexed = remaining
-
-    def _index(self, method: FunctionNode, receiver: str) -> None:
+    def _uses_in(
+        self, method: FunctionNode, receiver: str, text: str | None, offset: int
+    ) -> _Uses:
+        """``self.<attribute>`` nodes and alias subscripts of ``method`` by
+        attribute, in the order of one depth-first walk, with the parents of
+        their ancestors."""
+        found = self._found.get(method)
+        if found is not None:
+            return found
         parents: dict[ast.AST, ast.AST] = {}
-        stores: dict[str, int] = {}
+        uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
-        subscripts: list[ast.Subscript] = []
-        stack: list[ast.AST] = [method]
-        while stack:  # one pass: parents and uses together
-            node = stack.pop()
-            for child in child_nodes(node):
-                parents[child] = node
-                stack.append(child)
+        rows = self._rows(text, offset, self.attributes)
+        for node in _walk_rows(method, rows, parents):
             if isinstance(node, ast.Attribute):
                 attribute = _receiver_attribute(node, receiver)
-                if attribute is not None:
-                    uses = self.attributes.setdefault(attribute, [])
-                    uses.append((method, node, parents))
-            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                stores[node.id] = stores.get(node.id, 0) + 1
-            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-                subscripts.append(node)
+                if attribute in self.attributes:
+                    uses.setdefault(attribute, []).append(node)  # type: ignore[arg-type]
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 attribute = _receiver_attribute(node.value, receiver)
-                if isinstance(target, ast.Name) and attribute is not None:
-                    aliases[target.id] = attribute  # ``m = self.meta``
-        for subscript in subscripts:
-            name = subscript.value.id  # type: ignore[attr-defined]
-            if name in aliases and stores.get(name) == 1:
-                uses = self.aliased.setdefault(aliases[name], [])
-                uses.append((method, subscript, parents))
+                if isinstance(target, ast.Name) and attribute in self.attributes:
+                    aliases[target.id] = attribute  # type: ignore[assignment]
+        aliased: dict[str, list[ast.Subscript]] = {}
+        if aliases:
+            # Every store of such a local, and every subscript of one, is on
+            # a row holding its name.
+            stores: dict[str, int] = {}
+            subscripts: list[ast.Subscript] = []
+            rows = self._rows(text, offset, set(aliases))
+            for node in _walk_rows(method, rows, parents):
+                if isinstance(node, ast.Name):
+                    if node.id in aliases and not isinstance(node.ctx, ast.Load):
+                        stores[node.id] = stores.get(node.id, 0) + 1
+                elif (
+                    isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases
+                ):
+                    subscripts.append(node)
+            for subscript in subscripts:
+                name = subscript.value.id  # type: ignore[attr-defined]
+                if stores.get(name) == 1:
+                    aliased.setdefault(aliases[name], []).append(subscript)
+        found = self._found[method] = (uses, aliased, parents)
+        return found
+
+    def _rows(self, text: str | None, offset: int, words: set[str]) -> list[int] | None:
+        """Sorted rows of ``text`` holding one of ``words``; None: all rows."""
+        if text is None:
+            return None
+        locator = self.ctx.locator
+        rows: set[int] = set()
+        for word in words:
+            position = text.find(word)
+            while position >= 0:
+                rows.add(locator.row_column(offset + position)[0])
+                position = text.find(word, position + 1)
+        return sorted(rows)
 
     def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
         """The first use of ``buffer`` in source order, outside ``exclude``,
         that reads or writes its memory."""
         if buffer.key is _UNNAMED:
             return None
-        self._index_uses_of(buffer.attribute, exclude)
+        found = [
+            (method, self._uses_in(method, receiver, text, offset))
+            for method, receiver, text, offset in self._methods
+            if method is not exclude
+        ]
         uses: list[BufferUse] = []
-        for method, node, parents in self.attributes.get(buffer.attribute, ()):
-            if method is exclude:
-                continue
-            if not isinstance(node.ctx, ast.Load):
-                uses.append(
-                    BufferUse(node, method, _store_effect(node, parents), Detail.NONE)
-                )
-            elif buffer.key is _WHOLE:
-                uses.append(self._use(node, method, parents))
-            else:
-                slot = parents.get(node)
-                if isinstance(slot, ast.Subscript) and slot.value is node:
-                    if _constant_key(slot.slice) == buffer.key:
-                        uses.append(self._use(slot, method, parents))
+        for method, (by_attribute, _, parents) in found:
+            for node in by_attribute.get(buffer.attribute, ()):
+                if not isinstance(node.ctx, ast.Load):
+                    uses.append(
+                        BufferUse(
+                            node, method, _store_effect(node, parents), Detail.NONE
+                        )
+                    )
+                elif buffer.key is _WHOLE:
+                    uses.append(self._use(node, method, parents))
+                else:
+                    slot = parents.get(node)
+                    if isinstance(slot, ast.Subscript) and slot.value is node:
+                        if _constant_key(slot.slice) == buffer.key:
+                            uses.append(self._use(slot, method, parents))
         if buffer.key is not _WHOLE:
-            for method, subscript, parents in self.aliased.get(buffer.attribute, ()):
-                if (
-                    method is not exclude
-                    and _constant_key(subscript.slice) == buffer.key
-                ):
-                    uses.append(self._use(subscript, method, parents))
+            for method, (_, aliased, parents) in found:
+                for subscript in aliased.get(buffer.attribute, ()):
+                    if _constant_key(subscript.slice) == buffer.key:
+                        uses.append(self._use(subscript, method, parents))
         uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
         # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
         # neither reads nor writes the buffer's memory.
@@ -406,18 +445,48 @@ class _ClassUses:
         return BufferUse(expr, method, effect, detail)
 
 
-def _ascii_text(ctx: Context, method: FunctionNode) -> str | None:
-    """The method's source text (decorators included) if it is ASCII, else None."""
+def _ascii_text(ctx: Context, method: FunctionNode) -> tuple[str | None, int]:
+    """The method's source text (decorators included) if it is ASCII, else
+    None; and the offset where it starts."""
     first = min(
         [method.lineno, *(decorator.lineno for decorator in method.decorator_list)]
     )
     locator = ctx.locator
-    text = ctx.text[
-        locator.line_start(first) : locator.full_line_end(
-            method.end_lineno or method.lineno
-        )
-    ]
-    return text if text.isascii() else None
+    start = locator.line_start(first)
+    text = ctx.text[start : locator.full_line_end(method.end_lineno or method.lineno)]
+    return (text if text.isascii() else None), start
+
+
+# ``self.<attribute>`` nodes and alias subscripts by attribute, and the parents
+# of their ancestors.
+_Uses = tuple[
+    dict[str, list[ast.Attribute]],
+    dict[str, list[ast.Subscript]],
+    dict[ast.AST, ast.AST],
+]
+
+
+def _walk_rows(
+    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
+) -> Iterator[ast.AST]:
+    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
+    (sorted; None: every node), recording each visited node's children's parent."""
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            parents[child] = node
+            if rows is None or _spans(child, rows):
+                stack.append(child)
+        yield node
+
+
+def _spans(node: ast.AST, rows: list[int]) -> bool:
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True  # no position (arguments, comprehensions, ...): look inside
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
