@@ -286,28 +286,22 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
     # Assignments and compound statements: their place (the id of the list
     # holding them, their index in it) and the statement owning that list.
     placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
-    body: list[ast.stmt] = function.body  # type: ignore[attr-defined]
-    stack: list[tuple[ast.stmt, tuple[int, int], ast.stmt | None]] = [
-        (stmt, (id(body), index), None)
-        for index, stmt in reversed(list(enumerate(body)))
-    ]
-    while stack:
-        node, place, owner = stack.pop()
-        if isinstance(node, ast.Assign):
-            placed[node] = (place, owner)
-            if len(node.targets) == 1:
-                target = access_path(node.targets[0])
-                if target is not None and SUBSCRIPT not in target:
-                    by_target.setdefault(target, []).append(node)
-            continue
-        if not isinstance(node, _COMPOUND):
-            continue  # a simple statement, or a nested scope
-        placed[node] = (place, owner)
-        for block in _statement_lists(node):
-            stack.extend(
-                (stmt, (id(block), index), node)
-                for index, stmt in reversed(list(enumerate(block)))
-            )
+
+    def visit(block: list[ast.stmt], owner: ast.stmt | None) -> None:
+        # Depth first; a compound statement's lists are visited last one first.
+        for index, node in enumerate(block):
+            if isinstance(node, ast.Assign):
+                placed[node] = ((id(block), index), owner)
+                if len(node.targets) == 1:
+                    target = access_path(node.targets[0])
+                    if target is not None and SUBSCRIPT not in target:
+                        by_target.setdefault(target, []).append(node)
+            elif isinstance(node, _COMPOUND):  # not a simple statement nor a scope
+                placed[node] = ((id(block), index), owner)
+                for inner in reversed(list(_statement_lists(node))):
+                    visit(inner, node)
+
+    visit(function.body, None)  # type: ignore[attr-defined]
     owners: dict[tuple[int, int], ast.stmt] = {}
 
     def ancestry_of(statement: ast.stmt | None) -> Ancestry:
