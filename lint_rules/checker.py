@@ -335,19 +335,21 @@ def check_source(
     """Findings of the selected rules on ``text``, suppressions applied, sorted.
 
     ``tree`` is ``ast.parse(text)`` when the caller has it (flake8, the fixer);
-    otherwise the text is parsed here, and only if some selected rule's
-    triggers occur in it. A text that does not parse gives one ``E999``
-    finding. Internal rule failures are appended to ``errors`` (or logged).
+    otherwise the text is parsed here. Rules run only if one of their
+    triggers occurs in the text. A text that does not parse gives one
+    ``E999`` finding, whatever is selected. Internal rule failures are appended to ``errors`` (or logged).
     ``apply_noqa=False`` leaves ``# noqa`` comments to the caller (flake8).
     """
     rules = triggered_rules(rules_for_file(settings, filename), text)
-    if not rules:
-        return []
     if tree is None:
+        # Parsed even when no rule can fire: a file that does not parse is
+        # always reported, whatever is selected.
         parsed = parse(text, filename)
         if isinstance(parsed, Finding):
             return [parsed]
         tree = parsed
+    if not rules:
+        return []
     locator = Locator(text)
     ctx = Context(text, tree, filename, settings, locator)
     too_deep = [rule for rule in rules if not _run_rule(rule, ctx, errors)]

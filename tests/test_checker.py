@@ -36,13 +36,14 @@ def rows(findings) -> list[int]:
 # ------------------------------------------------------------------- pre-filter
 
 
-def test_text_without_triggers_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker, "parse", lambda *a, **k: pytest.fail("parsed"))
+def test_text_without_triggers_runs_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker, "Context", lambda *a, **k: pytest.fail("rules ran"))
     assert check_source("x = compute(1)\n", "m.py", TRIGGERED_ONLY) == []
 
 
-def test_broken_text_without_triggers_returns_nothing() -> None:
-    assert check_source("def f(:\n", "m.py", TRIGGERED_ONLY) == []
+def test_broken_text_without_triggers_is_still_reported() -> None:
+    findings = check_source("def f(:\n", "m.py", TRIGGERED_ONLY)
+    assert codes(findings) == ["E999"]
 
 
 def test_rule_without_triggers_always_runs() -> None:
@@ -50,10 +51,15 @@ def test_rule_without_triggers_always_runs() -> None:
     assert codes(findings) == ["TST501"]
 
 
-def test_no_selected_rule_means_no_parse(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker, "parse", lambda *a, **k: pytest.fail("parsed"))
+def test_no_selected_rule_runs_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker, "Context", lambda *a, **k: pytest.fail("rules ran"))
     settings = Settings(registry=ENGINE_RULES, select=("TST101",), ignore=("TST101",))
     assert check_source("old()\n", "m.py", settings) == []
+
+
+def test_no_selected_rule_still_reports_syntax_errors() -> None:
+    settings = Settings(registry=ENGINE_RULES, select=("TST101",), ignore=("TST101",))
+    assert codes(check_source("old(\n", "m.py", settings)) == ["E999"]
 
 
 def test_given_tree_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
