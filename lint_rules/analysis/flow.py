@@ -102,6 +102,8 @@ _SPECIAL_EXPRESSIONS = (
     ast.Lambda,
     *_COMPREHENSIONS,
 )
+# Statement type -> the name of the builder method for it (``stmt_If``).
+_HANDLERS: dict[type, str] = {}
 # Nodes without children or events: only their parent is recorded.
 _LEAVES = (
     ast.expr_context,
@@ -338,21 +340,27 @@ class _Builder:
     def record(
         self, name: str, kind: Kind, node: ast.AST, augmented: bool = False
     ) -> None:
-        assert self.block is not None
+        block = self.block
+        assert block is not None
         event = Event(
             name,
             kind,
             node,
-            self.block,
+            block,
             self.order,
-            conditional=self.conditional > 0,
-            nested=self.nested > 0,
-            augmented=augmented,
+            self.conditional > 0,
+            self.nested > 0,
+            augmented,
         )
         self.order += 1
-        self.block.events.append(event)
-        self.flow.events.append(event)
-        self.flow.events_by_name.setdefault(name, []).append(event)
+        block.events.append(event)
+        flow = self.flow
+        flow.events.append(event)
+        named = flow.events_by_name.get(name)
+        if named is None:
+            flow.events_by_name[name] = [event]
+        else:
+            named.append(event)
 
     # -- the walk -------------------------------------------------------------
 
@@ -381,7 +389,11 @@ class _Builder:
         self.flow.stmt_info[stmt] = StmtInfo(stmt, body, index, parent, block)
 
     def statement(self, stmt, body, index, parent, preds) -> list[Block]:
-        method = getattr(self, "stmt_" + type(stmt).__name__, None)
+        kind = type(stmt)
+        name = _HANDLERS.get(kind)
+        if name is None:
+            name = _HANDLERS[kind] = "stmt_" + kind.__name__
+        method = getattr(self, name, None)
         if method is not None:
             return method(stmt, body, index, parent, preds)
         block = self.start(stmt, "stmt", preds)
