@@ -1130,14 +1130,31 @@ def _reach(starts: Iterable[Block], step, avoid: Block | None) -> set[int]:
 
 
 def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of a function body, not descending into nested functions,
-    classes or lambdas (whose code runs elsewhere)."""
+    """Every node of a function body (depth first), not descending into nested
+    functions, classes or lambdas (whose code runs elsewhere), and without the
+    leaves that hold nothing (names, constants, contexts, operators)."""
     stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-        ):
+        if isinstance(node, _SCOPES):
             continue
-        stack.extend(reversed(list(child_nodes(node))))
+        stack.extend(
+            [
+                child
+                for child in reversed(child_nodes(node))
+                if not isinstance(child, _BARE)
+            ]
+        )
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_BARE = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+)
