@@ -175,7 +175,9 @@ class Cache:
     ) -> Cache | None:
         """The cache for ``settings`` (loaded if present), or None when a run with
         them cannot be cached (a registry of rules other than attnlint's own)."""
-        if settings.registry is not None:
+        from lint_rules.config import uses_attnlint_rules
+
+        if settings.registry is not None or not uses_attnlint_rules():
             return None
         fingerprint = settings_fingerprint(settings)
         folder = os.path.abspath(

@@ -14,7 +14,7 @@ import argparse
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
@@ -392,7 +392,7 @@ def _settings_for(args: argparse.Namespace) -> Any:
     )
     try:
         settings = load_settings(config_path, start=start, overrides=overrides)
-        codes = [rule.code for rule in settings.available_rules]
+        codes = settings.available_codes
 
         def flags(
             values: list[list[str]] | None, option: str
@@ -534,7 +534,7 @@ def run_check(args: argparse.Namespace) -> int:
         fixed={o.filename: o.fixed for o in outcomes if o.fixed},
         unsafe_fixes=settings.unsafe_fixes,
         fix_mode=mode,
-        rules={rule.code: rule for rule in settings.available_rules},
+        rules=_RulesByCode(settings),
     )
 
     if mode == "diff":
@@ -568,6 +568,29 @@ def run_check(args: argparse.Namespace) -> int:
     if mode == "fix" and args.exit_non_zero_on_fix and run.fixed_total:
         return 1
     return 1 if findings else 0
+
+
+class _RulesByCode(Mapping[str, Any]):
+    """code -> rule class, importing the rules only when an output asks
+    (concise output of cached findings never does)."""
+
+    def __init__(self, settings: Any) -> None:
+        self._settings = settings
+        self._rules: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        if self._rules is None:
+            self._rules = {rule.code: rule for rule in self._settings.available_rules}
+        return self._rules
+
+    def __getitem__(self, code: str) -> Any:
+        return self._load()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 def _summary(run: Any, writer: Any) -> list[str]:

@@ -350,6 +350,25 @@ def default_registry() -> tuple[type[Rule], ...]:
     return ALL_RULES
 
 
+_ATTNLINT_REGISTRY = default_registry
+
+
+def uses_attnlint_rules() -> bool:
+    """Whether ``default_registry`` still gives attnlint's own rules (tests and
+    embedders may replace it)."""
+    return default_registry is _ATTNLINT_REGISTRY
+
+
+def default_codes() -> tuple[str, ...]:
+    """The codes of ``default_registry()``; for attnlint's own rules, read from
+    the catalogue without importing them."""
+    if uses_attnlint_rules():
+        from lint_rules.rules import CODES
+
+        return CODES
+    return tuple(rule.code for rule in default_registry())
+
+
 # ------------------------------------------------------------------------ settings
 
 
@@ -390,10 +409,16 @@ class Settings:
         return self.registry if self.registry is not None else default_registry()
 
     @cached_property
+    def available_codes(self) -> tuple[str, ...]:
+        """The codes of ``available_rules`` (attnlint's own: without importing them)."""
+        if self.registry is not None:
+            return tuple(rule.code for rule in self.registry)
+        return default_codes()
+
+    @cached_property
     def enabled_codes(self) -> frozenset[str]:
         layers = (RuleSelection(self.select, self.ignore, self.extend_select),)
-        codes = [rule.code for rule in self.available_rules]
-        return resolve_selection(codes, layers + self.extra_selections)
+        return resolve_selection(self.available_codes, layers + self.extra_selections)
 
     @cached_property
     def enabled_rules(self) -> tuple[type[Rule], ...]:
@@ -578,8 +603,11 @@ def settings_from_table(
     registry: tuple[type[Rule], ...] | None = None,
 ) -> Settings:
     """Validate a ``[tool.attnlint]`` table and turn it into Settings."""
-    rules = registry if registry is not None else default_registry()
-    codes = tuple(rule.code for rule in rules)
+    codes = (
+        tuple(rule.code for rule in registry)
+        if registry is not None
+        else default_codes()
+    )
     values: dict[str, Any] = {}
     for key, value in table.items():
         where = f"{config_file}: [tool.attnlint] {key}"

@@ -325,3 +325,46 @@ def test_saving_merges_what_another_run_stored_meanwhile(tmp_path: Path) -> None
     other = Cache(path, "another fingerprint")
     other.load()
     assert other.entries == {}
+
+
+def test_the_rule_catalogue_names_the_rules_it_imports() -> None:
+    from lint_rules.rules import CATALOGUE, CODES
+
+    assert [
+        (rule.code, rule.name, rule.__module__.rsplit(".", 1)[-1], rule.__name__)
+        for rule in ALL_RULES
+    ] == list(CATALOGUE)
+    assert CODES == tuple(rule.code for rule in ALL_RULES)
+
+
+def test_a_run_served_from_the_cache_imports_no_rule(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "rows.py").write_text(_generated_backend(1))
+    _age(project)
+    cache = tmp_path / "cache"
+    program = (
+        "import sys\n"
+        "from lint_rules.cli import main\n"
+        f"main(['check', '--quiet', '--cache-dir', {str(cache)!r}, {str(project)!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('lint_rules.')))\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", program],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        for _ in range(2)
+    ]
+    cold, warm = (eval(run.stdout.splitlines()[-1]) for run in runs)
+    assert "lint_rules.rules.atn301_dead_loop_alias" in cold
+    assert runs[0].stdout.splitlines()[:-1] == runs[1].stdout.splitlines()[:-1]
+    assert not [
+        name
+        for name in warm
+        if name.startswith(("lint_rules.rules.", "lint_rules.analysis"))
+        or name in ("lint_rules.checker", "lint_rules.fixer")
+    ]

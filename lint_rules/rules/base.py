@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -48,6 +47,8 @@ class Rule:
 
     @classmethod
     def documentation(cls) -> str:
+        import inspect  # only for documentation: slow to import
+
         return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
