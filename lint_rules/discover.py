@@ -86,19 +86,22 @@ def discover_files(
         if os.path.isdir(path):
             if not os.access(path, os.R_OK | os.X_OK):
                 raise DiscoveryError(f"{path}: Permission denied")
-            for file in _walk(path, settings):
-                found.setdefault(os.path.abspath(file), Path(file))
+            for file, file_absolute in _walk(path, absolute, settings):
+                found.setdefault(file_absolute, file)
         else:
-            found.setdefault(absolute, Path(path))
-    return sorted(found.values(), key=lambda p: str(p))
+            found.setdefault(absolute, path)
+    return sorted((Path(file) for file in found.values()), key=str)
 
 
-def _walk(top: str, settings: Settings) -> list[str]:
-    """Python files under ``top``, depth first, entries in name order."""
-    result: list[str] = []
-    stack = [top]
+def _walk(top: str, absolute_top: str, settings: Settings) -> list[tuple[str, str]]:
+    """Python files under ``top``, depth first, entries in name order: each as
+    found (under ``top``) and absolute (under ``absolute_top``, which is
+    ``os.path.abspath(top)``; an entry's name has no separator, so joining it
+    is all ``abspath`` would do)."""
+    result: list[tuple[str, str]] = []
+    stack = [(top, absolute_top)]
     while stack:
-        folder = stack.pop()
+        folder, absolute_folder = stack.pop()
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
@@ -106,20 +109,22 @@ def _walk(top: str, settings: Settings) -> list[str]:
             # An unreadable folder found inside a tree is skipped, as git
             # and ruff do; a named one was already rejected above.
             continue
-        subfolders: list[str] = []
+        prefix = absolute_folder.rstrip(os.sep) + os.sep
+        subfolders: list[tuple[str, str]] = []
         for entry in entries:
             name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if name.startswith("."):
                         continue
-                    absolute = os.path.abspath(entry.path)
+                    absolute = prefix + name
                     if settings.is_excluded(absolute) or is_virtual_env(entry.path):
                         continue
-                    subfolders.append(entry.path)
+                    subfolders.append((entry.path, absolute))
                 elif is_python_file(name) and entry.is_file():
-                    if not settings.is_excluded(os.path.abspath(entry.path)):
-                        result.append(entry.path)
+                    absolute = prefix + name
+                    if not settings.is_excluded(absolute):
+                        result.append((entry.path, absolute))
             except OSError:
                 continue  # a broken or looping link
         stack.extend(reversed(subfolders))
