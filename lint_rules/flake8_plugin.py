@@ -11,6 +11,7 @@ flake8's configuration), a comma-separated list of method-name globs.
 from __future__ import annotations
 
 import ast
+import gc
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -81,9 +82,18 @@ class Flake8Checker:
             return
         from lint_rules.checker import check_source
 
-        findings = check_source(
-            text, self.filename, self._settings(), tree=self.tree, apply_noqa=False
-        )
+        # The analysis makes many objects but, as it releases its graphs when
+        # done, hardly any garbage cycles; each collection it triggered would
+        # scan all that flake8 holds alive again. Pause the collector meanwhile.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            findings = check_source(
+                text, self.filename, self._settings(), tree=self.tree, apply_noqa=False
+            )
+        finally:
+            if collecting:
+                gc.enable()
         for finding in findings:
             yield (
                 finding.location.row,

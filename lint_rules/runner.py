@@ -324,14 +324,21 @@ def _check(
 ) -> Iterator[tuple[int, FileOutcome]]:
     """(index, outcome) of each file to check, as they finish."""
     if jobs <= 1 or len(misses) < MIN_FILES_FOR_WORKERS:
-        for index in misses:
-            filename = files[index]
-            yield (
-                index,
-                process_file(
+        # As in a worker: no cyclic collector while checking (see _start_worker).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for index in misses:
+                filename = files[index]
+                outcome = process_file(
                     filename, None, settings, mode, unsafe_fixes, display(filename)
-                ),
-            )
+                )
+                if gc.get_count()[0] > WORKER_GC_OBJECTS:
+                    gc.collect()
+                yield index, outcome
+        finally:
+            if collecting:
+                gc.enable()
         return
 
     # Largest first: the last files to finish are small ones, so the workers

@@ -286,22 +286,7 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
     # Assignments and compound statements: their place (the id of the list
     # holding them, their index in it) and the statement owning that list.
     placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
-
-    def visit(block: list[ast.stmt], owner: ast.stmt | None) -> None:
-        # Depth first; a compound statement's lists are visited last one first.
-        for index, node in enumerate(block):
-            if isinstance(node, ast.Assign):
-                placed[node] = ((id(block), index), owner)
-                if len(node.targets) == 1:
-                    target = access_path(node.targets[0])
-                    if target is not None and SUBSCRIPT not in target:
-                        by_target.setdefault(target, []).append(node)
-            elif isinstance(node, _COMPOUND):  # not a simple statement nor a scope
-                placed[node] = ((id(block), index), owner)
-                for inner in reversed(list(_statement_lists(node))):
-                    visit(inner, node)
-
-    visit(function.body, None)  # type: ignore[attr-defined]
+    _place_assignments(function.body, None, placed, by_target)  # type: ignore[attr-defined]
     owners: dict[tuple[int, int], ast.stmt] = {}
 
     def ancestry_of(statement: ast.stmt | None) -> Ancestry:
@@ -335,6 +320,28 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
             ):
                 groups.append([statement for statement, _ in members])
     return groups
+
+
+def _place_assignments(
+    block: list[ast.stmt],
+    owner: ast.stmt | None,
+    placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]],
+    by_target: dict[Path, list[ast.Assign]],
+) -> None:
+    """Record the place of each assignment and compound statement of ``block``
+    and the lists below it, and group the assignments by target. Depth first;
+    a compound statement's lists are visited last one first."""
+    for index, node in enumerate(block):
+        if isinstance(node, ast.Assign):
+            placed[node] = ((id(block), index), owner)
+            if len(node.targets) == 1:
+                target = access_path(node.targets[0])
+                if target is not None and SUBSCRIPT not in target:
+                    by_target.setdefault(target, []).append(node)
+        elif isinstance(node, _COMPOUND):  # not a simple statement nor a scope
+            placed[node] = ((id(block), index), owner)
+            for inner in reversed(list(_statement_lists(node))):
+                _place_assignments(inner, node, placed, by_target)
 
 
 def _statement_lists(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
