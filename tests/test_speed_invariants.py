@@ -368,3 +368,34 @@ def test_a_run_served_from_the_cache_imports_no_rule(tmp_path: Path) -> None:
         if name.startswith(("lint_rules.rules.", "lint_rules.analysis"))
         or name in ("lint_rules.checker", "lint_rules.fixer")
     ]
+
+
+def test_checking_leaves_no_cycle_holding_a_tree() -> None:
+    """Workers run without the cyclic collector: a check must free its trees,
+    flows and analyses by reference counting alone."""
+    import ast
+    import gc
+
+    from lint_rules.checker import check_source
+    from lint_rules.config import Settings
+
+    settings = Settings()
+    sources = [
+        REPO / "tests" / "fixtures" / "flashattention_backend_unoptimized.py",
+        REPO / "reference_backend" / "flashattention_backend.py",
+    ]
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for path in sources:
+            check_source(path.read_text(), str(path), settings)
+        gc.collect()
+        leaked = [obj for obj in gc.garbage if isinstance(obj, ast.AST)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if collecting:
+            gc.enable()
+    assert leaked == []
