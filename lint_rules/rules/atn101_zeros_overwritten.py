@@ -205,11 +205,20 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
         if module == "torch" and any(name in function for name in names):
             words.add(local)
     # A call: the name (possibly a longer one, ``zeros_like``) and its parenthesis.
-    alternatives = "|".join(re.escape(word) for word in sorted(words))
-    pattern = re.compile(rf"(?:{alternatives})\w*\s*\(")
-    return {
-        ctx.locator.row_column(match.start())[0] for match in pattern.finditer(ctx.text)
-    }
+    # Each occurrence of a name is found by str.find (a regular expression
+    # starting with alternatives would try every position of the text).
+    text = ctx.text
+    starts: set[int] = set()
+    for word in words:
+        position = text.find(word)
+        while position >= 0:
+            if _CALL_AFTER_NAME.match(text, position + len(word)):
+                starts.add(position)
+            position = text.find(word, position + 1)
+    return {ctx.locator.row_column(start)[0] for start in starts}
+
+
+_CALL_AFTER_NAME = re.compile(r"\w*\s*\(")
 
 
 # --------------------------------------------------------------------------- the rewrite
