@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
@@ -303,13 +303,17 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
     for assignments in by_target.values():
         if len(assignments) < 2:
             continue
-        statements = [(statement, ancestry_of(statement)) for statement in assignments]
+        # Equal values have equal shapes: only those sharing a shape are compared.
+        shapes = [_shape(statement.value) for statement in assignments]
+        counts: dict[Hashable, int] = {}
+        for shape in shapes:
+            counts[shape] = counts.get(shape, 0) + 1
         by_value: dict[str, list[tuple[ast.Assign, Ancestry]]] = {}
-        for statement, ancestry in statements:
-            if _is_pure_value(statement.value):
+        for statement, shape in zip(assignments, shapes, strict=True):
+            if counts[shape] > 1 and _is_pure_value(statement.value):
                 # The targets are equal already (same path, no subscripts).
                 by_value.setdefault(ast.dump(statement.value), []).append(
-                    (statement, ancestry)
+                    (statement, ancestry_of(statement))
                 )
         for members in by_value.values():
             members.sort(key=lambda member: (member[0].lineno, member[0].col_offset))
@@ -320,6 +324,21 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
             ):
                 groups.append([statement for statement, _ in members])
     return groups
+
+
+def _shape(value: ast.expr) -> Hashable:
+    """A cheap summary of ``value`` that equal values (equal ``ast.dump``) share."""
+    if isinstance(value, ast.Name):
+        return ("Name", value.id)
+    if isinstance(value, ast.Constant):
+        return ("Constant", type(value.value), value.value)
+    if isinstance(value, ast.Attribute):
+        return ("Attribute", value.attr)
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+        return (type(value), type(value.op))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return ("Call", value.func.attr)
+    return type(value)
 
 
 def _place_assignments(
