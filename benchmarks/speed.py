@@ -35,11 +35,13 @@ Peak resident memory is each run's ``ru_maxrss`` (the largest of the process
 and the worker processes it waited for); the table shows the largest over the
 timed runs.
 
-attnlint runs from a byte-compiled copy of this checkout's ``lint_rules``
-(first on ``PYTHONPATH``, for the flake8 plugin too), as ``pip install``
-leaves a package: the same code for every run even while the checkout is
-edited, and no compilation on start-up (which ``PYTHONDONTWRITEBYTECODE``
-would otherwise force on every run).
+The Python tools (the parse floor, attnlint, flake8 with and without the
+plugin) run in a virtual environment of the benchmark's own (under the
+corpus cache) holding flake8 and a copy of this checkout's attnlint,
+installed as users install it: a regular, byte-compiled install, with no
+editable-install finder and none of this machine's site-wide ``.pth`` start-up
+code (here those add some 40 ms to every Python start). Every timed run uses
+that same copy, even while the checkout is being edited.
 """
 
 from __future__ import annotations
@@ -146,21 +148,45 @@ def torchfix_python(install: bool) -> Path | None:
     return python
 
 
-def snapshot(into: Path) -> Path:
-    """A copy of this checkout's ``lint_rules``, byte-compiled: every run times the
-    same code even while the checkout is being edited, and pays no compilation."""
-    import compileall
+def benchmark_python(scratch: Path) -> Path:
+    """The Python of the benchmark's own virtual environment, holding flake8 (the
+    version installed here) and this checkout's attnlint, installed as a user
+    installs it: a regular install, byte-compiled, from a copy made now (the
+    same code for every run even while the checkout is edited)."""
+    from importlib.metadata import version
 
-    target = into / "lint_rules"
+    from tests.realworld.wheels import cache_dir
+
+    venv = cache_dir() / "speed-venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", "wheel",
+             f"flake8=={version('flake8')}"],
+            check=True,
+        )  # fmt: skip
+    copy = scratch / "attnlint"
+    copy.mkdir()
+    shutil.copy(REPO / "pyproject.toml", copy)
+    shutil.copy(REPO / "README.md", copy)
     shutil.copytree(
-        REPO / "lint_rules", target, ignore=shutil.ignore_patterns("__pycache__")
+        REPO / "lint_rules",
+        copy / "lint_rules",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
-    compileall.compile_dir(str(target), quiet=1)
-    return into
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps",
+         "--no-build-isolation", "--force-reinstall", str(copy)],
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    )  # fmt: skip
+    return python
 
 
-def build_tools(jobs: int, torchfix: Path | None, torchfix_runs: int) -> list[Tool]:
-    python = sys.executable
+def build_tools(
+    python: str, jobs: int, torchfix: Path | None, torchfix_runs: int
+) -> list[Tool]:
     floor = str(BENCHMARKS / "parse_floor.py")
     flake8 = str(BENCHMARKS / "flake8_runner.py")
 
@@ -379,13 +405,13 @@ def main() -> int:
     if not (args.quick or args.no_torchfix) and "backends" in tiers:
         torchfix = torchfix_python(install=True)
     source = Path(tempfile.mkdtemp(prefix="attnlint-speed-src-"))
+    python = str(benchmark_python(source))
     env = {
         key: value
         for key, value in os.environ.items()
-        if key != "PYTHONDONTWRITEBYTECODE"
+        if key not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
     }
-    env["PYTHONPATH"] = str(snapshot(source))
-    tools = build_tools(jobs, torchfix, args.torchfix_runs)
+    tools = build_tools(python, jobs, torchfix, args.torchfix_runs)
 
     describe: dict[str, str] = {}
     results: dict[str, dict[str, Sample]] = {}
@@ -402,8 +428,7 @@ def main() -> int:
     versions = [
         f"Python {platform.python_version()}",
         _version(["ruff", "--version"]),
-        "flake8 "
-        + _version([sys.executable, "-m", "flake8", "--version"]).split(" ")[0],
+        "flake8 " + _version([python, "-m", "flake8", "--version"]).split(" ")[0],
     ]
     if torchfix is not None:
         versions.append(f"TorchFix {TORCHFIX_VERSION}")
