@@ -875,14 +875,21 @@ def own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from own_statements(case.body)
 
 
-def may_bind_allocation(function: ast.AST, imports: ImportMap) -> bool:
-    """A cheap test, before building the function's flow: does some statement
-    of its own bind a plain name to an allocation?"""
+def bound_allocations(
+    function: ast.AST, imports: ImportMap
+) -> list[tuple[str, Allocation]]:
+    """A cheap look before building the function's flow: the plain names its
+    own statements bind to an allocation, with the allocation (the names of
+    :func:`local_allocations` are among them)."""
+    found: list[tuple[str, Allocation]] = []
     for stmt in own_statements(function.body):  # type: ignore[attr-defined]
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and bound_local(stmt):
-            if allocation_of(stmt.value, imports) is not None:
-                return True
-    return False
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            target = bound_local(stmt)
+            if target is not None:
+                allocation = allocation_of(stmt.value, imports)
+                if allocation is not None:
+                    found.append((target.id, allocation))
+    return found
 
 
 def local_allocations(flow: FunctionFlow, imports: ImportMap) -> list[LocalAllocation]:

@@ -13,9 +13,10 @@ from lint_rules.analysis.tensor_effects import (
     Allocation,
     Effect,
     TensorUses,
+    bound_allocations,
     local_allocations,
-    may_bind_allocation,
 )
+from lint_rules.analysis.use_forms import function_text, may_fully_write
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.rules.base import Invalid, Rule
@@ -172,7 +173,18 @@ class ZerosOverwritten(Rule):
             return
         rewriter = EmptyRewriter(ctx)
         for info in model.functions_spanning(rows):
-            if not may_bind_allocation(info.node, model.imports):
+            # Before the flow: a zero-filled buffer whose name is never used in
+            # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
+            # cannot be reported.
+            names = {
+                name
+                for name, allocation in bound_allocations(info.node, model.imports)
+                if allocation.zero_filled
+            }
+            if not names:
+                continue
+            text = function_text(ctx.locator, info.node)
+            if not any(may_fully_write(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
             uses = TensorUses(flow, model.imports)

@@ -10,9 +10,10 @@ from lint_rules.analysis.tensor_effects import (
     Effect,
     TensorUses,
     Use,
+    bound_allocations,
     local_allocations,
-    may_bind_allocation,
 )
+from lint_rules.analysis.use_forms import function_text, may_read
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.atn101_zeros_overwritten import rows_naming
@@ -131,7 +132,18 @@ class UninitializedRead(Rule):
         if not rows:
             return
         for info in model.functions_spanning(rows):
-            if not may_bind_allocation(info.node, model.imports):
+            # Before the flow: a buffer whose name is never used in a form that
+            # can read it (an operand, ``x.sum()``, ``y.copy_(x)``, ...) cannot
+            # be reported.
+            names = {
+                name
+                for name, allocation in bound_allocations(info.node, model.imports)
+                if not allocation.zero_filled and not allocation.has_no_data
+            }
+            if not names:
+                continue
+            text = function_text(ctx.locator, info.node)
+            if not any(may_read(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
             uses = TensorUses(flow, model.imports)

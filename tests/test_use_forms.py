@@ -1,0 +1,275 @@
+"""The text pre-filters of ATN101/ATN103 never drop a use the flow would see.
+
+``may_fully_write`` and ``may_read`` decide, from a function's text alone,
+whether building its flow can pay off. They must over-approximate: whenever
+the flow gives some use of a name a full write (or a read), they must say so.
+The oracle below checks exactly that, on hand-written forms, on generated
+expressions with random spacing, comments and parentheses, and on random
+valid programs.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pysource_codegen import generate
+
+from lint_rules.analysis.flow import FunctionFlow, Kind
+from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.tensor_effects import Effect, TensorUses, context_effect
+from lint_rules.analysis.use_forms import function_text, may_fully_write, may_read
+from lint_rules.source import Locator
+from tests.fuzzing import backend_programs
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+
+
+def effects_by_name(source: str) -> list[tuple[str, str, set[Effect]]]:
+    """(function text, name, effects of its uses) for every name of every
+    function, as the flow sees them; conditional full writes count as full
+    writes (the filter must not depend on that downgrade)."""
+    tree = ast.parse(source)
+    imports = ImportMap(tree)
+    locator = Locator(source)
+    found = []
+    for function in _functions(tree):
+        flow = FunctionFlow(function)
+        uses = TensorUses(flow, imports)
+        text = function_text(locator, function)
+        for name, events in flow.events_by_name.items():
+            effects: set[Effect] = set()
+            for event in events:
+                if event.kind is not Kind.LOAD or event.nested:
+                    continue
+                if event.augmented:
+                    effects.add(Effect.READ)
+                    continue
+                effect, _ = context_effect(
+                    event.node, flow.parents, imports, facts=uses.facts
+                )
+                effects.add(effect)
+            found.append((text, name, effects))
+        flow.release()
+    return found
+
+
+def assert_filters_agree(source: str) -> None:
+    for text, name, effects in effects_by_name(source):
+        if Effect.FULL_WRITE in effects:
+            assert may_fully_write(text, name), (name, text)
+        if Effect.READ in effects:
+            assert may_read(text, name), (name, text)
+
+
+def _module(*body: str) -> str:
+    lines = ["import torch", "", "def f(a, b, i, idx, y, z, n):"]
+    lines += ["    " + line for body_line in body for line in body_line.split("\n")]
+    return "\n".join(lines) + "\n"
+
+
+# Every form context_effect knows, and tricky spellings of them.
+FULL_WRITES = [
+    "x.copy_(a)",
+    "x[:] = a",
+    "x[...] = a",
+    "x[:, ::] = a",
+    "x[(..., ...)].fill_(0)",
+    "x[:].zero_()",
+    "(x).copy_(a)",
+    "x \\\n    .copy_(a)",
+    "(x  # the buffer\n .copy_(a))",
+    "x[\n  :,\n  :  # all of it\n] = a",
+    "torch.add(a, b, out=x)",
+    "torch.add(a, b, out=(x))",
+    "torch.add(a, b, out = x[:])",
+    "torch.add(a, b,\n    out=  # the buffer\n    x)",
+    "x[:], y = a, b",
+    "if n:\n    x.copy_(a)",
+]
+READS = [
+    "y = x + 1",
+    "y = a + x",
+    "y = -x",
+    "y = ~x",
+    "y = not x",
+    "y = a in x",
+    "y = x in a",
+    "y = x not in a",
+    "y = x == a",
+    "y = a <= x",
+    "y = x is a < b",
+    "y = a < b is x",
+    "x += 1",
+    "x[i] += 1",
+    "x[i] *= 2",
+    "y += x",
+    "y = x.sum()",
+    "y = x[i].max()",
+    "y = x[0, 1:].float().sum()",
+    "y = x.float() + 1",
+    "a.copy_(x)",
+    "a.copy_((x))",
+    "a.copy_(x[idx])",
+    "a.copy_(\n    # the source\n    x)",
+    "y = x[idx]",
+    "y = x[idx, 1:]",
+    "y = x['key']",
+    "y: int = x[idx]",
+    "y = x[i][j]",
+    "(y := x[idx])",
+    "y = a * (x)",
+    "y = (\n    a  # comment, with a + inside\n    + x\n)",
+    "y = (a +  # a comment\n    x)",
+    "y = a + \\\n    x",
+    "y = (a + x).shape",
+    "y = x @ a",
+    "y = x[1:2] * 2",
+    "y = x.to('cpu')[i] + 1",
+    "print(f'{x + 1}')",
+    "y = x if x.max() else a",
+    "y = x\\\n+ 1",
+    "a + x\n(b).c",
+]
+NOT_USED_SO = [
+    ("kernel(x, a)", "full_write"),
+    ("y = x", "read"),
+    ("return x", "read"),
+    ("n = x.shape[0] + 1", "read"),
+    ("y = x[1:n]", "read"),
+    ("self.x.copy_(a)", "full_write"),
+    ("if x is None:\n    pass", "read"),
+    ("f(out_x=x)", "full_write"),
+]
+
+
+@pytest.mark.parametrize("statement", FULL_WRITES)
+def test_full_write_forms_are_seen(statement):
+    source = _module("x = torch.zeros(n)", statement, "return x")
+    effects = {
+        name: found for text, name, found in effects_by_name(source) if name == "x"
+    }
+    assert Effect.FULL_WRITE in effects["x"], "the form is not a full write"
+    assert_filters_agree(source)
+
+
+@pytest.mark.parametrize("statement", READS)
+def test_read_forms_are_seen(statement):
+    source = _module("x = torch.empty(n)", statement, "return a")
+    effects = {
+        name: found for text, name, found in effects_by_name(source) if name == "x"
+    }
+    assert Effect.READ in effects["x"], "the form is not a read"
+    assert_filters_agree(source)
+
+
+@pytest.mark.parametrize(("statement", "question"), NOT_USED_SO)
+def test_other_uses_do_not_pass_the_filter(statement, question):
+    """The filters are worth running: uses that neither read nor write the
+    whole tensor leave the flow unbuilt."""
+    source = _module("x = torch.empty(n)", statement, "return a")
+    tree = ast.parse(source)
+    text = function_text(Locator(source), _functions(tree)[0])
+    if question == "read":
+        assert not may_read(text, "x")
+    else:
+        assert not may_fully_write(text, "x")
+    assert_filters_agree(source)
+
+
+def test_a_character_python_reads_as_another_counts():
+    # ``ｘ`` (fullwidth) is ``x`` to Python.
+    source = _module("x = torch.empty(n)", "y = \uff58 + 1", "return y")
+    assert_filters_agree(source)
+    tree = ast.parse(source)
+    text = function_text(Locator(source), _functions(tree)[0])
+    assert may_read(text, "x")
+
+
+def test_the_docstring_is_not_searched():
+    source = '''def f(n):\n    """x + 1"""\n    x = torch.empty(n)\n    return x\n'''
+    tree = ast.parse(source)
+    text = function_text(Locator(source), _functions(tree)[0])
+    assert '"""' not in text
+    assert not may_read(text, "x")
+
+
+_GAPS = st.sampled_from([" ", "", "  ", "\n    ", " # c + x\n    ", " \\\n    "])
+_ATOMS = st.sampled_from(["x", "(x)", "x[i]", "x[idx]", "x[1:2]", "x[:]", "x[...]"])
+_AFTER = st.sampled_from(
+    [
+        "",
+        ".sum()",
+        ".float()",
+        ".shape",
+        ".copy_(a)",
+        ".fill_(0)",
+        ".to('cpu')",
+        " + a",
+        " == a",
+        " is None",
+        " is not a < b",
+        " in a",
+        " not in a",
+        "[i]",
+        "[0, 'k']",
+    ]
+)
+_BEFORE = st.sampled_from(
+    ["", "a + ", "-", "not ", "a in ", "a.copy_(", "f(", "out=", "b == ", "y = "]
+)
+
+
+@st.composite
+def expressions(draw) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        before = draw(_BEFORE)
+        gap = draw(_GAPS)
+        atom = draw(_ATOMS)
+        after = draw(_AFTER)
+        expression = f"{before}{atom}{gap if before else ''}{after}"
+        if before.endswith("("):
+            expression += ")"
+        if before == "out=":
+            expression = f"torch.add(a, b, {expression})"
+        if before == "y = " or draw(st.booleans()):
+            parts.append(expression)
+        else:
+            parts.append(f"z = ({expression})")
+    return "\n".join(parts)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(expressions())
+def test_generated_forms(body):
+    try:
+        source = _module("x = torch.empty(n)", body, "return a")
+        ast.parse(source)
+    except SyntaxError:
+        return
+    assert_filters_agree(source)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(backend_programs())
+def test_backend_shaped_programs(source):
+    assert_filters_agree(source)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_valid_programs(seed):
+    assert_filters_agree(generate(seed, depth_limit=6, node_limit=2000))
