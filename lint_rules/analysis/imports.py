@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 
 class ImportMap:
@@ -14,12 +15,25 @@ class ImportMap:
 
     __slots__ = ("modules", "names")
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module | None = None) -> None:
         # local name -> dotted module path ("th" -> "torch", "F" -> "torch.nn.functional")
         self.modules: dict[str, str] = {}
         # local name -> dotted qualified name ("zl" -> "torch.zeros_like")
         self.names: dict[str, str] = {}
-        for node in _import_statements(tree):
+        if tree is not None:
+            self._add(_import_statements(tree))
+
+    @classmethod
+    def from_statements(
+        cls, statements: Iterable[ast.Import | ast.ImportFrom]
+    ) -> ImportMap:
+        """The map of these import statements (in source order)."""
+        imports = cls()
+        imports._add(statements)
+        return imports
+
+    def _add(self, statements: Iterable[ast.Import | ast.ImportFrom]) -> None:
+        for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from lint_rules.analysis.flow import FunctionFlow
@@ -14,12 +14,22 @@ from lint_rules.analysis.imports import ImportMap
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+#: Statements of a function's own code that bind targets: what the rules'
+#: pre-filters look at before building a flow.
+BindingStatement = ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor
+
+
 @dataclass(frozen=True, slots=True)
 class FunctionInfo:
-    """A function definition and the class it is a method of (if any)."""
+    """A function definition, the class it is a method of (if any), and the
+    binding statements of its own code (nested blocks included, nested scopes
+    not) in source order, each with whether it sits in a loop body."""
 
     node: FunctionNode
     cls: ast.ClassDef | None
+    bindings: list[tuple[BindingStatement, bool]] = field(
+        default_factory=list, compare=False
+    )
 
 
 class ModuleModel:
@@ -31,15 +41,22 @@ class ModuleModel:
 
     @cached_property
     def imports(self) -> ImportMap:
-        return ImportMap(self.tree)
+        return ImportMap.from_statements(self._scan[1])
 
     @cached_property
     def functions(self) -> list[FunctionInfo]:
         """Every function and method, nested ones included, in source order."""
-        found: list[FunctionInfo] = []
-        _collect_functions(self.tree.body, None, found)
-        found.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
-        return found
+        return self._scan[0]
+
+    @cached_property
+    def _scan(self) -> tuple[list[FunctionInfo], list[ast.Import | ast.ImportFrom]]:
+        """One walk over the module's statements (never its expressions): the
+        functions, with their binding statements, and the import statements."""
+        functions: list[FunctionInfo] = []
+        imports: list[ast.Import | ast.ImportFrom] = []
+        _scan(self.tree.body, None, None, False, functions, imports)
+        functions.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
+        return functions, imports
 
     @cached_property
     def classes(self) -> list[ast.ClassDef]:
@@ -77,35 +94,44 @@ class ModuleModel:
                 yield info
 
 
-# Statements that hold other statements; the rest (most of them) are skipped at once.
-_COMPOUND = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.TryStar,
-    ast.Match,
-)
-
-
-def _collect_functions(
-    body: list[ast.stmt], cls: ast.ClassDef | None, found: list[FunctionInfo]
+def _scan(
+    body: list[ast.stmt],
+    cls: ast.ClassDef | None,
+    own: list[tuple[BindingStatement, bool]] | None,
+    in_loop: bool,
+    functions: list[FunctionInfo],
+    imports: list[ast.Import | ast.ImportFrom],
 ) -> None:
+    """Depth first, in source order. ``own`` receives the binding statements
+    of the enclosing function's own code (None outside functions and in class
+    bodies); ``in_loop`` tells whether ``body`` is (inside) a loop body."""
     for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append(FunctionInfo(stmt, cls))
-            _collect_functions(stmt.body, None, found)
-        elif isinstance(stmt, ast.ClassDef):
-            _collect_functions(stmt.body, stmt, found)
-        elif isinstance(stmt, _COMPOUND):
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, field, None)
+        kind = type(stmt)
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+            if own is not None:
+                own.append((stmt, in_loop))  # type: ignore[arg-type]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            imports.append(stmt)  # type: ignore[arg-type]
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            info = FunctionInfo(stmt, cls)  # type: ignore[arg-type]
+            functions.append(info)
+            _scan(stmt.body, None, info.bindings, False, functions, imports)
+        elif kind is ast.ClassDef:
+            _scan(stmt.body, stmt, None, False, functions, imports)  # type: ignore[arg-type]
+        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+            if own is not None and kind is not ast.While:
+                own.append((stmt, in_loop))  # type: ignore[arg-type]
+            _scan(stmt.body, cls, own, True, functions, imports)
+            if stmt.orelse:
+                _scan(stmt.orelse, cls, own, in_loop, functions, imports)
+        elif kind in _BLOCKS:
+            for field_name in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field_name, None)
                 if block:
-                    _collect_functions(block, cls, found)
-            for handler in getattr(stmt, "handlers", ()):
-                _collect_functions(handler.body, cls, found)
-            for case in getattr(stmt, "cases", ()):
-                _collect_functions(case.body, cls, found)
+                    _scan(block, cls, own, in_loop, functions, imports)
+            for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+                _scan(part.body, cls, own, in_loop, functions, imports)
+
+
+# The other statements that hold statement lists.
+_BLOCKS = frozenset({ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match})

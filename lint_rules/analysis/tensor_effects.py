@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
@@ -876,13 +876,13 @@ def own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def bound_allocations(
-    function: ast.AST, imports: ImportMap
+    bindings: Iterable[tuple[ast.stmt, bool]], imports: ImportMap
 ) -> list[tuple[str, Allocation]]:
     """A cheap look before building the function's flow: the plain names its
-    own statements bind to an allocation, with the allocation (the names of
-    :func:`local_allocations` are among them)."""
+    own statements (``FunctionInfo.bindings``) bind to an allocation, with the
+    allocation (the names of :func:`local_allocations` are among them)."""
     found: list[tuple[str, Allocation]] = []
-    for stmt in own_statements(function.body):  # type: ignore[attr-defined]
+    for stmt, _ in bindings:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             target = bound_local(stmt)
             if target is not None:

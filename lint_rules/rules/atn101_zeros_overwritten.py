@@ -178,7 +178,7 @@ class ZerosOverwritten(Rule):
             # cannot be reported.
             names = {
                 name
-                for name, allocation in bound_allocations(info.node, model.imports)
+                for name, allocation in bound_allocations(info.bindings, model.imports)
                 if allocation.zero_filled
             }
             if not names:

@@ -137,7 +137,7 @@ class UninitializedRead(Rule):
             # be reported.
             names = {
                 name
-                for name, allocation in bound_allocations(info.node, model.imports)
+                for name, allocation in bound_allocations(info.bindings, model.imports)
                 if not allocation.zero_filled and not allocation.has_no_data
             }
             if not names:

@@ -158,6 +158,8 @@ class RedundantReassignment(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         for info in model.functions:
+            if not _may_repeat(info.bindings):
+                continue
             groups = _repeated_assignments(info.node)
             if not groups:
                 continue
@@ -324,6 +326,22 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
             ):
                 groups.append([statement for statement, _ in members])
     return groups
+
+
+def _may_repeat(bindings: list[tuple[ast.stmt, bool]]) -> bool:
+    """A cheap first look: do two ``T = V`` statements of the function's own
+    code share a target and a value's shape? (Equal statements do.)"""
+    seen: set[Hashable] = set()
+    for stmt, _ in bindings:
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            path = target.id if type(target) is ast.Name else access_path(target)
+            if path is not None:
+                key = (path, _shape(stmt.value))
+                if key in seen:
+                    return True
+                seen.add(key)
+    return False
 
 
 def _shape(value: ast.expr) -> Hashable:

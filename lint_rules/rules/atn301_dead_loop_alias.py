@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
@@ -12,10 +13,6 @@ from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
 from lint_rules.rules.base import Invalid, Rule
-
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-# The other statements holding statement lists (most statements hold none).
-_WITH_BLOCKS = (ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 
 
 class DeadLoopAlias(Rule):
@@ -138,7 +135,20 @@ class DeadLoopAlias(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         for info in model.functions:
-            candidates = list(_alias_candidates(info.node.body, in_loop=False))
+            # Assignments of an alias-shaped value to one name, in a loop body.
+            candidates = [
+                stmt
+                for stmt, in_loop in info.bindings
+                if in_loop and type(stmt) is ast.Assign and _is_alias(stmt)
+            ]
+            if not candidates:
+                continue
+            # Before the flow: an alias that another statement of the function
+            # also binds is not an alias of one value (most candidates).
+            stored = _statement_stores(info.bindings)
+            candidates = [
+                stmt for stmt in candidates if stored[stmt.targets[0].id] == 1
+            ]
             if not candidates:
                 continue
             flow = model.flow(info.node)
@@ -242,31 +252,26 @@ class DeadLoopAlias(Rule):
         return Fix(tuple(edits), Applicability.SAFE, message, isolation=id(body))
 
 
-def _alias_candidates(body: list[ast.stmt], in_loop: bool) -> Iterator[ast.Assign]:
-    """Assignments of an alias-shaped value to one name, inside a loop body."""
-    for stmt in body:
-        if in_loop and isinstance(stmt, ast.Assign) and _is_alias(stmt):
-            yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(stmt, _LOOPS):
-            yield from _alias_candidates(stmt.body, True)
-            yield from _alias_candidates(stmt.orelse, in_loop)
-            continue
-        if isinstance(stmt, _WITH_BLOCKS):
-            for block in _blocks(stmt):
-                yield from _alias_candidates(block, in_loop)
+def _statement_stores(bindings: list[tuple[ast.stmt, bool]]) -> Counter[str]:
+    """How many times statements of the function's own code bind each name as
+    a whole target: ``x = ...``, ``x += ...``, ``x: T = v``, ``for x in``,
+    tuples of names included. Every one is a store of the name in its flow."""
+    counts: Counter[str] = Counter()
+    for stmt, _ in bindings:
+        if type(stmt) is ast.Assign:
+            for target in stmt.targets:
+                _count_names(target, counts)
+        elif type(stmt) is not ast.AnnAssign or stmt.value is not None:
+            _count_names(stmt.target, counts)  # type: ignore[attr-defined]
+    return counts
 
 
-def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(stmt, field, None)
-        if block:
-            yield block
-    for handler in getattr(stmt, "handlers", ()):
-        yield handler.body
-    for case in getattr(stmt, "cases", ()):
-        yield case.body
+def _count_names(target: ast.expr, counts: Counter[str]) -> None:
+    if type(target) is ast.Name:
+        counts[target.id] += 1
+    elif type(target) is ast.Tuple or type(target) is ast.List:
+        for element in target.elts:
+            _count_names(element, counts)
 
 
 def _is_alias(stmt: ast.Assign) -> bool:
