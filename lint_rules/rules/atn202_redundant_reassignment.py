@@ -329,18 +329,26 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
 
 
 def _may_repeat(bindings: list[tuple[ast.stmt, bool]]) -> bool:
-    """A cheap first look: do two ``T = V`` statements of the function's own
-    code share a target and a value's shape? (Equal statements do.)"""
-    seen: set[Hashable] = set()
+    """A cheap first look: are two ``T = V`` statements of the function's own
+    code equal, with a pure value? Values are compared (``ast.dump``) only
+    when their targets and shapes already match."""
+    seen: dict[Hashable, list[ast.Assign]] = {}
     for stmt, _ in bindings:
         if type(stmt) is ast.Assign and len(stmt.targets) == 1:
             target = stmt.targets[0]
             path = target.id if type(target) is ast.Name else access_path(target)
-            if path is not None:
-                key = (path, _shape(stmt.value))
-                if key in seen:
+            if path is None:
+                continue
+            key = (path, _shape(stmt.value))
+            earlier = seen.get(key)
+            if earlier is None:
+                seen[key] = [stmt]
+                continue
+            if _is_pure_value(stmt.value):
+                value = ast.dump(stmt.value)
+                if any(ast.dump(other.value) == value for other in earlier):
                     return True
-                seen.add(key)
+            earlier.append(stmt)
     return False
 
 
