@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import codecs
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -84,19 +85,29 @@ class Locator:
     Rows follow Python's tokenizer: ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line.
     """
 
-    __slots__ = ("text", "line_starts", "_ascii")
+    __slots__ = ("text", "_line_starts", "_ascii")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        if "\r" in text:
-            starts.extend(match.end() for match in _NEWLINE.finditer(text))
-        else:
-            # The common case, three times faster: each line's length plus one.
-            starts.extend(accumulate(map((1).__add__, map(len, text.split("\n")))))
-            starts.pop()  # past the end
-        self.line_starts = starts
-        self._ascii = text.isascii()
+        # Computed when first asked for: many checks never need a position.
+        self._line_starts: list[int] | None = None
+        self._ascii: bool | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        """The offset at which each row starts."""
+        starts = self._line_starts
+        if starts is None:
+            text = self.text
+            starts = [0]
+            if "\r" in text:
+                starts.extend(match.end() for match in _NEWLINE.finditer(text))
+            else:
+                # The common case, three times faster: each line's length plus one.
+                starts.extend(accumulate(map((1).__add__, map(len, text.split("\n")))))
+                starts.pop()  # past the end
+            self._line_starts = starts
+        return starts
 
     def line_start(self, row: int) -> int:
         return self.line_starts[row - 1]
@@ -121,7 +132,11 @@ class Locator:
 
     def offset(self, row: int, byte_column: int) -> int:
         start = self.line_starts[row - 1]
-        if self._ascii or byte_column == 0:
+        if byte_column == 0:
+            return start
+        if self._ascii is None:
+            self._ascii = self.text.isascii()
+        if self._ascii:
             return start + byte_column
         line = self.text[start : self.line_end(row)]
         prefix = line.encode("utf-8")[:byte_column]
@@ -142,7 +157,5 @@ class Locator:
 
     def row_column(self, offset: int) -> tuple[int, int]:
         """1-based row and 0-based character column of an offset."""
-        import bisect
-
-        row = bisect.bisect_right(self.line_starts, offset)
+        row = bisect_right(self.line_starts, offset)
         return row, offset - self.line_starts[row - 1]
