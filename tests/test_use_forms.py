@@ -151,23 +151,18 @@ NOT_USED_SO = [
 ]
 
 
-@pytest.mark.parametrize("statement", FULL_WRITES)
-def test_full_write_forms_are_seen(statement):
-    source = _module("x = torch.zeros(n)", statement, "return x")
-    effects = {
-        name: found for text, name, found in effects_by_name(source) if name == "x"
-    }
-    assert Effect.FULL_WRITE in effects["x"], "the form is not a full write"
-    assert_filters_agree(source)
-
-
-@pytest.mark.parametrize("statement", READS)
-def test_read_forms_are_seen(statement):
+@pytest.mark.parametrize(
+    ("statement", "effect"),
+    [(statement, Effect.FULL_WRITE) for statement in FULL_WRITES]
+    + [(statement, Effect.READ) for statement in READS],
+)
+def test_each_form_is_seen(statement, effect):
+    """The form has the effect for the flow, and the filter lets it through."""
     source = _module("x = torch.empty(n)", statement, "return a")
     effects = {
         name: found for text, name, found in effects_by_name(source) if name == "x"
     }
-    assert Effect.READ in effects["x"], "the form is not a read"
+    assert effect in effects["x"], f"the form is not a {effect.value}"
     assert_filters_agree(source)
 
 
