@@ -146,9 +146,8 @@ def may_read(text: str, name: str) -> bool:
 
 # What the chain of indexing, calls and attributes after a name tells.
 _READ = "read"  # a reading method: ``x.sum()``, ``x[i].max()``
-_OTHER = (
-    "other"  # another attribute: a new object (``x.shape``), not read by what follows
-)
+# Another attribute: a new object (``x.shape``), not read by what follows.
+_OTHER = "other"
 _OPEN = "open"  # the chain ended; its operator decides
 
 
