@@ -289,10 +289,9 @@ class EmptyRewriter:
         """Imports that bind names for the whole module (not inside a function,
         where another function cannot see them)."""
         if self._module_imports is None:
-            tree = ast.Module(
-                body=list(_module_level_imports(self.ctx.tree)), type_ignores=[]
+            self._module_imports = ImportMap.from_statements(
+                _module_level_imports(self.ctx.tree)
             )
-            self._module_imports = ImportMap(tree)
         return self._module_imports
 
     def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
