@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import _NODE_FIELDS, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
 
 
@@ -95,7 +95,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 # Expressions the builder treats specially (names, conditional evaluation,
 # nested scopes); every other node is just the sum of its children.
 _SPECIAL_EXPRESSIONS = (
-    ast.Name,
     ast.IfExp,
     ast.BoolOp,
     ast.NamedExpr,
@@ -113,6 +112,21 @@ _LEAVES = (
     ast.boolop,
     ast.Constant,
 )
+
+
+def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
+    """The node types deriving from ``bases`` (themselves included)."""
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        kind = todo.pop()
+        found.add(kind)
+        todo.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
+_SPECIAL_TYPES = _concrete(_SPECIAL_EXPRESSIONS)
+_LEAF_TYPES = _concrete(_LEAVES)
 
 
 class FunctionFlow:
@@ -641,28 +655,43 @@ class _Builder:
 
     # -- expressions, in evaluation order --------------------------------------
 
+    def name(self, node: ast.Name, parent: ast.AST) -> None:
+        ctx = type(node.ctx)
+        if ctx is ast.Load:
+            self.record(node.id, Kind.LOAD, node)
+            if (
+                node.id in _DYNAMIC_SCOPE_CALLS
+                and isinstance(parent, ast.Call)
+                and parent.func is node
+            ):
+                self.flow.dynamic_scope = True
+        else:
+            self.record(node.id, Kind.DEL if ctx is ast.Del else Kind.STORE, node)
+
     def expr(self, node: ast.AST, parent: ast.AST) -> None:
         parents = self.flow.parents
         parents[node] = parent
-        if not isinstance(node, _SPECIAL_EXPRESSIONS):
-            # Most nodes: only their children matter, and of those, the leaves
-            # (contexts, operators, constants) have nothing to record.
-            for child in child_nodes(node):
-                if isinstance(child, _LEAVES):
-                    parents[child] = node
-                else:
-                    self.expr(child, node)
+        kind = type(node)
+        if kind is ast.Name:
+            self.name(node, parent)  # type: ignore[arg-type]
             return
-        if isinstance(node, ast.Name):
-            ctx = node.ctx
-            kind = Kind.LOAD if isinstance(ctx, ast.Load) else Kind.STORE
-            if isinstance(ctx, ast.Del):
-                kind = Kind.DEL
-            self.record(node.id, kind, node)
-            if kind is Kind.LOAD and node.id in _DYNAMIC_SCOPE_CALLS:
-                parent_call = parent
-                if isinstance(parent_call, ast.Call) and parent_call.func is node:
-                    self.flow.dynamic_scope = True
+        if kind not in _SPECIAL_TYPES:
+            # Most nodes: only their children matter, and of those, the leaves
+            # (contexts, operators, constants) have nothing to record. Names,
+            # the commonest children, are handled here without a call.
+            for field_name in _NODE_FIELDS.get(kind) or node_fields(kind):
+                value = getattr(node, field_name, None)
+                if value is None:
+                    continue
+                for child in value if type(value) is list else (value,):
+                    child_kind = type(child)
+                    if child_kind is ast.Name:
+                        parents[child] = node
+                        self.name(child, node)
+                    elif child_kind in _LEAF_TYPES:
+                        parents[child] = node
+                    elif child is not None:
+                        self.expr(child, node)
             return
         if isinstance(node, ast.IfExp):
             self.expr(node.test, node)

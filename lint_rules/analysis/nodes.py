@@ -1,9 +1,10 @@
 """Iterating over an ``ast`` node's children, faster than ``ast.iter_child_nodes``.
 
 The same nodes in the same order (each field in ``_fields`` order, lists
-item by item), without the generator and ``iter_fields`` layers: the walks
-of the analysis visit every node of the functions they look at, and this is
-most of their cost.
+item by item), without the generator and ``iter_fields`` layers, and
+without looking at the fields that never hold a node (names, identifiers,
+flags, constants' values): the walks of the analysis visit every node of
+the functions they look at, and this is most of their cost.
 """
 
 from __future__ import annotations
@@ -14,18 +15,76 @@ from collections.abc import Iterator
 
 _AST = ast.AST
 
+# Fields that hold a string, a number, a constant's value or a list of
+# identifiers in every node type that has them (never a node).
+_PLAIN_FIELDS = frozenset(
+    {
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "simple",
+        "is_async",
+        "conversion",
+        "type_comment",
+        "kind",
+        "tag",
+        "kwd_attrs",
+        "rest",
+    }
+)
+# Fields that hold no node in these types only.
+_PLAIN_IN = {
+    ast.Constant: frozenset({"value"}),
+    ast.MatchSingleton: frozenset({"value"}),
+    ast.Global: frozenset({"names"}),
+    ast.Nonlocal: frozenset({"names"}),
+}
+# Fields in _PLAIN_FIELDS that hold a node in these types (``type X = ...``,
+# Python 3.12+, names its alias with a ``Name``).
+_NODE_IN = {
+    getattr(ast, kind): frozenset({"name"})
+    for kind in ("TypeAlias",)
+    if hasattr(ast, kind)
+}
+
+#: The fields of each node type that may hold a node or a list of nodes.
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of ``kind`` that may hold a node or a list of nodes."""
+    plain = _PLAIN_IN.get(kind, frozenset())
+    nodes = _NODE_IN.get(kind, frozenset())
+    fields = tuple(
+        name
+        for name in getattr(kind, "_fields", ())
+        if name in nodes or (name not in _PLAIN_FIELDS and name not in plain)
+    )
+    _NODE_FIELDS[kind] = fields
+    return fields
+
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``list(ast.iter_child_nodes(node))``."""
+    kind = type(node)
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        fields = node_fields(kind)
     children: list[ast.AST] = []
-    for name in node._fields:
+    for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, _AST):
-            children.append(value)
-        elif isinstance(value, list):
+        if value is None:
+            continue
+        if type(value) is list:
             for item in value:
                 if isinstance(item, _AST):
                     children.append(item)
+        elif isinstance(value, _AST):
+            children.append(value)
     return children
 
 

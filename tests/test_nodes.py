@@ -1,0 +1,93 @@
+"""child_nodes and walk: the same nodes, in the same order, as the ast module's."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+from pysource_codegen import generate
+
+from lint_rules.analysis.nodes import child_nodes, walk
+
+EVERY_FORM = """
+import a.b as c, d
+from .e import f as g, h
+global_name: int = 1
+def fn(p, /, q: int = 1, *args: str, r, s=2, **kw) -> None:
+    global x
+    async def inner():
+        async for i in aiter():
+            await i
+        async with ctx() as (u, v):
+            pass
+    class K(Base, metaclass=M):
+        z = lambda y, *, w=3: y if w else -y
+    def nested():
+        nonlocal q
+    del q
+    x: list[int]
+    x = [e for e in args if e] + list({k: v for k, v in kw.items()})
+    y = {*args, 1} | {a async for a in b} if False else (t for t in ())
+    x += 1; x @= m
+    assert x, "message"
+    with open("f") as handle, other():
+        raise ValueError("v") from None
+    try:
+        pass
+    except (TypeError, ValueError) as error:
+        print(f"{error!r:>{width}} {x=}")
+    else:
+        pass
+    finally:
+        pass
+    while not x:
+        break
+    for i, (j, *k) in enumerate(x):
+        continue
+    match x:
+        case [1, *rest] if rest:
+            pass
+        case {"k": value, **others}:
+            pass
+        case Point(x=0, y=yy) | None:
+            pass
+        case str() as s1:
+            pass
+        case True:
+            pass
+        case _:
+            pass
+    return x[1:2, ::3], b"bytes", ..., (yield), (yield from x), -x, x and not x
+"""
+
+
+def assert_same_children(source: str) -> None:
+    tree = ast.parse(source)
+    assert list(walk(tree)) == list(ast.walk(tree))
+    for node in ast.walk(tree):
+        assert child_nodes(node) == list(ast.iter_child_nodes(node)), ast.dump(node)
+
+
+def test_every_form():
+    assert_same_children(EVERY_FORM)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type statements are 3.12+")
+def test_type_statements():
+    assert_same_children("type Alias[T: int, *Ts, **P] = list[T]\n")
+
+
+def test_the_ast_module_itself():
+    assert_same_children(Path(ast.__file__).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_valid_programs(seed):
+    assert_same_children(generate(seed, depth_limit=6, node_limit=2000))
+
+
+def test_hand_built_nodes_with_missing_fields():
+    call = ast.Call(func=ast.Name(id="f", ctx=ast.Load()), args=[])
+    assert child_nodes(call) == list(ast.iter_child_nodes(call))
