@@ -158,9 +158,10 @@ class RedundantReassignment(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         for info in model.functions:
-            if not _may_repeat(info.bindings):
+            candidates = _equal_assignments(info.bindings)
+            if not candidates:
                 continue
-            groups = _repeated_assignments(info.node)
+            groups = _repeated_assignments(info.node, candidates)
             if not groups:
                 continue
             flow = model.flow(info.node)
@@ -280,15 +281,15 @@ _COMPOUND = (
 )
 
 
-def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
-    """``T = V`` statements of the function's own code with a name or attribute
-    chain target and a pure value, grouped by structure; only groups in which
-    one statement may dominate another."""
-    by_target: dict[Path, list[ast.Assign]] = {}
+def _repeated_assignments(
+    function: ast.AST, candidates: list[list[ast.Assign]]
+) -> list[list[ast.Assign]]:
+    """The groups of ``candidates`` (equal ``T = V`` statements of the
+    function's own code) in which one statement may dominate another."""
     # Assignments and compound statements: their place (the id of the list
     # holding them, their index in it) and the statement owning that list.
     placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
-    _place_assignments(function.body, None, placed, by_target)  # type: ignore[attr-defined]
+    _place_assignments(function.body, None, placed)  # type: ignore[attr-defined]
     owners: dict[tuple[int, int], ast.stmt] = {}
 
     def ancestry_of(statement: ast.stmt | None) -> Ancestry:
@@ -300,56 +301,66 @@ def _repeated_assignments(function: ast.AST) -> list[list[ast.Assign]]:
             statement = holder
         return tuple(reversed(chain))
 
-    # Most targets are assigned once: compare values only where it can matter.
     groups: list[list[ast.Assign]] = []
-    for assignments in by_target.values():
-        if len(assignments) < 2:
-            continue
-        # Equal values have equal shapes: only those sharing a shape are compared.
-        shapes = [_shape(statement.value) for statement in assignments]
-        counts: dict[Hashable, int] = {}
-        for shape in shapes:
-            counts[shape] = counts.get(shape, 0) + 1
-        by_value: dict[str, list[tuple[ast.Assign, Ancestry]]] = {}
-        for statement, shape in zip(assignments, shapes, strict=True):
-            if counts[shape] > 1 and _is_pure_value(statement.value):
-                # The targets are equal already (same path, no subscripts).
-                by_value.setdefault(ast.dump(statement.value), []).append(
-                    (statement, ancestry_of(statement))
-                )
-        for members in by_value.values():
-            members.sort(key=lambda member: (member[0].lineno, member[0].col_offset))
-            if any(
-                _may_dominate(first, second, owners)
-                for i, (_, first) in enumerate(members)
-                for _, second in members[i + 1 :]
-            ):
-                groups.append([statement for statement, _ in members])
+    for statements in candidates:
+        members = sorted(
+            ((statement, ancestry_of(statement)) for statement in statements),
+            key=lambda member: (member[0].lineno, member[0].col_offset),
+        )
+        if any(
+            _may_dominate(first, second, owners)
+            for i, (_, first) in enumerate(members)
+            for _, second in members[i + 1 :]
+        ):
+            groups.append([statement for statement, _ in members])
     return groups
 
 
-def _may_repeat(bindings: list[tuple[ast.stmt, bool]]) -> bool:
-    """A cheap first look: are two ``T = V`` statements of the function's own
-    code equal, with a pure value? Values are compared (``ast.dump``) only
-    when their targets and shapes already match."""
-    seen: dict[Hashable, list[ast.Assign]] = {}
+def _equal_assignments(
+    bindings: list[tuple[ast.stmt, bool]],
+) -> list[list[ast.Assign]]:
+    """``T = V`` statements of the function's own code (``bindings``) with a
+    name or attribute chain target and a pure value, grouped when their
+    targets and values are equal; only groups of two or more.
+
+    Most targets are assigned once: values are compared (purity, then
+    ``ast.dump``) only where a cheap key (the target's last name) repeats,
+    then only where the target and the value's shape match."""
+    by_key: dict[str, list[ast.Assign]] = {}
     for stmt, _ in bindings:
         if type(stmt) is ast.Assign and len(stmt.targets) == 1:
             target = stmt.targets[0]
-            path = target.id if type(target) is ast.Name else access_path(target)
-            if path is None:
+            kind = type(target)
+            if kind is ast.Name:
+                key = target.id  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                key = "." + target.attr  # type: ignore[attr-defined]
+            else:
+                continue  # subscripts and unpacking: never a candidate
+            same = by_key.get(key)
+            if same is None:
+                by_key[key] = [stmt]  # type: ignore[list-item]
+            else:
+                same.append(stmt)  # type: ignore[arg-type]
+    groups: list[list[ast.Assign]] = []
+    for statements in by_key.values():
+        if len(statements) < 2:
+            continue
+        by_shape: dict[Hashable, list[ast.Assign]] = {}
+        for stmt in statements:
+            path = access_path(stmt.targets[0])
+            if path is None or SUBSCRIPT in path:
                 continue
-            key = (path, _shape(stmt.value))
-            earlier = seen.get(key)
-            if earlier is None:
-                seen[key] = [stmt]
+            by_shape.setdefault((path, _shape(stmt.value)), []).append(stmt)
+        for similar in by_shape.values():
+            if len(similar) < 2:
                 continue
-            if _is_pure_value(stmt.value):
-                value = ast.dump(stmt.value)
-                if any(ast.dump(other.value) == value for other in earlier):
-                    return True
-            earlier.append(stmt)
-    return False
+            by_value: dict[str, list[ast.Assign]] = {}
+            for stmt in similar:
+                if _is_pure_value(stmt.value):
+                    by_value.setdefault(ast.dump(stmt.value), []).append(stmt)
+            groups.extend(equal for equal in by_value.values() if len(equal) > 1)
+    return groups
 
 
 def _shape(value: ast.expr) -> Hashable:
@@ -371,22 +382,16 @@ def _place_assignments(
     block: list[ast.stmt],
     owner: ast.stmt | None,
     placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]],
-    by_target: dict[Path, list[ast.Assign]],
 ) -> None:
     """Record the place of each assignment and compound statement of ``block``
-    and the lists below it, and group the assignments by target. Depth first;
-    a compound statement's lists are visited last one first."""
+    and the lists below it (not in nested scopes)."""
     for index, node in enumerate(block):
         if isinstance(node, ast.Assign):
             placed[node] = ((id(block), index), owner)
-            if len(node.targets) == 1:
-                target = access_path(node.targets[0])
-                if target is not None and SUBSCRIPT not in target:
-                    by_target.setdefault(target, []).append(node)
         elif isinstance(node, _COMPOUND):  # not a simple statement nor a scope
             placed[node] = ((id(block), index), owner)
-            for inner in reversed(list(_statement_lists(node))):
-                _place_assignments(inner, node, placed, by_target)
+            for inner in _statement_lists(node):
+                _place_assignments(inner, node, placed)
 
 
 def _statement_lists(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
