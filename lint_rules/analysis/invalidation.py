@@ -196,6 +196,9 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
+_UNKNOWN = object()
+
+
 def invalidation_for(
     flow: FunctionFlow, imports: ImportMap | None = None
 ) -> Invalidation:
@@ -217,6 +220,9 @@ class Invalidation:
         self._alias_site = -1  # the block index of the alias being recorded
         self._site_node: ast.AST | None = None
         self._reaching: dict[Block, frozenset[int]] = {}
+        self._expanded: dict[
+            tuple[Path, bool, frozenset[int] | None], frozenset[Path] | None
+        ] = {}
         self._parts: dict[Block, ast.AST] | None = None
         args = flow.function.args
         positional = [*args.posonlyargs, *args.args]
@@ -491,14 +497,27 @@ class Invalidation:
         path: Path,
         store: bool = False,
         within: frozenset[int] | None = None,
-    ) -> set[Path] | None:
+    ) -> frozenset[Path] | None:
         """``path`` and every path whose object may be, contain, or be inside it.
 
         With ``store``, ``path`` is a slot being stored to: only aliases of the
         objects holding it count, not those of what it holds. With ``within``,
         only aliases made in those blocks count. None when aliasing is too
-        tangled to follow (callers then assume a change).
+        tangled to follow (callers then assume a change). Each question is
+        answered once (the effects of a region name the same paths again and
+        again).
         """
+        question = (path, store, within)
+        known = self._expanded.get(question, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
+        found = self._expand(path, store, within)
+        self._expanded[question] = found
+        return found
+
+    def _expand(
+        self, path: Path, store: bool, within: frozenset[int] | None
+    ) -> frozenset[Path] | None:
         aliases = self.aliases
         found: set[Path] = {path}
         work = [path]
@@ -521,7 +540,7 @@ class Invalidation:
                     work.append(new)
                     if len(found) > _ALIAS_LIMIT:
                         return None
-        return found
+        return frozenset(found)
 
     def is_shared_root(self, name: str) -> bool:
         """Whether code elsewhere can rebind ``name`` or reach its object by name."""
