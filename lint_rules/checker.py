@@ -160,12 +160,21 @@ class NoqaDirectives:
     file_codes: frozenset[str] = frozenset()
 
     @classmethod
-    def scan(cls, text: str, *, comments: bool, spans: bool) -> NoqaDirectives:
-        """Read directives (``comments``) and multi-row spans (``spans``) from ``text``."""
+    def scan(
+        cls,
+        text: str,
+        *,
+        comments: bool,
+        spans: bool,
+        locator: Locator | None = None,
+    ) -> NoqaDirectives:
+        """Read directives (``comments``) and multi-row spans (``spans``) from
+        ``text`` (whose ``locator`` the caller may have at hand)."""
         directives = cls({}, {})
         if not comments and not spans:
             return directives
-        locator = Locator(text)
+        if locator is None:
+            locator = Locator(text)
         continued: list[int] = []
         for kind, start, end in _lexemes(text):
             if kind == "comment":
@@ -389,7 +398,10 @@ def check_source(
     if findings:
         comments = apply_noqa and _has_noqa_comment(text)
         directives = NoqaDirectives.scan(
-            text, comments=comments, spans=_MAY_SPAN_ROWS.search(text) is not None
+            text,
+            comments=comments,
+            spans=_MAY_SPAN_ROWS.search(text) is not None,
+            locator=locator,
         )
         for finding in findings:
             finding.noqa_row = directives.noqa_row(finding)

@@ -12,6 +12,7 @@ import ast
 import codecs
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -154,6 +155,23 @@ class Locator:
 
     def segment(self, node: ast.AST) -> str:
         return self.text[self.start(node) : self.end(node)]
+
+    def rows_of(self, offsets: Iterable[int]) -> set[int]:
+        """The 1-based rows of ``offsets``. Without the line starts at hand,
+        newlines are counted up to the last offset only (a text pre-filter
+        asks about a few offsets, and most files never need the rest)."""
+        ordered = sorted(offsets)
+        if self._line_starts is not None or "\r" in self.text:
+            starts = self.line_starts
+            return {bisect_right(starts, offset) for offset in ordered}
+        count = self.text.count
+        rows: set[int] = set()
+        row, previous = 1, 0
+        for offset in ordered:
+            row += count("\n", previous, offset)
+            previous = offset
+            rows.add(row)
+        return rows
 
     def row_column(self, offset: int) -> tuple[int, int]:
         """1-based row and 0-based character column of an offset."""

@@ -227,7 +227,7 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
             if _CALL_AFTER_NAME.match(text, position + len(word)):
                 starts.add(position)
             position = text.find(word, position + 1)
-    return {ctx.locator.row_column(start)[0] for start in starts}
+    return ctx.locator.rows_of(starts)
 
 
 _CALL_AFTER_NAME = re.compile(r"\w*\s*\(")
