@@ -257,6 +257,15 @@ _EMPTY_FUNCTIONS = {
 }
 _ZERO_METHODS = {"new_zeros": "new_zeros", "new_full": "new_full"}
 _EMPTY_METHODS = {"new_empty": "new_empty"}
+# The last name of every allocator reached through an attribute (``torch.zeros``,
+# ``x.new_zeros``): a call whose attribute is not one of them allocates nothing.
+_ALLOCATOR_ATTRIBUTES = frozenset(
+    {
+        *(name.rpartition(".")[2] for name in (*_ZERO_FUNCTIONS, *_EMPTY_FUNCTIONS)),
+        *_ZERO_METHODS,
+        *_EMPTY_METHODS,
+    }
+)
 #: Where the fill value of a ``full`` function sits: positional index, keyword.
 _FILL_POSITION = 1
 _FILL_KEYWORD = "fill_value"
@@ -335,6 +344,15 @@ def allocation_of(
     if not isinstance(node, ast.Call):
         return None
     func = node.func
+    # Most calls are not allocations: the called name tells at once.
+    if type(func) is ast.Attribute:
+        if func.attr not in _ALLOCATOR_ATTRIBUTES:
+            return None
+    elif type(func) is ast.Name:
+        if func.id not in imports.names and func.id not in imports.modules:
+            return None
+    else:
+        return None
     if any(keyword.arg is None or keyword.arg == "out" for keyword in node.keywords):
         return (
             None  # ``**kwargs`` may hide ``out=``; with ``out=`` nothing is allocated
