@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from lint_rules.analysis.nodes import TryStar
+
 
 class ImportMap:
     """The module's imports: local names bound to modules and to imported names.
@@ -78,7 +80,7 @@ _COMPOUND = (
     ast.With,
     ast.AsyncWith,
     ast.Try,
-    ast.TryStar,
+    TryStar,
     ast.Match,
 )
 

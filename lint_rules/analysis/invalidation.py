@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, FunctionFlow
 from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
 
 Path = tuple[str, ...]
@@ -655,7 +655,7 @@ class Invalidation:
             return next(
                 (b for b in flow.blocks if b.stmt is stmt and b.role == "target"), None
             )
-        if isinstance(stmt, (ast.Try, ast.TryStar)) and child is not stmt:
+        if isinstance(stmt, (ast.Try, TryStar)) and child is not stmt:
             return None
         return block
 
@@ -925,7 +925,7 @@ class _BlockWalk:
             # A class body runs arbitrary code at definition.
             self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
             self.rebind(stmt.name, stmt)
-        elif isinstance(stmt, (ast.Try, ast.TryStar, ast.Global, ast.Nonlocal)):
+        elif isinstance(stmt, (ast.Try, TryStar, ast.Global, ast.Nonlocal)):
             pass  # the try marker evaluates nothing; its clauses are blocks
         elif isinstance(stmt, ast.Assert):
             # ``python -O`` skips asserts: what they evaluate is conditional.

@@ -10,6 +10,7 @@ from functools import cached_property
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.nodes import TryStar
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -106,25 +107,27 @@ def _scan(
     of the enclosing function's own code (None outside functions and in class
     bodies); ``in_loop`` tells whether ``body`` is (inside) a loop body."""
     for stmt in body:
-        kind = type(stmt)
-        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+        role = _ROLES.get(type(stmt))
+        if role is None:  # expressions, returns, raises...: nothing to see
+            continue
+        if role == _BINDING:
             if own is not None:
                 own.append((stmt, in_loop))  # type: ignore[arg-type]
-        elif kind is ast.Import or kind is ast.ImportFrom:
+        elif role == _IMPORT:
             imports.append(stmt)  # type: ignore[arg-type]
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        elif role == _FUNCTION:
             info = FunctionInfo(stmt, cls)  # type: ignore[arg-type]
             functions.append(info)
-            _scan(stmt.body, None, info.bindings, False, functions, imports)
-        elif kind is ast.ClassDef:
-            _scan(stmt.body, stmt, None, False, functions, imports)  # type: ignore[arg-type]
-        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
-            if own is not None and kind is not ast.While:
+            _scan(stmt.body, None, info.bindings, False, functions, imports)  # type: ignore[attr-defined]
+        elif role == _CLASS:
+            _scan(stmt.body, stmt, None, False, functions, imports)  # type: ignore[arg-type, attr-defined]
+        elif role == _LOOP:
+            if own is not None and type(stmt) is not ast.While:
                 own.append((stmt, in_loop))  # type: ignore[arg-type]
-            _scan(stmt.body, cls, own, True, functions, imports)
-            if stmt.orelse:
-                _scan(stmt.orelse, cls, own, in_loop, functions, imports)
-        elif kind in _BLOCKS:
+            _scan(stmt.body, cls, own, True, functions, imports)  # type: ignore[attr-defined]
+            if stmt.orelse:  # type: ignore[attr-defined]
+                _scan(stmt.orelse, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+        else:
             for field_name in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, field_name, None)
                 if block:
@@ -133,5 +136,24 @@ def _scan(
                 _scan(part.body, cls, own, in_loop, functions, imports)
 
 
-# The other statements that hold statement lists.
-_BLOCKS = frozenset({ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match})
+# What the scan does with each kind of statement (it skips the others).
+_BINDING, _IMPORT, _FUNCTION, _CLASS, _LOOP, _BLOCK = range(6)
+_ROLES: dict[type, int] = {
+    ast.Assign: _BINDING,
+    ast.AnnAssign: _BINDING,
+    ast.AugAssign: _BINDING,
+    ast.Import: _IMPORT,
+    ast.ImportFrom: _IMPORT,
+    ast.FunctionDef: _FUNCTION,
+    ast.AsyncFunctionDef: _FUNCTION,
+    ast.ClassDef: _CLASS,
+    ast.For: _LOOP,
+    ast.AsyncFor: _LOOP,
+    ast.While: _LOOP,
+    ast.If: _BLOCK,
+    ast.With: _BLOCK,
+    ast.AsyncWith: _BLOCK,
+    ast.Try: _BLOCK,
+    TryStar: _BLOCK,
+    ast.Match: _BLOCK,
+}

@@ -15,6 +15,10 @@ from collections.abc import Iterator
 
 _AST = ast.AST
 
+#: ``try``/``except*`` (Python 3.11+); plain ``try`` where it does not exist,
+#: so that ``(ast.Try, TryStar)`` and the like mean the same on every version.
+TryStar: type[ast.stmt] = getattr(ast, "TryStar", ast.Try)
+
 # Fields that hold a string, a number, a constant's value or a list of
 # identifiers in every node type that has them (never a node).
 _PLAIN_FIELDS = frozenset(

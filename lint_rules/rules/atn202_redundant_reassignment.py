@@ -16,7 +16,7 @@ from lint_rules.analysis.invalidation import (
     access_path,
     invalidation_for,
 )
-from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import TryStar, child_nodes
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -276,7 +276,7 @@ _COMPOUND = (
     ast.With,
     ast.AsyncWith,
     ast.Try,
-    ast.TryStar,
+    TryStar,
     ast.Match,
 )
 
@@ -415,14 +415,14 @@ def _may_dominate(
         if place1[0] != place2[0]:
             # Different parts of one compound statement: sibling branches
             # unless it is a ``try`` (its ``else`` follows its body).
-            return isinstance(owners[first[level - 1]], (ast.Try, ast.TryStar))
+            return isinstance(owners[first[level - 1]], (ast.Try, TryStar))
         if place1[1] > place2[1]:
             return False
         if place1[1] < place2[1]:
             if level == len(first) - 1:
                 return True  # directly in a list enclosing `second`
             outer = owners[place1]
-            if isinstance(outer, (ast.While, ast.Try, ast.TryStar, ast.With)):
+            if isinstance(outer, (ast.While, ast.Try, TryStar, ast.With)):
                 return True
             return _contains_jump(outer)
     return True
