@@ -121,3 +121,22 @@ def check_properties(source: str) -> None:
         f for f in check_source(fixed, "fuzz.py", SETTINGS) if f.fix is not None
     ]
     assert remaining == [], f"fixable findings remain after --fix: {remaining}"
+
+
+def valid_program(seed: int, **limits: int) -> str:
+    """A random program from ``pysource_codegen`` that this Python parses.
+
+    The generator writes its tree back as text with ``ast.unparse``, which
+    on some versions spells an f-string it cannot read back (3.10); such a
+    program is replaced by the one of the next seed, a thousand apart.
+    """
+    from pysource_codegen import generate
+
+    for attempt in range(20):
+        source = generate(seed + 1000 * attempt, **limits)
+        try:
+            ast.parse(source)
+        except SyntaxError:
+            continue
+        return source
+    raise AssertionError(f"no parsable program near seed {seed}")

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from pysource_codegen import generate
 
 from lint_rules.analysis.nodes import child_nodes, walk
+from tests.fuzzing import valid_program
 
 EVERY_FORM = """
 import a.b as c, d
@@ -85,7 +85,7 @@ def test_the_ast_module_itself():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_random_valid_programs(seed):
-    assert_same_children(generate(seed, depth_limit=6, node_limit=2000))
+    assert_same_children(valid_program(seed, depth_limit=6, node_limit=2000))
 
 
 def test_hand_built_nodes_with_missing_fields():

@@ -15,14 +15,13 @@ import ast
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pysource_codegen import generate
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.tensor_effects import Effect, TensorUses, context_effect
 from lint_rules.analysis.use_forms import function_text, may_fully_write, may_read
 from lint_rules.source import Locator
-from tests.fuzzing import backend_programs
+from tests.fuzzing import backend_programs, valid_program
 
 
 def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -267,4 +266,4 @@ def test_backend_shaped_programs(source):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_random_valid_programs(seed):
-    assert_filters_agree(generate(seed, depth_limit=6, node_limit=2000))
+    assert_filters_agree(valid_program(seed, depth_limit=6, node_limit=2000))
