@@ -10,10 +10,8 @@ handed to the caller (``errors``), or logged when the caller passes no list.
 from __future__ import annotations
 
 import ast
-import logging
 import os
 import re
-import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -30,8 +28,6 @@ from lint_rules.diagnostics import (
 )
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile
-
-logger = logging.getLogger("lint_rules")
 
 # flake8's inline suppression comment: the word noqa after a hash, optionally
 # followed by a colon and codes (ATN101,ATN301); whitespace after the hash is
@@ -329,6 +325,8 @@ def triggered_rules(rules: Iterable[type[Rule]], text: str) -> list[type[Rule]]:
 def internal_error_message(
     rule: type[Rule], filename: str, error: BaseException
 ) -> str:
+    import traceback  # only on the error path
+
     frames = traceback.extract_tb(error.__traceback__)
     where = ""
     if frames:
@@ -444,7 +442,9 @@ def _report_internal_error(
 ) -> None:
     message = internal_error_message(rule, ctx.filename, error)
     if errors is None:
-        logger.error("%s", message)
+        import logging  # only here: a check path without errors never needs it
+
+        logging.getLogger("lint_rules").error("%s", message)
     else:
         errors.append(message)
 
