@@ -35,7 +35,6 @@ import sys
 import time
 import zlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
 from lint_rules import __version__
 from lint_rules.diagnostics import (
@@ -47,7 +46,10 @@ from lint_rules.diagnostics import (
     Location,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.config import Settings
 
 #: Bumped when the layout of a cache file changes.

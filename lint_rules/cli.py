@@ -16,9 +16,12 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import IO, Any
 
 from lint_rules import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 VERIFY_MODULE = "lint_rules.verify"
 #: Set this environment variable to see the traceback of an internal failure.
@@ -570,7 +573,7 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
-class _RulesByCode(Mapping[str, Any]):
+class _RulesByCode(Mapping):  # Mapping[str, Any]
     """code -> rule class, importing the rules only when an output asks
     (concise output of cached findings never does)."""
 

@@ -22,9 +22,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.rules.base import Rule
 
 #: Method names (glob patterns) whose body sets up state that CUDA-graph

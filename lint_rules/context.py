@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from lint_rules.diagnostics import Finding, Fix, Location
 from lint_rules.source import Locator
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.model import ModuleModel
     from lint_rules.config import Settings

@@ -13,9 +13,13 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 
 #: Enough for the deepest tree ``ast.parse`` builds (its parser stops near
 #: 6,000 levels) with a few recursive frames per level.

@@ -13,7 +13,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
 
 from lint_rules import __version__
 from lint_rules.diagnostics import (
@@ -27,7 +26,10 @@ from lint_rules.diagnostics import (
 )
 from lint_rules.source import Locator
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from lint_rules.rules.base import Rule
 
 _PSEUDO_RULES = {

@@ -17,11 +17,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from lint_rules.cache import Cache, FindingData, finding_from_data, finding_to_data
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.config import Settings
     from lint_rules.diagnostics import Finding
 

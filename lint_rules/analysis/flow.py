@@ -21,10 +21,13 @@ import ast
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from lint_rules.analysis.nodes import _NODE_FIELDS, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Kind(enum.Enum):

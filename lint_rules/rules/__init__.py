@@ -10,9 +10,11 @@ catalogue and the rule classes in agreement.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.rules.base import Rule
 
 #: (code, name, module in this package, class), in registry order.

@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from lint_rules.context import Context
     from lint_rules.diagnostics import Finding
 
