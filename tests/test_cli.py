@@ -490,6 +490,17 @@ def test_console_script_and_check_path_imports(tmp_path: Path) -> None:
     assert "lint_rules.checker" in modules
     heavy = [name for name in modules if name.split(".")[0] in ("libcst", "torch")]
     assert heavy == []
+    # Start-up stays lean: of what the interpreter does not import by
+    # itself, a check adds none of these (each worker would pay for them).
+    started = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sorted(sys.modules))"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    added = set(modules) - set(eval(started.stdout))
+    assert not added & {"typing", "logging", "traceback"}
 
 
 def test_python_dash_m(tmp_path: Path) -> None:
