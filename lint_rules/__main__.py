@@ -1,5 +1,3 @@
-import sys
+from lint_rules.cli import run
 
-from lint_rules.cli import main
-
-sys.exit(main())
+run()

@@ -513,3 +513,28 @@ def test_python_dash_m(tmp_path: Path) -> None:
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
     )
     assert result.returncode == 1 and "ATN301" in result.stdout
+
+
+def test_the_command_exits_quickly_with_its_output_complete(tmp_path: Path) -> None:
+    # `attnlint` skips the interpreter's teardown (cli.run): everything
+    # written must still reach the pipe, and the exit code must be main's.
+    for index in range(40):
+        (tmp_path / f"rows_{index}.py").write_text(ACCEPTANCE)
+    command = [sys.executable, "-m", "lint_rules", "check", "--no-cache"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    result = subprocess.run(
+        [*command, "--output-format", "json", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 1, result.stderr
+    findings = json.loads(result.stdout)
+    assert len(findings) == 80 and {f["code"] for f in findings} == {"ATN301"}
+    clean = subprocess.run([*command, "--select", "ATN101", "."], cwd=tmp_path, env=env)
+    assert clean.returncode == 0
+    usage = subprocess.run(
+        [*command, "--no-such-option"], cwd=tmp_path, env=env, capture_output=True
+    )
+    assert usage.returncode == 2
