@@ -74,9 +74,25 @@ def test_every_form():
     assert_same_children(EVERY_FORM)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="type statements are 3.12+")
-def test_type_statements():
-    assert_same_children("type Alias[T: int, *Ts, **P] = list[T]\n")
+# Forms that need a given Python at least, each checked where it parses.
+VERSIONED_FORMS = {
+    (
+        3,
+        10,
+    ): "match p:\n    case P(x=0) | [1, *_] | {'k': v, **r} if v:\n        pass\n",
+    (3, 11): "try:\n    pass\nexcept* (TypeError, ValueError) as group:\n    raise\n",
+    (3, 12): "type Alias[T: int, *Ts, **P] = list[T]\ndef g[T](x: T) -> T: ...\n",
+    (3, 13): "def h[T = int](): pass\n",
+}
+
+
+def test_versioned_forms_of_this_python():
+    forms = [
+        form for version, form in VERSIONED_FORMS.items() if sys.version_info >= version
+    ]
+    assert forms
+    for form in forms:
+        assert_same_children(form)
 
 
 def test_the_ast_module_itself():
