@@ -76,10 +76,9 @@ def test_every_form():
 
 # Forms that need a given Python at least, each checked where it parses.
 VERSIONED_FORMS = {
-    (
-        3,
-        10,
-    ): "match p:\n    case P(x=0) | [1, *_] | {'k': v, **r} if v:\n        pass\n",
+    (3, 10): (
+        "match p:\n    case P(x=0) | [1, *_] | {'k': v, **r} if v:\n        pass\n"
+    ),
     (3, 11): "try:\n    pass\nexcept* (TypeError, ValueError) as group:\n    raise\n",
     (3, 12): "type Alias[T: int, *Ts, **P] = list[T]\ndef g[T](x: T) -> T: ...\n",
     (3, 13): "def h[T = int](): pass\n",
