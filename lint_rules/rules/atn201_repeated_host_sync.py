@@ -168,13 +168,25 @@ class RepeatedHostSync(Rule):
         model = ctx.model
         text = ctx.text
         locator = ctx.locator
+        # Where the sync texts occur, found once: a function is looked at
+        # only if two of them fall within its lines (a text never spans a
+        # line end, so one starting before the function's end ends in it).
+        found: list[int] = []
+        for sync in _SYNC_TEXTS:
+            position = text.find(sync)
+            while position >= 0:
+                found.append(position)
+                position = text.find(sync, position + len(sync))
+        if len(found) < 2:
+            return
+        found.sort()
         for info in model.functions:
             function = info.node
             start = locator.line_start(function.lineno)
             end = locator.full_line_end(function.end_lineno or function.lineno)
-            segment = text[start:end]
-            if sum(segment.count(sync) for sync in _SYNC_TEXTS) < 2:
+            if bisect.bisect_left(found, end) - bisect.bisect_left(found, start) < 2:
                 continue
+            segment = text[start:end]
             rows = None
             if segment.isascii():  # else an identifier may be spelled otherwise
                 rows = sorted(
