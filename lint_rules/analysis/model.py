@@ -11,6 +11,7 @@ from functools import cached_property
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar
+from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -39,6 +40,7 @@ class ModuleModel:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self._flows: dict[FunctionNode, FunctionFlow] = {}
+        self._allocations: dict[FunctionNode, list[tuple[str, Allocation]]] = {}
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -82,6 +84,15 @@ class ModuleModel:
         if flow is None:
             flow = self._flows[function] = FunctionFlow(function)
         return flow
+
+    def allocations(self, info: FunctionInfo) -> list[tuple[str, Allocation]]:
+        """``bound_allocations`` of the function's own binding statements
+        (computed once: ATN101 and ATN103 both look)."""
+        found = self._allocations.get(info.node)
+        if found is None:
+            found = bound_allocations(info.bindings, self.imports)
+            self._allocations[info.node] = found
+        return found
 
     def functions_spanning(self, rows: set[int]) -> Iterator[FunctionInfo]:
         """Functions whose own lines include one of ``rows`` (a text pre-filter)."""

@@ -901,12 +901,22 @@ def bound_allocations(
     allocation (the names of :func:`local_allocations` are among them)."""
     found: list[tuple[str, Allocation]] = []
     for stmt, _ in bindings:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            target = bound_local(stmt)
-            if target is not None:
-                allocation = allocation_of(stmt.value, imports)
-                if allocation is not None:
-                    found.append((target.id, allocation))
+        kind = type(stmt)
+        if kind is ast.Assign:
+            targets = stmt.targets  # type: ignore[attr-defined]
+            if len(targets) != 1:
+                continue
+            target = targets[0]
+        elif kind is ast.AnnAssign:
+            target = stmt.target  # type: ignore[attr-defined]
+        else:
+            continue
+        value = stmt.value  # type: ignore[attr-defined]
+        # bound_local's plain name, and a call (the only allocations).
+        if type(target) is ast.Name and type(value) is ast.Call:
+            allocation = allocation_of(value, imports)
+            if allocation is not None:
+                found.append((target.id, allocation))
     return found
 
 

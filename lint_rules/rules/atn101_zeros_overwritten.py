@@ -13,7 +13,6 @@ from lint_rules.analysis.tensor_effects import (
     Allocation,
     Effect,
     TensorUses,
-    bound_allocations,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_fully_write
@@ -178,7 +177,7 @@ class ZerosOverwritten(Rule):
             # cannot be reported.
             names = {
                 name
-                for name, allocation in bound_allocations(info.bindings, model.imports)
+                for name, allocation in model.allocations(info)
                 if allocation.zero_filled
             }
             if not names:

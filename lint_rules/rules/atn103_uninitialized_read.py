@@ -10,7 +10,6 @@ from lint_rules.analysis.tensor_effects import (
     Effect,
     TensorUses,
     Use,
-    bound_allocations,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_read
@@ -137,7 +136,7 @@ class UninitializedRead(Rule):
             # be reported.
             names = {
                 name
-                for name, allocation in bound_allocations(info.bindings, model.imports)
+                for name, allocation in model.allocations(info)
                 if not allocation.zero_filled and not allocation.has_no_data
             }
             if not names:
