@@ -326,22 +326,41 @@ def _equal_assignments(
     Most targets are assigned once: values are compared (purity, then
     ``ast.dump``) only where a cheap key (the target's last name) repeats,
     then only where the target and the value's shape match."""
-    by_key: dict[str, list[ast.Assign]] = {}
+    # Keys seen once, then twice: names and attributes apart.
+    names: set[str] = set()
+    attributes: set[str] = set()
+    repeated: list[ast.Assign] = []
+    repeated_names: set[str] = set()
+    repeated_attributes: set[str] = set()
     for stmt, _ in bindings:
-        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
-            target = stmt.targets[0]
-            kind = type(target)
-            if kind is ast.Name:
-                key = target.id  # type: ignore[attr-defined]
-            elif kind is ast.Attribute:
-                key = "." + target.attr  # type: ignore[attr-defined]
-            else:
-                continue  # subscripts and unpacking: never a candidate
-            same = by_key.get(key)
-            if same is None:
-                by_key[key] = [stmt]  # type: ignore[list-item]
-            else:
-                same.append(stmt)  # type: ignore[arg-type]
+        if type(stmt) is not ast.Assign:
+            continue
+        targets = stmt.targets  # type: ignore[attr-defined]
+        if len(targets) != 1:
+            continue
+        target = targets[0]
+        kind = type(target)
+        if kind is ast.Name:
+            key, seen, again = target.id, names, repeated_names
+        elif kind is ast.Attribute:
+            key, seen, again = target.attr, attributes, repeated_attributes
+        else:
+            continue  # subscripts and unpacking: never a candidate
+        if key in seen:
+            again.add(key)
+        else:
+            seen.add(key)
+        repeated.append(stmt)  # type: ignore[arg-type]
+    if not repeated_names and not repeated_attributes:
+        return []
+    by_key: dict[tuple[bool, str], list[ast.Assign]] = {}
+    for stmt in repeated:
+        target = stmt.targets[0]
+        if type(target) is ast.Name:
+            if target.id in repeated_names:
+                by_key.setdefault((False, target.id), []).append(stmt)
+        elif target.attr in repeated_attributes:  # type: ignore[attr-defined]
+            by_key.setdefault((True, target.attr), []).append(stmt)  # type: ignore[attr-defined]
     groups: list[list[ast.Assign]] = []
     for statements in by_key.values():
         if len(statements) < 2:
