@@ -145,7 +145,7 @@ class FunctionFlow:
         self.globals: set[str] = set()  # names declared global or nonlocal here
         self.finally_clauses: dict[Block, FinallyClause] = {}  # by entry block
         self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
-        self._dominators: dict[Block, frozenset[Block]] | None = None
+        self._dominators: dict[Block, Block] | None = None
         # Analyses derived from this flow, cached here by the modules that make
         # them (``invalidation_for``), so they live exactly as long as the flow.
         self.analyses: dict[str, Any] = {}
@@ -240,31 +240,73 @@ class FunctionFlow:
     def block_of(self, stmt: ast.stmt) -> Block:
         return self.stmt_info[stmt].block
 
-    def dominators(self) -> dict[Block, frozenset[Block]]:
-        """Each reachable block's dominators (iterative data-flow, small graphs)."""
+    def immediate_dominators(self) -> dict[Block, Block]:
+        """Each reachable block's immediate dominator (the entry's is itself).
+
+        Cooper, Harvey and Kennedy's iteration over the blocks in reverse
+        postorder: a dominator tree, where a set of dominators per block
+        would cost the square of the graph's size."""
         if self._dominators is None:
-            reachable = self._reachable_from(self.entry)
-            order = [b for b in self.blocks if b.index in reachable]
-            everything = frozenset(order)
-            dom: dict[Block, frozenset[Block]] = {b: everything for b in order}
-            dom[self.entry] = frozenset({self.entry})
+            entry = self.entry
+            order = self._reverse_postorder(entry)
+            rank = {block: index for index, block in enumerate(order)}
+            idom: dict[Block, Block] = {entry: entry}
             changed = True
             while changed:
                 changed = False
                 for block in order[1:]:
-                    preds = [dom[p] for p in block.preds if p.index in reachable]
-                    new = frozenset.intersection(*preds) if preds else frozenset()
-                    new = new | {block}
-                    if new != dom[block]:
-                        dom[block] = new
+                    new: Block | None = None
+                    for pred in block.preds:
+                        if pred not in idom:
+                            continue  # unreachable, or not reached yet
+                        if new is None:
+                            new = pred
+                            continue
+                        # The nearest common dominator of pred and new.
+                        a, b = pred, new
+                        while a is not b:
+                            while rank[a] > rank[b]:
+                                a = idom[a]
+                            while rank[b] > rank[a]:
+                                b = idom[b]
+                        new = a
+                    if new is not None and idom.get(block) is not new:
+                        idom[block] = new
                         changed = True
-            self._dominators = dom
+            self._dominators = idom
         return self._dominators
 
+    @staticmethod
+    def _reverse_postorder(entry: Block) -> list[Block]:
+        postorder: list[Block] = []
+        seen = {entry}
+        stack: list[tuple[Block, Iterator[Block]]] = [(entry, iter(entry.succs))]
+        while stack:
+            block, successors = stack[-1]
+            for succ in successors:
+                if succ not in seen:
+                    seen.add(succ)
+                    stack.append((succ, iter(succ.succs)))
+                    break
+            else:
+                stack.pop()
+                postorder.append(block)
+        postorder.reverse()
+        return postorder
+
     def dominates(self, first: Block, second: Block) -> bool:
-        """Every path from entry to ``second`` passes through ``first``."""
-        doms = self.dominators().get(second)
-        return doms is not None and first in doms
+        """Every path from entry to ``second`` passes through ``first``
+        (False when ``second`` cannot be reached)."""
+        idom = self.immediate_dominators()
+        if second not in idom:
+            return False
+        block = second
+        while block is not first:
+            parent = idom[block]
+            if parent is block:  # the entry
+                return False
+            block = parent
+        return True
 
     def blocks_between(self, first: Block, second: Block) -> set[Block]:
         """Blocks on some path from ``first`` to ``second`` (both excluded)."""
