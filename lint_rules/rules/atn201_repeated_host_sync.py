@@ -21,8 +21,9 @@ from lint_rules.edits import delete_statement, inside_fstring
 from lint_rules.rules.base import Invalid, Rule
 
 SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
-_SYNC_TEXTS = tuple(f".{method}()" for method in sorted(SYNC_METHODS))
-_SYNC_NAMES = re.compile("|".join(sorted(SYNC_METHODS)))
+# What may follow a sync method's name in a call without arguments: blanks,
+# line ends, continuations and comments around the parentheses.
+_EMPTY_CALL = re.compile(r"(?:\s|\\|#[^\r\n]*)*\((?:\s|\\|#[^\r\n]*)*\)")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -85,7 +86,7 @@ class RepeatedHostSync(Rule):
 
     code = "ATN201"
     name = "repeated-host-sync"
-    triggers = _SYNC_TEXTS
+    triggers = tuple(sorted(SYNC_METHODS))
     fix_availability = "sometimes"
 
     valid = (
@@ -168,33 +169,23 @@ class RepeatedHostSync(Rule):
         model = ctx.model
         text = ctx.text
         locator = ctx.locator
-        # Where the sync texts occur, found once: a function is looked at
-        # only if two of them fall within its lines (a text never spans a
-        # line end, so one starting before the function's end ends in it).
-        found: list[int] = []
-        for sync in _SYNC_TEXTS:
-            position = text.find(sync)
-            while position >= 0:
-                found.append(position)
-                position = text.find(sync, position + len(sync))
+        # Where a sync call's method name may be, found once: a function is
+        # looked at only if two fall within its lines, and only their rows.
+        found = _sync_call_names(text)
         if len(found) < 2:
             return
-        found.sort()
         for info in model.functions:
             function = info.node
             start = locator.line_start(function.lineno)
             end = locator.full_line_end(function.end_lineno or function.lineno)
-            if bisect.bisect_left(found, end) - bisect.bisect_left(found, start) < 2:
+            first = bisect.bisect_left(found, start)
+            last = bisect.bisect_left(found, end)
+            if last - first < 2:
                 continue
-            segment = text[start:end]
             rows = None
-            if segment.isascii():  # else an identifier may be spelled otherwise
-                rows = sorted(
-                    {
-                        locator.row_column(start + match.start())[0]
-                        for match in _SYNC_NAMES.finditer(segment)
-                    }
-                )
+            if text.isascii() or text[start:end].isascii():
+                # (else an identifier may be spelled otherwise: look at all)
+                rows = sorted(locator.rows_of(found[first:last]))
             groups = _repeated_sync_calls(function, rows)
             if not groups:
                 continue
@@ -353,6 +344,27 @@ def _repeated_sync_calls(
             groups.setdefault(ast.dump(node), []).append(node)
         stack.extend(reversed(list(child_nodes(node))))
     return [calls for calls in groups.values() if len(calls) > 1]
+
+
+def _sync_call_names(text: str) -> list[int]:
+    """Sorted offsets of every sync method name (``item``...) that is a whole
+    word followed by an empty argument list, however spelled (``x.item ()``,
+    ``x.item(\\n)``): a sync call's name is always one of them."""
+    found: list[int] = []
+    for name in SYNC_METHODS:
+        position = text.find(name)
+        while position >= 0:
+            end = position + len(name)
+            before = text[position - 1] if position else " "
+            if (
+                not (before.isalnum() or before == "_")
+                and not (text[end : end + 1].isalnum() or text[end : end + 1] == "_")
+                and _EMPTY_CALL.match(text, end)
+            ):
+                found.append(position)
+            position = text.find(name, end)
+    found.sort()
+    return found
 
 
 def _spans_a_row(node: ast.AST, rows: list[int]) -> bool:

@@ -1303,3 +1303,21 @@ def test_fixed_programs_compute_the_same_with_fewer_syncs(chunk):
             assert state_fixed == state, f"seed {seed}:\n{source}\n{result}"
             assert syncs_fixed <= syncs, f"seed {seed}"
     assert reported >= 20  # the generator does produce findings
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "x.item()",
+        "x.item ()",
+        "x . item(\n    )",
+        "(x.item  # the value\n     ())",
+        "x.item \\\n    ()",
+        "(x\n    .item())",
+    ],
+)
+def test_atn201_sees_every_spelling_of_the_call(second):
+    # The rows looked into are those where a sync method's name is followed
+    # by its call's parenthesis, whatever lies between them.
+    source = f"def f(x, out):\n    out.a = x.item()\n    out.b = {second}\n"
+    assert [code for _, _, code in findings(source)] == ["ATN201"]
