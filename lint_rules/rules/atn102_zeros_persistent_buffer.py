@@ -349,7 +349,7 @@ class _ClassUses:
         parents: dict[ast.AST, ast.AST] = {}
         uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
-        rows = self._rows(text, offset, self.attributes)
+        rows = self._rows(text, offset, self.attributes, attributes=True)
         for node in _walk_rows(method, rows, parents):
             if isinstance(node, ast.Attribute):
                 attribute = _receiver_attribute(node, receiver)
@@ -384,18 +384,21 @@ class _ClassUses:
         found = self._found[method] = (uses, aliased, parents)
         return found
 
-    def _rows(self, text: str | None, offset: int, words: set[str]) -> list[int] | None:
-        """Sorted rows of ``text`` holding one of ``words``; None: all rows."""
+    def _rows(
+        self, text: str | None, offset: int, words: set[str], attributes: bool = False
+    ) -> list[int] | None:
+        """Sorted rows of ``text`` holding one of ``words`` (as ``attributes``:
+        only where it may be the name after a dot); None: all rows."""
         if text is None:
             return None
-        locator = self.ctx.locator
-        rows: set[int] = set()
+        positions: list[int] = []
         for word in words:
             position = text.find(word)
             while position >= 0:
-                rows.add(locator.row_column(offset + position)[0])
+                if not attributes or _may_follow_dot(text, position, len(word)):
+                    positions.append(offset + position)
                 position = text.find(word, position + 1)
-        return sorted(rows)
+        return sorted(self.ctx.locator.rows_of(positions))
 
     def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
         """The first use of ``buffer`` in source order, outside ``exclude``,
@@ -466,6 +469,20 @@ _Uses = tuple[
 ]
 
 
+def _may_follow_dot(text: str, position: int, length: int) -> bool:
+    """Whether the word at ``position`` may be an attribute's name: a whole
+    word whose nearest character before, on its line, is a dot (past blanks
+    and a continuation's backslash). A word first on its line is kept: a
+    comment may stand between it and its dot."""
+    end = position + length
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        return False
+    index = position - 1
+    while index >= 0 and text[index] in " \t\f\\":
+        index -= 1
+    return index < 0 or text[index] in ".\r\n"
+
+
 def _walk_rows(
     root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
 ) -> Iterator[ast.AST]:
@@ -485,6 +502,9 @@ def _spans(node: ast.AST, rows: list[int]) -> bool:
     first = getattr(node, "lineno", None)
     if first is None:
         return True  # no position (arguments, comprehensions, ...): look inside
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:  # above the ``def`` or ``class`` line, where lineno points
+        first = min(first, *(decorator.lineno for decorator in decorators))
     index = bisect.bisect_left(rows, first)
     return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 

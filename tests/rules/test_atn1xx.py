@@ -952,3 +952,23 @@ def test_cli_noqa_suppresses(tmp_path):
     source = "import torch\n\ndef f(y, n):\n    x = torch.zeros(n)  # noqa: ATN101\n    x.copy_(y)\n"
     (tmp_path / "m.py").write_text(source)
     assert attnlint("m.py", cwd=tmp_path).returncode == 0
+
+
+def test_atn102_first_use_in_a_nested_functions_decorator():
+    # A decorator sits above its function's `def` line: it is still found.
+    source = """
+        import torch
+
+        class Backend:
+            def init_cuda_graph_state(self, max_bs):
+                self.buf = torch.zeros(max_bs)
+
+            def capture(self, register):
+                @register(self.buf.sum())
+                def step():
+                    return 0
+
+                self.buf.copy_(self.other)
+    """
+    [message] = messages(source)
+    assert "it is read at line 9 in `capture` before any write" in message
