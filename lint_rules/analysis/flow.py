@@ -138,7 +138,6 @@ class FunctionFlow:
     def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.function = function
         self.blocks: list[Block] = []
-        self.events: list[Event] = []
         self.events_by_name: dict[str, list[Event]] = {}
         self.parents: dict[ast.AST, ast.AST] = {}
         self.stmt_info: dict[ast.stmt, StmtInfo] = {}
@@ -414,7 +413,6 @@ class _Builder:
         self.order += 1
         block.events.append(event)
         flow = self.flow
-        flow.events.append(event)
         named = flow.events_by_name.get(name)
         if named is None:
             flow.events_by_name[name] = [event]
