@@ -314,12 +314,23 @@ def rules_for_file(settings: Settings, filename: str) -> tuple[type[Rule], ...]:
 
 
 def triggered_rules(rules: Iterable[type[Rule]], text: str) -> list[type[Rule]]:
-    """Rules that can fire on ``text``: no triggers, or one of them occurs in it."""
-    return [
-        rule
-        for rule in rules
-        if not rule.triggers or any(trigger in text for trigger in rule.triggers)
-    ]
+    """Rules that can fire on ``text``: no triggers, or one of them occurs in it.
+    Each trigger is looked for once (rules share some, and a trigger that does
+    not occur costs a scan of the whole text)."""
+    present: dict[str, bool] = {}
+    triggered: list[type[Rule]] = []
+    for rule in rules:
+        if not rule.triggers:
+            triggered.append(rule)
+            continue
+        for trigger in rule.triggers:
+            found = present.get(trigger)
+            if found is None:
+                found = present[trigger] = trigger in text
+            if found:
+                triggered.append(rule)
+                break
+    return triggered
 
 
 def internal_error_message(
