@@ -22,7 +22,7 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from lint_rules.analysis.nodes import _NODE_FIELDS, child_nodes, node_fields
+from lint_rules.analysis.nodes import _NODE_FIELDS, LEAVES, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -106,15 +106,6 @@ _SPECIAL_EXPRESSIONS = (
 )
 # Statement type -> the name of the builder method for it (``stmt_If``).
 _HANDLERS: dict[type, str] = {}
-# Nodes without children or events: only their parent is recorded.
-_LEAVES = (
-    ast.expr_context,
-    ast.operator,
-    ast.unaryop,
-    ast.cmpop,
-    ast.boolop,
-    ast.Constant,
-)
 
 
 def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
@@ -129,7 +120,8 @@ def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
 
 
 _SPECIAL_TYPES = _concrete(_SPECIAL_EXPRESSIONS)
-_LEAF_TYPES = _concrete(_LEAVES)
+# Nodes without children or events: only their parent is recorded.
+_LEAF_TYPES = _concrete(LEAVES)
 
 
 class FunctionFlow:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, FunctionFlow
 from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.nodes import TryStar, child_nodes
+from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
 
 Path = tuple[str, ...]
@@ -1168,12 +1168,4 @@ def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_BARE = (
-    ast.Name,
-    ast.Constant,
-    ast.expr_context,
-    ast.operator,
-    ast.unaryop,
-    ast.cmpop,
-    ast.boolop,
-)
+_BARE = (ast.Name, *LEAVES)

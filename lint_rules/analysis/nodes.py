@@ -55,6 +55,17 @@ _NODE_IN = {
     if hasattr(ast, kind)
 }
 
+#: Nodes that hold nothing the analysis walks look for: contexts, operators
+#: and constants.
+LEAVES = (
+    ast.expr_context,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.boolop,
+    ast.Constant,
+)
+
 #: The fields of each node type that may hold a node or a list of nodes.
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
