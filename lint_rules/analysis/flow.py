@@ -22,7 +22,7 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from lint_rules.analysis.nodes import _NODE_FIELDS, LEAVES, child_nodes, node_fields
+from lint_rules.analysis.nodes import LEAVES, NODE_FIELDS, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -714,7 +714,7 @@ class _Builder:
             # Most nodes: only their children matter, and of those, the leaves
             # (contexts, operators, constants) have nothing to record. Names,
             # the commonest children, are handled here without a call.
-            for field_name in _NODE_FIELDS.get(kind) or node_fields(kind):
+            for field_name in NODE_FIELDS.get(kind) or node_fields(kind):
                 value = getattr(node, field_name, None)
                 if value is None:
                     continue

@@ -67,7 +67,7 @@ LEAVES = (
 )
 
 #: The fields of each node type that may hold a node or a list of nodes.
-_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def node_fields(kind: type) -> tuple[str, ...]:
@@ -79,14 +79,14 @@ def node_fields(kind: type) -> tuple[str, ...]:
         for name in getattr(kind, "_fields", ())
         if name in nodes or (name not in _PLAIN_FIELDS and name not in plain)
     )
-    _NODE_FIELDS[kind] = fields
+    NODE_FIELDS[kind] = fields
     return fields
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """``list(ast.iter_child_nodes(node))``."""
     kind = type(node)
-    fields = _NODE_FIELDS.get(kind)
+    fields = NODE_FIELDS.get(kind)
     if fields is None:
         fields = node_fields(kind)
     children: list[ast.AST] = []
