@@ -349,7 +349,9 @@ def _repeated_sync_calls(
 def _sync_call_names(text: str) -> list[int]:
     """Sorted offsets of every sync method name (``item``...) that is a whole
     word followed by an empty argument list, however spelled (``x.item ()``,
-    ``x.item(\\n)``): a sync call's name is always one of them."""
+    ``x.item(\\n)``): a sync call's name spelled in ASCII is always one of
+    them. (A name spelled with other characters that Python reads as the
+    same, ``ｉｔｅｍ``, is not seen; the rule's triggers do not see it either.)"""
     found: list[int] = []
     for name in SYNC_METHODS:
         position = text.find(name)
