@@ -372,6 +372,18 @@ def report(
         status = "met" if met else "NOT MET"
         note = "" if required else " (not a target; shown for comparison)"
         lines.append(f"- {name}: {shown}: {status}{note}")
+
+    # The spread behind the cold medians: each round's attnlint run against
+    # that round's floor run, and the CPU seconds (both processes' children).
+    lines += ["", "Spread of the cold runs (not targets):", ""]
+    for tier in tiers:
+        floor, cold = results[tier]["floor"], results[tier]["attnlint_cold"]
+        paired = [c / f for f, c in zip(floor.seconds, cold.seconds, strict=False)]
+        cpu = statistics.median(cold.cpu_seconds) / statistics.median(floor.cpu_seconds)
+        lines.append(
+            f"- {tier}: round by round {min(paired):.2f}x to {max(paired):.2f}x "
+            f"the floor; CPU seconds {cpu:.2f}x the floor's"
+        )
     return "\n".join(lines) + "\n", all_met
 
 
