@@ -577,7 +577,7 @@ class _Builder:
         # bound, so an exhausted (or empty) iterable leaves the target unbound.
         # A literal non-empty iterable (``range(3)``, ``(a, b)``) runs the body
         # at least once: the first item needs no check for exhaustion.
-        at_least_once = _nonempty_literal(stmt.iter)
+        at_least_once = nonempty_literal(stmt.iter)
         fetch = self.new_block(stmt, "next")
         if not at_least_once:
             self.link([head], fetch)
@@ -772,7 +772,7 @@ class _Builder:
         self.nested -= 1
 
 
-def _nonempty_literal(node: ast.expr) -> bool:
+def nonempty_literal(node: ast.expr) -> bool:
     """An iterable that is certainly not empty: a non-empty tuple, list or
     string literal, or ``range`` of integer literals with at least one item."""
     if isinstance(node, (ast.Tuple, ast.List)):

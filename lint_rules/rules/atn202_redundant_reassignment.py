@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Hashable, Iterator
 
-from lint_rules.analysis.flow import FunctionFlow
+from lint_rules.analysis.flow import FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
     Effect,
@@ -126,6 +126,11 @@ class RedundantReassignment(Rule):
         "    m.k = a\n",
         # In a `while` loop whose body changes the value's input.
         "def f(m, a):\n    m.k = a\n    while a < 4:\n        a += 1\n        m.k = a\n",
+        # The first is in an `if` whose `else` may loop forever, not leave.
+        "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n"
+        "        while c:\n            pass\n    m.k = a\n",
+        # The first is in a loop over an iterable that may be empty.
+        "def f(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
     )
     invalid = (
         Invalid(
@@ -146,6 +151,17 @@ class RedundantReassignment(Rule):
         Invalid(
             "def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n    m.n = s.max().item()\n",
             fixed="def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n",
+        ),
+        # The `else` branch returns: every path to the second runs the first.
+        Invalid(
+            "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n"
+            "    m.k = a\n",
+            fixed="def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n",
+        ),
+        # A loop over a non-empty literal runs its body at least once.
+        Invalid(
+            "def f(m, a):\n    for _ in range(2):\n        m.k = a\n    m.k = a\n",
+            fixed="def f(m, a):\n    for _ in range(2):\n        m.k = a\n",
         ),
         # Three times: both repeats go, one per fixer pass.
         Invalid(
@@ -427,33 +443,63 @@ def _may_dominate(
 ) -> bool:
     """A cheap necessary condition for ``first`` (earlier in the source) to
     dominate ``second``, so that most functions need no flow graph: ``first``
-    is in a statement list enclosing ``second``, or it is nested in a
-    statement that may jump (``return``, ``break``, a ``while`` loop, a
-    ``try``...), where only the flow graph can tell."""
+    is in a statement list enclosing ``second``, or it is nested in statements
+    that every path to ``second`` must enter (a ``with`` body; an ``if``
+    branch whose other branch may not fall through) or that may jump (a loop,
+    a ``try``...), where only the flow graph can tell."""
     for level, (place1, place2) in enumerate(zip(first, second, strict=False)):
         if place1[0] != place2[0]:
             # Different parts of one compound statement: sibling branches
-            # unless it is a ``try`` (its ``else`` follows its body).
-            return isinstance(owners[first[level - 1]], (ast.Try, TryStar))
+            # unless it is a ``try`` (its ``else`` follows its body) or a
+            # loop (its ``else`` follows the last iteration).
+            owner = owners[first[level - 1]]
+            if type(owner) is ast.For or type(owner) is ast.AsyncFor:
+                return nonempty_literal(owner.iter)
+            return isinstance(owner, (ast.Try, TryStar, ast.While))
         if place1[1] > place2[1]:
             return False
         if place1[1] < place2[1]:
-            if level == len(first) - 1:
-                return True  # directly in a list enclosing `second`
-            outer = owners[place1]
-            if isinstance(outer, (ast.While, ast.Try, TryStar, ast.With)):
-                return True
-            return _contains_jump(outer)
+            return _always_entered(first, level, owners)
     return True
 
 
-def _contains_jump(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` is or holds a jump statement (nested scopes included).
-    Statements sit only in statement lists, so expressions are not looked into."""
+def _always_entered(
+    first: Ancestry, level: int, owners: dict[tuple[int, int], ast.stmt]
+) -> bool:
+    """Whether the statements enclosing ``first`` below ``level`` may be
+    impossible to pass without running ``first``'s list: for an ``if``, the
+    other branch must exist and may not fall through (a jump or a ``while``
+    in it); ``with`` bodies always run; loops, ``try`` and ``match`` need the
+    flow graph when they may jump."""
+    for depth in range(level, len(first) - 1):
+        outer = owners[first[depth]]
+        kind = type(outer)
+        if kind is ast.If:
+            inner_list = first[depth + 1][0]
+            other = outer.orelse if inner_list == id(outer.body) else outer.body
+            if not other or not any(_may_leave(stmt) for stmt in other):
+                return False
+        elif kind is ast.For or kind is ast.AsyncFor:
+            if first[depth + 1][0] != id(outer.body):
+                return True  # the ``else``: skipped only by a ``break``
+            # The body is skipped when the iterable is empty, unless the
+            # ``else`` leaves.
+            return nonempty_literal(outer.iter) or _may_leave(outer)
+        elif kind is ast.Match:
+            # Other cases, and no match at all, skip it unless they leave.
+            return _may_leave(outer)
+        elif kind is not ast.With and kind is not ast.AsyncWith:
+            return True  # ``while`` and ``try``: the flow graph tells
+    return True
+
+
+def _may_leave(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` may not fall through to the next statement: it is or
+    holds a jump or a ``while`` loop (which may never end)."""
     stack = [stmt]
     while stack:
         node = stack.pop()
-        if isinstance(node, _JUMPS):
+        if isinstance(node, (*_JUMPS, ast.While)):
             return True
         stack.extend(child for block in _statement_lists(node) for child in block)
     return False

@@ -1321,3 +1321,107 @@ def test_atn201_sees_every_spelling_of_the_call(second):
     # by its call's parenthesis, whatever lies between them.
     source = f"def f(x, out):\n    out.a = x.item()\n    out.b = {second}\n"
     assert [code for _, _, code in findings(source)] == ["ATN201"]
+
+
+# ------------------------------------------- ATN202's pre-filter against the flow
+
+
+def _control_program(rng: random.Random) -> str:
+    """A function mixing copies of one assignment with every kind of compound
+    statement and jump, nested at random."""
+    simple = ("m.k = a", "m.k = a", "a = a", "pass", "return", "raise E", "f(m)")
+    in_loop = ("break", "continue")
+
+    def block(depth: int, looping: bool) -> list[str]:
+        lines: list[str] = []
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.randrange(10) if depth < 4 else 0
+            if kind <= 3:
+                choices = simple + (in_loop if looping else ())
+                lines.append(rng.choice(choices))
+            elif kind == 4:
+                lines += ["if c:", *_indent(block(depth + 1, looping))]
+                if rng.random() < 0.6:
+                    lines += ["else:", *_indent(block(depth + 1, looping))]
+            elif kind == 5:
+                head = rng.choice(
+                    ("for x in xs:", "for x in range(2):", "for x in ():")
+                )
+                lines += [head, *_indent(block(depth + 1, True))]
+                if rng.random() < 0.3:
+                    lines += ["else:", *_indent(block(depth + 1, looping))]
+            elif kind == 6:
+                head = rng.choice(("while c:", "while True:"))
+                lines += [head, *_indent(block(depth + 1, True))]
+            elif kind == 7:
+                lines += ["try:", *_indent(block(depth + 1, looping))]
+                lines += ["except E:", *_indent(block(depth + 1, looping))]
+                if rng.random() < 0.4:
+                    lines += ["else:", *_indent(block(depth + 1, looping))]
+                if rng.random() < 0.4:
+                    lines += ["finally:", *_indent(block(depth + 1, False))]
+            elif kind == 8:
+                lines += ["with cm:", *_indent(block(depth + 1, looping))]
+            else:
+                lines += [
+                    "match c:",
+                    "    case 1:",
+                    *_indent(block(depth + 2, looping), 2),
+                ]
+                last = rng.choice(("case 2:", "case _:"))
+                lines += [f"    {last}", *_indent(block(depth + 2, looping), 2)]
+        return lines
+
+    body = block(1, False)
+    return "def f(m, a, c, xs, cm):\n" + "\n".join(_indent(body)) + "\n"
+
+
+def _indent(lines: list[str], levels: int = 1) -> list[str]:
+    return ["    " * levels + line for line in lines]
+
+
+@pytest.mark.parametrize("seed", range(1000))
+def test_dominance_prefilter_admits_every_pair_the_flow_orders(seed):
+    """``_may_dominate`` decides, without a flow graph, which functions ATN202
+    analyzes: it must hold for every pair the flow graph says runs first."""
+    from lint_rules.analysis.flow import FunctionFlow
+    from lint_rules.analysis.invalidation import Point, invalidation_for
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.rules import atn202_redundant_reassignment as atn202
+
+    source = _control_program(random.Random(seed))
+    model = ModuleModel(ast.parse(source))
+    (info,) = model.functions
+    stores = [
+        stmt
+        for stmt, _ in info.bindings
+        if isinstance(stmt, ast.Assign) and ast.unparse(stmt) == "m.k = a"
+    ]
+    placed: dict = {}
+    atn202._place_assignments(info.node.body, None, placed)
+    owners: dict = {}
+
+    def ancestry(stmt):
+        chain = []
+        while stmt is not None:
+            place, holder = placed[stmt]
+            owners[place] = stmt
+            chain.append(place)
+            stmt = holder
+        return tuple(reversed(chain))
+
+    flow = FunctionFlow(info.node)
+    analysis = invalidation_for(flow, model.imports)
+    for i, first in enumerate(stores):
+        for second in stores[i + 1 :]:
+            ordered = analysis.executes_before(
+                Point(flow.block_of(first), first), Point(flow.block_of(second), second)
+            )
+            if ordered:
+                assert atn202._may_dominate(
+                    ancestry(first), ancestry(second), owners
+                ), (
+                    source,
+                    first.lineno,
+                    second.lineno,
+                )
