@@ -16,29 +16,26 @@ from lint_rules.analysis.invalidation import (
     access_path,
     invalidation_for,
 )
-from lint_rules.analysis.nodes import TryStar, child_nodes
+from lint_rules.analysis.nodes import TryStar
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
 from lint_rules.rules.base import Invalid, Rule
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-# Expressions whose value is a function of the paths they read, and which
-# produce no object that could be changed in place afterwards through the target.
-_PURE_NODES = (
-    ast.Name,
-    ast.Constant,
-    ast.Attribute,
-    ast.Subscript,
-    ast.Slice,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.Compare,
-    ast.Tuple,
-    ast.Load,
-    ast.operator,
-    ast.unaryop,
-    ast.cmpop,
+# The types a pure value (see ``_value_key``) may have at its top besides an
+# ``.item()`` call.
+_PURE_TOPS = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.Attribute,
+        ast.Subscript,
+        ast.BinOp,
+        ast.UnaryOp,
+        ast.Compare,
+        ast.Tuple,
+    }
 )
 
 
@@ -259,23 +256,78 @@ def _reads_target(
     return analysis.changes(Effect(kind, target), watched)
 
 
-def _is_pure_value(node: ast.AST) -> bool:
-    """Names, attributes, constants, arithmetic, subscripts, tuples, `.item()` chains.
+def _value_key(node: ast.AST) -> Hashable | None:
+    """A key that pure values share exactly when they are equal (equal
+    ``ast.dump``), or None for a value that is not pure.
 
-    An `.item()` chain's receiver may use read-only methods (`s.max().item()`);
-    ``Invalidation.read_paths`` checks those.
+    Pure: names, attributes, constants, arithmetic, comparisons, subscripts
+    and slices, tuples, and `.item()` chains. An `.item()` chain's receiver
+    may use read-only methods (`s.max().item()`); ``Invalidation.read_paths``
+    checks those.
     """
-    if isinstance(node, ast.Call):
-        func = node.func
-        return (
-            isinstance(func, ast.Attribute)
-            and func.attr == "item"
-            and not node.args
-            and not node.keywords
-        )
-    if not isinstance(node, _PURE_NODES):
-        return False
-    return all(_is_pure_value(child) for child in child_nodes(node))
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if kind is ast.Constant:
+        return (kind, type(node.value), node.value, node.kind)  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        inner = _value_key(node.value)  # type: ignore[attr-defined]
+        return None if inner is None else (kind, inner, node.attr)  # type: ignore[attr-defined]
+    if kind is ast.Call:
+        if not _is_item_call(node):  # type: ignore[arg-type]
+            return None
+        # Any receiver: read_paths looks at it.
+        return (kind, ast.dump(node.func.value))  # type: ignore[attr-defined]
+    if kind is ast.BinOp:
+        left = _value_key(node.left)  # type: ignore[attr-defined]
+        right = _value_key(node.right)  # type: ignore[attr-defined]
+        if left is None or right is None:
+            return None
+        return (kind, left, type(node.op), right)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        inner = _value_key(node.operand)  # type: ignore[attr-defined]
+        return None if inner is None else (kind, type(node.op), inner)  # type: ignore[attr-defined]
+    if kind is ast.Subscript:
+        value = _value_key(node.value)  # type: ignore[attr-defined]
+        index = _value_key(node.slice)  # type: ignore[attr-defined]
+        if value is None or index is None:
+            return None
+        return (kind, value, index)
+    if kind is ast.Slice:
+        parts = [kind]
+        for part in (node.lower, node.upper, node.step):  # type: ignore[attr-defined]
+            if part is None:
+                parts.append(None)
+                continue
+            key = _value_key(part)
+            if key is None:
+                return None
+            parts.append((key,))  # apart from an absent part
+        return tuple(parts)
+    if kind is ast.Tuple or kind is ast.Compare:
+        parts = [kind]
+        if kind is ast.Compare:
+            parts.extend(type(op) for op in node.ops)  # type: ignore[attr-defined]
+            elements = [node.left, *node.comparators]  # type: ignore[attr-defined]
+        else:
+            elements = node.elts  # type: ignore[attr-defined]
+        for element in elements:
+            key = _value_key(element)
+            if key is None:
+                return None
+            parts.append(key)
+        return tuple(parts)
+    return None
+
+
+def _is_item_call(call: ast.Call) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "item"
+        and not call.args
+        and not call.keywords
+    )
 
 
 # Where a statement sits: for each enclosing statement list, from the
@@ -342,60 +394,60 @@ def _equal_assignments(
     Most targets are assigned once: values are compared (purity, then
     ``ast.dump``) only where a cheap key (the target's last name) repeats,
     then only where the target and the value's shape match."""
-    # Keys seen once, then twice: names and attributes apart.
-    names: set[str] = set()
-    attributes: set[str] = set()
-    repeated: list[ast.Assign] = []
-    repeated_names: set[str] = set()
-    repeated_attributes: set[str] = set()
+    # The target's last name -> its assignments, names and attributes apart;
+    # a value that is a call other than ``.item()`` is never pure.
+    names: dict[str, list[ast.Assign]] = {}
+    attributes: dict[str, list[ast.Assign]] = {}
     for stmt, _ in bindings:
         if type(stmt) is not ast.Assign:
             continue
         targets = stmt.targets  # type: ignore[attr-defined]
         if len(targets) != 1:
             continue
+        value = stmt.value  # type: ignore[attr-defined]
+        top = type(value)
+        if top not in _PURE_TOPS:
+            if top is not ast.Call or not _is_item_call(value):
+                continue
         target = targets[0]
         kind = type(target)
         if kind is ast.Name:
-            key, seen, again = target.id, names, repeated_names
+            table, key = names, target.id
         elif kind is ast.Attribute:
-            key, seen, again = target.attr, attributes, repeated_attributes
+            table, key = attributes, target.attr
         else:
             continue  # subscripts and unpacking: never a candidate
-        if key in seen:
-            again.add(key)
+        same = table.get(key)
+        if same is None:
+            table[key] = [stmt]  # type: ignore[list-item]
         else:
-            seen.add(key)
-        repeated.append(stmt)  # type: ignore[arg-type]
-    if not repeated_names and not repeated_attributes:
-        return []
-    by_key: dict[tuple[bool, str], list[ast.Assign]] = {}
-    for stmt in repeated:
-        target = stmt.targets[0]
-        if type(target) is ast.Name:
-            if target.id in repeated_names:
-                by_key.setdefault((False, target.id), []).append(stmt)
-        elif target.attr in repeated_attributes:  # type: ignore[attr-defined]
-            by_key.setdefault((True, target.attr), []).append(stmt)  # type: ignore[attr-defined]
+            same.append(stmt)  # type: ignore[arg-type]
     groups: list[list[ast.Assign]] = []
-    for statements in by_key.values():
-        if len(statements) < 2:
-            continue
-        by_shape: dict[Hashable, list[ast.Assign]] = {}
-        for stmt in statements:
-            path = access_path(stmt.targets[0])
-            if path is None or SUBSCRIPT in path:
-                continue
-            by_shape.setdefault((path, _shape(stmt.value)), []).append(stmt)
-        for similar in by_shape.values():
-            if len(similar) < 2:
-                continue
-            by_value: dict[str, list[ast.Assign]] = {}
-            for stmt in similar:
-                if _is_pure_value(stmt.value):
-                    by_value.setdefault(ast.dump(stmt.value), []).append(stmt)
-            groups.extend(equal for equal in by_value.values() if len(equal) > 1)
+    for table in (names, attributes):
+        for statements in table.values():
+            if len(statements) > 1:
+                _group_equal(statements, groups)
     return groups
+
+
+def _group_equal(statements: list[ast.Assign], groups: list[list[ast.Assign]]) -> None:
+    """Append to ``groups`` those of ``statements`` (one target key) that are
+    equal, target and pure value, in groups of two or more."""
+    by_shape: dict[Hashable, list[ast.Assign]] = {}
+    for stmt in statements:
+        path = access_path(stmt.targets[0])
+        if path is None or SUBSCRIPT in path:
+            continue
+        by_shape.setdefault((path, _shape(stmt.value)), []).append(stmt)
+    for similar in by_shape.values():
+        if len(similar) < 2:
+            continue
+        by_value: dict[Hashable, list[ast.Assign]] = {}
+        for stmt in similar:
+            key = _value_key(stmt.value)
+            if key is not None:
+                by_value.setdefault(key, []).append(stmt)
+        groups.extend(equal for equal in by_value.values() if len(equal) > 1)
 
 
 def _shape(value: ast.expr) -> Hashable:

@@ -1425,3 +1425,91 @@ def test_dominance_prefilter_admits_every_pair_the_flow_orders(seed):
                     first.lineno,
                     second.lineno,
                 )
+
+
+# ------------------------------------------------- ATN202's value keys
+
+
+_PURE_NODES = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.Tuple,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+)
+
+
+def _is_pure(node: ast.AST) -> bool:
+    """The definition ``_value_key`` implements: pure node types all the way
+    down, where an ``.item()`` call may have any receiver."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "item"
+            and not node.args
+            and not node.keywords
+        )
+    if not isinstance(node, _PURE_NODES):
+        return False
+    return all(_is_pure(child) for child in ast.iter_child_nodes(node))
+
+
+def _random_expression(rng: random.Random, depth: int = 0) -> str:
+    leaves = ("a", "b", "1", "1.0", "True", "'a'", "u'a'", "b'a'", "None", "...")
+    if depth > 3 or rng.random() < 0.3:
+        return rng.choice(leaves)
+
+    def sub() -> str:
+        return _random_expression(rng, depth + 1)
+
+    forms = (
+        lambda: f"({sub()}).x",
+        lambda: f"({sub()})[{sub()}]",
+        lambda: f"({sub()})[{rng.choice(('', sub()))}:{rng.choice(('', sub()))}]",
+        lambda: f"({sub()})[::{sub()}]",
+        lambda: f"({sub()}) {rng.choice('+-*/%')} ({sub()})",
+        lambda: f"{rng.choice('-+~')}({sub()})",
+        lambda: f"({sub()}) {rng.choice(('<', '==', 'is', 'in'))} ({sub()})",
+        lambda: f"({sub()}) < ({sub()}) <= ({sub()})",
+        lambda: f"({sub()}, {sub()})",
+        lambda: f"({sub()},)",
+        lambda: f"(*({sub()}), {sub()})",
+        lambda: f"({sub()}).item()",
+        lambda: f"({sub()}).max().item()",
+        lambda: f"f({sub()})",
+        lambda: f"[{sub()}]",
+        lambda: f"({sub()}) and ({sub()})",
+    )
+    return rng.choice(forms)()
+
+
+def test_value_keys_are_equal_exactly_when_pure_values_are():
+    from lint_rules.rules.atn202_redundant_reassignment import _value_key
+
+    rng = random.Random(202)
+    values = [ast.parse(_random_expression(rng), mode="eval").body for _ in range(1500)]
+    values += [ast.parse(text, mode="eval").body for text in ("1", "1.0", "True")]
+    pure = []
+    for value in values:
+        key = _value_key(value)
+        assert (key is not None) == _is_pure(value), ast.unparse(value)
+        if key is not None:
+            pure.append((key, ast.dump(value)))
+    assert len(pure) > 300  # the generator makes plenty of both kinds
+    by_key: dict = {}
+    by_dump: dict = {}
+    for key, dump in pure:
+        by_key.setdefault(key, set()).add(dump)
+        by_dump.setdefault(dump, set()).add(key)
+    assert all(len(dumps) == 1 for dumps in by_key.values())
+    assert all(len(keys) == 1 for keys in by_dump.values())
+    assert len(by_key) < len(pure)  # some values repeat: equality is exercised
