@@ -13,7 +13,6 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
@@ -26,6 +25,7 @@ from lint_rules.diagnostics import (
     Finding,
     Location,
 )
+from lint_rules.records import Record
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile
 
@@ -143,17 +143,26 @@ def syntax_error_finding(error: SyntaxError, text: str, filename: str) -> Findin
 # ------------------------------------------------------------------------- noqa
 
 
-@dataclass
-class NoqaDirectives:
+class NoqaDirectives(Record):
     """The suppression comments of one file, and which row each finding's noqa is on."""
 
-    # row -> codes its suppression comment names (None: a blanket one, no codes).
-    lines: dict[int, frozenset[str] | None]
-    # Rows inside a multi-line string or backslash continuation -> the row that holds
-    # their noqa comment (the string's or continuation's last row).
-    row_map: dict[int, int]
-    file_exempt: bool = False
-    file_codes: frozenset[str] = frozenset()
+    _fields = ("lines", "row_map", "file_exempt", "file_codes")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        lines: dict[int, frozenset[str] | None],
+        row_map: dict[int, int],
+        file_exempt: bool = False,
+        file_codes: frozenset[str] = frozenset(),
+    ) -> None:
+        # row -> codes its suppression comment names (None: a blanket one, no codes).
+        self.lines = lines
+        # Rows inside a multi-line string or backslash continuation -> the row
+        # that holds their noqa comment (the string's or continuation's last row).
+        self.row_map = row_map
+        self.file_exempt = file_exempt
+        self.file_codes = file_codes
 
     @classmethod
     def scan(

@@ -15,7 +15,6 @@ import importlib.util
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 
 from lint_rules import __version__
 
@@ -438,7 +437,7 @@ def _settings_for(args: argparse.Namespace) -> Any:
     if args.cache_dir:
         # On the command line a path is relative to the current directory, as in ruff.
         changes["cache_dir"] = os.path.abspath(args.cache_dir)
-    return replace(settings, **changes)
+    return settings.replace(**changes)
 
 
 def run_check(args: argparse.Namespace) -> int:

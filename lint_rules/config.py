@@ -19,9 +19,10 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+
+from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -206,8 +207,7 @@ def _normalize_to(pattern: str, root: str) -> str:
 _GLOB_CHARS = re.compile(r"[*?\[{\\]")
 
 
-@dataclass(frozen=True)
-class PathMatcher:
+class PathMatcher(Record):
     """Patterns matched against a file's absolute path and its base name (ruff's rule).
 
     Each pattern matches a path when, made absolute against the project root,
@@ -216,10 +216,20 @@ class PathMatcher:
     excludes: ``.git``, ``build``) are compared as strings, not compiled.
     """
 
-    absolute: tuple[re.Pattern[str], ...]
-    basename: tuple[re.Pattern[str], ...]
-    literal_paths: frozenset[str] = frozenset()
-    literal_names: frozenset[str] = frozenset()
+    __slots__ = ("absolute", "basename", "literal_paths", "literal_names")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        absolute: tuple[re.Pattern[str], ...],
+        basename: tuple[re.Pattern[str], ...],
+        literal_paths: frozenset[str] = frozenset(),
+        literal_names: frozenset[str] = frozenset(),
+    ) -> None:
+        self.absolute = absolute
+        self.basename = basename
+        self.literal_paths = literal_paths
+        self.literal_names = literal_names
 
     @classmethod
     def build(cls, patterns: Iterable[str], root: str) -> PathMatcher:
@@ -258,16 +268,24 @@ class PathMatcher:
 # ---------------------------------------------------------------- rule selection
 
 
-@dataclass(frozen=True)
-class RuleSelection:
+class RuleSelection(Record):
     """One layer of rule selection (the command line's, for instance).
 
     ``select`` None means "keep what earlier layers chose, then refine".
     """
 
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
+    __slots__ = ("select", "ignore", "extend_select")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] = (),
+        extend_select: tuple[str, ...] = (),
+    ) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.extend_select = extend_select
 
     def is_empty(self) -> bool:
         return self.select is None and not self.ignore and not self.extend_select
@@ -374,8 +392,7 @@ def default_codes() -> tuple[str, ...]:
 # ------------------------------------------------------------------------ settings
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Record):
     """Everything that decides what a run checks, fixes and prints.
 
     ``select``/``ignore``/``extend_select`` are the configuration file's layer
@@ -385,24 +402,71 @@ class Settings:
     ``project_root`` anchors relative patterns; empty means the current directory.
     """
 
-    select: tuple[str, ...] = (ALL_SELECTOR,)
-    ignore: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    extra_selections: tuple[RuleSelection, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
-    extend_exclude: tuple[str, ...] = ()
-    force_exclude: bool = False
-    graph_state_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS
-    cache_dir: str = DEFAULT_CACHE_DIR
-    fix: bool = False
-    # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
-    unsafe_fixes: bool | None = None
-    show_fixes: bool = False
-    output_format: str = "concise"
-    project_root: str = ""
-    config_file: str | None = None
-    registry: tuple[type[Rule], ...] | None = field(default=None, compare=False)
+    _fields = (
+        "select",
+        "ignore",
+        "extend_select",
+        "extra_selections",
+        "per_file_ignores",
+        "exclude",
+        "extend_exclude",
+        "force_exclude",
+        "graph_state_methods",
+        "cache_dir",
+        "fix",
+        "unsafe_fixes",
+        "show_fixes",
+        "output_format",
+        "project_root",
+        "config_file",
+        "registry",
+    )
+    _compared = _fields[:-1]
+
+    def __init__(
+        self,
+        select: tuple[str, ...] = (ALL_SELECTOR,),
+        ignore: tuple[str, ...] = (),
+        extend_select: tuple[str, ...] = (),
+        extra_selections: tuple[RuleSelection, ...] = (),
+        per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = (),
+        exclude: tuple[str, ...] = DEFAULT_EXCLUDES,
+        extend_exclude: tuple[str, ...] = (),
+        force_exclude: bool = False,
+        graph_state_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
+        cache_dir: str = DEFAULT_CACHE_DIR,
+        fix: bool = False,
+        # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
+        unsafe_fixes: bool | None = None,
+        show_fixes: bool = False,
+        output_format: str = "concise",
+        project_root: str = "",
+        config_file: str | None = None,
+        registry: tuple[type[Rule], ...] | None = None,
+    ) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.extend_select = extend_select
+        self.extra_selections = extra_selections
+        self.per_file_ignores = per_file_ignores
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.force_exclude = force_exclude
+        self.graph_state_methods = graph_state_methods
+        self.cache_dir = cache_dir
+        self.fix = fix
+        self.unsafe_fixes = unsafe_fixes
+        self.show_fixes = show_fixes
+        self.output_format = output_format
+        self.project_root = project_root
+        self.config_file = config_file
+        self.registry = registry
+
+    def replace(self, **changes: Any) -> Settings:
+        """These settings with the fields named in ``changes`` changed."""
+        values = {name: getattr(self, name) for name in self._fields}
+        values.update(changes)
+        return Settings(**values)
 
     # ---------------------------------------------------------------- rules
 
@@ -488,7 +552,7 @@ class Settings:
         """These settings with one more layer of rule selection on top."""
         if selection.is_empty():
             return self
-        return replace(self, extra_selections=self.extra_selections + (selection,))
+        return self.replace(extra_selections=self.extra_selections + (selection,))
 
 
 # ------------------------------------------------------------------------- loading

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from lint_rules.records import Record
 
 
 class Applicability(str, enum.Enum):
@@ -16,13 +17,16 @@ class Applicability(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(Record):
     """Replace the text in ``[start, end)`` (character offsets) with ``content``."""
 
-    start: int
-    end: int
-    content: str = ""
+    __slots__ = ("start", "end", "content")
+    _fields = __slots__
+
+    def __init__(self, start: int, end: int, content: str = "") -> None:
+        self.start = start
+        self.end = end
+        self.content = content
 
     def overlaps(self, other: Edit) -> bool:
         if self.start == self.end == other.start == other.end:
@@ -30,8 +34,7 @@ class Edit:
         return self.start < other.end and other.start < self.end
 
 
-@dataclass(frozen=True, slots=True)
-class Fix:
+class Fix(Record):
     """Edits that are applied together or not at all.
 
     Fixes with the same ``isolation`` key are never applied in the same fixer
@@ -40,10 +43,21 @@ class Fix:
     them and finds the other again on the next pass.
     """
 
-    edits: tuple[Edit, ...]
-    applicability: Applicability
-    message: str
-    isolation: int | None = field(default=None, compare=False)
+    __slots__ = ("edits", "applicability", "message", "isolation")
+    _fields = __slots__
+    _compared = ("edits", "applicability", "message")
+
+    def __init__(
+        self,
+        edits: tuple[Edit, ...],
+        applicability: Applicability,
+        message: str,
+        isolation: int | None = None,
+    ) -> None:
+        self.edits = edits
+        self.applicability = applicability
+        self.message = message
+        self.isolation = isolation
 
     @property
     def start(self) -> int:
@@ -53,30 +67,59 @@ class Fix:
         return self.applicability is Applicability.SAFE or unsafe_fixes
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Record):
     """A 1-based row and a 1-based column, counted in characters."""
 
-    row: int
-    column: int
+    __slots__ = ("row", "column")
+    _fields = __slots__
+
+    def __init__(self, row: int, column: int) -> None:
+        self.row = row
+        self.column = column
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Record):
     """One diagnostic in one file."""
 
-    code: str
-    name: str
-    message: str
-    location: Location
-    end_location: Location
-    fix: Fix | None = None
-    filename: str = ""
-    # Offset of the finding's start in the file text, for noqa lookup and sorting.
-    offset: int = field(default=0, compare=False)
-    # The row whose noqa comment applies (set by the checker; None for
-    # findings that cannot be suppressed, such as syntax errors).
-    noqa_row: int | None = field(default=None, compare=False)
+    __slots__ = (
+        "code",
+        "name",
+        "message",
+        "location",
+        "end_location",
+        "fix",
+        "filename",
+        "offset",
+        "noqa_row",
+    )
+    _fields = __slots__
+    _compared = __slots__[:7]
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        message: str,
+        location: Location,
+        end_location: Location,
+        fix: Fix | None = None,
+        filename: str = "",
+        offset: int = 0,
+        noqa_row: int | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.message = message
+        self.location = location
+        self.end_location = end_location
+        self.fix = fix
+        self.filename = filename
+        # Offset of the finding's start in the file text, for noqa lookup and sorting.
+        self.offset = offset
+        # The row whose noqa comment applies (set by the checker; None for
+        # findings that cannot be suppressed, such as syntax errors).
+        self.noqa_row = noqa_row
 
     @property
     def fixable(self) -> bool:

@@ -12,7 +12,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from lint_rules import __version__
 from lint_rules.diagnostics import (
@@ -24,6 +23,7 @@ from lint_rules.diagnostics import (
     Finding,
     Fix,
 )
+from lint_rules.records import Record
 from lint_rules.source import Locator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -38,8 +38,7 @@ _PSEUDO_RULES = {
 }
 
 
-@dataclass
-class Run:
+class Run(Record):
     """What the emitters need to know about one run.
 
     ``sources`` maps a finding's filename to the text its positions refer to
@@ -49,13 +48,34 @@ class Run:
     ``fix_mode`` is "check", "fix" or "diff".
     """
 
-    findings: list[Finding]
-    sources: Mapping[str, str] = field(default_factory=dict)
-    fixed: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    unsafe_fixes: bool | None = None
-    fix_mode: str = "check"
-    rules: Mapping[str, type[Rule]] = field(default_factory=dict)
-    cwd: str = field(default_factory=os.getcwd)
+    _fields = (
+        "findings",
+        "sources",
+        "fixed",
+        "unsafe_fixes",
+        "fix_mode",
+        "rules",
+        "cwd",
+    )
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        findings: list[Finding],
+        sources: Mapping[str, str] | None = None,
+        fixed: Mapping[str, Mapping[str, int]] | None = None,
+        unsafe_fixes: bool | None = None,
+        fix_mode: str = "check",
+        rules: Mapping[str, type[Rule]] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.findings = findings
+        self.sources: Mapping[str, str] = {} if sources is None else sources
+        self.fixed: Mapping[str, Mapping[str, int]] = {} if fixed is None else fixed
+        self.unsafe_fixes = unsafe_fixes
+        self.fix_mode = fix_mode
+        self.rules: Mapping[str, type[Rule]] = {} if rules is None else rules
+        self.cwd = os.getcwd() if cwd is None else cwd
 
     @property
     def fixed_total(self) -> int:
@@ -460,12 +480,15 @@ def write_findings(run: Run, output_format: str, stream: IO[str]) -> None:
 # ------------------------------------------------------------------ summaries
 
 
-@dataclass
-class FixableCounts:
+class FixableCounts(Record):
     """Remaining findings whose fix ``--fix`` would apply, and unsafe ones it would not."""
 
-    applicable: int = 0
-    hidden_unsafe: int = 0
+    _fields = ("applicable", "hidden_unsafe")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, applicable: int = 0, hidden_unsafe: int = 0) -> None:
+        self.applicable = applicable
+        self.hidden_unsafe = hidden_unsafe
 
     @classmethod
     def of(
@@ -553,12 +576,15 @@ def fixed_lines(run: Run) -> list[str]:
 # ----------------------------------------------------------------- statistics
 
 
-@dataclass
-class Statistic:
-    code: str
-    name: str
-    count: int
-    fixable_count: int
+class Statistic(Record):
+    _fields = ("code", "name", "count", "fixable_count")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, code: str, name: str, count: int, fixable_count: int) -> None:
+        self.code = code
+        self.name = name
+        self.count = count
+        self.fixable_count = fixable_count
 
     @property
     def fixable(self) -> bool:

@@ -16,9 +16,9 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from lint_rules.cache import Cache, FindingData, finding_from_data, finding_to_data
+from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -42,27 +42,53 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-@dataclass
-class FileOutcome:
+class FileOutcome(Record):
     """What checking (and maybe fixing) one file produced.
 
     ``text`` is set in fix and diff mode (the text the findings refer to);
     ``new_bytes`` is what a fix run should write; ``warnings`` and ``errors``
-    are one-line messages for the user.
+    are one-line messages for the user. ``read_stat`` is the (size, mtime_ns)
+    of the bytes that were read, when the file did not change while it was
+    read: what a cache entry of these findings is keyed by.
     """
 
-    filename: str
-    findings: list[Finding] = field(default_factory=list)
-    text: str | None = None
-    fixed: dict[str, int] = field(default_factory=dict)
-    diff: str = ""
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    new_bytes: bytes | None = None
-    cached: bool = False
-    # (size, mtime_ns) of the bytes that were read, when the file did not
-    # change while it was read; what a cache entry of these findings is keyed by.
-    read_stat: tuple[int, int] | None = None
+    _fields = (
+        "filename",
+        "findings",
+        "text",
+        "fixed",
+        "diff",
+        "errors",
+        "warnings",
+        "new_bytes",
+        "cached",
+        "read_stat",
+    )
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        filename: str,
+        findings: list[Finding] | None = None,
+        text: str | None = None,
+        fixed: dict[str, int] | None = None,
+        diff: str = "",
+        errors: list[str] | None = None,
+        warnings: list[str] | None = None,
+        new_bytes: bytes | None = None,
+        cached: bool = False,
+        read_stat: tuple[int, int] | None = None,
+    ) -> None:
+        self.filename = filename
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.text = text
+        self.fixed: dict[str, int] = {} if fixed is None else fixed
+        self.diff = diff
+        self.errors: list[str] = [] if errors is None else errors
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.new_bytes = new_bytes
+        self.cached = cached
+        self.read_stat = read_stat
 
 
 def _unified_diff(old: str, new: str, name: str) -> str:

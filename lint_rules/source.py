@@ -13,8 +13,9 @@ import codecs
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import accumulate
+
+from lint_rules.records import Record
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
@@ -51,13 +52,17 @@ def detect_encoding(data: bytes) -> tuple[str, bool]:
     return "utf-8", bom
 
 
-@dataclass(slots=True)
-class SourceFile:
+class SourceFile(Record):
     """The decoded text of a file and how to encode it back byte for byte."""
 
-    text: str
-    encoding: str = "utf-8"
-    bom: bool = False
+    __slots__ = ("text", "encoding", "bom")
+    _fields = __slots__
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, text: str, encoding: str = "utf-8", bom: bool = False) -> None:
+        self.text = text
+        self.encoding = encoding
+        self.bom = bom
 
     @classmethod
     def from_bytes(cls, data: bytes) -> SourceFile:

@@ -500,7 +500,7 @@ def test_console_script_and_check_path_imports(tmp_path: Path) -> None:
         check=True,
     )
     added = set(modules) - set(eval(started.stdout))
-    assert not added & {"typing", "logging", "traceback"}
+    assert not added & {"typing", "logging", "traceback", "dataclasses", "inspect"}
 
 
 def test_python_dash_m(tmp_path: Path) -> None:

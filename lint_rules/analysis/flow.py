@@ -20,10 +20,10 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 from lint_rules.analysis.nodes import LEAVES, NODE_FIELDS, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -36,61 +36,108 @@ class Kind(enum.Enum):
     DEL = "del"
 
 
-@dataclass(eq=False, slots=True)
 class Event:
-    """One occurrence of a local name."""
+    """One occurrence of a local name: ``node`` is the Name node (or the
+    statement, argument or handler binding it); ``order`` its position in the
+    function's evaluation order (source order); ``augmented`` marks the load
+    or store half of ``name op= value``."""
 
-    name: str
-    kind: Kind
-    node: ast.AST  # the Name node (or the statement/arg/handler binding it)
-    block: Block
-    order: int  # position in the function's evaluation order (source order)
-    conditional: bool = False
-    nested: bool = False
-    augmented: bool = False  # the load or store half of ``name op= value``
+    __slots__ = (
+        "name",
+        "kind",
+        "node",
+        "block",
+        "order",
+        "conditional",
+        "nested",
+        "augmented",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: Kind,
+        node: ast.AST,
+        block: Block,
+        order: int,
+        conditional: bool = False,
+        nested: bool = False,
+        augmented: bool = False,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.node = node
+        self.block = block
+        self.order = order
+        self.conditional = conditional
+        self.nested = nested
+        self.augmented = augmented
 
     def __repr__(self) -> str:
         row = getattr(self.node, "lineno", "?")
         return f"<{self.kind.value} {self.name} @{row}>"
 
 
-@dataclass(eq=False, slots=True)
 class Block:
-    """A node of the control-flow graph."""
+    """A node of the control-flow graph. ``stmt`` is None for the synthetic
+    entry and exit; ``role`` is one of "entry", "exit", "stmt", "test",
+    "iter", "next", "target", "items", "handler", "finally", "case"."""
 
-    index: int
-    stmt: ast.stmt | None  # None for the synthetic entry and exit
-    role: str  # "entry", "exit", "stmt", "test", "iter", "next", "target", "items", "handler", "finally", "case"
-    events: list[Event] = field(default_factory=list)
-    succs: list[Block] = field(default_factory=list)
-    preds: list[Block] = field(default_factory=list)
+    __slots__ = ("index", "stmt", "role", "events", "succs", "preds")
+
+    def __init__(self, index: int, stmt: ast.stmt | None, role: str) -> None:
+        self.index = index
+        self.stmt = stmt
+        self.role = role
+        self.events: list[Event] = []
+        self.succs: list[Block] = []
+        self.preds: list[Block] = []
 
     def __repr__(self) -> str:
         row = getattr(self.stmt, "lineno", "-")
         return f"<Block {self.index} {self.role} @{row}>"
 
 
-@dataclass(frozen=True, slots=True)
-class FinallyClause:
+class FinallyClause(Record):
     """The blocks of a ``finally`` clause, for path questions that care how it
     was entered: only from ``normal_preds`` may execution go on after its
     ``ends``; entered by a raise (or a return, break or continue) it goes on
     to the exit."""
 
-    entry: Block
-    normal_preds: frozenset[Block]
-    ends: tuple[Block, ...]
+    __slots__ = ("entry", "normal_preds", "ends")
+    _fields = __slots__
+
+    def __init__(
+        self, entry: Block, normal_preds: frozenset[Block], ends: tuple[Block, ...]
+    ) -> None:
+        self.entry = entry
+        self.normal_preds = normal_preds
+        self.ends = ends
 
 
-@dataclass(eq=False, slots=True)
-class StmtInfo:
-    """Where a statement sits: its block list, index in it, enclosing statement."""
+class StmtInfo(Record):
+    """Where a statement sits: its block list, index in it, the enclosing
+    compound statement within the function (``parent``), and its own block
+    (its header block if compound)."""
 
-    stmt: ast.stmt
-    body: list[ast.stmt]
-    index: int
-    parent: ast.stmt | None  # the enclosing compound statement within the function
-    block: Block  # the statement's own block (its header block if compound)
+    __slots__ = ("stmt", "body", "index", "parent", "block")
+    _fields = __slots__
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def __init__(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        index: int,
+        parent: ast.stmt | None,
+        block: Block,
+    ) -> None:
+        self.stmt = stmt
+        self.body = body
+        self.index = index
+        self.parent = parent
+        self.block = block
 
 
 _DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})

@@ -42,12 +42,12 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Container, Iterable, Iterator
-from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.records import Record
 
 Path = tuple[str, ...]
 SUBSCRIPT = "[]"
@@ -151,21 +151,30 @@ class EffectKind(enum.Enum):
     BARRIER = "barrier"
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
-    """Something evaluated code does that may change what a later read sees."""
+class Effect(Record):
+    """Something evaluated code does that may change what a later read sees,
+    at ``node``."""
 
-    kind: EffectKind
-    path: Path = ()
-    node: ast.AST | None = None  # where it happens
+    __slots__ = ("kind", "path", "node")
+    _fields = __slots__
+
+    def __init__(
+        self, kind: EffectKind, path: Path = (), node: ast.AST | None = None
+    ) -> None:
+        self.kind = kind
+        self.path = path
+        self.node = node
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
+class Point(Record):
     """A point in a function: just before or just after evaluating ``node`` in ``block``."""
 
-    block: Block
-    node: ast.AST
+    __slots__ = ("block", "node")
+    _fields = __slots__
+
+    def __init__(self, block: Block, node: ast.AST) -> None:
+        self.block = block
+        self.node = node
 
 
 def access_path(expr: ast.AST) -> Path | None:
@@ -790,14 +799,25 @@ class Invalidation:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Watched:
-    """Paths being read, with every path they may alias."""
+class Watched(Record):
+    """Paths being read, with every path they may alias; ``shared``: some
+    path is reachable by code outside this function; ``within``: the blocks
+    whose aliases count."""
 
-    roots: frozenset[str]
-    expanded: frozenset[Path]
-    shared: bool  # some path is reachable by code outside this function
-    within: frozenset[int] | None = None  # blocks whose aliases count
+    __slots__ = ("roots", "expanded", "shared", "within")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        roots: frozenset[str],
+        expanded: frozenset[Path],
+        shared: bool,
+        within: frozenset[int] | None = None,
+    ) -> None:
+        self.roots = roots
+        self.expanded = expanded
+        self.shared = shared
+        self.within = within
 
 
 class _BlockWalk:

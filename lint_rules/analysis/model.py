@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar
 from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
+from lint_rules.records import Record
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -21,17 +21,26 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 BindingStatement = ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionInfo:
+class FunctionInfo(Record):
     """A function definition, the class it is a method of (if any), and the
     binding statements of its own code (nested blocks included, nested scopes
     not) in source order, each with whether it sits in a loop body."""
 
-    node: FunctionNode
-    cls: ast.ClassDef | None
-    bindings: list[tuple[BindingStatement, bool]] = field(
-        default_factory=list, compare=False
-    )
+    __slots__ = ("node", "cls", "bindings")
+    _fields = __slots__
+    _compared = ("node", "cls")
+
+    def __init__(
+        self,
+        node: FunctionNode,
+        cls: ast.ClassDef | None,
+        bindings: list[tuple[BindingStatement, bool]] | None = None,
+    ) -> None:
+        self.node = node
+        self.cls = cls
+        self.bindings: list[tuple[BindingStatement, bool]] = (
+            [] if bindings is None else bindings
+        )
 
 
 class ModuleModel:

@@ -32,11 +32,11 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Container, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.records import Record
 
 
 class Effect(enum.Enum):
@@ -229,13 +229,18 @@ _UNINITIALIZED_FUNCTIONS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+class Use(Record):
     """The first effective use of a name on some path."""
 
-    event: Event
-    effect: Effect
-    detail: Detail = Detail.NONE
+    __slots__ = ("event", "effect", "detail")
+    _fields = __slots__
+
+    def __init__(
+        self, event: Event, effect: Effect, detail: Detail = Detail.NONE
+    ) -> None:
+        self.event = event
+        self.effect = effect
+        self.detail = detail
 
     @property
     def row(self) -> int:
@@ -281,17 +286,32 @@ EMPTY_COUNTERPART = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Allocation:
-    """A call that allocates a fresh tensor: zero-filled or uninitialized."""
+class Allocation(Record):
+    """A call that allocates a fresh tensor: zero-filled or uninitialized.
 
-    call: ast.Call
-    function: str  # "zeros", "zeros_like", "new_zeros", "full", ..., "empty", ...
-    method: bool  # called as a tensor method (``x.new_zeros(...)``)
-    fill: ast.expr | ast.keyword | None = None  # the zero fill argument of ``full``
-    # ``torch.full`` infers its dtype from the fill when none is given
-    # (``0`` -> int64, ``False`` -> bool); ``torch.empty`` would not.
-    inferred_dtype: str | None = None
+    ``function`` is "zeros", "zeros_like", "new_zeros", "full", ..., "empty",
+    ...; ``method`` tells a tensor method (``x.new_zeros(...)``); ``fill`` is
+    the zero fill argument of ``full``. ``torch.full`` infers its dtype from
+    the fill when none is given (``0`` -> int64, ``False`` -> bool), and
+    ``torch.empty`` would not: ``inferred_dtype`` is that dtype.
+    """
+
+    __slots__ = ("call", "function", "method", "fill", "inferred_dtype")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        call: ast.Call,
+        function: str,
+        method: bool,
+        fill: ast.expr | ast.keyword | None = None,
+        inferred_dtype: str | None = None,
+    ) -> None:
+        self.call = call
+        self.function = function
+        self.method = method
+        self.fill = fill
+        self.inferred_dtype = inferred_dtype
 
     @property
     def zero_filled(self) -> bool:
@@ -423,12 +443,20 @@ def literal_zero(node: ast.expr) -> str | None:
 # --------------------------------------------------------------------------- effects
 
 
-@dataclass(frozen=True, slots=True)
-class LocalFacts:
-    """What the enclosing function tells about names used around a tensor."""
+class LocalFacts(Record):
+    """What the enclosing function tells about names used around a tensor:
+    the names it binds, and those holding an int or a slice."""
 
-    bound: Container[str] = frozenset()  # names the function binds
-    basic_indices: Container[str] = frozenset()  # names holding an int or a slice
+    __slots__ = ("bound", "basic_indices")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        bound: Container[str] = frozenset(),
+        basic_indices: Container[str] = frozenset(),
+    ) -> None:
+        self.bound = bound
+        self.basic_indices = basic_indices
 
 
 NO_FACTS = LocalFacts()
@@ -867,14 +895,23 @@ def bound_local(stmt: ast.stmt) -> ast.Name | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class LocalAllocation:
+class LocalAllocation(Record):
     """``name = <allocation>`` in a function, with the event binding the name."""
 
-    stmt: ast.Assign | ast.AnnAssign
-    target: ast.Name
-    allocation: Allocation
-    binding: Event
+    __slots__ = ("stmt", "target", "allocation", "binding")
+    _fields = __slots__
+
+    def __init__(
+        self,
+        stmt: ast.Assign | ast.AnnAssign,
+        target: ast.Name,
+        allocation: Allocation,
+        binding: Event,
+    ) -> None:
+        self.stmt = stmt
+        self.target = target
+        self.allocation = allocation
+        self.binding = binding
 
 
 def own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -6,7 +6,6 @@ import ast
 import bisect
 import fnmatch
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import FunctionNode, ModuleModel
@@ -22,6 +21,7 @@ from lint_rules.analysis.tensor_effects import (
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding
+from lint_rules.records import Record
 from lint_rules.rules.atn101_zeros_overwritten import EmptyRewriter
 from lint_rules.rules.base import Invalid, Rule
 
@@ -35,13 +35,18 @@ _CONFIRM = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Buffer:
-    """A zero-filled allocation stored into persistent state."""
+class Buffer(Record):
+    """A zero-filled allocation stored into persistent state: ``attribute``
+    is ``x`` of ``self.x``, ``key`` _WHOLE, _UNNAMED, or the constant key or
+    index under ``self.x``."""
 
-    attribute: str  # ``x`` of ``self.x``
-    key: object  # _WHOLE, _UNNAMED, or the constant key/index under ``self.x``
-    allocation: Allocation
+    __slots__ = ("attribute", "key", "allocation")
+    _fields = __slots__
+
+    def __init__(self, attribute: str, key: object, allocation: Allocation) -> None:
+        self.attribute = attribute
+        self.key = key
+        self.allocation = allocation
 
     @property
     def display(self) -> str:
@@ -55,14 +60,19 @@ class Buffer:
         return f"self.{self.attribute}[{self.key!r}]"
 
 
-@dataclass(frozen=True, slots=True)
-class BufferUse:
+class BufferUse(Record):
     """A use of a buffer in some method of the class, and what it does."""
 
-    node: ast.AST
-    method: FunctionNode
-    effect: Effect
-    detail: Detail
+    __slots__ = ("node", "method", "effect", "detail")
+    _fields = __slots__
+
+    def __init__(
+        self, node: ast.AST, method: FunctionNode, effect: Effect, detail: Detail
+    ) -> None:
+        self.node = node
+        self.method = method
+        self.effect = effect
+        self.detail = detail
 
     @property
     def is_write(self) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -14,17 +15,20 @@ if TYPE_CHECKING:
     from lint_rules.diagnostics import Finding
 
 
-@dataclass(frozen=True)
-class Invalid:
+class Invalid(Record):
     """Source the rule must flag ``count`` times.
 
     ``fixed`` is the text after ``check --fix --unsafe-fixes`` on the example
     (None when the rule offers no fix for it). The generic test runs them all.
     """
 
-    source: str
-    fixed: str | None = None
-    count: int = 1
+    __slots__ = ("source", "fixed", "count")
+    _fields = __slots__
+
+    def __init__(self, source: str, fixed: str | None = None, count: int = 1) -> None:
+        self.source = source
+        self.fixed = fixed
+        self.count = count
 
 
 class Rule:
