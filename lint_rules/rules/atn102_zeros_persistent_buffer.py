@@ -412,40 +412,47 @@ class _ClassUses:
 
     def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
         """The first use of ``buffer`` in source order, outside ``exclude``,
-        that reads or writes its memory."""
+        that reads or writes its memory. Methods are disjoint and in source
+        order: those after the one holding it are not looked into."""
         if buffer.key is _UNNAMED:
             return None
-        found = [
-            (method, self._uses_in(method, receiver, text, offset))
-            for method, receiver, text, offset in self._methods
-            if method is not exclude
-        ]
-        uses: list[BufferUse] = []
-        for method, (by_attribute, _, parents) in found:
-            for node in by_attribute.get(buffer.attribute, ()):
-                if not isinstance(node.ctx, ast.Load):
-                    uses.append(
-                        BufferUse(
-                            node, method, _store_effect(node, parents), Detail.NONE
-                        )
-                    )
-                elif buffer.key is _WHOLE:
-                    uses.append(self._use(node, method, parents))
-                else:
-                    slot = parents.get(node)
-                    if isinstance(slot, ast.Subscript) and slot.value is node:
-                        if _constant_key(slot.slice) == buffer.key:
-                            uses.append(self._use(slot, method, parents))
-        if buffer.key is not _WHOLE:
-            for method, (_, aliased, parents) in found:
-                for subscript in aliased.get(buffer.attribute, ()):
-                    if _constant_key(subscript.slice) == buffer.key:
-                        uses.append(self._use(subscript, method, parents))
-        uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
         # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
         # neither reads nor writes the buffer's memory.
         skipped = (Effect.TRANSPARENT, Effect.REBIND)
-        return next((use for use in uses if use.effect not in skipped), None)
+        for method, receiver, text, offset in self._methods:
+            if method is exclude:
+                continue
+            found = self._uses_in(method, receiver, text, offset)
+            uses = self._method_uses(buffer, method, found)
+            uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
+            for use in uses:
+                if use.effect not in skipped:
+                    return use
+        return None
+
+    def _method_uses(
+        self, buffer: Buffer, method: FunctionNode, found: _Uses
+    ) -> list[BufferUse]:
+        """The uses of ``buffer`` in ``method`` (whose nodes are ``found``)."""
+        by_attribute, aliased, parents = found
+        uses: list[BufferUse] = []
+        for node in by_attribute.get(buffer.attribute, ()):
+            if not isinstance(node.ctx, ast.Load):
+                uses.append(
+                    BufferUse(node, method, _store_effect(node, parents), Detail.NONE)
+                )
+            elif buffer.key is _WHOLE:
+                uses.append(self._use(node, method, parents))
+            else:
+                slot = parents.get(node)
+                if isinstance(slot, ast.Subscript) and slot.value is node:
+                    if _constant_key(slot.slice) == buffer.key:
+                        uses.append(self._use(slot, method, parents))
+        if buffer.key is not _WHOLE:
+            for subscript in aliased.get(buffer.attribute, ()):
+                if _constant_key(subscript.slice) == buffer.key:
+                    uses.append(self._use(subscript, method, parents))
+        return uses
 
     def _use(
         self, expr: ast.AST, method: FunctionNode, parents: dict[ast.AST, ast.AST]

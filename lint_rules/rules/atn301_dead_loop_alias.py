@@ -223,13 +223,17 @@ class DeadLoopAlias(Rule):
         at = analysis.point(use)
         if reads is None or at is None:
             return True
+        effects = [
+            effect
+            for effect in analysis.effects_between(after, at)
+            if effect.kind is not EffectKind.ANY_CODE
+        ]
+        if not effects:
+            return False  # nothing to follow aliases for
         watched = analysis.watch(reads, before=at.block)
         if watched is None:
             return True
-        return any(
-            effect.kind is not EffectKind.ANY_CODE and analysis.changes(effect, watched)
-            for effect in analysis.effects_between(after, at)
-        )
+        return any(analysis.changes(effect, watched) for effect in effects)
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
         has_str = any(

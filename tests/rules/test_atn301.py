@@ -278,3 +278,26 @@ def test_noqa_suppresses():
             print(j)
     """
     assert codes(source) == []
+
+
+def _tangled(between: str) -> str:
+    """A loop alias of tensor arithmetic, used once, in a function whose
+    aliasing is too tangled to follow (``acc`` holds 70 other objects)."""
+    params = ", ".join(f"p{i}" for i in range(70))
+    stores = "".join(f"    acc.part{i} = p{i}\n" for i in range(70))
+    return (
+        f"def f(xs, ys, {params}):\n    acc = xs[0]\n{stores}"
+        f"    for y in ys:\n        d = acc - y\n{between}        print(d)\n"
+    )
+
+
+def test_tangled_aliasing_does_not_matter_when_nothing_runs_between():
+    # Between the alias and its use nothing stores or writes: which objects
+    # `acc` may share does not matter.
+    assert codes(_tangled("")) == [(74, "ATN301")]
+    assert codes(_tangled('        log("step")\n')) == [(74, "ATN301")]  # unknown code
+
+
+def test_tangled_aliasing_counts_when_something_writes_between():
+    assert codes(_tangled("        ys.clear()\n")) == []
+    assert codes(_tangled("        acc.add_(y)\n")) == []
