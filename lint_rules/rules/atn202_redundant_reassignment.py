@@ -407,8 +407,11 @@ def _equal_assignments(
         value = stmt.value  # type: ignore[attr-defined]
         top = type(value)
         if top not in _PURE_TOPS:
-            if top is not ast.Call or not _is_item_call(value):
+            if top is not ast.Call:
                 continue
+            func = value.func
+            if type(func) is not ast.Attribute or func.attr != "item":
+                continue  # (the arguments are looked at with the value)
         target = targets[0]
         kind = type(target)
         if kind is ast.Name:
