@@ -15,6 +15,7 @@ from lint_rules.analysis.invalidation import (
     Point,
     access_path,
     invalidation_for,
+    paths_conflict,
 )
 from lint_rules.analysis.nodes import TryStar
 from lint_rules.context import Context
@@ -126,6 +127,9 @@ class RedundantReassignment(Rule):
         # The first is in an `if` whose `else` may loop forever, not leave.
         "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n"
         "        while c:\n            pass\n    m.k = a\n",
+        # The first is in a `try` body, the second in its handler.
+        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n"
+        "        m.k = a\n",
         # The first is in a loop over an iterable that may be empty.
         "def f(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
     )
@@ -249,6 +253,13 @@ def _reads_target(
 ) -> bool:
     """Whether storing to the target changes what the value, read at ``at``,
     reads (``x = x + 1``; ``m.k = n.k`` after ``n = m``)."""
+    # Reading the target itself, or a path inside or around it, is such a
+    # read whatever the aliases: no need to follow them.
+    if len(target) == 1:
+        if any(path[0] == target[0] for path in reads):
+            return True
+    elif any(paths_conflict(target, path) for path in reads):
+        return True
     watched = analysis.watch(reads, before=at.block)
     if watched is None:
         return True
@@ -510,7 +521,10 @@ def _may_dominate(
             owner = owners[first[level - 1]]
             if type(owner) is ast.For or type(owner) is ast.AsyncFor:
                 return nonempty_literal(owner.iter)
-            return isinstance(owner, (ast.Try, TryStar, ast.While))
+            if type(owner) is ast.Try or type(owner) is TryStar:
+                # Handlers and ``finally`` are entered from the ``try`` itself.
+                return place1[0] == id(owner.body) and place2[0] == id(owner.orelse)
+            return type(owner) is ast.While
         if place1[1] > place2[1]:
             return False
         if place1[1] < place2[1]:
