@@ -147,17 +147,26 @@ def _scan(
             _scan(stmt.body, cls, own, True, functions, imports)  # type: ignore[attr-defined]
             if stmt.orelse:  # type: ignore[attr-defined]
                 _scan(stmt.orelse, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
-        else:
-            for field_name in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, field_name, None)
+        elif role == _IF:
+            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+            if stmt.orelse:  # type: ignore[attr-defined]
+                _scan(stmt.orelse, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+        elif role == _WITH:
+            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+        elif role == _TRY:
+            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                _scan(handler.body, cls, own, in_loop, functions, imports)
+            for block in (stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
                 if block:
                     _scan(block, cls, own, in_loop, functions, imports)
-            for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
-                _scan(part.body, cls, own, in_loop, functions, imports)
+        else:  # match
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _scan(case.body, cls, own, in_loop, functions, imports)
 
 
 # What the scan does with each kind of statement (it skips the others).
-_BINDING, _IMPORT, _FUNCTION, _CLASS, _LOOP, _BLOCK = range(6)
+_BINDING, _IMPORT, _FUNCTION, _CLASS, _LOOP, _IF, _WITH, _TRY, _MATCH = range(9)
 _ROLES: dict[type, int] = {
     ast.Assign: _BINDING,
     ast.AnnAssign: _BINDING,
@@ -170,10 +179,10 @@ _ROLES: dict[type, int] = {
     ast.For: _LOOP,
     ast.AsyncFor: _LOOP,
     ast.While: _LOOP,
-    ast.If: _BLOCK,
-    ast.With: _BLOCK,
-    ast.AsyncWith: _BLOCK,
-    ast.Try: _BLOCK,
-    TryStar: _BLOCK,
-    ast.Match: _BLOCK,
+    ast.If: _IF,
+    ast.With: _WITH,
+    ast.AsyncWith: _WITH,
+    ast.Try: _TRY,
+    TryStar: _TRY,
+    ast.Match: _MATCH,
 }

@@ -1,0 +1,85 @@
+"""ModuleModel's one walk over the statements: every function, its binding
+statements, and the imports, against a plain walk of the whole tree."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from lint_rules.analysis.model import ModuleModel
+from tests.fuzzing import valid_program
+from tests.test_nodes import EVERY_FORM
+
+_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _expected_bindings(function: ast.AST) -> list[tuple[ast.stmt, bool]]:
+    """The function's own binding statements in source order, each with
+    whether a loop body (not a loop's else) holds it."""
+    found: list[tuple[ast.stmt, bool]] = []
+
+    def visit(statements: list[ast.stmt], in_loop: bool) -> None:
+        for stmt in statements:
+            if isinstance(stmt, _BINDINGS):
+                found.append((stmt, in_loop))
+            if isinstance(stmt, _SCOPES):
+                continue
+            for name, value in ast.iter_fields(stmt):
+                if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for item in value:
+                        if isinstance(item, ast.stmt):
+                            looping = in_loop or (
+                                isinstance(stmt, _LOOPS) and name == "body"
+                            )
+                            visit([item], looping)
+                        else:  # an except handler or a match case
+                            visit(item.body, in_loop)
+
+    visit(function.body, False)  # type: ignore[attr-defined]
+    return found
+
+
+def assert_model_agrees(source: str) -> None:
+    tree = ast.parse(source)
+    model = ModuleModel(tree)
+    functions = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    functions.sort(key=lambda node: (node.lineno, node.col_offset))
+    assert [info.node for info in model.functions] == functions
+    for info in model.functions:
+        assert info.bindings == _expected_bindings(info.node), info.node.name
+        rows = [(stmt.lineno, stmt.col_offset) for stmt, _ in info.bindings]
+        assert rows == sorted(rows)  # source order
+    imports = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
+    assert sorted(map(id, model._scan[1])) == sorted(map(id, imports))
+
+
+def test_every_form():
+    assert_model_agrees(EVERY_FORM)
+
+
+def test_try_parts_in_source_order():
+    assert_model_agrees(
+        "def f(a):\n"
+        "    try:\n        x = a\n"
+        "    except ValueError:\n        y = a\n"
+        "    else:\n        z = a\n"
+        "    finally:\n        w = a\n"
+        "    for i in a:\n        u = i\n    else:\n        v = a\n"
+        "    match a:\n        case 1:\n            t = a\n"
+    )
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_random_valid_programs(seed):
+    assert_model_agrees(valid_program(seed, depth_limit=6, node_limit=2000))
