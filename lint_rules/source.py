@@ -12,7 +12,8 @@ import ast
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from lint_rules.records import Record
 
@@ -91,27 +92,52 @@ class Locator:
     Rows follow Python's tokenizer: ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line.
     """
 
-    __slots__ = ("text", "_line_starts", "_ascii")
+    __slots__ = ("text", "_line_starts", "_ascii", "_known")
 
     def __init__(self, text: str) -> None:
         self.text = text
         # Computed when first asked for: many checks never need a position.
         self._line_starts: list[int] | None = None
         self._ascii: bool | None = None
+        # The starts of the first rows, found so far by ``line_start``: a
+        # rule that asks about a function near the top of a long file does
+        # not have every line's start computed.
+        self._known: list[int] = [0]
 
     @property
     def line_starts(self) -> list[int]:
         """The offset at which each row starts."""
         starts = self._line_starts
         if starts is None:
-            text = self.text
-            pattern = _NEWLINE if "\r" in text else _LINE_FEED
-            starts = [0, *[match.end() for match in pattern.finditer(text)]]
+            known = self._known
+            starts = known + [match.end() for match in self._newlines(known[-1])]
             self._line_starts = starts
         return starts
 
+    def _newlines(self, start: int) -> Iterator[re.Match[str]]:
+        pattern = _NEWLINE if "\r" in self.text else _LINE_FEED
+        return pattern.finditer(self.text, start)
+
     def line_start(self, row: int) -> int:
-        return self.line_starts[row - 1]
+        starts = self._line_starts
+        if starts is not None:
+            return starts[row - 1]
+        known = self._known
+        if row > len(known):
+            more = row - len(known)
+            known.extend(
+                match.end() for match in islice(self._newlines(known[-1]), more)
+            )
+            if row > len(known):
+                raise IndexError(f"row {row} is past the end of the text")
+        return known[row - 1]
+
+    def full_line_end(self, row: int) -> int:
+        """Offset just past ``row``'s line ending (or the end of the text)."""
+        try:
+            return self.line_start(row + 1)
+        except IndexError:
+            return len(self.text)
 
     def line_end(self, row: int) -> int:
         """Offset of the end of ``row``, before its line ending."""
@@ -124,12 +150,6 @@ class Locator:
 
     def line_text(self, row: int) -> str:
         return self.text[self.line_start(row) : self.line_end(row)]
-
-    def full_line_end(self, row: int) -> int:
-        """Offset just past ``row``'s line ending (or the end of the text)."""
-        if row < len(self.line_starts):
-            return self.line_starts[row]
-        return len(self.text)
 
     def offset(self, row: int, byte_column: int) -> int:
         start = self.line_starts[row - 1]

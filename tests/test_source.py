@@ -20,3 +20,21 @@ def test_rows_of_agrees_with_row_column(text):
         assert fresh.rows_of([offset]) == {fresh.row_column(offset)[0]}
         # With the line starts already computed, the same answer.
         assert fresh.rows_of([offset]) == {fresh.row_column(offset)[0]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "a", "a\n", "a\nb", "a\r\nb\rc\n", "\n\n\r\n\r", "x = 1\n" * 50],
+)
+def test_line_start_agrees_with_line_starts_whatever_is_asked_first(text):
+    expected = Locator(text).line_starts
+    rows = len(expected)
+    for order in (range(1, rows + 1), range(rows, 0, -1)):
+        locator = Locator(text)
+        for row in order:
+            assert locator.line_start(row) == expected[row - 1]
+            end = expected[row] if row < rows else len(text)
+            assert locator.full_line_end(row) == end
+        assert locator.line_starts == expected
+    with pytest.raises(IndexError):
+        Locator(text).line_start(rows + 1)
