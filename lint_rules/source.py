@@ -193,6 +193,22 @@ class Locator:
             rows.add(row)
         return rows
 
+    def row_of_each(self, offsets: list[int]) -> list[int]:
+        """The 1-based row of each of ``offsets`` (sorted), in order; like
+        ``rows_of``, without the line starts at hand only newlines up to the
+        last offset are counted."""
+        if self._line_starts is not None or "\r" in self.text:
+            starts = self.line_starts
+            return [bisect_right(starts, offset) for offset in offsets]
+        count = self.text.count
+        rows: list[int] = []
+        row, previous = 1, 0
+        for offset in offsets:
+            row += count("\n", previous, offset)
+            previous = offset
+            rows.append(row)
+        return rows
+
     def row_column(self, offset: int) -> tuple[int, int]:
         """1-based row and 0-based character column of an offset."""
         row = bisect_right(self.line_starts, offset)

@@ -38,3 +38,13 @@ def test_line_start_agrees_with_line_starts_whatever_is_asked_first(text):
         assert locator.line_starts == expected
     with pytest.raises(IndexError):
         Locator(text).line_start(rows + 1)
+
+
+@pytest.mark.parametrize("text", ["", "a\nbb\n\nc", "a\r\nb\rc\nd", "x\n" * 30])
+def test_row_of_each(text):
+    offsets = list(range(len(text) + 1))
+    expected = [Locator(text).row_column(offset)[0] for offset in offsets]
+    assert Locator(text).row_of_each(offsets) == expected
+    located = Locator(text)
+    located.line_starts  # noqa: B018 (with the line starts at hand)
+    assert located.row_of_each(offsets) == expected

@@ -174,18 +174,21 @@ class RepeatedHostSync(Rule):
         found = _sync_call_names(text)
         if len(found) < 2:
             return
+        found_rows = locator.row_of_each(found)
+        ascii_text = text.isascii()
         for info in model.functions:
             function = info.node
-            start = locator.line_start(function.lineno)
-            end = locator.full_line_end(function.end_lineno or function.lineno)
-            first = bisect.bisect_left(found, start)
-            last = bisect.bisect_left(found, end)
+            end_row = function.end_lineno or function.lineno
+            first = bisect.bisect_left(found_rows, function.lineno)
+            last = bisect.bisect_right(found_rows, end_row)
             if last - first < 2:
                 continue
             rows = None
-            if text.isascii() or text[start:end].isascii():
+            if ascii_text or text[
+                locator.line_start(function.lineno) : locator.full_line_end(end_row)
+            ].isascii():
                 # (else an identifier may be spelled otherwise: look at all)
-                rows = sorted(locator.rows_of(found[first:last]))
+                rows = sorted(set(found_rows[first:last]))
             groups = _repeated_sync_calls(function, rows)
             if not groups:
                 continue
