@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 
 from lint_rules.analysis.flow import FunctionFlow
@@ -94,16 +94,25 @@ class ModuleModel:
             flow = self._flows[function] = FunctionFlow(function)
         return flow
 
-    def allocations(self, info: FunctionInfo) -> list[tuple[str, Allocation]]:
-        """``bound_allocations`` of the function's own binding statements
-        (computed once: ATN101 and ATN103 both look)."""
+    def allocations(
+        self, info: FunctionInfo, rows: list[int] | None = None
+    ) -> list[tuple[str, Allocation]]:
+        """``bound_allocations`` of the function's own binding statements;
+        with ``rows`` (sorted), of those spanning one of them only (where a
+        text pre-filter found an allocator's name)."""
+        if rows is not None:
+            node = info.node
+            low = bisect.bisect_left(rows, node.lineno)
+            high = bisect.bisect_right(rows, node.end_lineno or node.lineno)
+            spanning = _spanning(info.bindings, rows[low:high])
+            return bound_allocations(spanning, self.imports)
         found = self._allocations.get(info.node)
         if found is None:
             found = bound_allocations(info.bindings, self.imports)
             self._allocations[info.node] = found
         return found
 
-    def functions_spanning(self, rows: set[int]) -> Iterator[FunctionInfo]:
+    def functions_spanning(self, rows: Iterable[int]) -> Iterator[FunctionInfo]:
         """Functions whose own lines include one of ``rows`` (a text pre-filter)."""
         ordered = sorted(rows)
         for info in self.functions:
@@ -113,6 +122,43 @@ class ModuleModel:
                 node.end_lineno or node.lineno
             ):
                 yield info
+
+
+def _spanning(
+    bindings: list[tuple[BindingStatement, bool]], rows: list[int]
+) -> list[tuple[BindingStatement, bool]]:
+    """The simple binding statements (not loops) among ``bindings`` (in
+    source order) whose lines include one of ``rows``, in source order.
+
+    Simple statements do not nest: those spanning a row end the run of
+    bindings that start on or before it (a statement after a semicolon on
+    an assignment's last row spans it too)."""
+    found: list[tuple[BindingStatement, bool]] = []
+    first = bindings[0][0].lineno if bindings else 0
+    for row in rows:
+        if row < first:
+            continue
+        index = bisect.bisect_right(bindings, row, key=_start_row) - 1
+        run: list[tuple[BindingStatement, bool]] = []
+        while index >= 0:
+            binding = bindings[index]
+            stmt = binding[0]
+            if type(stmt) in _LOOPS or (stmt.end_lineno or stmt.lineno) < row:
+                break
+            run.append(binding)
+            index -= 1
+        found.extend(reversed(run))
+    if len(rows) > 1:  # a statement spanning two rows is found twice
+        unique = {id(stmt): (stmt, loop) for stmt, loop in found}
+        found = sorted(unique.values(), key=lambda b: (b[0].lineno, b[0].col_offset))
+    return found
+
+
+def _start_row(binding: tuple[BindingStatement, bool]) -> int:
+    return binding[0].lineno
+
+
+_LOOPS = frozenset({ast.For, ast.AsyncFor})
 
 
 def _scan(

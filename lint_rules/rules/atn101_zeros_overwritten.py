@@ -167,7 +167,7 @@ class ZerosOverwritten(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        rows = rows_naming(ctx, ZERO_FILL_NAMES)
+        rows = sorted(rows_naming(ctx, ZERO_FILL_NAMES))
         if not rows:
             return
         rewriter = EmptyRewriter(ctx)
@@ -177,7 +177,7 @@ class ZerosOverwritten(Rule):
             # cannot be reported.
             names = {
                 name
-                for name, allocation in model.allocations(info)
+                for name, allocation in model.allocations(info, rows)
                 if allocation.zero_filled
             }
             if not names:
@@ -196,11 +196,13 @@ class ZerosOverwritten(Rule):
                     continue
                 fix = rewriter.fix(allocation, Applicability.SAFE)
                 firsts, _ = uses.first_uses(name, local.binding)
-                rows = sorted({u.row for u in firsts if u.effect is Effect.FULL_WRITE})
-                where = ", ".join(str(row) for row in rows)
+                writes = sorted(
+                    {u.row for u in firsts if u.effect is Effect.FULL_WRITE}
+                )
+                where = ", ".join(str(row) for row in writes)
                 message = (
                     f"`{name}` is zero-filled by `{allocation.display}`, then "
-                    f"overwritten completely (line{'s' if len(rows) > 1 else ''} {where}) "
+                    f"overwritten completely (line{'s' if len(writes) > 1 else ''} {where}) "
                     "before any read: the zeros are never seen"
                 )
                 yield ctx.report(self, allocation.call, message, fix)
@@ -229,7 +231,7 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
     return ctx.locator.rows_of(starts)
 
 
-_CALL_AFTER_NAME = re.compile(r"\w*\s*\(")
+_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\)*\(")
 
 
 # --------------------------------------------------------------------------- the rewrite

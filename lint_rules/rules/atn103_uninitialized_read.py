@@ -127,7 +127,7 @@ class UninitializedRead(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        rows = rows_naming(ctx, _EMPTY_NAMES)
+        rows = sorted(rows_naming(ctx, _EMPTY_NAMES))
         if not rows:
             return
         for info in model.functions_spanning(rows):
@@ -136,7 +136,7 @@ class UninitializedRead(Rule):
             # be reported.
             names = {
                 name
-                for name, allocation in model.allocations(info)
+                for name, allocation in model.allocations(info, rows)
                 if not allocation.zero_filled and not allocation.has_no_data
             }
             if not names:

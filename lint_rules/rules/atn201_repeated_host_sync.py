@@ -184,9 +184,12 @@ class RepeatedHostSync(Rule):
             if last - first < 2:
                 continue
             rows = None
-            if ascii_text or text[
-                locator.line_start(function.lineno) : locator.full_line_end(end_row)
-            ].isascii():
+            if (
+                ascii_text
+                or text[
+                    locator.line_start(function.lineno) : locator.full_line_end(end_row)
+                ].isascii()
+            ):
                 # (else an identifier may be spelled otherwise: look at all)
                 rows = sorted(set(found_rows[first:last]))
             groups = _repeated_sync_calls(function, rows)
