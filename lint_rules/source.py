@@ -180,18 +180,7 @@ class Locator:
         """The 1-based rows of ``offsets``. Without the line starts at hand,
         newlines are counted up to the last offset only (a text pre-filter
         asks about a few offsets, and most files never need the rest)."""
-        ordered = sorted(offsets)
-        if self._line_starts is not None or "\r" in self.text:
-            starts = self.line_starts
-            return {bisect_right(starts, offset) for offset in ordered}
-        count = self.text.count
-        rows: set[int] = set()
-        row, previous = 1, 0
-        for offset in ordered:
-            row += count("\n", previous, offset)
-            previous = offset
-            rows.add(row)
-        return rows
+        return set(self.row_of_each(sorted(offsets)))
 
     def row_of_each(self, offsets: list[int]) -> list[int]:
         """The 1-based row of each of ``offsets`` (sorted), in order; like

@@ -365,34 +365,41 @@ def _repeated_assignments(
 ) -> list[list[ast.Assign]]:
     """The groups of ``candidates`` (equal ``T = V`` statements of the
     function's own code) in which one statement may dominate another."""
-    # Assignments and compound statements: their place (the id of the list
-    # holding them, their index in it) and the statement owning that list.
-    placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
-    _place_assignments(function.body, None, placed)  # type: ignore[attr-defined]
-    owners: dict[tuple[int, int], ast.stmt] = {}
-
-    def ancestry_of(statement: ast.stmt | None) -> Ancestry:
-        chain: list[tuple[int, int]] = []
-        while statement is not None:
-            place, holder = placed[statement]
-            owners[place] = statement
-            chain.append(place)
-            statement = holder
-        return tuple(reversed(chain))
-
+    placement = _Placement(function)
     groups: list[list[ast.Assign]] = []
     for statements in candidates:
         members = sorted(
-            ((statement, ancestry_of(statement)) for statement in statements),
+            ((statement, placement.ancestry(statement)) for statement in statements),
             key=lambda member: (member[0].lineno, member[0].col_offset),
         )
         if any(
-            _may_dominate(first, second, owners)
+            _may_dominate(first, second, placement.owners)
             for i, (_, first) in enumerate(members)
             for _, second in members[i + 1 :]
         ):
             groups.append([statement for statement, _ in members])
     return groups
+
+
+class _Placement:
+    """Where the assignments and compound statements of a function's own code
+    sit: each one's place (the id of the list holding it, its index there)
+    and the statement owning that list."""
+
+    def __init__(self, function: ast.AST) -> None:
+        self._placed: dict[ast.stmt, tuple[tuple[int, int], ast.stmt | None]] = {}
+        _place_assignments(function.body, None, self._placed)  # type: ignore[attr-defined]
+        # The statement at each place seen by ``ancestry`` so far.
+        self.owners: dict[tuple[int, int], ast.stmt] = {}
+
+    def ancestry(self, statement: ast.stmt | None) -> Ancestry:
+        chain: list[tuple[int, int]] = []
+        while statement is not None:
+            place, holder = self._placed[statement]
+            self.owners[place] = statement
+            chain.append(place)
+            statement = holder
+        return tuple(reversed(chain))
 
 
 def _equal_assignments(

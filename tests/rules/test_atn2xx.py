@@ -1397,19 +1397,7 @@ def test_dominance_prefilter_admits_every_pair_the_flow_orders(seed):
         for stmt, _ in info.bindings
         if isinstance(stmt, ast.Assign) and ast.unparse(stmt) == "m.k = a"
     ]
-    placed: dict = {}
-    atn202._place_assignments(info.node.body, None, placed)
-    owners: dict = {}
-
-    def ancestry(stmt):
-        chain = []
-        while stmt is not None:
-            place, holder = placed[stmt]
-            owners[place] = stmt
-            chain.append(place)
-            stmt = holder
-        return tuple(reversed(chain))
-
+    placement = atn202._Placement(info.node)
     flow = FunctionFlow(info.node)
     analysis = invalidation_for(flow, model.imports)
     for i, first in enumerate(stores):
@@ -1419,7 +1407,9 @@ def test_dominance_prefilter_admits_every_pair_the_flow_orders(seed):
             )
             if ordered:
                 assert atn202._may_dominate(
-                    ancestry(first), ancestry(second), owners
+                    placement.ancestry(first),
+                    placement.ancestry(second),
+                    placement.owners,
                 ), (
                     source,
                     first.lineno,
