@@ -49,7 +49,6 @@ class ModuleModel:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self._flows: dict[FunctionNode, FunctionFlow] = {}
-        self._allocations: dict[FunctionNode, list[tuple[str, Allocation]]] = {}
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -100,17 +99,13 @@ class ModuleModel:
         """``bound_allocations`` of the function's own binding statements;
         with ``rows`` (sorted), of those spanning one of them only (where a
         text pre-filter found an allocator's name)."""
+        bindings = info.bindings
         if rows is not None:
             node = info.node
             low = bisect.bisect_left(rows, node.lineno)
             high = bisect.bisect_right(rows, node.end_lineno or node.lineno)
-            spanning = _spanning(info.bindings, rows[low:high])
-            return bound_allocations(spanning, self.imports)
-        found = self._allocations.get(info.node)
-        if found is None:
-            found = bound_allocations(info.bindings, self.imports)
-            self._allocations[info.node] = found
-        return found
+            bindings = _spanning(bindings, rows[low:high])
+        return bound_allocations(bindings, self.imports)
 
     def functions_spanning(self, rows: Iterable[int]) -> Iterator[FunctionInfo]:
         """Functions whose own lines include one of ``rows`` (a text pre-filter)."""
