@@ -12,8 +12,7 @@ import ast
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterable
 
 from lint_rules.records import Record
 
@@ -83,6 +82,36 @@ class SourceFile(Record):
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _skip_lines(text: str, offset: int, lines: int) -> int:
+    """The offset just past the ``lines``-th ``\\n`` at or after ``offset``, or
+    -1 if the text has fewer. Newlines are counted chunk by chunk (in C),
+    each chunk sized to hold fewer lines than remain for typical code, then
+    found one by one."""
+    count = text.count
+    size = len(text)
+    while lines > 16:
+        end = min(size, offset + lines * 32)
+        found = count("\n", offset, end)
+        if found >= lines:
+            # Short lines: this chunk goes past the row; look at half of it.
+            end = offset + (end - offset) // 2
+            found = count("\n", offset, end)
+            if found >= lines:
+                break  # very short lines: found one by one below
+        offset, lines = end, lines - found
+        if end == size:
+            return -1
+    find = text.find
+    for _ in range(lines):
+        index = find("\n", offset)
+        if index < 0:
+            return -1
+        offset = index + 1
+    return offset
+
+
 _LINE_FEED = re.compile("\n")  # when there is no carriage return: faster
 
 
@@ -92,45 +121,49 @@ class Locator:
     Rows follow Python's tokenizer: ``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line.
     """
 
-    __slots__ = ("text", "_line_starts", "_ascii", "_known")
+    __slots__ = ("text", "_line_starts", "_ascii", "_marks")
 
     def __init__(self, text: str) -> None:
         self.text = text
         # Computed when first asked for: many checks never need a position.
         self._line_starts: list[int] | None = None
         self._ascii: bool | None = None
-        # The starts of the first rows, found so far by ``line_start``: a
-        # rule that asks about a function near the top of a long file does
-        # not have every line's start computed.
-        self._known: list[int] = [0]
+        # Rows whose start ``line_start`` has found so far, and their starts
+        # (sorted): a rule asking about a few functions has newlines counted
+        # from the nearest of them, never every line's start computed.
+        self._marks: tuple[list[int], list[int]] = ([1], [0])
 
     @property
     def line_starts(self) -> list[int]:
         """The offset at which each row starts."""
         starts = self._line_starts
         if starts is None:
-            known = self._known
-            starts = known + [match.end() for match in self._newlines(known[-1])]
+            pattern = _NEWLINE if "\r" in self.text else _LINE_FEED
+            starts = [0]
+            starts += [match.end() for match in pattern.finditer(self.text)]
             self._line_starts = starts
         return starts
-
-    def _newlines(self, start: int) -> Iterator[re.Match[str]]:
-        pattern = _NEWLINE if "\r" in self.text else _LINE_FEED
-        return pattern.finditer(self.text, start)
 
     def line_start(self, row: int) -> int:
         starts = self._line_starts
         if starts is not None:
             return starts[row - 1]
-        known = self._known
-        if row > len(known):
-            more = row - len(known)
-            known.extend(
-                match.end() for match in islice(self._newlines(known[-1]), more)
-            )
-            if row > len(known):
+        if row < 1:
+            raise IndexError(f"row {row} is before the first row")
+        if "\r" in self.text:  # lines may end otherwise: compute them all
+            if row > len(self.line_starts):
                 raise IndexError(f"row {row} is past the end of the text")
-        return known[row - 1]
+            return self.line_starts[row - 1]
+        rows, offsets = self._marks
+        index = bisect_right(rows, row) - 1
+        if rows[index] == row:
+            return offsets[index]
+        offset = _skip_lines(self.text, offsets[index], row - rows[index])
+        if offset < 0:
+            raise IndexError(f"row {row} is past the end of the text")
+        rows.insert(index + 1, row)
+        offsets.insert(index + 1, offset)
+        return offset
 
     def full_line_end(self, row: int) -> int:
         """Offset just past ``row``'s line ending (or the end of the text)."""

@@ -48,3 +48,27 @@ def test_row_of_each(text):
     located = Locator(text)
     located.line_starts  # noqa: B018 (with the line starts at hand)
     assert located.row_of_each(offsets) == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_line_start_on_long_texts_in_any_order(seed):
+    # Long texts, so that newlines are counted chunk by chunk: lines of every
+    # length (empty ones, one-character ones, and ones longer than a chunk's
+    # guess), rows asked for in random order, some of them twice.
+    import random
+
+    chance = random.Random(seed)
+    widths = chance.choice([(0, 2), (0, 40), (20, 120), (0, 400)])
+    lines = ["x" * chance.randint(*widths) for _ in range(chance.randint(1, 3000))]
+    text = "\n".join(lines) + chance.choice(["", "\n"])
+    expected = Locator(text).line_starts
+    rows = len(expected)
+    locator = Locator(text)
+    asked = [chance.randint(1, rows) for _ in range(chance.randint(1, 40))]
+    for row in asked + asked[:5]:
+        assert locator.line_start(row) == expected[row - 1]
+    assert locator.line_start(rows) == expected[-1]
+    with pytest.raises(IndexError):
+        locator.line_start(rows + 1)
+    with pytest.raises(IndexError):
+        Locator(text).line_start(rows + 1 + chance.randint(0, 100))

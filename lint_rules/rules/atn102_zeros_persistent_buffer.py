@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import bisect
 import fnmatch
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import FunctionNode, ModuleModel
@@ -225,10 +226,18 @@ class ZerosPersistentBuffer(Rule):
             if receiver is None:
                 continue
             imports = model.imports
-            if not any(_stored_buffers(method, receiver, imports, frozenset())):
-                continue  # spare building the flow (for the method's local names)
-            local_names = bound_names(model.flow(method))
-            for buffer in _stored_buffers(method, receiver, imports, local_names):
+            buffers = list(_stored_buffers(method, receiver, imports, frozenset()))
+            if not buffers:
+                continue
+            # A buffer allocated through a name the method binds itself (its
+            # own ``torch``) is not one: the method's local names come from
+            # its flow, built only where one of those names may be bound.
+            bases = {_function_base(buffer.allocation) for buffer in buffers}
+            bases.discard(None)
+            if bases and _may_bind(ctx, method, bases):  # type: ignore[arg-type]
+                local_names = bound_names(model.flow(method))
+                buffers = list(_stored_buffers(method, receiver, imports, local_names))
+            for buffer in buffers:
                 uses = class_uses.get(info.cls)
                 if uses is None:
                     attributes = _buffer_attributes(model, info.cls, patterns)
@@ -256,7 +265,52 @@ def _buffer_attributes(
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    matcher = _MATCHERS.get(patterns)
+    if matcher is None:
+        if len(_MATCHERS) > 16:
+            _MATCHERS.clear()
+        joined = "|".join(fnmatch.translate(pattern) for pattern in patterns)
+        matcher = _MATCHERS[patterns] = re.compile(joined).match
+    return matcher(name) is not None
+
+
+#: Method-name patterns -> one compiled matcher for all of them.
+_MATCHERS: dict[tuple[str, ...], Callable[[str], re.Match[str] | None]] = {}
+
+
+def _function_base(allocation: Allocation) -> str | None:
+    """The name a function-style allocation is called through (``torch`` of
+    ``torch.zeros(n)``, ``zeros`` of ``zeros(n)``): what a local binding of
+    that name would turn into another call. None for a tensor method
+    (``x.new_zeros(n)``), which no local name changes."""
+    func = allocation.call.func
+    if allocation.method:
+        return None
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def _may_bind(ctx: Context, method: FunctionNode, names: set[str]) -> bool:
+    """Whether ``method`` may bind one of ``names`` (a parameter, an
+    assignment, an import, ...): False only when its text, ASCII, shows each
+    of them followed by ``.`` or ``(`` only, never after ``def`` or
+    ``class``, and imports nothing."""
+    text, _ = _ascii_text(ctx, method)
+    if text is None or "import" in text:
+        return True
+    for name in names:
+        for match in re.finditer(rf"\b{re.escape(name)}\b", text):
+            if not _CALL_OR_ATTRIBUTE.match(text, match.end()):
+                return True
+            start = match.start()
+            if _AFTER_DEF_OR_CLASS.search(text, max(0, start - 16), start):
+                return True
+    return False
+
+
+_CALL_OR_ATTRIBUTE = re.compile(r"[ \t]*[.(]")
+_AFTER_DEF_OR_CLASS = re.compile(r"\b(?:def|class)[ \t]+$")
 
 
 def _receiver(method: FunctionNode) -> str | None:

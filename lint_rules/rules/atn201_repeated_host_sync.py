@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
@@ -332,7 +332,9 @@ def _repeated_sync_calls(
     ``rows`` (sorted), when given, are the only rows where a sync method's name
     occurs: code on other rows is not looked into.
     """
-    groups: dict[str, list[ast.Call]] = {}
+    # By method and receiver shape first; calls are compared whole
+    # (``ast.dump``) only where those repeat.
+    groups: dict[Hashable, list[ast.Call]] = {}
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
@@ -347,9 +349,20 @@ def _repeated_sync_calls(
             and not node.args
             and not node.keywords
         ):
-            groups.setdefault(ast.dump(node), []).append(node)
+            receiver = node.func.value
+            name = getattr(receiver, "id", None) or getattr(receiver, "attr", None)
+            key = (node.func.attr, type(receiver), name)
+            groups.setdefault(key, []).append(node)
         stack.extend(reversed(list(child_nodes(node))))
-    return [calls for calls in groups.values() if len(calls) > 1]
+    repeated: list[list[ast.Call]] = []
+    for calls in groups.values():
+        if len(calls) < 2:
+            continue
+        equal: dict[str, list[ast.Call]] = {}
+        for call in calls:
+            equal.setdefault(ast.dump(call), []).append(call)
+        repeated.extend(same for same in equal.values() if len(same) > 1)
+    return repeated
 
 
 def _sync_call_names(text: str) -> list[int]:

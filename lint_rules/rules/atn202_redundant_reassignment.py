@@ -254,17 +254,16 @@ def _reads_target(
     """Whether storing to the target changes what the value, read at ``at``,
     reads (``x = x + 1``; ``m.k = n.k`` after ``n = m``)."""
     # Reading the target itself, or a path inside or around it, is such a
-    # read whatever the aliases: no need to follow them.
+    # read whatever the aliases: no need to follow them. Rebinding a name
+    # changes no object: only a read of the name itself sees it.
     if len(target) == 1:
-        if any(path[0] == target[0] for path in reads):
-            return True
-    elif any(paths_conflict(target, path) for path in reads):
+        return any(path[0] == target[0] for path in reads)
+    if any(paths_conflict(target, path) for path in reads):
         return True
     watched = analysis.watch(reads, before=at.block)
     if watched is None:
         return True
-    kind = EffectKind.REBIND if len(target) == 1 else EffectKind.STORE
-    return analysis.changes(Effect(kind, target), watched)
+    return analysis.changes(Effect(EffectKind.STORE, target), watched)
 
 
 def _value_key(node: ast.AST) -> Hashable | None:

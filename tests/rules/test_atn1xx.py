@@ -643,6 +643,76 @@ def test_atn102_negative_storage(store):
     assert findings(state(store)) == []
 
 
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "torch = fake_torch",
+        "torch: object = fake_torch",
+        "(torch, other) = fake_torch, 1",
+        "for torch in [fake_torch]: pass",
+        "with open(max_bs) as torch: pass",
+        "import numpy as torch",
+        "import torch.nn",
+        "from fakes import torch",
+        "def torch(): pass",
+        "class torch(object): pass",
+        "if (torch := fake_torch): pass",
+        "del torch",
+    ],
+)
+def test_atn102_allocator_called_through_a_local_binding(binding):
+    # ``torch`` bound by the method itself is not the imported module.
+    store = f"{binding}\n        self.buf = torch.zeros(max_bs)"
+    assert findings(state(store)) == []
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "def init_cuda_graph_state(self, max_bs, torch):",
+        "def init_cuda_graph_state(self, max_bs, *, torch=None):",
+        "def init_cuda_graph_state(self, max_bs, **torch):",
+    ],
+)
+def test_atn102_allocator_called_through_a_parameter(header):
+    source = state("self.buf = torch.zeros(max_bs)").replace(
+        "def init_cuda_graph_state(self, max_bs):", header
+    )
+    assert findings(source) == []
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "# torch is imported at the top",
+        "self.dtype = torch.int32",
+        "torch .cuda.synchronize()",
+        "print(torch)",
+        "kwargs = dict(torch=1)",
+        "self.other = torch_like = 1",
+    ],
+)
+def test_atn102_name_used_but_not_bound(other):
+    # Whatever else the method does with the name, it is the module.
+    store = f"{other}\n        self.buf = torch.zeros(max_bs)"
+    assert findings(state(store)) == [(7, "ATN102")]
+
+
+def test_atn102_method_patterns_are_globs_not_regular_expressions():
+    source = "import torch\n\nclass B:\n    def setup(self, n):\n        self.a = torch.zeros(n)\n"
+    for patterns, expected in [
+        (("set.p",), []),
+        (("set?p",), [(5, "ATN102")]),
+        (("[st]etup",), [(5, "ATN102")]),
+        (("setu",), []),
+        (("etup",), []),
+        (("x", "setup"), [(5, "ATN102")]),
+        (("setup+",), []),
+    ]:
+        custom = Settings(select=("ATN102",), graph_state_methods=patterns)
+        assert findings(source, custom) == expected, patterns
+
+
 def test_atn102_only_in_graph_state_methods():
     source = "import torch\n\nclass B:\n    def __init__(self, n):\n        self.buf = torch.zeros(n)\n"
     assert findings(source) == []
