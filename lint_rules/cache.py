@@ -22,6 +22,14 @@ Safe to share between runs:
   settings is ignored (and replaced), never trusted: it carries a magic
   header, its length and a CRC-32 of its contents.
 
+Old caches are pruned: a run that writes its cache file also deletes, in
+the cache folder, the cache files of other settings or attnlint versions
+that no run has used for :data:`STALE_AFTER_NS` (a run touches the file it
+loads at most once a day, so a file's modification time tells when it was
+last used), the version folders they leave empty, and temporary files left
+by runs that were killed while writing (older than :data:`STALE_TEMPORARY_NS`).
+``attnlint clean`` deletes the whole cache folder.
+
 Findings that depend on more than the file (internal rule errors, unreadable
 files) are never stored. Nothing here imports the rules, so a run whose files
 all hit the cache does not load them.
@@ -58,6 +66,14 @@ _MAGIC = b"attnlint-cache\x00"
 _HEADER = len(_MAGIC) + 4 + 8  # magic, CRC-32, payload length
 #: Files modified this recently (before the run started) are not stored.
 RACY_NS = 2_000_000_000
+_DAY_NS = 24 * 3600 * 1_000_000_000
+#: A cache file of other settings or versions that no run has used for this
+#: long is deleted by a run that writes its own.
+STALE_AFTER_NS = 30 * _DAY_NS
+#: A temporary file this old is a leftover of a run killed while writing.
+STALE_TEMPORARY_NS = 3600 * 1_000_000_000
+#: The cache file a run loads is touched when it was last modified longer ago.
+_TOUCH_AFTER_NS = _DAY_NS
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by attnlint.\n"
@@ -197,6 +213,16 @@ class Cache:
         try:
             with open(self.path, "rb") as handle:
                 info = os.fstat(handle.fileno())
+                if info.st_mtime_ns < time.time_ns() - _TOUCH_AFTER_NS:
+                    # In use: not to be pruned as stale (see the module docstring).
+                    try:
+                        if os.utime in os.supports_fd:
+                            os.utime(handle.fileno())
+                        else:  # pragma: no cover - Windows
+                            os.utime(self.path)
+                        info = os.fstat(handle.fileno())
+                    except (OSError, NotImplementedError):
+                        pass
                 data = handle.read()
         except OSError:
             return
@@ -324,6 +350,7 @@ class Cache:
             raise
         self.entries = entries
         self._changed.clear()
+        prune(os.path.dirname(folder), keep=self.path)
 
     def _merged_with_disk(self) -> dict[str, tuple[int, int, tuple[FindingData, ...]]]:
         """This run's changes applied to the cache file as it is now on disk (another
@@ -343,6 +370,83 @@ class Cache:
             else:
                 merged[path] = entry
         return merged
+
+
+def prune(root: str, keep: str | None = None, now_ns: int | None = None) -> list[str]:
+    """Delete stale files under the cache folder ``root`` (see the module
+    docstring), never ``keep``; return the paths deleted. Errors are ignored:
+    another run may be pruning, or writing, at the same time."""
+    now = time.time_ns() if now_ns is None else now_ns
+    deleted: list[str] = []
+    try:
+        versions = [entry for entry in os.scandir(root) if entry.is_dir()]
+    except OSError:
+        return deleted
+    for version in versions:
+        try:
+            files = [entry for entry in os.scandir(version.path) if entry.is_file()]
+        except OSError:
+            continue
+        remaining = len(files)
+        for entry in files:
+            if entry.path == keep:
+                continue
+            temporary = entry.name.endswith(".tmp")
+            if not temporary and not _is_cache_name(entry.name):
+                continue  # not attnlint's: left alone
+            try:
+                age = now - entry.stat().st_mtime_ns
+            except OSError:
+                continue
+            if age < (STALE_TEMPORARY_NS if temporary else STALE_AFTER_NS):
+                continue
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            deleted.append(entry.path)
+            remaining -= 1
+        if remaining == 0:
+            try:
+                os.rmdir(version.path)
+            except OSError:
+                pass
+    return deleted
+
+
+class CacheError(Exception):
+    """A folder that ``attnlint clean`` will not delete."""
+
+
+def remove_cache_folder(folder: str) -> bool:
+    """Delete the cache folder ``folder``; False if there is none. A folder
+    without the CACHEDIR.TAG that attnlint writes is not attnlint's cache
+    (a mistyped cache-dir, say): it is left alone, with a CacheError."""
+    import shutil
+
+    if not os.path.lexists(folder):
+        return False
+    tag = os.path.join(folder, "CACHEDIR.TAG")
+    try:
+        with open(tag, encoding="utf-8", errors="replace") as handle:
+            written = handle.read(len(CACHEDIR_TAG) + 1)
+    except OSError:
+        written = ""
+    if os.path.islink(folder) or not os.path.isdir(folder) or written != CACHEDIR_TAG:
+        raise CacheError(
+            f"{folder} is not an attnlint cache folder (no CACHEDIR.TAG written "
+            "by attnlint in it): not deleting it"
+        )
+    try:
+        shutil.rmtree(folder)
+    except OSError as error:
+        raise CacheError(f"cannot delete {folder}: {error.strerror or error}") from None
+    return True
+
+
+def _is_cache_name(name: str) -> bool:
+    """A cache file's name: the fingerprint's CRC-32, eight hexadecimal digits."""
+    return len(name) == 8 and all(c in "0123456789abcdef" for c in name)
 
 
 def _prepare_folder(folder: str) -> None:

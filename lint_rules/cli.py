@@ -201,6 +201,26 @@ def _add_rule_parser(subparsers: Any) -> None:
     rule.set_defaults(func=run_rule)
 
 
+def _add_clean_parser(subparsers: Any) -> None:
+    clean = subparsers.add_parser(
+        "clean",
+        help="delete the cache",
+        description=(
+            "Delete the cache folder that `attnlint check` uses here "
+            "(cache-dir of the configuration found from the current directory)."
+        ),
+    )
+    clean.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="PATH|KEY=VALUE",
+        help="a pyproject.toml to use, or a [tool.attnlint] setting in TOML (repeatable)",
+    )
+    clean.add_argument("--cache-dir", metavar="PATH", help="the cache folder to delete")
+    clean.set_defaults(func=run_clean)
+
+
 def _first_command(argv: Sequence[str]) -> str | None:
     for arg in argv:
         if not arg.startswith("-"):
@@ -221,6 +241,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_check_parser(subparsers)
     _add_rule_parser(subparsers)
+    _add_clean_parser(subparsers)
     if importlib.util.find_spec(VERIFY_MODULE) is not None:
         if _first_command(argv) == "verify":
             from lint_rules.verify import add_verify_parser
@@ -363,6 +384,39 @@ def run_rule(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(data if args.all else data[0], indent=2) + "\n")
     else:
         sys.stdout.write("\n".join(rule_text(rule) for rule in rules))
+    return 0
+
+
+# ------------------------------------------------------------------------ clean
+
+
+def run_clean(args: argparse.Namespace) -> int:
+    from lint_rules.cache import CacheError, remove_cache_folder
+    from lint_rules.config import ConfigError, load_settings
+
+    if args.cache_dir:
+        folder = os.path.abspath(args.cache_dir)
+    else:
+        config_path, overrides = _split_config_args(args.config)
+        try:
+            settings = load_settings(config_path, overrides=overrides)
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+        folder = os.path.abspath(settings.cache_path)
+    try:
+        removed = remove_cache_folder(folder)
+    except CacheError as error:
+        raise UsageError(str(error)) from None
+    here = os.getcwd()
+    try:
+        inside = os.path.commonpath([folder, here]) == here
+    except ValueError:  # pragma: no cover - another drive (Windows)
+        inside = False
+    shown = os.path.relpath(folder) if inside else folder
+    if removed:
+        sys.stderr.write(f"Removed the cache at {shown}\n")
+    else:
+        sys.stderr.write(f"No cache at {shown}\n")
     return 0
 
 
