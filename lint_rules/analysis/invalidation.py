@@ -788,12 +788,32 @@ class Invalidation:
         change the reads; a changing effect otherwise (a synthetic BARRIER when
         aliasing is too tangled to tell).
         """
-        watched = self.watch(paths, before=second.block)
-        if watched is None:
-            return Effect(EffectKind.BARRIER, (), first.node)
+        paths = list(paths)
+        roots = frozenset(path[0] for path in paths)
+        # Aliases are followed only for an effect that needs them: rebinding
+        # a name changes no object, and unknown code that can reach one of
+        # the roots by name changes the reads whatever the aliases.
+        shared: bool | None = None
+        watched: Watched | None = None
         for effect in self.effects_between(first, second):
             if effect.node in ignore:
                 continue
+            kind = effect.kind
+            if kind is EffectKind.BARRIER:
+                return effect
+            if kind is EffectKind.REBIND:
+                if effect.path[0] in roots:
+                    return effect
+                continue
+            if kind is EffectKind.ANY_CODE:
+                if shared is None:
+                    shared = any(self.is_shared_root(root) for root in roots)
+                if shared:
+                    return effect
+            if watched is None:
+                watched = self.watch(paths, before=second.block)
+                if watched is None:
+                    return Effect(EffectKind.BARRIER, (), first.node)
             if self.changes(effect, watched):
                 return effect
         return None

@@ -290,6 +290,36 @@ def test_alias_made_later_in_a_loop_matters():
     assert codes(source, ATN201) == []
 
 
+def _tangled(between: str) -> str:
+    """The same value assigned twice, and the same sync twice, in a function
+    whose aliasing is too tangled to follow (``acc`` holds 70 other objects)."""
+    params = ", ".join(f"p{i}" for i in range(70))
+    stores = "".join(f"    acc.part{i} = p{i}\n" for i in range(70))
+    return (
+        f"def f(xs, {params}):\n    acc = xs[0]\n{stores}"
+        f"    n = acc\n    s = acc.sum().item()\n{between}"
+        f"    n = acc\n    t = acc.sum().item()\n    return n, s, t\n"
+    )
+
+
+def test_tangled_aliasing_does_not_matter_when_names_are_only_rebound_between():
+    # Rebinding other names changes no object: which objects `acc` may
+    # share does not matter.
+    assert codes(_tangled("")) == [(75, "ATN202"), (76, "ATN201")]
+    assert codes(_tangled("    k = 1\n    m = k + 1\n")) == [
+        (77, "ATN202"),
+        (78, "ATN201"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "between",
+    ["    xs.clear()\n", "    p3.add_(1)\n", "    log(acc)\n", "    acc = xs[1]\n"],
+)
+def test_tangled_aliasing_counts_when_something_may_change_between(between):
+    assert codes(_tangled(between)) == []
+
+
 # ------------------------------------------------------------------- ATN201: negatives
 
 NEGATIVES_201 = {
