@@ -781,7 +781,7 @@ class Invalidation:
         second: Point,
         ignore: Container[ast.AST] = (),
     ) -> Effect | None:
-        """The first effect between the points that may change a read of ``paths``.
+        """An effect between the points that may change a read of ``paths``.
 
         Effects at nodes in ``ignore`` do not count (a caller that knows a store
         puts back the value already there). Returns None when nothing can
@@ -790,11 +790,11 @@ class Invalidation:
         """
         paths = list(paths)
         roots = frozenset(path[0] for path in paths)
-        # Aliases are followed only for an effect that needs them: rebinding
-        # a name changes no object, and unknown code that can reach one of
-        # the roots by name changes the reads whatever the aliases.
+        # Aliases are followed last, and only for an effect that needs them:
+        # rebinding a name changes no object, and unknown code that can reach
+        # one of the roots by name changes the reads whatever the aliases.
+        rest: list[Effect] = []
         shared: bool | None = None
-        watched: Watched | None = None
         for effect in self.effects_between(first, second):
             if effect.node in ignore:
                 continue
@@ -810,10 +810,13 @@ class Invalidation:
                     shared = any(self.is_shared_root(root) for root in roots)
                 if shared:
                     return effect
-            if watched is None:
-                watched = self.watch(paths, before=second.block)
-                if watched is None:
-                    return Effect(EffectKind.BARRIER, (), first.node)
+            rest.append(effect)
+        if not rest:
+            return None
+        watched = self.watch(paths, before=second.block)
+        if watched is None:
+            return Effect(EffectKind.BARRIER, (), first.node)
+        for effect in rest:
             if self.changes(effect, watched):
                 return effect
         return None
