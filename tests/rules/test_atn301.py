@@ -296,6 +296,8 @@ def test_tangled_aliasing_does_not_matter_when_nothing_runs_between():
     # `acc` may share does not matter.
     assert codes(_tangled("")) == [(74, "ATN301")]
     assert codes(_tangled('        log("step")\n')) == [(74, "ATN301")]  # unknown code
+    # Other names rebound: no object changes.
+    assert codes(_tangled("        k = len(y)\n        print(k)\n")) == [(74, "ATN301")]
 
 
 def test_tangled_aliasing_counts_when_something_writes_between():
