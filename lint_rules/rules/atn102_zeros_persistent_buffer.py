@@ -558,13 +558,13 @@ def _walk_rows(
     root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
 ) -> Iterator[ast.AST]:
     """The nodes under ``root`` (depth first) whose lines span one of ``rows``
-    (sorted; None: every node), recording each visited node's children's parent."""
+    (sorted; None: every node), recording each one's parent."""
     stack: list[ast.AST] = [root]
     while stack:
         node = stack.pop()
         for child in child_nodes(node):
-            parents[child] = node
             if rows is None or _spans(child, rows):
+                parents[child] = node
                 stack.append(child)
         yield node
 
