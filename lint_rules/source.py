@@ -131,7 +131,7 @@ class Locator:
         # Rows whose start ``line_start`` has found so far, and their starts
         # (sorted): a rule asking about a few functions has newlines counted
         # from the nearest of them, never every line's start computed.
-        self._marks: tuple[list[int], list[int]] = ([1], [0])
+        self._marks: tuple[list[int], list[int]] | None = None
 
     @property
     def line_starts(self) -> list[int]:
@@ -150,11 +150,14 @@ class Locator:
             return starts[row - 1]
         if row < 1:
             raise IndexError(f"row {row} is before the first row")
-        if "\r" in self.text:  # lines may end otherwise: compute them all
-            if row > len(self.line_starts):
-                raise IndexError(f"row {row} is past the end of the text")
-            return self.line_starts[row - 1]
-        rows, offsets = self._marks
+        marks = self._marks
+        if marks is None:
+            if "\r" in self.text:  # lines may end otherwise: compute them all
+                if row > len(self.line_starts):
+                    raise IndexError(f"row {row} is past the end of the text")
+                return self.line_starts[row - 1]
+            marks = self._marks = ([1], [0])
+        rows, offsets = marks
         index = bisect_right(rows, row) - 1
         if rows[index] == row:
             return offsets[index]
