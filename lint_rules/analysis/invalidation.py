@@ -780,13 +780,15 @@ class Invalidation:
         first: Point,
         second: Point,
         ignore: Container[ast.AST] = (),
+        unknown_code: bool = True,
     ) -> Effect | None:
         """An effect between the points that may change a read of ``paths``.
 
         Effects at nodes in ``ignore`` do not count (a caller that knows a store
-        puts back the value already there). Returns None when nothing can
-        change the reads; a changing effect otherwise (a synthetic BARRIER when
-        aliasing is too tangled to tell).
+        puts back the value already there); with ``unknown_code`` False, nor do
+        calls of unknown code that are passed none of the paths. Returns None
+        when nothing can change the reads; a changing effect otherwise (a
+        synthetic BARRIER when aliasing is too tangled to tell).
         """
         paths = list(paths)
         roots = frozenset(path[0] for path in paths)
@@ -806,6 +808,8 @@ class Invalidation:
                     return effect
                 continue
             if kind is EffectKind.ANY_CODE:
+                if not unknown_code:
+                    continue
                 if shared is None:
                     shared = any(self.is_shared_root(root) for root in roots)
                 if shared:

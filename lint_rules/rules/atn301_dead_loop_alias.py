@@ -7,12 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
-from lint_rules.analysis.invalidation import (
-    Effect,
-    EffectKind,
-    Point,
-    invalidation_for,
-)
+from lint_rules.analysis.invalidation import Point, invalidation_for
 from lint_rules.analysis.tensor_effects import basic_index_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -228,23 +223,8 @@ class DeadLoopAlias(Rule):
         at = analysis.point(use)
         if reads is None or at is None:
             return True
-        roots = {path[0] for path in reads}
-        effects: list[Effect] = []
-        for effect in analysis.effects_between(after, at):
-            kind = effect.kind
-            if kind is EffectKind.REBIND:
-                if effect.path[0] in roots:
-                    return True  # (rebinding changes no object: no aliases)
-            elif kind is EffectKind.BARRIER:
-                return True
-            elif kind is not EffectKind.ANY_CODE:
-                effects.append(effect)
-        if not effects:
-            return False  # nothing to follow aliases for
-        watched = analysis.watch(reads, before=at.block)
-        if watched is None:
-            return True
-        return any(analysis.changes(effect, watched) for effect in effects)
+        changed = analysis.changed_between(reads, after, at, unknown_code=False)
+        return changed is not None
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
         has_str = any(
