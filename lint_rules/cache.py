@@ -372,11 +372,11 @@ class Cache:
         return merged
 
 
-def prune(root: str, keep: str | None = None, now_ns: int | None = None) -> list[str]:
+def prune(root: str, keep: str | None = None) -> list[str]:
     """Delete stale files under the cache folder ``root`` (see the module
     docstring), never ``keep``; return the paths deleted. Errors are ignored:
     another run may be pruning, or writing, at the same time."""
-    now = time.time_ns() if now_ns is None else now_ns
+    now = time.time_ns()
     deleted: list[str] = []
     try:
         versions = [entry for entry in os.scandir(root) if entry.is_dir()]
