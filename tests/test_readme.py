@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from lint_rules.docs import render
@@ -22,3 +25,25 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(c for c in commands if "pytest" in c)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def test_fix_summary_shown_is_the_fix_summary_of_the_quickstart_example(
+    tmp_path: Path,
+) -> None:
+    section = README[README.index("count the same fixes") :]
+    shown = re.search(r"```text\n(.*?)\n```", section, flags=re.S).group(1)
+    example = tmp_path / "backend.py"
+    shutil.copyfile(
+        ROOT / "tests" / "fixtures" / "flashattention_backend_unoptimized.py", example
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--fix", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    lines = result.stdout.splitlines()
+    first = shown.splitlines()[0]
+    assert first in lines, result.stdout
+    start = lines.index(first)
+    assert lines[start : start + len(shown.splitlines())] == shown.splitlines()
