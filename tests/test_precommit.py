@@ -7,7 +7,7 @@ repository it clones here is a snapshot of this checkout's working tree
 (tracked and untracked, not ignored, files), committed in a temporary
 repository: the hooks are tested on the same code as every other test, even
 while files are not yet added to git. Needs git, pre-commit and a reachable
-package index (for the build backend).
+package index (pip fetches the build backend): marked ``realworld``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from tests.test_cli import ACCEPTANCE, ACCEPTANCE_FIXED
 CLEAN = "def f(xs):\n    return list(xs)\n"
 
 REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.realworld
 
 
 def _git(cwd: Path, *args: str) -> None:
