@@ -132,8 +132,8 @@ class Run(Record):
         return _PSEUDO_RULES.get(code, (code.lower(), ""))[0]
 
     def severity(self, code: str) -> str:
-        """ "error" or "warning": the rule's own ``severity``; a file that cannot
-        be read or parsed is an error."""
+        """The rule's own ``severity``, "error" or "warning"; a file that
+        cannot be read or parsed is an error."""
         rule = self.rules.get(code)
         return "error" if rule is None else rule.severity
 
