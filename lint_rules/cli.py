@@ -577,7 +577,7 @@ def run_check(args: argparse.Namespace) -> int:
                     f"{display_path(outcome.filename)}: cannot write: "
                     f"{error.strerror or error}"
                 )
-                outcome.fixed = {}
+                outcome.fixed = outcome.resolved = {}
 
         outcomes = run_files(
             [str(path) for path in files],
@@ -605,6 +605,7 @@ def run_check(args: argparse.Namespace) -> int:
             {o.filename: o.text for o in outcomes if o.text is not None or o.findings}
         ),
         fixed={o.filename: o.fixed for o in outcomes if o.fixed},
+        resolved={o.filename: o.resolved for o in outcomes if o.fixed},
         unsafe_fixes=settings.unsafe_fixes,
         fix_mode=mode,
         rules=_RulesByCode(settings),

@@ -23,11 +23,15 @@ _FIX = {
 
 
 def rule_table() -> str:
-    lines = ["| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
+    lines = [
+        "| Code | Name | What it flags | Fix | Level |",
+        "|---|---|---|---|---|",
+    ]
     for rule in sorted(ALL_RULES, key=lambda rule: rule.code):
         summary = rule.summary().replace("|", "\\|")
         lines.append(
-            f"| {rule.code} | {rule.name} | {summary} | {_FIX[rule.fix_availability]} |"
+            f"| {rule.code} | {rule.name} | {summary} "
+            f"| {_FIX[rule.fix_availability]} | {rule.severity} |"
         )
     return "\n".join(lines)
 

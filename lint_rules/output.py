@@ -2,8 +2,12 @@
 
 Every emitter takes a :class:`Run` (the findings of a whole run, plus what is
 needed to show them) and a text stream. Paths are shown relative to the
-current directory where possible; JSON and SARIF carry absolute paths, as
-ruff's do.
+current directory where possible; JSON carries absolute paths, as ruff's
+does, and SARIF paths relative to the current directory under the base id
+``%SRCROOT%``, as GitHub code scanning expects.
+
+A finding's level (JSON ``severity``, SARIF ``level``, GitHub ``::error`` or
+``::warning``) is its rule's ``severity``: one fact, read by every format.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ if TYPE_CHECKING:
 
     from lint_rules.rules.base import Rule
 
+#: The levels a rule's ``severity`` may take (SARIF's ``level`` names them too).
+SEVERITIES = ("error", "warning")
+#: The SARIF base id that relative artifact URIs are resolved against.
+SRCROOT = "%SRCROOT%"
+
 _PSEUDO_RULES = {
     SYNTAX_ERROR_CODE: (SYNTAX_ERROR_NAME, "The file does not parse as Python."),
     IO_ERROR_CODE: (IO_ERROR_NAME, "The file cannot be read or decoded."),
@@ -43,7 +52,13 @@ class Run(Record):
 
     ``sources`` maps a finding's filename to the text its positions refer to
     (for snippets, diffs and edit positions); ``fixed`` maps a filename to the
-    number of fixes applied per code; ``unsafe_fixes`` is the tri-state flag
+    number of fixes applied per code, every pass of the fixer included;
+    ``resolved`` maps a filename to the number, per code, of the findings a
+    plain check reports as fixable that the fixes removed (None: the same as
+    ``fixed``). The summaries count ``resolved``, so that ``check``, ``--diff``
+    and ``--fix`` give one number, and name the fixes beyond it: those a fix
+    exposed (an ATN201 fix leaves an assignment that ATN202 then removes).
+    ``unsafe_fixes`` is the tri-state flag
     (None: not given, so the summary hints at hidden unsafe fixes);
     ``fix_mode`` is "check", "fix" or "diff".
     """
@@ -56,6 +71,7 @@ class Run(Record):
         "fix_mode",
         "rules",
         "cwd",
+        "resolved",
     )
     __hash__ = None  # type: ignore[assignment]
 
@@ -68,6 +84,7 @@ class Run(Record):
         fix_mode: str = "check",
         rules: Mapping[str, type[Rule]] | None = None,
         cwd: str | None = None,
+        resolved: Mapping[str, Mapping[str, int]] | None = None,
     ) -> None:
         self.findings = findings
         self.sources: Mapping[str, str] = {} if sources is None else sources
@@ -76,10 +93,31 @@ class Run(Record):
         self.fix_mode = fix_mode
         self.rules: Mapping[str, type[Rule]] = {} if rules is None else rules
         self.cwd = os.getcwd() if cwd is None else cwd
+        self.resolved: Mapping[str, Mapping[str, int]] = (
+            self.fixed if resolved is None else resolved
+        )
 
     @property
     def fixed_total(self) -> int:
+        """Every fix applied, those that other fixes exposed included."""
         return sum(sum(counts.values()) for counts in self.fixed.values())
+
+    @property
+    def resolved_total(self) -> int:
+        """The fixable findings of a plain check that the fixes removed."""
+        return sum(sum(counts.values()) for counts in self.resolved.values())
+
+    def exposed_by_code(self) -> dict[str, int]:
+        """Fixes applied beyond ``resolved``, per code: findings that only an
+        earlier fix made appear, fixed in a later pass."""
+        exposed: Counter[str] = Counter()
+        for filename, counts in self.fixed.items():
+            resolved = self.resolved.get(filename, {})
+            for code, count in counts.items():
+                extra = count - resolved.get(code, 0)
+                if extra > 0:
+                    exposed[code] += extra
+        return dict(sorted(exposed.items()))
 
     def fix_is_applicable(self, fix: Fix | None) -> bool:
         return fix is not None and fix.is_applicable(bool(self.unsafe_fixes))
@@ -92,6 +130,12 @@ class Run(Record):
         if rule is not None:
             return rule.name
         return _PSEUDO_RULES.get(code, (code.lower(), ""))[0]
+
+    def severity(self, code: str) -> str:
+        """The rule's own ``severity``, "error" or "warning"; a file that
+        cannot be read or parsed is an error."""
+        rule = self.rules.get(code)
+        return "error" if rule is None else rule.severity
 
 
 def display_path(filename: str, cwd: str | None = None) -> str:
@@ -274,7 +318,7 @@ def _edit_locations(fix: Fix, text: str | None) -> list[dict[str, Any]]:
 
 
 def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
-    """One finding as ruff's JSON object, field for field (plus name and severity)."""
+    """One finding as ruff's JSON object, field for field; ``severity`` is the rule's."""
     rule = run.rules.get(finding.code)
     fix = finding.fix
     return {
@@ -295,7 +339,7 @@ def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
         "message": finding.message,
         "name": finding.name,
         "noqa_row": finding.noqa_row,
-        "severity": "error",
+        "severity": run.severity(finding.code),
         "url": rule.url() if rule is not None else None,
     }
 
@@ -331,7 +375,8 @@ def _escape_property(text: str) -> str:
 
 
 def write_github(run: Run, stream: IO[str]) -> None:
-    """GitHub Actions workflow commands: one ``::error`` annotation per finding."""
+    """GitHub Actions workflow commands: one annotation per finding, ``::error``
+    or ``::warning`` by the rule's severity."""
     for finding in run.findings:
         start, end = finding.location, finding.end_location
         properties = (
@@ -343,18 +388,64 @@ def write_github(run: Run, stream: IO[str]) -> None:
             f"{run.display_path(finding.filename)}:{start.row}:{start.column}: "
             f"{finding.code} {finding.message}"
         )
-        stream.write(f"::error {properties}::{_escape_data(body)}\n")
+        level = run.severity(finding.code)
+        stream.write(f"::{level} {properties}::{_escape_data(body)}\n")
 
 
 # -------------------------------------------------------------------------- sarif
 
 
-def _uri(filename: str) -> str:
-    from pathlib import Path
+def _artifact_location(filename: str, cwd: str) -> dict[str, str]:
+    """A file as SARIF names it: relative to ``cwd`` under ``%SRCROOT%`` when
+    it lies inside, else an absolute ``file:`` URI."""
+    from pathlib import Path, PurePath
+    from urllib.parse import quote
 
     if filename == "-":
-        return filename
-    return Path(absolute_path(filename)).as_uri()
+        return {"uri": filename}
+    absolute = os.path.abspath(filename)
+    prefix = os.path.abspath(cwd).rstrip(os.sep) + os.sep
+    if not absolute.startswith(prefix):
+        return {"uri": Path(absolute).as_uri()}
+    relative = PurePath(absolute[len(prefix) :]).as_posix()
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
+
+
+def _srcroot(cwd: str) -> dict[str, Any]:
+    from pathlib import Path
+
+    uri = Path(os.path.abspath(cwd)).as_uri()
+    return {
+        "uri": uri if uri.endswith("/") else uri + "/",
+        "description": {"text": "The directory attnlint was run in."},
+    }
+
+
+#: GitHub code scanning shows at most this many characters of a description.
+_MAX_DESCRIPTION = 1024
+
+
+def _section(documentation: str, title: str) -> str:
+    """The body of one ``## title`` section of a rule's documentation."""
+    body: list[str] = []
+    inside = False
+    for line in documentation.splitlines():
+        if line.startswith("## "):
+            if inside:
+                break
+            inside = line[3:].strip().lower() == title.lower()
+            continue
+        if inside:
+            body.append(line)
+    return "\n".join(body).strip()
+
+
+def _description(documentation: str, summary: str) -> str:
+    """The rule's "What it does" section, its first paragraph if that is too long."""
+    text = _section(documentation, "What it does") or summary
+    if len(text) > _MAX_DESCRIPTION:
+        text = text.split("\n\n")[0]
+    return text[:_MAX_DESCRIPTION]
 
 
 def _sarif_rule(code: str, run: Run) -> dict[str, Any]:
@@ -364,13 +455,14 @@ def _sarif_rule(code: str, run: Run) -> dict[str, Any]:
     else:
         name, summary = _PSEUDO_RULES.get(code, (code.lower(), code))
         documentation = summary
+    level = run.severity(code)
     entry: dict[str, Any] = {
-        "defaultConfiguration": {"enabled": True, "level": "error"},
-        "fullDescription": {"text": documentation},
-        "help": {"text": summary},
+        "defaultConfiguration": {"enabled": True, "level": level},
+        "fullDescription": {"text": _description(documentation, summary)},
+        "help": {"markdown": documentation, "text": documentation},
         "id": code,
         "name": name,
-        "properties": {"id": code, "name": name, "problem.severity": "error"},
+        "properties": {"id": code, "name": name, "problem.severity": level},
         "shortDescription": {"text": summary},
     }
     url = rule.url() if rule is not None else None
@@ -392,13 +484,13 @@ def _region(locator: Locator | None, start: int, end: int) -> dict[str, int]:
 
 
 def _sarif_result(finding: Finding, run: Run) -> dict[str, Any]:
-    uri = _uri(finding.filename)
+    artifact = _artifact_location(finding.filename, run.cwd)
     result: dict[str, Any] = {
-        "level": "error",
+        "level": run.severity(finding.code),
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": uri},
+                    "artifactLocation": artifact,
                     "region": {
                         "endColumn": finding.end_location.column,
                         "endLine": finding.end_location.row,
@@ -425,7 +517,7 @@ def _sarif_result(finding: Finding, run: Run) -> dict[str, Any]:
         result["fixes"] = [
             {
                 "artifactChanges": [
-                    {"artifactLocation": {"uri": uri}, "replacements": replacements}
+                    {"artifactLocation": dict(artifact), "replacements": replacements}
                 ],
                 "description": {"text": finding.fix.message},
             }
@@ -434,12 +526,18 @@ def _sarif_result(finding: Finding, run: Run) -> dict[str, Any]:
 
 
 def sarif_document(run: Run) -> dict[str, Any]:
-    """The run as a SARIF 2.1.0 log: one run, rules that have results, all results."""
+    """The run as a SARIF 2.1.0 log: one run, rules that have results, all results.
+
+    Paths inside the current directory are relative to it (``%SRCROOT%``, whose
+    absolute URI ``originalUriBaseIds`` gives): run attnlint from the root of
+    the repository, and GitHub code scanning places each result in its file.
+    """
     codes = sorted({finding.code for finding in run.findings})
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "runs": [
             {
+                "originalUriBaseIds": {SRCROOT: _srcroot(run.cwd)},
                 "results": [_sarif_result(finding, run) for finding in run.findings],
                 "tool": {
                     "driver": {
@@ -506,10 +604,39 @@ class FixableCounts(Record):
         return counts
 
 
+def _exposed_line(run: Run) -> list[str]:
+    """The fixes beyond the fixable count, explained (none: no line)."""
+    exposed = run.exposed_by_code()
+    if not exposed:
+        return []
+    total = sum(exposed.values())
+    codes = ", ".join(f"{count} \u00d7 {code}" for code, count in exposed.items())
+    one = total == 1
+    if run.fix_mode == "diff":
+        applied = (
+            "would be applied to an error" if one else "would be applied to errors"
+        )
+        cause = "another fix exposes" if one else "other fixes expose"
+    else:
+        applied = "was applied to an error" if one else "were applied to errors"
+        cause = "another fix exposed" if one else "other fixes exposed"
+    counted = (
+        "it is counted with that fix" if one else "they are counted with those fixes"
+    )
+    return [
+        f"{_plural(total, 'more fix', 'es')} {applied} that {cause} ({codes}); {counted}."
+    ]
+
+
 def summary_lines(run: Run) -> list[str]:
-    """ruff's closing lines: counts, then what ``--fix``/``--unsafe-fixes`` would do."""
+    """ruff's closing lines: counts, then what ``--fix``/``--unsafe-fixes`` would do.
+
+    What ``--fix`` and ``--diff`` count as fixed is what a plain check counts
+    as fixable (``Run.resolved``); a further line names the fixes that other
+    fixes exposed.
+    """
     lines: list[str] = []
-    fixed = run.fixed_total
+    fixed = run.resolved_total
     remaining = len(run.findings)
     counts = FixableCounts.of(run.findings, run.unsafe_fixes)
     if run.fix_mode == "diff":
@@ -524,12 +651,13 @@ def summary_lines(run: Run) -> list[str]:
                 f"No errors would be fixed ({_plural(hidden, 'fix', 'es')} "
                 "available with `--unsafe-fixes`)."
             )
-        return lines
+        return lines + _exposed_line(run)
     total = fixed + remaining
     if fixed:
         lines.append(
             f"Found {_plural(total, 'error')} ({fixed} fixed, {remaining} remaining)."
         )
+        lines += _exposed_line(run)
     elif remaining:
         lines.append(f"Found {_plural(remaining, 'error')}.")
     else:
@@ -559,17 +687,29 @@ def write_summary(run: Run, stream: IO[str]) -> None:
 
 
 def fixed_lines(run: Run) -> list[str]:
-    """``--show-fixes``: what was fixed, per file and code."""
+    """``--show-fixes``: what was fixed, per file and code (every fix applied,
+    with those that another fix exposed named)."""
     if not run.fixed_total:
         return []
-    lines = [f"Fixed {_plural(run.fixed_total, 'error')}:"]
+    exposed_total = sum(run.exposed_by_code().values())
+    header = f"Fixed {_plural(run.resolved_total, 'error')}"
+    if exposed_total:
+        header += f" and {exposed_total} that the fixes exposed"
+    lines = [header + ":"]
     for filename in sorted(run.fixed):
         counts = run.fixed[filename]
         if not any(counts.values()):
             continue
+        resolved = run.resolved.get(filename, {})
         lines.append(f"- {run.display_path(filename)}:")
         for code in sorted(counts):
-            lines.append(f"    {counts[code]} \u00d7 {code} ({run.rule_name(code)})")
+            line = f"    {counts[code]} \u00d7 {code} ({run.rule_name(code)})"
+            exposed = counts[code] - resolved.get(code, 0)
+            if exposed >= counts[code]:
+                line += ", exposed by another fix"
+            elif exposed > 0:
+                line += f", {exposed} of them exposed by another fix"
+            lines.append(line)
     return lines
 
 

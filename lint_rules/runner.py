@@ -46,7 +46,12 @@ class FileOutcome(Record):
     """What checking (and maybe fixing) one file produced.
 
     ``text`` is set in fix and diff mode (the text the findings refer to);
-    ``new_bytes`` is what a fix run should write; ``warnings`` and ``errors``
+    ``fixed`` counts the fixes applied per code, every pass included;
+    ``resolved`` counts, per code, the findings a plain check reports as
+    fixable that the fixes removed (see :func:`resolved_by_fixes`): what the
+    summary calls fixed, so ``check``, ``--diff`` and ``--fix`` agree even when
+    one fix exposes another. ``new_bytes`` is what a fix run should write;
+    ``warnings`` and ``errors``
     are one-line messages for the user. ``read_stat`` is the (size, mtime_ns)
     of the bytes that were read, when the file did not change while it was
     read: what a cache entry of these findings is keyed by.
@@ -63,6 +68,7 @@ class FileOutcome(Record):
         "new_bytes",
         "cached",
         "read_stat",
+        "resolved",
     )
     __hash__ = None  # type: ignore[assignment]
 
@@ -78,6 +84,7 @@ class FileOutcome(Record):
         new_bytes: bytes | None = None,
         cached: bool = False,
         read_stat: tuple[int, int] | None = None,
+        resolved: dict[str, int] | None = None,
     ) -> None:
         self.filename = filename
         self.findings: list[Finding] = [] if findings is None else findings
@@ -89,6 +96,32 @@ class FileOutcome(Record):
         self.new_bytes = new_bytes
         self.cached = cached
         self.read_stat = read_stat
+        self.resolved: dict[str, int] = {} if resolved is None else resolved
+
+
+def resolved_by_fixes(
+    first: Sequence[Finding], remaining: Sequence[Finding], unsafe_fixes: bool
+) -> dict[str, int]:
+    """Per code, how many of the fixable findings in ``first`` (the findings of
+    the unfixed text) are gone from ``remaining`` (those of the fixed text).
+
+    A finding is the same one after the fixes when its code and message are:
+    positions move as edits above it change the line count, messages do not.
+    Findings that only a fix exposed are not in ``first`` and count here as
+    nothing, however many passes fixed them.
+    """
+    from collections import Counter
+
+    fixable = Counter(
+        (finding.code, finding.message)
+        for finding in first
+        if finding.fix is not None and finding.fix.is_applicable(unsafe_fixes)
+    )
+    left = Counter((finding.code, finding.message) for finding in remaining)
+    resolved: Counter[str] = Counter()
+    for (code, _), count in (fixable - left).items():
+        resolved[code] += count
+    return dict(resolved)
 
 
 def _unified_diff(old: str, new: str, name: str) -> str:
@@ -145,11 +178,21 @@ def process_file(
             source.text, filename, settings, errors=outcome.errors
         )
         return outcome
-    from lint_rules.fixer import fix_text
+    from lint_rules.fixer import applicable_fixes, fix_text
 
     outcome.text = source.text
+    first = check_source(source.text, filename, settings, errors=outcome.errors)
+    if not applicable_fixes(first, unsafe_fixes):
+        outcome.findings = first
+        return outcome
+    # The fixer checks the text again in its first pass: only files with
+    # something to fix pay for that, and its rule failures are those above.
+    fixer_errors: list[str] = []
     result = fix_text(
-        source.text, filename, settings, unsafe_fixes, errors=outcome.errors
+        source.text, filename, settings, unsafe_fixes, errors=fixer_errors
+    )
+    outcome.errors.extend(
+        message for message in fixer_errors if message not in outcome.errors
     )
     outcome.findings = result.remaining_findings
     if result.error is not None:
@@ -170,6 +213,7 @@ def process_file(
         )
         return outcome
     outcome.fixed = result.fixed_count_by_code
+    outcome.resolved = resolved_by_fixes(first, result.remaining_findings, unsafe_fixes)
     if mode == "diff":
         outcome.diff = _unified_diff(source.text, result.text, display)
         # --diff reports nothing as fixed on disk; the remaining findings refer to the
@@ -186,7 +230,7 @@ def process_file(
 _job: tuple[Settings, str, bool] | None = None
 
 # A finished file as sent back by a worker: (index, findings, text, fixed, diff,
-# errors, warnings, new_bytes, read_stat).
+# errors, warnings, new_bytes, read_stat, resolved).
 _Result = tuple[
     int,
     tuple[FindingData, ...],
@@ -197,6 +241,7 @@ _Result = tuple[
     list,
     "bytes | None",
     "tuple[int, int] | None",
+    dict,
 ]
 
 
@@ -239,11 +284,14 @@ def _pack(index: int, outcome: FileOutcome) -> _Result:
         outcome.warnings,
         outcome.new_bytes,
         outcome.read_stat,
+        outcome.resolved,
     )
 
 
 def _unpack(result: _Result, filename: str) -> FileOutcome:
-    _, findings, text, fixed, diff, errors, warnings, new_bytes, read_stat = result
+    _, findings, text, fixed, diff, errors, warnings, new_bytes, read_stat, resolved = (
+        result
+    )
     return FileOutcome(
         filename,
         [finding_from_data(item, filename) for item in findings],
@@ -254,6 +302,7 @@ def _unpack(result: _Result, filename: str) -> FileOutcome:
         warnings,
         new_bytes,
         read_stat=read_stat,
+        resolved=resolved,
     )
 
 

@@ -67,6 +67,7 @@ class UnsafeRename(Rule):
     name = "unsafe-rename"
     triggers = ("risky",)
     fix_availability = "unsafe"
+    severity = "warning"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         for call in _calls(ctx.tree, "risky"):

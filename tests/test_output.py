@@ -20,6 +20,7 @@ from lint_rules.output import (
     write_findings,
     write_statistics,
 )
+from lint_rules.runner import process_file, resolved_by_fixes
 from tests.engine_rules import ENGINE_RULES
 
 SETTINGS = Settings(registry=ENGINE_RULES)
@@ -121,6 +122,50 @@ def test_summary_lines(
     assert summary_lines(make_run(tmp_path, text, **kwargs)) == expected
 
 
+def test_fix_counts_exclude_fixes_that_other_fixes_exposed(tmp_path: Path) -> None:
+    # step1() -> step2() exposes a second TST201 finding, fixed in a later pass.
+    outcome = process_file(
+        str(tmp_path / "m.py"), b"step1()\nold()\n", SETTINGS, "fix", False, "m.py"
+    )
+    assert outcome.fixed == {"TST201": 2, "TST101": 1}
+    assert outcome.resolved == {"TST201": 1, "TST101": 1}
+    run = make_run(
+        tmp_path,
+        outcome.text,
+        fixed={outcome.filename: outcome.fixed},
+        resolved={outcome.filename: outcome.resolved},
+        fix_mode="fix",
+    )
+    assert summary_lines(run) == [
+        "Found 2 errors (2 fixed, 0 remaining).",
+        "1 more fix was applied to an error that another fix exposed "
+        "(1 \u00d7 TST201); it is counted with that fix.",
+    ]
+    run.fix_mode = "diff"
+    assert summary_lines(run) == [
+        "Would fix 2 errors.",
+        "1 more fix would be applied to an error that another fix exposes "
+        "(1 \u00d7 TST201); it is counted with that fix.",
+    ]
+    assert fixed_lines(run) == [
+        "Fixed 2 errors and 1 that the fixes exposed:",
+        "- m.py:",
+        "    1 \u00d7 TST101 (safe-rename)",
+        "    2 \u00d7 TST201 (step-chain), 1 of them exposed by another fix",
+    ]
+
+
+def test_resolved_counts_fixable_findings_the_fixes_removed() -> None:
+    first = check_source("old()\nold()\nrisky()\n", "m.py", SETTINGS)
+    remaining = check_source("new()\nold()\nrisky()\n", "m.py", SETTINGS)
+    # An unsafe fix is not fixable without --unsafe-fixes: never resolved then.
+    assert resolved_by_fixes(first, remaining, unsafe_fixes=False) == {"TST101": 1}
+    assert resolved_by_fixes(first, [], unsafe_fixes=True) == {
+        "TST101": 2,
+        "TST102": 1,
+    }
+
+
 def test_show_fixes_lists_files_and_codes(tmp_path: Path) -> None:
     run = make_run(tmp_path, "x = 1\n", fixed={str(tmp_path / "m.py"): {"TST101": 2}})
     assert fixed_lines(run) == [
@@ -211,6 +256,14 @@ def test_json_for_syntax_error_and_unfixable(tmp_path: Path) -> None:
     assert plain["fix"] is None
 
 
+def test_json_severity_is_the_rules_severity(tmp_path: Path) -> None:
+    data = json.loads(render(make_run(tmp_path, "old()\nrisky()\n"), "json"))
+    assert [(entry["code"], entry["severity"]) for entry in data] == [
+        ("TST101", "error"),
+        ("TST102", "warning"),
+    ]
+
+
 def test_json_empty_run_is_an_empty_list(tmp_path: Path) -> None:
     assert json.loads(render(make_run(tmp_path, "x = 1\n"), "json")) == []
 
@@ -235,6 +288,16 @@ def test_github_annotations(tmp_path: Path) -> None:
     )
 
 
+def test_github_annotation_level_is_the_rules_severity(tmp_path: Path) -> None:
+    lines = render(make_run(tmp_path), "github").splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == [
+        "::error",
+        "::warning",
+        "::error",
+    ]
+    assert lines[1].startswith("::warning title=attnlint (TST102),")
+
+
 def test_github_escapes_workflow_command_characters(tmp_path: Path) -> None:
     run = make_run(tmp_path, "old()\n")
     run.findings[0].message = "50% of\nrows"
@@ -255,13 +318,15 @@ def test_sarif_document(tmp_path: Path) -> None:
     rule = driver["rules"][0]
     assert rule["name"] == "safe-rename"
     assert rule["shortDescription"]["text"] == "Flags calls to `old()`."
-    assert rule["fullDescription"]["text"].startswith("## What it does")
-    assert rule["help"]["text"]
+    assert rule["fullDescription"]["text"] == "Flags calls to `old()`. Test-only."
+    documentation = RULES["TST101"].documentation()
+    assert rule["help"] == {"text": documentation, "markdown": documentation}
+    assert rule["defaultConfiguration"]["level"] == "error"
+    assert rule["properties"]["problem.severity"] == "error"
     result = run["results"][0]
     assert result["ruleId"] == "TST101" and result["level"] == "error"
     assert result["message"] == {"text": "Call to `old`"}
     location = result["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"]["uri"] == (tmp_path / "m.py").as_uri()
     assert location["region"] == {
         "startLine": 2,
         "startColumn": 1,
@@ -271,6 +336,48 @@ def test_sarif_document(tmp_path: Path) -> None:
     replacement = result["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement["insertedContent"] == {"text": "new"}
     assert "fixes" not in run["results"][2]
+
+
+def test_sarif_levels_are_the_rules_severities(tmp_path: Path) -> None:
+    (run,) = sarif_document(make_run(tmp_path))["runs"]
+    levels = {
+        rule["id"]: rule["defaultConfiguration"]["level"]
+        for rule in run["tool"]["driver"]["rules"]
+    }
+    assert levels == {"TST101": "error", "TST102": "warning", "TST103": "error"}
+    assert [result["level"] for result in run["results"]] == [
+        "error",
+        "warning",
+        "error",
+    ]
+    unsafe = run["tool"]["driver"]["rules"][1]
+    assert unsafe["properties"]["problem.severity"] == "warning"
+
+
+def test_sarif_uris_are_relative_to_srcroot(tmp_path: Path) -> None:
+    folder = tmp_path / "a dir"
+    folder.mkdir()
+    filename = str(folder / "m.py")
+    findings = check_source("old()\n", filename, SETTINGS)
+    run = Run(findings, sources={filename: "old()\n"}, rules=RULES, cwd=str(tmp_path))
+    (document_run,) = sarif_document(run)["runs"]
+    root = document_run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert root == tmp_path.as_uri() + "/"
+    (result,) = document_run["results"]
+    expected = {"uri": "a%20dir/m.py", "uriBaseId": "%SRCROOT%"}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == expected
+    change = result["fixes"][0]["artifactChanges"][0]
+    assert change["artifactLocation"] == expected
+
+
+def test_sarif_uri_outside_the_current_directory_is_absolute(tmp_path: Path) -> None:
+    (tmp_path / "here").mkdir()
+    filename = str(tmp_path / "m.py")
+    findings = check_source("old()\n", filename, SETTINGS)
+    run = Run(findings, rules=RULES, cwd=str(tmp_path / "here"))
+    (result,) = sarif_document(run)["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": (tmp_path / "m.py").as_uri()}
 
 
 def test_sarif_describes_syntax_errors(tmp_path: Path) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from lint_rules.docs import render
@@ -22,3 +25,74 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(c for c in commands if "pytest" in c)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def _console_commands() -> list[str]:
+    return re.findall(r"```console\n(.*?)\n```", README, flags=re.S)
+
+
+def _pinned_torch(command: str) -> str:
+    match = re.search(r"torch==(\S+)", command)
+    assert match, command
+    return match.group(1)
+
+
+def test_cpu_torch_command_pins_the_torch_of_the_test_command() -> None:
+    test_command = next(c for c in _console_commands() if "pytest" in c)
+    cpu = re.search(r"`(pip install torch==\S+ --index-url (\S+))`", README)
+    assert cpu, "README names no CPU build of torch"
+    assert _pinned_torch(cpu.group(1)) == _pinned_torch(test_command)
+    assert cpu.group(2) == "https://download.pytorch.org/whl/cpu"
+
+
+def test_offline_command_leaves_out_every_test_that_downloads() -> None:
+    offline = re.search(r'`(python -m pytest -m "not (\w+)")`', README)
+    assert offline, "README says not how to run the tests without the network"
+    marker = offline.group(2)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", f"not {marker}"]
+        + ["tests/realworld", "tests/test_precommit.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    # pytest exits 5 when every test was deselected.
+    assert result.returncode == 5, result.stdout + result.stderr
+    assert "deselected" in result.stdout
+
+
+def test_quickstart_exits_1_for_findings_as_the_readme_says() -> None:
+    quickstart = _console_commands()[0]
+    command = quickstart.split(" && ")[-1]
+    assert command.startswith("attnlint check ")
+    assert "exits with status 1, which means findings" in README
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", *command.split()[1:], "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"^Found \d+ errors\.$", result.stdout, flags=re.M)
+
+
+def test_fix_summary_shown_is_the_fix_summary_of_the_quickstart_example(
+    tmp_path: Path,
+) -> None:
+    section = README[README.index("count the same fixes") :]
+    shown = re.search(r"```text\n(.*?)\n```", section, flags=re.S).group(1)
+    example = tmp_path / "backend.py"
+    shutil.copyfile(
+        ROOT / "tests" / "fixtures" / "flashattention_backend_unoptimized.py", example
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--fix", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    lines = result.stdout.splitlines()
+    first = shown.splitlines()[0]
+    assert first in lines, result.stdout
+    start = lines.index(first)
+    assert lines[start : start + len(shown.splitlines())] == shown.splitlines()

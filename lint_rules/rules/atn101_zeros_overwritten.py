@@ -82,6 +82,7 @@ class ZerosOverwritten(Rule):
     name = "zeros-overwritten"
     triggers = ("zeros", "full")
     fix_availability = "safe"
+    severity = "error"
 
     valid = (
         # Accumulation reads the zeros.

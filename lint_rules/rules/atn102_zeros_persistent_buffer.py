@@ -151,6 +151,7 @@ class ZerosPersistentBuffer(Rule):
     name = "zeros-persistent-buffer"
     triggers = ("zeros", "full")
     fix_availability = "unsafe"
+    severity = "warning"
 
     valid = (
         # Not a graph-state setup method.

@@ -74,6 +74,7 @@ class UninitializedRead(Rule):
     name = "uninitialized-read"
     triggers = ("empty",)
     fix_availability = "none"
+    severity = "error"
 
     valid = (
         # Written before it is read.

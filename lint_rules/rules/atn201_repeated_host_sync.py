@@ -88,6 +88,7 @@ class RepeatedHostSync(Rule):
     name = "repeated-host-sync"
     triggers = tuple(sorted(SYNC_METHODS))
     fix_availability = "sometimes"
+    severity = "error"
 
     valid = (
         # Mutated in place between.

@@ -90,6 +90,7 @@ class RedundantReassignment(Rule):
     # Only functions are analyzed, so a file without one cannot have a finding.
     triggers = ("def ", "def\t")
     fix_availability = "safe"
+    severity = "error"
 
     valid = (
         # The stored value's inputs change between.

@@ -67,6 +67,7 @@ class DeadLoopAlias(Rule):
     name = "dead-loop-alias"
     triggers = ("for ", "while ")
     fix_availability = "safe"
+    severity = "error"
 
     valid = (
         # Used after the loop.

@@ -47,6 +47,11 @@ class Rule:
     invalid: ClassVar[tuple[Invalid, ...]] = ()
     # Which fix applicability this rule can offer: "safe", "unsafe", "sometimes" or "none".
     fix_availability: ClassVar[str] = "none"
+    # How CI shows the rule's findings (SARIF level, GitHub annotation, JSON
+    # severity), read by every output: "error" where the rule proves the waste
+    # or the bug (a safe fix, or a read of garbage), "warning" for an audit,
+    # where a person decides whether the code is wrong (an unsafe-only fix).
+    severity: ClassVar[str] = "error"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         raise NotImplementedError
