@@ -37,7 +37,8 @@ class FixResult:
 
     ``text`` is the fixed text (the original one if ``error`` is set);
     ``fixed_count_by_code`` counts applied fixes per rule code;
-    ``remaining_findings`` are the findings on ``text``; ``error`` says why
+    ``remaining_findings`` are the findings on ``text``; ``first_findings``
+    those of the unfixed text (what a plain check reports); ``error`` says why
     nothing was changed when a fix broke the code; ``converged`` is False when
     the pass limit was reached with fixes still applying.
     """
@@ -45,6 +46,7 @@ class FixResult:
     text: str
     fixed_count_by_code: dict[str, int] = field(default_factory=dict)
     remaining_findings: list[Finding] = field(default_factory=list)
+    first_findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     converged: bool = True
     changed: bool = False
@@ -151,6 +153,7 @@ def fix_text(
             return FixResult(
                 text=original,
                 remaining_findings=first_findings,
+                first_findings=first_findings,
                 error=_broken_fix_message(filename, text, candidates, applied, parsed),
             )
         fixed.update(code_of[id(fix)] for fix in applied)
@@ -158,9 +161,16 @@ def fix_text(
     else:
         findings = check_source(text, filename, settings, tree=tree, errors=errors)
         return FixResult(
-            text, dict(fixed), findings, converged=False, changed=text != original
+            text,
+            dict(fixed),
+            findings,
+            first_findings or [],
+            converged=False,
+            changed=text != original,
         )
-    return FixResult(text, dict(fixed), findings, changed=text != original)
+    return FixResult(
+        text, dict(fixed), findings, first_findings or [], changed=text != original
+    )
 
 
 def _broken_fix_message(

@@ -178,21 +178,11 @@ def process_file(
             source.text, filename, settings, errors=outcome.errors
         )
         return outcome
-    from lint_rules.fixer import applicable_fixes, fix_text
+    from lint_rules.fixer import fix_text
 
     outcome.text = source.text
-    first = check_source(source.text, filename, settings, errors=outcome.errors)
-    if not applicable_fixes(first, unsafe_fixes):
-        outcome.findings = first
-        return outcome
-    # The fixer checks the text again in its first pass: only files with
-    # something to fix pay for that, and its rule failures are those above.
-    fixer_errors: list[str] = []
     result = fix_text(
-        source.text, filename, settings, unsafe_fixes, errors=fixer_errors
-    )
-    outcome.errors.extend(
-        message for message in fixer_errors if message not in outcome.errors
+        source.text, filename, settings, unsafe_fixes, errors=outcome.errors
     )
     outcome.findings = result.remaining_findings
     if result.error is not None:
@@ -213,7 +203,9 @@ def process_file(
         )
         return outcome
     outcome.fixed = result.fixed_count_by_code
-    outcome.resolved = resolved_by_fixes(first, result.remaining_findings, unsafe_fixes)
+    outcome.resolved = resolved_by_fixes(
+        result.first_findings, result.remaining_findings, unsafe_fixes
+    )
     if mode == "diff":
         outcome.diff = _unified_diff(source.text, result.text, display)
         # --diff reports nothing as fixed on disk; the remaining findings refer to the
