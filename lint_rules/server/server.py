@@ -21,6 +21,7 @@ Python, where ``str.splitlines`` also splits at form feeds.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -94,14 +95,15 @@ class CheckResult:
 class _Job:
     """A snapshot of a document to check (taken on the event loop)."""
 
-    __slots__ = ("uri", "revision", "generation", "version", "text", "filename")
+    __slots__ = ("uri", "revision", "generation", "version", "index", "filename")
 
     def __init__(self, uri: str, document: _OpenDocument, generation: int) -> None:
         self.uri = uri
         self.revision = document.revision
         self.generation = generation
         self.version = document.version
-        self.text = document.text
+        # Computed here, once: the document's next incremental change needs it too.
+        self.index = document.index
         self.filename = document.filename
 
 
@@ -418,7 +420,7 @@ class AttnlintServer(LanguageServer):
         document = self.documents.get(job.uri)
         if document is None or document.revision != job.revision:
             return None
-        index = LineIndex(job.text)
+        index = job.index
         if isinstance(settings, engine.ConfigError):
             return CheckResult(
                 job.revision,
@@ -434,7 +436,7 @@ class AttnlintServer(LanguageServer):
         errors: list[str] = []
         findings: list[engine.Finding] = []
         if not self._skipped(document, settings):
-            findings = engine.check_text(job.text, job.filename, settings, errors)
+            findings = engine.check_text(index.text, job.filename, settings, errors)
         diagnostics = [
             convert.diagnostic(finding, index, self.encoding) for finding in findings
         ]
@@ -746,5 +748,9 @@ def serve(debounce: float = DEFAULT_DEBOUNCE) -> int:
     # Nothing but the protocol may reach stdout: a stray print goes to stderr.
     sys.stdout = sys.stderr
     server = AttnlintServer(debounce=debounce)
+    # What start-up made lives as long as the server: keep the collector from
+    # walking it again during every check (pygls and its types are most of it).
+    gc.collect()
+    gc.freeze()
     server.start_io(sys.stdin.buffer, protocol_out)
     return 0 if server.shutdown_requested else 1
