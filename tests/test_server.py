@@ -260,7 +260,7 @@ def test_an_editor_session(project: Path) -> None:
         assert titles == [
             "attnlint (ATN101): Replace `torch.zeros` with `torch.empty`",
             "Disable ATN101 for this line",
-            "attnlint: Fix all safe fixes",
+            "attnlint: Apply all safe fixes",
         ]
         fix, noqa, fix_all = actions
         assert fix["kind"] == "quickfix" and fix["isPreferred"] is True

@@ -210,6 +210,7 @@ class AttnlintServer(LanguageServer):
 
     def on_initialize(self, params: types.InitializeParams) -> None:
         encoding = self.protocol.workspace.position_encoding
+        encoding = getattr(encoding, "value", encoding)  # the enum's plain string
         self.encoding = encoding if encoding in ENCODINGS else UTF16
         capabilities = params.capabilities
         text = capabilities.text_document
@@ -313,10 +314,12 @@ class AttnlintServer(LanguageServer):
         self._schedule(document.uri, self.debounce)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
-        if not self._watching_config:
+        uri = params.text_document.uri
+        # Without watched files, a save is when settings are read again.
+        if not self._watching_config or _is_config_file(uri):
             self._invalidate_settings()
         else:
-            self._check_now(params.text_document.uri)
+            self._check_now(uri)
 
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -333,11 +336,7 @@ class AttnlintServer(LanguageServer):
     def did_change_watched_files(
         self, params: types.DidChangeWatchedFilesParams
     ) -> None:
-        names = {
-            os.path.basename(unquote(urlparse(change.uri).path))
-            for change in params.changes
-        }
-        if names & set(engine.CONFIG_FILE_NAMES):
+        if any(_is_config_file(change.uri) for change in params.changes):
             self._invalidate_settings()
 
     def _invalidate_settings(self) -> None:
@@ -466,7 +465,7 @@ class AttnlintServer(LanguageServer):
         running = self._running.get(uri)
         if running is not None and running[2] is future:
             del self._running[uri]
-        if future.cancelled():
+        if future.cancelled() or uri not in self.documents:
             return
         error = future.exception()
         if error is not None:
@@ -549,7 +548,7 @@ class AttnlintServer(LanguageServer):
             engine.is_safe_fix(finding) for finding in result.findings
         ):
             action = types.CodeAction(
-                title="attnlint: Fix all safe fixes",
+                title="attnlint: Apply all safe fixes",
                 kind=FIX_ALL_KIND,
                 data={"uri": uri, "revision": result.revision},
             )
@@ -717,6 +716,11 @@ def _path_of(uri: str) -> str | None:
 def _name_of(uri: str) -> str:
     name = unquote(urlparse(uri).path).rstrip("/").rsplit("/", 1)[-1]
     return name or "untitled"
+
+
+def _is_config_file(uri: str) -> bool:
+    name = unquote(urlparse(uri).path).rsplit("/", 1)[-1]
+    return name in engine.CONFIG_FILE_NAMES
 
 
 def _within(path: str, folder: str) -> bool:
