@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -61,6 +62,7 @@ class CheckResult:
         "diagnostics",
         "config_error",
         "errors",
+        "fixed",
     )
 
     def __init__(
@@ -86,6 +88,8 @@ class CheckResult:
         self.diagnostics = diagnostics
         self.config_error = config_error
         self.errors = errors
+        # (text, error) of the safe fix-all of this text, once asked for.
+        self.fixed: tuple[str, str | None] | None = None
 
     @property
     def parses(self) -> bool:
@@ -110,9 +114,13 @@ class _Job:
 class _OpenDocument(Document):
     __slots__ = ("revision", "filename", "folder")
 
-    def __init__(self, *args: Any, folder: str, filename: str, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, revision: int, folder: str, filename: str, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        self.revision = 0
+        # Unique across the server's documents and their texts, so that a
+        # result never passes for that of a later text (one reopened, say).
+        self.revision = revision
         # Where its settings are looked up, and the name it is checked under.
         self.folder = folder
         self.filename = filename
@@ -159,6 +167,7 @@ class AttnlintServer(LanguageServer):
         # counts invalidations, so that a result tells which settings it used.
         self._settings: dict[str, engine.Settings | engine.ConfigError] = {}
         self.generation = 0
+        self._revisions = itertools.count()
         self._shown_errors: set[str] = set()
         self._published: dict[str, tuple[int, int]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -289,6 +298,7 @@ class AttnlintServer(LanguageServer):
             item.text,
             item.version,
             item.language_id,
+            revision=next(self._revisions),
             folder=folder,
             filename=filename,
         )
@@ -310,7 +320,7 @@ class AttnlintServer(LanguageServer):
             else:
                 document.replace(change.text, document.version)
         document.version = params.text_document.version
-        document.revision += 1
+        document.revision = next(self._revisions)
         self._schedule(document.uri, self.debounce)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
@@ -612,12 +622,20 @@ class AttnlintServer(LanguageServer):
         result = await self.current_result(uri)
         if result is None or result.settings is None or not result.parses:
             return action
-        errors: list[str] = []
-        fixed, error = await self._in_worker(
-            engine.fix_all, result.index.text, result.filename, result.settings, errors
-        )
-        for message in errors:
-            self.log(message, types.MessageType.Error)
+        if result.fixed is None:
+            # Editors ask for code actions at every cursor move; a client that
+            # cannot resolve them gets this edit each time: computed once.
+            errors: list[str] = []
+            result.fixed = await self._in_worker(
+                engine.fix_all,
+                result.index.text,
+                result.filename,
+                result.settings,
+                errors,
+            )
+            for message in errors:
+                self.log(message, types.MessageType.Error)
+        fixed, error = result.fixed
         if error is not None:
             self.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Error, message=error)
