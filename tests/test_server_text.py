@@ -18,7 +18,7 @@ from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.rules import CODES
 from lint_rules.server import convert
-from lint_rules.server.engine import is_syntax_error, rule_explanation
+from lint_rules.server.engine import is_syntax_error, rule_explanation, rule_url
 from lint_rules.server.text import ENCODINGS, Document, LineIndex, characters, units
 from tests.lsp_client import apply_text_edits, code_units
 
@@ -174,3 +174,17 @@ def test_diagnostic_fields() -> None:
     diagnostic = convert.diagnostic(finding, LineIndex("def f(:\n"), "utf-16")
     assert diagnostic.code == "E999" and diagnostic.source == "attnlint"
     assert diagnostic.severity == convert.severity("E999") == 1  # Error
+    assert diagnostic.code_description is None
+    assert rule_url("E999", Settings()) is None
+    linked = convert.diagnostic(finding, LineIndex(""), "utf-16", "https://x.test/E999")
+    assert linked.code_description.href == "https://x.test/E999"
+
+
+def test_rule_urls_come_from_the_rules(monkeypatch) -> None:
+    settings = Settings()
+    rule = settings.rule_for_code("ATN101")
+    assert rule_url("ATN101", settings) == rule.url()
+    monkeypatch.setattr(
+        rule, "url", classmethod(lambda cls: f"https://x.test/{cls.code}")
+    )
+    assert rule_url("ATN101", settings) == "https://x.test/ATN101"

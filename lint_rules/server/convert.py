@@ -58,7 +58,10 @@ def to_range(start: tuple[int, int], end: tuple[int, int]) -> types.Range:
     )
 
 
-def diagnostic(finding: Finding, index: LineIndex, encoding: str) -> types.Diagnostic:
+def diagnostic(
+    finding: Finding, index: LineIndex, encoding: str, url: str | None = None
+) -> types.Diagnostic:
+    """The diagnostic of ``finding``; ``url``: where its rule is documented."""
     start = index.position_of_location(
         finding.location.row, finding.location.column, encoding
     )
@@ -70,6 +73,7 @@ def diagnostic(finding: Finding, index: LineIndex, encoding: str) -> types.Diagn
         message=finding.message,
         severity=severity(finding.code),
         code=finding.code,
+        code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         tags=[types.DiagnosticTag.Unnecessary] if finding.code in UNNECESSARY else None,
     )

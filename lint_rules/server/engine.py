@@ -37,6 +37,7 @@ __all__ = [
     "is_safe_fix",
     "noqa_edit",
     "rule_explanation",
+    "rule_url",
     "settings_for",
 ]
 
@@ -107,6 +108,13 @@ def rule_explanation(code: str, settings: Settings) -> tuple[str, str] | None:
     if rule is None:
         return None
     return rule.name, _section(rule.documentation(), "why is this bad?")
+
+
+def rule_url(code: str, settings: Settings) -> str | None:
+    """Where the rule's documentation is published, if anywhere (none is yet:
+    ``attnlint rule CODE`` and the hover text are the reference)."""
+    rule = None if code in _NOT_RULES else settings.rule_for_code(code)
+    return rule.url() if rule is not None else None
 
 
 def _section(document: str, title: str) -> str:

@@ -446,8 +446,10 @@ class AttnlintServer(LanguageServer):
         findings: list[engine.Finding] = []
         if not self._skipped(document, settings):
             findings = engine.check_text(index.text, job.filename, settings, errors)
+        urls = {code: engine.rule_url(code, settings) for code in _codes(findings)}
         diagnostics = [
-            convert.diagnostic(finding, index, self.encoding) for finding in findings
+            convert.diagnostic(finding, index, self.encoding, urls[finding.code])
+            for finding in findings
         ]
         return CheckResult(
             job.revision,
@@ -734,6 +736,10 @@ def _path_of(uri: str) -> str | None:
 def _name_of(uri: str) -> str:
     name = unquote(urlparse(uri).path).rstrip("/").rsplit("/", 1)[-1]
     return name or "untitled"
+
+
+def _codes(findings: list[engine.Finding]) -> set[str]:
+    return {finding.code for finding in findings}
 
 
 def _is_config_file(uri: str) -> bool:
