@@ -275,6 +275,8 @@ class AttnlintServer(LanguageServer):
             self._stop_event.set()
         if self._thread_pool is not None:
             self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
         self._worker.shutdown(wait=False, cancel_futures=True)
 
     def log(
@@ -637,11 +639,14 @@ class AttnlintServer(LanguageServer):
             )
             for message in errors:
                 self.log(message, types.MessageType.Error)
+            if result.fixed[1] is not None:  # said once per text
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Error, message=result.fixed[1]
+                    )
+                )
         fixed, error = result.fixed
         if error is not None:
-            self.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Error, message=error)
-            )
             return action
         if fixed != result.index.text:
             edits = convert.diff_edits(result.index, fixed)
