@@ -228,9 +228,9 @@ def _milliseconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value >= 0:
+    if not 0 <= value <= 60_000:  # NaN and infinity too
         raise argparse.ArgumentTypeError(
-            f"expected a number of milliseconds, got {text!r}"
+            f"expected a number of milliseconds from 0 to 60000, got {text!r}"
         )
     return value
 

@@ -591,5 +591,6 @@ def test_server_without_pygls_says_what_to_install(monkeypatch, capsys) -> None:
 def test_server_rejects_a_bad_debounce(capsys) -> None:
     from lint_rules.cli import main
 
-    assert main(["server", "--debounce", "soon"]) == 2
-    assert "milliseconds" in capsys.readouterr().err
+    for value in ("soon", "-1", "inf", "nan"):
+        assert main(["server", "--debounce", value]) == 2
+        assert "milliseconds" in capsys.readouterr().err

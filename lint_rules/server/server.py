@@ -7,11 +7,9 @@ newer change makes it stale and its own check follows). Settings are
 looked up once per folder and kept until a configuration file changes
 (``workspace/didChangeWatchedFiles``; without that, on each save).
 
-Code actions, for the findings under the cursor: each fix as a
-``quickfix`` (safe ones preferred; unsafe ones say so and never are),
-"Disable ATNxxx for this line" (a ``# noqa`` code), and
-``source.fixAll.attnlint``, which applies the safe fixes until none is left
-(``attnlint check --fix``). Hovering a finding shows why its rule matters.
+Code actions (``actions.py``) and hover answer from the result for the
+document's current text, checking it at once if there is none yet (a
+request does not wait for the debounce).
 
 The server keeps its own copy of each open document rather than pygls's:
 lines end at ``\\n``, ``\\r\\n`` and ``\\r`` only, as in the protocol and in
@@ -37,14 +35,12 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from lint_rules import __version__
-from lint_rules.server import convert, engine
+from lint_rules.server import actions, convert, engine
 from lint_rules.server.text import ENCODINGS, UTF16, Document, LineIndex
 
 #: Quiet time after a change before the document is checked, in seconds.
 DEFAULT_DEBOUNCE = 0.025
 
-FIX_ALL_KIND = "source.fixAll.attnlint"
-_QUICKFIX = types.CodeActionKind.QuickFix
 _CONFIG_GLOBS = tuple(f"**/{name}" for name in engine.CONFIG_FILE_NAMES)
 
 
@@ -211,7 +207,8 @@ class AttnlintServer(LanguageServer):
         feature(
             types.TEXT_DOCUMENT_CODE_ACTION,
             types.CodeActionOptions(
-                code_action_kinds=[_QUICKFIX, FIX_ALL_KIND], resolve_provider=True
+                code_action_kinds=[actions.QUICKFIX, actions.FIX_ALL_KIND],
+                resolve_provider=True,
             ),
         )(self.code_action)
         feature(types.CODE_ACTION_RESOLVE)(self.resolve_code_action)
@@ -541,6 +538,11 @@ class AttnlintServer(LanguageServer):
 
     # -------------------------------------------------------------- actions
 
+    def _target(self, uri: str, result: CheckResult) -> actions.Target:
+        return actions.Target(
+            uri, result.version, result.index, self.encoding, self._document_changes
+        )
+
     async def code_action(
         self, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
@@ -549,79 +551,36 @@ class AttnlintServer(LanguageServer):
         if result is None or result.settings is None or not result.parses:
             return []
         only = params.context.only
-        actions: list[types.CodeAction] = []
-        if _wanted(only, _QUICKFIX):
+        target = self._target(uri, result)
+        offered: list[types.CodeAction] = []
+        if actions.wanted(only, actions.QUICKFIX):
             for finding, diagnostic in zip(
                 result.findings, result.diagnostics, strict=True
             ):
-                if _touches(diagnostic.range, params.range):
-                    actions.extend(
-                        self._finding_actions(uri, result, finding, diagnostic)
-                    )
-        if _wanted(only, FIX_ALL_KIND) and any(
+                if actions.touches(diagnostic.range, params.range):
+                    offered += actions.finding_actions(target, finding, diagnostic)
+        if actions.wanted(only, actions.FIX_ALL_KIND) and any(
             engine.is_safe_fix(finding) for finding in result.findings
         ):
-            action = types.CodeAction(
-                title="attnlint: Apply all safe fixes",
-                kind=FIX_ALL_KIND,
+            fix_all = types.CodeAction(
+                title=actions.FIX_ALL_TITLE,
+                kind=actions.FIX_ALL_KIND,
                 data={"uri": uri, "revision": result.revision},
             )
             # Asked for by kind (on save): the edit now; offered among others
             # (a cursor move): the edit when chosen, if the client resolves.
             if only or not self._resolve_edits:
-                action = await self.resolve_code_action(action)
-                if action.edit is None:
-                    action = None
-            if action is not None:
-                actions.append(action)
-        return actions
-
-    def _finding_actions(
-        self,
-        uri: str,
-        result: CheckResult,
-        finding: engine.Finding,
-        diagnostic: types.Diagnostic,
-    ) -> list[types.CodeAction]:
-        actions = []
-        fix = finding.fix
-        if fix is not None:
-            safe = engine.is_safe_fix(finding)
-            title = f"attnlint ({finding.code}): {fix.message}"
-            actions.append(
-                types.CodeAction(
-                    title=title if safe else f"{title} (unsafe)",
-                    kind=_QUICKFIX,
-                    diagnostics=[diagnostic],
-                    is_preferred=safe,
-                    edit=self._workspace_edit(
-                        uri,
-                        result.version,
-                        convert.text_edits(fix.edits, result.index, self.encoding),
-                    ),
-                )
-            )
-        if finding.noqa_row is not None:
-            edit = engine.noqa_edit(result.index.text, finding.noqa_row, finding.code)
-            if edit is not None:
-                actions.append(
-                    types.CodeAction(
-                        title=f"Disable {finding.code} for this line",
-                        kind=_QUICKFIX,
-                        diagnostics=[diagnostic],
-                        edit=self._workspace_edit(
-                            uri,
-                            result.version,
-                            convert.text_edits([edit], result.index, self.encoding),
-                        ),
-                    )
-                )
-        return actions
+                fix_all = await self.resolve_code_action(fix_all)
+                if fix_all.edit is not None:
+                    offered.append(fix_all)
+            else:
+                offered.append(fix_all)
+        return offered
 
     async def resolve_code_action(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
         uri = data.get("uri")
-        if action.kind != FIX_ALL_KIND or not isinstance(uri, str):
+        if action.kind != actions.FIX_ALL_KIND or not isinstance(uri, str):
             return action
         result = await self.current_result(uri)
         if result is None or result.settings is None or not result.parses:
@@ -646,32 +605,9 @@ class AttnlintServer(LanguageServer):
                     )
                 )
         fixed, error = result.fixed
-        if error is not None:
-            return action
-        if fixed != result.index.text:
-            edits = convert.diff_edits(result.index, fixed)
-            action.edit = self._workspace_edit(
-                uri,
-                result.version,
-                convert.text_edits(edits, result.index, self.encoding),
-            )
+        if error is None:
+            action.edit = actions.fix_all_edit(self._target(uri, result), fixed)
         return action
-
-    def _workspace_edit(
-        self, uri: str, version: int | None, edits: list[types.TextEdit]
-    ) -> types.WorkspaceEdit:
-        if self._document_changes:
-            return types.WorkspaceEdit(
-                document_changes=[
-                    types.TextDocumentEdit(
-                        text_document=types.OptionalVersionedTextDocumentIdentifier(
-                            uri=uri, version=version
-                        ),
-                        edits=edits,
-                    )
-                ]
-            )
-        return types.WorkspaceEdit(changes={uri: edits})
 
     # ---------------------------------------------------------------- hover
 
@@ -686,12 +622,12 @@ class AttnlintServer(LanguageServer):
         for finding, diagnostic in zip(
             result.findings, result.diagnostics, strict=True
         ):
-            if not _touches(diagnostic.range, point):
+            if not actions.touches(diagnostic.range, point):
                 continue
             explained = engine.rule_explanation(finding.code, result.settings)
             if explained is None:
                 continue
-            parts.append(self._explanation(finding, *explained))
+            parts.append(actions.explanation(finding, *explained, self._markdown))
             covered = covered or diagnostic.range
         if not parts:
             return None
@@ -702,12 +638,6 @@ class AttnlintServer(LanguageServer):
             contents=types.MarkupContent(kind=kind, value="\n\n---\n\n".join(parts)),
             range=covered,
         )
-
-    def _explanation(self, finding: engine.Finding, name: str, why: str) -> str:
-        more = f"`attnlint rule {finding.code}` prints the rule's full documentation."
-        if self._markdown:
-            return f"**{finding.code}** {name}: {finding.message}\n\n{why}\n\n*{more}*"
-        return f"{finding.code} {name}: {finding.message}\n\n{why}\n\n{more}"
 
     # ---------------------------------------------------------------- paths
 
@@ -755,23 +685,6 @@ def _is_config_file(uri: str) -> bool:
 def _within(path: str, folder: str) -> bool:
     folder = folder.rstrip(os.sep)
     return path == folder or path.startswith(folder + os.sep)
-
-
-def _wanted(only: list[str] | None, kind: str) -> bool:
-    """Whether an action of ``kind`` answers a request for the kinds ``only``
-    (kinds are hierarchical: ``source`` covers ``source.fixAll.attnlint``)."""
-    if not only:
-        return True
-    return any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)
-
-
-def _touches(a: types.Range, b: types.Range) -> bool:
-    """Whether two ranges overlap or meet (a cursor at either end counts)."""
-    a_start = (a.start.line, a.start.character)
-    a_end = (a.end.line, a.end.character)
-    b_start = (b.start.line, b.start.character)
-    b_end = (b.end.line, b.end.character)
-    return a_start <= b_end and b_start <= a_end
 
 
 def serve(debounce: float = DEFAULT_DEBOUNCE) -> int:
