@@ -177,7 +177,7 @@ def test_a_stale_check_is_not_published(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         session = Session(tmp_path, {})
-        session.server.debounce = 0.2
+        session.server.debounce = 1.0
         await session.initialize()
         await session.notify("textDocument/didOpen", open_params(path, "old()\n"))
         await session.published(uri, 1)
