@@ -41,9 +41,9 @@ __all__ = [
     "settings_for",
 ]
 
-#: File names whose change can change the settings of files below them.
-#: (``attnlint.toml`` is watched too, so that a project using it is re-read
-#: when the configuration loader reads it.)
+#: File names whose change can change the settings of files below them
+#: (``attnlint.toml``: a configuration file of attnlint's own name, for a
+#: loader that reads one; watching it costs nothing meanwhile).
 CONFIG_FILE_NAMES: tuple[str, ...] = ("pyproject.toml", "attnlint.toml")
 
 _NOT_RULES = (SYNTAX_ERROR_CODE, IO_ERROR_CODE)
