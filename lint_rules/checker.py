@@ -22,6 +22,7 @@ from lint_rules.diagnostics import (
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
+    Edit,
     Finding,
     Location,
 )
@@ -304,6 +305,100 @@ def _code_listed(code: str, codes: Iterable[str]) -> bool:
 
 def _has_noqa_comment(text: str) -> bool:
     return re.search("noqa", text, re.IGNORECASE) is not None
+
+
+def add_noqa_edit(
+    text: str,
+    row: int,
+    codes: Iterable[str],
+    *,
+    locator: Locator | None = None,
+) -> Edit | None:
+    """The edit that makes the ``# noqa`` directive of ``row`` (a finding's
+    ``noqa_row``) suppress ``codes`` too, or None when nothing needs doing or
+    nothing can be done.
+
+    An existing ``# noqa: A`` becomes ``# noqa: A, B`` (the rest of its
+    comment kept); a row without a directive gets ``  # noqa: B`` at its end,
+    after any comment already there (which stays first, so ``# type: ignore``
+    keeps working). None when the row suppresses every code already (a
+    blanket ``# noqa``, or codes that name them), when its comment is a
+    file-level directive (a line directive in it would not be read), or when
+    the row ends inside a string or with a line continuation. Line endings
+    are never touched. The new comment is read back with the checker's own
+    directive reader before the edit is returned.
+    """
+    wanted: list[str] = []
+    for code in codes:
+        code = code.strip().upper()
+        if code and code not in wanted:
+            wanted.append(code)
+    if locator is None:
+        locator = Locator(text)
+    try:
+        line_start = locator.line_start(row)
+    except IndexError:
+        return None
+    line_end = locator.line_end(row)
+    comment_start: int | None = None
+    for kind, start, end in _lexemes(text):
+        if start >= line_end:
+            break
+        if kind == "string":
+            if start < line_end < end:
+                return None  # the row ends inside a string literal
+        elif start >= line_start:
+            if kind == "continuation":
+                return None  # nothing may follow the backslash
+            comment_start = start
+    before = NoqaDirectives({}, {})
+    if comment_start is None:
+        code_text = text[line_start:line_end].rstrip()
+        comment_start = line_start + len(code_text) + (2 if code_text else 0)
+        edit = Edit(
+            line_start + len(code_text),
+            line_end,
+            f"{'  ' if code_text else ''}# noqa: {', '.join(wanted)}",
+        )
+    else:
+        comment = text[comment_start:line_end]
+        if _FILE_NOQA.search(comment):
+            return None
+        before._read_comment(comment, row)
+        listed = before.lines.get(row, frozenset())
+        if listed is None:
+            return None  # a blanket directive suppresses every code already
+        wanted = [code for code in wanted if not _code_listed(code, listed)]
+        match = _NOQA.search(comment)
+        if match is None or match.group("codes") is None:
+            end = comment_start + len(comment.rstrip())
+            edit = Edit(end, line_end, f"  # noqa: {', '.join(wanted)}")
+        else:
+            group = match.group("codes")
+            found = list(_CODE.finditer(group))
+            separator = ", "
+            if len(found) > 1 and "," not in group:
+                separator = " "
+            elif "," in group and ", " not in group:
+                separator = ","
+            at = comment_start + match.start("codes") + found[-1].end()
+            edit = Edit(at, at, separator + separator.join(wanted))
+    if not wanted:
+        return None
+    # Read the new comment back: the row must now suppress every code it
+    # suppressed before and every wanted one, or the edit is not offered.
+    new_comment = (
+        text[comment_start : edit.start] + edit.content + text[edit.end : line_end]
+        if comment_start <= edit.start
+        else edit.content[edit.content.index("#") :]
+    )
+    after = NoqaDirectives({}, {})
+    after._read_comment(new_comment, row)
+    suppressed = after.lines.get(row, frozenset())
+    required = (*(before.lines.get(row) or ()), *wanted)
+    if suppressed is None or not all(_code_listed(c, suppressed) for c in required):
+        return None
+    return edit
 
 
 # ----------------------------------------------------------------------- checking

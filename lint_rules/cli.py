@@ -1,11 +1,13 @@
-"""The ``attnlint`` command: ``check``, ``rule`` (and ``verify`` when installed).
+"""The ``attnlint`` command: ``check``, ``rule``, ``clean``, ``server`` (and
+``verify`` when installed).
 
 Exit codes, as ruff's: 0 nothing left to report, 1 findings remain (or, with
 ``--diff``, something would change), 2 a usage, configuration, input or
 internal error. Problems in the user's input are reported in one line each,
 never as a traceback.
 
-The ``check`` path imports neither libcst nor torch.
+The ``check`` path imports neither libcst nor torch, nor the language
+server's pygls.
 """
 
 from __future__ import annotations
@@ -221,6 +223,38 @@ def _add_clean_parser(subparsers: Any) -> None:
     clean.set_defaults(func=run_clean)
 
 
+def _milliseconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 60_000:  # NaN and infinity too
+        raise argparse.ArgumentTypeError(
+            f"expected a number of milliseconds from 0 to 60000, got {text!r}"
+        )
+    return value
+
+
+def _add_server_parser(subparsers: Any) -> None:
+    server = subparsers.add_parser(
+        "server",
+        help="run the language server (for editors)",
+        description=(
+            "Serve diagnostics, quick fixes and fix-all to an editor over "
+            "stdin/stdout (the Language Server Protocol). Needs the server "
+            "extra: pip install 'attnlint[server]'."
+        ),
+    )
+    server.add_argument(
+        "--debounce",
+        type=_milliseconds,
+        default=None,
+        metavar="MS",
+        help="quiet time after an edit before the file is checked (default: 25)",
+    )
+    server.set_defaults(func=run_server)
+
+
 def _first_command(argv: Sequence[str]) -> str | None:
     for arg in argv:
         if not arg.startswith("-"):
@@ -242,6 +276,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_check_parser(subparsers)
     _add_rule_parser(subparsers)
     _add_clean_parser(subparsers)
+    _add_server_parser(subparsers)
     if importlib.util.find_spec(VERIFY_MODULE) is not None:
         if _first_command(argv) == "verify":
             from lint_rules.verify import add_verify_parser
@@ -385,6 +420,18 @@ def run_rule(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write("\n".join(rule_text(rule) for rule in rules))
     return 0
+
+
+# ----------------------------------------------------------------------- server
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from lint_rules.server import ServerUnavailable, run
+
+    try:
+        return run(None if args.debounce is None else args.debounce / 1000)
+    except ServerUnavailable as error:
+        raise UsageError(str(error)) from None
 
 
 # ------------------------------------------------------------------------ clean

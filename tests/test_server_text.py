@@ -1,0 +1,214 @@
+"""The language server's positions and edits, without a client.
+
+Positions are counted in UTF-8, UTF-16 or UTF-32 code units; every
+conversion is checked against a second way of counting (encoding the
+characters, in ``tests/lsp_client.py``) on texts with non-ASCII and astral
+characters, and against Python's own idea of where lines end.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.rules import CODES
+from lint_rules.server import convert
+from lint_rules.server.engine import (
+    is_syntax_error,
+    rule_explanation,
+    rule_facts,
+    rule_url,
+)
+from lint_rules.server.text import ENCODINGS, Document, LineIndex, characters, units
+from tests.lsp_client import apply_text_edits, code_units
+
+# Characters of every width: ASCII, two-byte UTF-8, BMP (three bytes), astral
+# (four bytes, a UTF-16 surrogate pair), and the separators that
+# str.splitlines would treat as line ends but Python and the protocol do not.
+ALPHABET = "ab é€😀𝔘\t\x0c\x1c\x85\u2028\r\n"
+texts = st.text(alphabet=ALPHABET, max_size=40)
+
+
+def oracle_units(text: str, encoding: str) -> int:
+    return sum(code_units(char, encoding) for char in text)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@given(line=st.text(alphabet=ALPHABET.replace("\r", "").replace("\n", "")))
+def test_units_and_characters_agree_with_encoding(encoding: str, line: str) -> None:
+    for cut in range(len(line) + 1):
+        count = units(line[:cut], encoding)
+        assert count == oracle_units(line[:cut], encoding)
+        assert characters(line, count, encoding) == cut
+    # Past the end: the whole line.
+    assert characters(line, units(line, encoding) + 5, encoding) == len(line)
+
+
+def test_a_count_inside_a_character_stops_before_it() -> None:
+    line = "a😀b"
+    assert characters(line, 2, "utf-16") == 1  # half of the surrogate pair
+    assert characters(line, 3, "utf-16") == 2
+    assert characters(line, 3, "utf-8") == 1  # part of the four UTF-8 bytes
+    assert characters(line, 5, "utf-8") == 2
+
+
+def test_lines_end_where_python_ends_them() -> None:
+    # Form feeds, \x1c, \x85 and \u2028 end no line for Python nor the protocol.
+    text = "a = 1\x0c\r\nb = '\u2028\x85\x1c'\rc = 3\nd = 4"
+    index = LineIndex(text)
+    assert index.line_count == 4
+    assert [node.lineno for node in ast.parse(text).body] == [1, 2, 3, 4]
+    assert [index.line_text(line)[0] for line in range(4)] == ["a", "b", "c", "d"]
+    assert index.line_text(1) == "b = '\u2028\x85\x1c'"
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=200)
+@given(text=texts, data=st.data())
+def test_offsets_and_positions_round_trip(encoding: str, text: str, data) -> None:
+    index = LineIndex(text)
+    offset = data.draw(st.integers(0, len(text)))
+    if text[offset - 1 : offset + 1] == "\r\n":
+        offset -= 1  # between \r and \n is no position
+    line, character = index.position(offset, encoding)
+    row_start = index.starts[line]
+    line_text = index.line_text(line)
+    clamped = min(offset, row_start + len(line_text))
+    assert character == oracle_units(text[row_start:clamped], encoding)
+    assert index.offset(line, character, encoding) == clamped
+
+
+def test_positions_past_the_end_are_clamped() -> None:
+    index = LineIndex("ab\ncd")
+    assert index.offset(0, 99, "utf-16") == 2
+    assert index.offset(7, 0, "utf-16") == 5
+    assert index.position_of_location(1, 99, "utf-16") == (0, 2)
+    assert index.position_of_location(9, 1, "utf-16") == (1, 0)
+
+
+def test_a_finding_after_astral_characters() -> None:
+    text = 'x = "😀é"; y = 1\n'
+    index = LineIndex(text)
+    column = text.index("y") + 1  # attnlint's 1-based character column
+    assert index.position_of_location(1, column, "utf-32") == (0, 10)
+    assert index.position_of_location(1, column, "utf-16") == (0, 11)
+    assert index.position_of_location(1, column, "utf-8") == (0, 14)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=200)
+@given(text=texts, data=st.data())
+def test_incremental_edits_match_an_editor(encoding: str, text: str, data) -> None:
+    index = LineIndex(text)
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    start = index.position(a, encoding)
+    end = index.position(b, encoding)
+    new_text = data.draw(texts)
+    document = Document("file:///m.py", "/m.py", text, 1)
+    document.edit(start, end, new_text, encoding)
+    edit = {
+        "range": {
+            "start": {"line": start[0], "character": start[1]},
+            "end": {"line": end[0], "character": end[1]},
+        },
+        "newText": new_text,
+    }
+    assert document.text == apply_text_edits(text, [edit], encoding)
+    assert document.index.text == document.text
+
+
+@settings(max_examples=200)
+@given(old=texts, new=texts)
+def test_diff_edits_turn_one_text_into_the_other(old: str, new: str) -> None:
+    index = LineIndex(old)
+    edits = convert.diff_edits(index, new)
+    for encoding in ENCODINGS:
+        text_edits = [
+            {
+                "range": {
+                    "start": {
+                        "line": e.range.start.line,
+                        "character": e.range.start.character,
+                    },
+                    "end": {
+                        "line": e.range.end.line,
+                        "character": e.range.end.character,
+                    },
+                },
+                "newText": e.new_text,
+            }
+            for e in convert.text_edits(edits, index, encoding)
+        ]
+        assert apply_text_edits(old, text_edits, encoding) == new
+
+
+def test_diff_edits_touch_only_changed_lines() -> None:
+    old = "a\nb\nc\nd\n"
+    edits = convert.diff_edits(LineIndex(old), "a\nB\nc\nd\ne\n")
+    assert [(e.start, e.end, e.content) for e in edits] == [
+        (2, 4, "B\n"),
+        (8, 8, "e\n"),
+    ]
+
+
+def test_editor_severity_comes_from_the_rules_level_and_fix() -> None:
+    # The table of convert's docstring, derived from each rule's own facts.
+    settings = Settings()
+    expected = {
+        "ATN101": 2,  # Warning: proven waste, safe fix
+        "ATN102": 3,  # Information: an audit (level "warning")
+        "ATN103": 1,  # Error: wrong results, no fix
+        "ATN201": 2,
+        "ATN202": 2,
+        "ATN301": 2,
+    }
+    derived = {
+        code: convert.severity(code, rule_facts(code, settings)) for code in CODES
+    }
+    assert {code: derived[code] for code in expected} == expected
+    for code in CODES:
+        rule = settings.rule_for_code(code)
+        if rule.severity == "warning":
+            assert derived[code] == 3
+        else:
+            assert derived[code] == (1 if rule.fix_availability == "none" else 2)
+    assert convert.severity("E999") == convert.severity("E902") == 1
+
+
+def test_rule_explanations_are_the_why_section() -> None:
+    settings = Settings()
+    for code in CODES:
+        name, why = rule_explanation(code, settings)
+        rule = settings.rule_for_code(code)
+        assert name == rule.name
+        assert why and "##" not in why
+        assert why in rule.documentation()
+    assert rule_explanation("E999", settings) is None
+
+
+def test_diagnostic_fields() -> None:
+    (finding,) = check_source("def f(:\n", "m.py", Settings())
+    assert is_syntax_error(finding)
+    diagnostic = convert.diagnostic(finding, LineIndex("def f(:\n"), "utf-16")
+    assert diagnostic.code == "E999" and diagnostic.source == "attnlint"
+    assert diagnostic.severity == convert.severity("E999") == 1  # Error
+    assert diagnostic.code_description is None
+    assert rule_url("E999", Settings()) is None
+    linked = convert.diagnostic(finding, LineIndex(""), "utf-16", "https://x.test/E999")
+    assert linked.code_description.href == "https://x.test/E999"
+
+
+def test_rule_urls_come_from_the_rules(monkeypatch) -> None:
+    settings = Settings()
+    rule = settings.rule_for_code("ATN101")
+    assert rule_url("ATN101", settings) == rule.url()
+    monkeypatch.setattr(
+        rule, "url", classmethod(lambda cls: f"https://x.test/{cls.code}")
+    )
+    assert rule_url("ATN101", settings) == "https://x.test/ATN101"
