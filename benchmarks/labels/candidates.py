@@ -45,6 +45,9 @@ Host-sync family (``family = "host_sync"``):
   it, is a comparison, ``~x``, ``a & b``/``a | b``/``a ^ b``, a name bound in the
   function to one of those or to a boolean-producing call, or a name or
   attribute whose name contains ``mask``.
+- ``tensor_as_size``: a ``torch`` factory (``empty``, ``zeros``, ``full``,
+  ``arange``...) or ``new_*`` given a tensor-looking size or fill value: read
+  on the host to size the allocation (the call may also be a zero fill).
 - ``tensor_slice_bound``: a subscript with a slice bound that looks like a
   tensor (``x[:n]`` where ``n = indptr[-1]``): the bound is read on the host.
 - ``synchronize``: any call of ``.synchronize()`` or ``synchronize()``.
@@ -97,6 +100,12 @@ NAMED_SYNC_CALLS = (
     "masked_select",
 )
 CONVERSION_BUILTINS = ("int", "float", "bool")
+SIZED_FACTORIES = frozenset(
+    """
+    empty zeros ones full arange rand randn randint empty_strided new_empty
+    new_zeros new_ones new_full
+    """.split()
+)
 TENSOR_BUILTINS = (
     "max",
     "min",
@@ -346,6 +355,12 @@ class TensorGuess:
                 tensor = self.tensorish(value)
                 boolean = self.booleanish(value) and not isinstance(value, ast.Name)
                 for target in targets:
+                    if (
+                        tensor
+                        and isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Name)
+                    ):
+                        self.names.add(target.value.id)  # x[1:] = torch.cumsum(...)
                     if isinstance(target, ast.Name):
                         if tensor:
                             self.names.add(target.id)
@@ -525,6 +540,20 @@ class Finder:
         spelled = callee_spelling(call)
         is_method = isinstance(call.func, ast.Attribute)
         dotted_name = dotted(call.func) or ""
+        if name in SIZED_FACTORIES and (
+            dotted_name.startswith("torch.") or name.startswith("new_")
+        ):
+            sizes = [*call.args, *(k.value for k in call.keywords if k.arg == "size")]
+            if name in ("full", "new_full"):
+                sizes += [k.value for k in call.keywords if k.arg == "fill_value"]
+            sizes += [
+                element
+                for size in sizes
+                if isinstance(size, (ast.Tuple, ast.List))
+                for element in size.elts
+            ]
+            if any(guess.tensorish(size) for size in sizes):
+                self.add(call, qualname, "host_sync", "tensor_as_size", spelled)
         if name in ZERO_FILL_KINDS:
             value = None
             if name in ("full", "full_like", "new_full", "fill_"):
