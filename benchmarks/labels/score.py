@@ -28,7 +28,8 @@ What each rule should report (the truth of a label for that rule):
   Recall is given over all positives, over those written in full
   (``cover = full``) and over those whose write a module-local analysis can
   see (``write_visible`` local/helper/method/self/collective); ATN102's
-  denominators keep start-up allocations stored in persistent state only.
+  recall counts only start-up allocations kept in persistent state (its
+  scope), while its precision judges every finding by the same truth.
 - ATN104 redundant-zero-fill: ``x.zero_()`` / ``x.fill_(0)`` overwritten before
   any read, same truth.
 - ATN203 host-sync-in-hot-path: a device-to-host synchronization
@@ -129,11 +130,15 @@ class RuleSpec:
         kinds: Callable[[Label], bool],
         truth: Callable[[Label], bool | None],
         recall_subsets: dict[str, Callable[[Label], bool]],
+        scope: Callable[[Label], bool] = lambda label: True,
     ):
         self.family = family
         self.kinds = kinds
         self.truth = truth
         self.recall_subsets = recall_subsets
+        # Which positives the rule is expected to find (its recall's
+        # denominator); a finding on any other label is still judged by truth.
+        self.scope = scope
 
 
 def _persistent_startup(label: Label) -> bool:
@@ -163,11 +168,11 @@ SPECS: dict[str, RuleSpec] = {
         lambda label: label["kind"] in ALLOC_KINDS,
         _zero_truth,
         {
-            "persistent, start-up": _persistent_startup,
-            "persistent, start-up, visible": lambda label: (
-                _persistent_startup(label) and label["write_visible"] in VISIBLE_WRITES
+            "write visible in the module": lambda label: (
+                label["write_visible"] in VISIBLE_WRITES
             ),
         },
+        scope=_persistent_startup,
     ),
     "ATN104": RuleSpec(
         "zero_fill",
@@ -322,8 +327,11 @@ def score_rule(
         for label in labels
         if label["family"] == spec.family and spec.kinds(label)
     ]
-    positives = [label for label in judged if spec.truth(label) is True]
+    positives = [
+        label for label in judged if spec.truth(label) is True and spec.scope(label)
+    ]
     fn = [label for label in positives if id(label) not in reported]
+    in_scope = {id(label) for label in positives}
     false_positives = len(fp) + len(unlabelled) + len(duplicates)
     report.update(
         tp=len(tp),
@@ -331,14 +339,16 @@ def score_rule(
         fn=len(fn),
         on_unsure_labels=len(unsure),
         precision=_ratio(len(tp), len(tp) + false_positives),
-        recall=_ratio(len(tp), len(positives)),
+        recall=_ratio(sum(1 for label in tp if id(label) in in_scope), len(positives)),
         positives=len(positives),
         recall_over={
             name: {
                 "positives": sum(1 for label in positives if subset(label)),
-                "found": sum(1 for label in tp if subset(label)),
+                "found": sum(
+                    1 for label in tp if subset(label) and id(label) in in_scope
+                ),
                 "recall": _ratio(
-                    sum(1 for label in tp if subset(label)),
+                    sum(1 for label in tp if subset(label) and id(label) in in_scope),
                     sum(1 for label in positives if subset(label)),
                 ),
             }
