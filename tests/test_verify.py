@@ -221,10 +221,17 @@ def test_a_write_interrupted_after_the_rename_is_still_restored(
     transaction = FileTransaction()
     transaction.remember(path, path.read_bytes())
 
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
+    # The new file is renamed into place, then its folder flushed to disk:
+    # Ctrl-C arrives there, after the rename.
+    real_fsync, calls = os.fsync, []
 
-    monkeypatch.setattr(os, "utime", interrupted)
+    def interrupted(descriptor: int) -> None:
+        calls.append(descriptor)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         transaction.write(path, b"x = torch.empty(1)\n")
     monkeypatch.undo()

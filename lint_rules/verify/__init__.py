@@ -14,17 +14,23 @@ it. verify checks that at run time:
    step keeps what passed and splits what failed), reverts them, and confirms
    the rest with a final run.
 
-Every file it writes is written atomically (``lint_rules.fixer.write_atomic``)
-and restored byte for byte, with its modification time, on any failure,
-timeout, Ctrl-C or SIGTERM, and always after ``--dry-run``. Each write of a
+Before it touches any file, verify writes every original to an on-disk
+journal (``.attnlint_verify/`` in the project root, flushed to disk). Every
+file it writes is written atomically by the fixer's guarded writer
+(``lint_rules.fixer.write_atomic``) and restored byte for byte, with its
+modification time, on any failure, timeout, Ctrl-C or SIGTERM, and always
+after ``--dry-run``; when verify cannot (SIGKILL, a power cut),
+``attnlint verify --restore`` does it from the journal. Each write of a
 changed file gets a modification time (in whole seconds) no earlier version
 of it had this session, so Python and pytest never load a stale cached
 ``.pyc`` when a fix is applied and reverted within one second (``zeros`` and
-``empty`` have the same length).
+``empty`` have the same length). Test commands run under a supervisor that
+stops their whole process group when verify goes away.
 
 One module per job: ``command`` (arguments, one verification from start to
-report), ``candidates`` (the unsafe fixes per file), ``transaction`` (writing
-and restoring files), ``runs`` (running the test command), ``bisection``
+report, ``--restore``), ``candidates`` (the unsafe fixes per file),
+``journal`` (the originals on disk), ``transaction`` (writing and restoring
+files), ``runs`` and ``supervisor`` (running the test command), ``bisection``
 (which fixes break the tests), ``report`` (progress and the report),
 ``signals`` and ``errors``. The CLI registers the subcommand with
 :func:`add_verify_parser` and runs it with :func:`run_verify`, which also
@@ -59,6 +65,7 @@ from lint_rules.verify.errors import (
     EXIT_USAGE,
     VerifyUsageError,
 )
+from lint_rules.verify.journal import JOURNAL_FOLDER, Journal, JournalError
 from lint_rules.verify.report import Progress, VerifyReport
 from lint_rules.verify.runs import WITNESS_ENV, RunResult, TestRunner, failing_tests_in
 from lint_rules.verify.transaction import FileTransaction
@@ -76,6 +83,9 @@ __all__ = [
     "WITNESS_ENV",
     "CandidateFix",
     "FileTransaction",
+    "JOURNAL_FOLDER",
+    "Journal",
+    "JournalError",
     "Progress",
     "RunResult",
     "SourceState",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.discover import DiscoveryError, discover_files
 from lint_rules.fixer import apply_fixes
 from lint_rules.output import display_path
-from lint_rules.source import SourceError, SourceFile
+from lint_rules.source import SourceError, SourceFile, read_regular_file
 from lint_rules.verify.errors import VerifyUsageError
 
 PENDING = "pending"
@@ -60,12 +61,20 @@ class CandidateFix:
 
 
 class SourceState:
-    """One file with candidate fixes: its original bytes, and any subset applied."""
+    """One file with candidate fixes: its original bytes (and status when
+    read, if known), and any subset of the fixes applied."""
 
-    def __init__(self, path: Path, display: str, data: bytes) -> None:
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        data: bytes,
+        info: os.stat_result | None = None,
+    ) -> None:
         self.path = path
         self.display = display
         self.original = data
+        self.info = info
         self.source = SourceFile.from_bytes(data)
         self.candidates: list[CandidateFix] = []
 
@@ -108,8 +117,8 @@ def collect_candidates(
     for path in files:
         display = display_path(str(path))
         try:
-            data = path.read_bytes()
-            state = SourceState(path.resolve(), display, data)
+            data, info = read_regular_file(path)
+            state = SourceState(path.resolve(), display, data, info)
         except (OSError, SourceError) as error:
             raise VerifyUsageError(f"cannot read {display}: {error}") from None
         findings = [

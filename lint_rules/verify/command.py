@@ -7,13 +7,15 @@ import argparse
 import dataclasses
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from lint_rules.config import ConfigError, load_settings
 from lint_rules.diagnostics import Finding
+from lint_rules.fixer import FileChanged, why_not_rewritable
+from lint_rules.output import display_path
 from lint_rules.verify.bisection import Verifier
 from lint_rules.verify.candidates import (
     CONFIRMED,
@@ -24,12 +26,19 @@ from lint_rules.verify.candidates import (
 )
 from lint_rules.verify.errors import (
     EXIT_INTERRUPTED,
+    EXIT_NOT_CONFIRMED,
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_USAGE,
     Terminated,
     TestTimeout,
     VerifyUsageError,
+)
+from lint_rules.verify.journal import (
+    JOURNAL_FOLDER,
+    Journal,
+    JournalError,
+    exists_message,
 )
 from lint_rules.verify.report import Progress, VerifyReport, write_report
 from lint_rules.verify.runs import TestRunner
@@ -52,7 +61,10 @@ command runs.
 _EPILOG = """\
 files: written atomically and restored byte for byte on any failure, timeout,
   Ctrl-C or SIGTERM. With --dry-run the fixes are applied during the test runs
-  as usual, and every file is restored at the end.
+  as usual, and every file is restored at the end. Before touching any file,
+  verify keeps each original in a journal (.attnlint_verify/ in the project
+  root); if verify itself is killed, `attnlint verify --restore` puts every
+  file back from it. A new verify will not start while a journal is there.
 
 exit codes:
   0    every unsafe fix confirmed, or the rejected ones reverted and the rest
@@ -64,11 +76,18 @@ exit codes:
   3    a test run exceeded --timeout; every file restored
   130  interrupted (Ctrl-C), 143 terminated (SIGTERM); every file restored
 
+  --restore: 0 every file back (or nothing to restore); 1 a file was changed
+  since verify stopped and was left as it is (the journal is kept; --force
+  puts it back anyway); 2 a file could not be written back
+
 example:
   attnlint verify src/backend -- python -m pytest -x -q tests/backend
 """
 
-_USAGE = "%(prog)s [options] [PATHS ...] -- TEST COMMAND ..."
+_USAGE = (
+    "%(prog)s [options] [PATHS ...] -- TEST COMMAND ...\n"
+    "       %(prog)s --restore [--force] [PATH]"
+)
 
 
 # --------------------------------------------------------------------------
@@ -152,6 +171,17 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         choices=("text", "json"),
         default="text",
         help="report format on stdout (default: text)",
+    )
+    parser.add_argument(
+        "--restore",
+        action="store_true",
+        help="put back every file an unfinished verify (killed, or the machine "
+        "went down) left changed, from its journal, and delete the journal",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --restore: also put back files changed since verify stopped",
     )
 
 
@@ -248,6 +278,11 @@ def run_verify(
             args = parser.parse_args(list(sys.argv[1:] if args is None else args))
         except SystemExit as exit_:
             return EXIT_USAGE if exit_.code else EXIT_OK
+    if args.restore:
+        return _restore_command(args, out, err)
+    if args.force:
+        err.write("attnlint verify: error: --force goes with --restore\n")
+        return EXIT_USAGE
     try:
         options = _options_from(args)
     except VerifyUsageError as error:
@@ -273,51 +308,80 @@ def verify(
     started = time.monotonic()
     progress = progress or Progress(stderr)
     try:
+        root = _project_root(options.paths, options.config)
+        earlier = Journal.find(root)
+        if earlier is not None:
+            raise VerifyUsageError(exists_message(earlier.folder))
         states = collect_candidates(options.paths, options.select, find, options.config)
         _check_writable(states)
-    except VerifyUsageError as error:
+        runner = TestRunner(options.command, options.timeout, root / JOURNAL_FOLDER)
+        runner.check_command()
+        # The originals are on disk before any file is touched.
+        journal = (
+            Journal.begin(
+                root,
+                [(s.path, s.original, s.info or s.path.stat()) for s in states],
+                options.command,
+            )
+            if states
+            else None
+        )
+    except (VerifyUsageError, JournalError) as error:
         stderr.write(f"attnlint verify: error: {error}\n")
         return EXIT_USAGE
-    transaction = FileTransaction()
+    except OSError as error:
+        stderr.write(f"attnlint verify: error: {error.strerror or error}\n")
+        return EXIT_USAGE
+    transaction = FileTransaction(journal)
     for state in states:
-        transaction.remember(state.path, state.original)
+        transaction.remember(state.path, state.original, state.info)
     report: VerifyReport
-    with tempfile.TemporaryDirectory(prefix="attnlint-verify-") as workdir:
-        runner = TestRunner(options.command, options.timeout, Path(workdir))
-        verifier = Verifier(states, runner, transaction, progress)
-        restore_at_end = True
-        held: list[int] = []
-        with signals_raised():
-            try:
-                report = verifier.verify()
-            except VerifyUsageError as error:
-                report = verifier.make_report("error", EXIT_USAGE, str(error))
-            except TestTimeout:
-                report = verifier.make_report(
-                    "timeout",
-                    EXIT_TIMEOUT,
-                    f"test run {runner.runs} exceeded the --timeout of "
-                    f"{options.timeout:g} s",
-                )
-            except KeyboardInterrupt:
-                report = verifier.make_report(
-                    "interrupted", EXIT_INTERRUPTED, "interrupted"
-                )
-            except Terminated as terminated:
-                report = verifier.make_report(
-                    "interrupted",
-                    128 + terminated.signum,
-                    f"terminated by signal {terminated.signum}",
-                )
-            else:
-                restore_at_end = options.dry_run or report.exit_code != EXIT_OK
-            finally:
-                # Runs even for an internal error, which then propagates.
-                with signals_deferred() as held:
-                    progress.end_line()
-                    changed = _changed_displays(states, transaction)
-                    if restore_at_end:
-                        transaction.restore()
+    verifier = Verifier(states, runner, transaction, progress)
+    restore_at_end = True
+    held: list[int] = []
+    with signals_raised():
+        try:
+            report = verifier.verify()
+        except VerifyUsageError as error:
+            report = verifier.make_report("error", EXIT_USAGE, str(error))
+        except FileChanged as changed:
+            report = verifier.make_report(
+                "error",
+                EXIT_USAGE,
+                f"{_display(states, Path(changed.filename))} {changed.strerror} "
+                "(verify was writing it): stopped",
+            )
+        except TestTimeout:
+            report = verifier.make_report(
+                "timeout",
+                EXIT_TIMEOUT,
+                f"test run {runner.runs} exceeded the --timeout of "
+                f"{options.timeout:g} s",
+            )
+        except KeyboardInterrupt:
+            report = verifier.make_report(
+                "interrupted", EXIT_INTERRUPTED, "interrupted"
+            )
+        except Terminated as terminated:
+            report = verifier.make_report(
+                "interrupted",
+                128 + terminated.signum,
+                f"terminated by signal {terminated.signum}",
+            )
+        else:
+            restore_at_end = options.dry_run or report.exit_code != EXIT_OK
+        finally:
+            # Runs even for an internal error, which then propagates (the
+            # journal stays then, unless every file was put back).
+            with signals_deferred() as held:
+                progress.end_line()
+                changed = _changed_displays(states, transaction)
+                if restore_at_end:
+                    transaction.restore()
+                if journal is not None and not (
+                    restore_at_end and transaction.changed()
+                ):
+                    journal.remove()
     held = held + transaction.signals_held
     if held and restore_at_end and report.outcome != "interrupted":
         # Stopped while restoring: the files are back, and the exit code says why.
@@ -346,6 +410,74 @@ def verify(
     return report.exit_code
 
 
+def _project_root(paths: Sequence[str], config: str | None) -> Path:
+    """Where the journal goes: the project root of the configuration that
+    applies to ``paths`` (the folder of its pyproject.toml, or the current one)."""
+    try:
+        settings = load_settings(config, start=paths[0] if paths else None)
+    except ConfigError as error:
+        raise VerifyUsageError(str(error)) from None
+    return Path(settings.root).absolute()
+
+
+def _restore_command(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnlint verify --restore [--force] [PATH]``."""
+    rest = list(args.arguments or [])
+    if "--" in rest:
+        err.write("attnlint verify: error: --restore runs no test command\n")
+        return EXIT_USAGE
+    try:
+        root = _project_root(rest or ["."], args.config)
+        journal = Journal.find(root)
+        if journal is None:
+            out.write(f"attnlint verify: nothing to restore in {root}\n")
+            return EXIT_OK
+        owner = journal.owner_pid()
+        if owner is not None and _alive(owner) and not args.force:
+            raise VerifyUsageError(
+                f"the verify that wrote {journal.folder} (process {owner}) is "
+                "still running; it restores every file itself when it ends "
+                "(Ctrl-C or SIGTERM stop it). If that process is not attnlint, "
+                "use --restore --force"
+            )
+        result = journal.restore(force=args.force)
+    except (VerifyUsageError, JournalError) as error:
+        err.write(f"attnlint verify: error: {error}\n")
+        return EXIT_USAGE
+    for path in result.restored:
+        out.write(f"attnlint verify: restored {display_path(str(path))}\n")
+    for path in result.unchanged:
+        out.write(f"attnlint verify: {display_path(str(path))} was unchanged\n")
+    for message in result.errors:
+        err.write(f"attnlint verify: error: {message}\n")
+    if result.conflicts:
+        names = ", ".join(display_path(str(path)) for path in result.conflicts)
+        err.write(
+            f"attnlint verify: {names} changed since verify stopped (not a "
+            "version verify wrote): left as it is. Its original is in "
+            f"{journal.path}; `attnlint verify --restore --force` puts it back "
+            "anyway, discarding that change\n"
+        )
+    if result.errors:
+        return EXIT_USAGE
+    if result.conflicts:
+        return EXIT_NOT_CONFIRMED
+    out.write("attnlint verify: every file restored; journal deleted\n")
+    return EXIT_OK
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _display(states: list[SourceState], path: Path) -> str:
     return next((s.display for s in states if s.path == path), str(path))
 
@@ -359,10 +491,12 @@ def _changed_displays(
 
 def _check_writable(states: list[SourceState]) -> None:
     for state in states:
-        if not os.access(state.path, os.W_OK) or not os.access(
-            state.path.parent, os.W_OK
-        ):
+        info = state.info or state.path.stat()
+        reason = why_not_rewritable(state.path, info)
+        if reason is None and not os.access(state.path.parent, os.W_OK):
+            reason = "its folder is not writable"
+        if reason is not None:
             raise VerifyUsageError(
-                f"{state.display} (or its directory) is not writable; verify "
-                "writes the fixes into the file while the tests run"
+                f"{state.display}: {reason}; verify writes the fixes into the "
+                "file while the tests run"
             )

@@ -7,8 +7,10 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,8 +52,17 @@ def failing_tests_in(output: str) -> list[str]:
     return found
 
 
+#: The script that runs each test command (see its docstring).
+SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+#: How long the supervisor may take to stop the command's process group.
+_STOP_SECONDS = 15.0
+
+
 class TestRunner:
-    """Runs the test command with poisoning on, in its own process group."""
+    """Runs the test command with poisoning on, in its own process group,
+    through :mod:`lint_rules.verify.supervisor`: nothing the command starts
+    outlives verify, however verify ends. Logs and witness files go to
+    ``workdir`` (the journal's folder)."""
 
     __test__ = False  # not a pytest test class
 
@@ -62,6 +73,18 @@ class TestRunner:
         self.timeout = timeout
         self.workdir = workdir
         self.runs = 0
+
+    def check_command(self) -> None:
+        """VerifyUsageError if the command cannot be found (before any run)."""
+        program = self.command[0]
+        if os.sep in program or (os.altsep and os.altsep in program):
+            found = os.path.isfile(program) and os.access(program, os.X_OK)
+        else:
+            found = shutil.which(program) is not None
+        if not found:
+            raise VerifyUsageError(
+                f"cannot run the test command {program!r}: not found or not executable"
+            )
 
     def run(self, poison: bool = True) -> RunResult:
         self.runs += 1
@@ -77,8 +100,8 @@ class TestRunner:
         with open(log, "wb") as output:
             try:
                 process = subprocess.Popen(
-                    self.command,
-                    stdin=subprocess.DEVNULL,
+                    [sys.executable, "-I", SUPERVISOR, *self.command],
+                    stdin=subprocess.PIPE,  # its lifeline: closes when verify ends
                     stdout=output,
                     stderr=subprocess.STDOUT,
                     env=env,
@@ -89,14 +112,19 @@ class TestRunner:
                     f"cannot run the test command {self.command[0]!r}: {error}"
                 ) from None
             try:
-                returncode = process.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(process)
-                raise TestTimeout() from None
-            except BaseException:
-                with signals_deferred():  # a second Ctrl-C must not orphan it
-                    _kill_group(process)
-                raise
+                try:
+                    returncode = process.wait(timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    _stop(process)
+                    raise TestTimeout() from None
+                except BaseException:
+                    with signals_deferred():  # a second Ctrl-C must not orphan it
+                        _stop(process)
+                    raise
+            finally:
+                with contextlib.suppress(OSError):
+                    assert process.stdin is not None
+                    process.stdin.close()
         text = log.read_bytes().decode("utf-8", "replace")
         records = _read_witness(witness)
         failing = failing_tests_in(text)
@@ -124,13 +152,13 @@ def _read_witness(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop the command and everything it started: TERM, then KILL after a grace."""
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Have the supervisor stop the command and everything it started (TERM,
+    then KILL after a grace); KILL the supervisor if it does not end."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
