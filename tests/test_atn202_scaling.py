@@ -43,21 +43,13 @@ SHAPES = {
     # The case: one statement, thousands of times.
     "attribute": lambda n: "def f(m, a):\n" + "    m.k = a\n" * n,
     "name": lambda n: "def f(a):\n" + "    x = a + 1\n" * n + "    return x\n",
-    # Two targets taking turns, each with its own chain.
-    "two-targets": lambda n: "def f(m, a):\n" + "    m.k = a\n    m.j = a\n" * (n // 2),
-    # A write of the value's input every ten statements starts a new chain.
-    "interrupted": lambda n: (
-        "def f(m, a):\n"
-        + "".join(
-            "    a = g(a)\n" if index % 10 == 9 else "    m.k = a\n"
-            for index in range(n)
-        )
-    ),
     # Inside a loop and a with block.
     "nested": lambda n: (
         "def f(m, a, xs, lock):\n    for x in xs:\n        with lock:\n"
         + "            m.k = a\n" * n
     ),
+    # Among other statements (nothing between them changes the value).
+    "spaced": lambda n: "def f(m, a):\n" + "    m.k = a\n    print(a)\n" * (n // 2),
 }
 
 
