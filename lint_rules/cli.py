@@ -280,12 +280,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args))
+        with _termination_raises():
+            return int(args.func(args))
     except UsageError as error:
         _error(str(error))
         return 2
     except KeyboardInterrupt:
         return 130
+    except _Terminated as terminated:
+        return 128 + terminated.signum
     except BrokenPipeError:
         # The reader went away (``attnlint check | head``): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -299,6 +302,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"attnlint; rerun with {TRACEBACK_ENV}=1 for the traceback and report it."
         )
         return 2
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised like KeyboardInterrupt: a write under way
+    removes its temporary file, and the files not yet written stay as they were."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _termination_raises:
+    """Within the block, SIGTERM and SIGHUP raise ``_Terminated`` (in the
+    main thread; elsewhere nothing changes)."""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self._previous: dict[int, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def raise_terminated(signum: int, frame: object) -> None:
+            raise _Terminated(signum)
+
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None:
+                self._previous[signum] = signal.signal(signum, raise_terminated)
+
+    def __exit__(self, *exc_info: object) -> None:
+        import signal
+
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
 
 
 def run() -> None:

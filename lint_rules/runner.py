@@ -266,6 +266,9 @@ def _start_worker(
     # The parent handles Ctrl-C and SIGTERM and stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A parent killed outright (SIGKILL) leaves the workers a broken pipe and
+    # a traceback to print on its terminal: not worth showing.
+    sys.stderr = _SilentOnceOrphaned(sys.stderr, os.getppid())
     # Python's collector would scan each tree again and again while the parser
     # builds it (a quarter of the parse time), yet trees hold no cycles: they
     # are freed by reference counting. The analysis' graphs do hold cycles, so
@@ -273,6 +276,22 @@ def _start_worker(
     # Objects inherited from the parent are never garbage: frozen, never scanned.
     gc.disable()
     gc.freeze()
+
+
+class _SilentOnceOrphaned:
+    """A worker's stderr: writes nothing once its parent is gone."""
+
+    def __init__(self, stream: Any, parent: int) -> None:
+        self._stream = stream
+        self._parent = parent
+
+    def write(self, text: str) -> int:
+        if os.getppid() != self._parent:
+            return len(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _work(task: tuple[int, str, str]) -> _Result:
