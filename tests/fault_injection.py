@@ -49,6 +49,18 @@ def _environment() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
+def _traceback(stderr: bytes, signum: int) -> str | None:
+    """A traceback the command printed, if any; not counting Python's own
+    report of a Ctrl-C that came while the interpreter was starting, before
+    attnlint's code ran (it ends in ``KeyboardInterrupt``)."""
+    text = stderr.decode("utf-8", "replace")
+    if "Traceback" not in text and "Fatal Python error" not in text:
+        return None
+    if signum == signal.SIGINT and text.rstrip().endswith("KeyboardInterrupt"):
+        return None
+    return text
+
+
 def _leftover_temporaries(folder: Path) -> list[str]:
     return sorted(
         str(path.relative_to(folder))
@@ -162,8 +174,8 @@ def fix_trial(
     leftovers = _leftover_temporaries(folder)
     if leftovers:
         problems.append(f"temporary files left: {leftovers}")
-    if b"Traceback" in stderr:
-        problems.append(f"a traceback: {stderr.decode(errors='replace')}")
+    if _traceback(stderr, signum):
+        problems.append(f"a traceback: {_traceback(stderr, signum)}")
     return problems
 
 
@@ -225,8 +237,8 @@ def verify_trial(folder: Path, signum: int, rng: random.Random) -> list[str]:
         verify_command(folder, dry_run), folder, signum, latest, rng
     )
     problems = []
-    if b"Traceback" in stderr:
-        problems.append(f"a traceback: {stderr.decode(errors='replace')}")
+    if _traceback(stderr, signum):
+        problems.append(f"a traceback: {_traceback(stderr, signum)}")
     pid_file = folder / "tests.pid"
     if pid_file.exists() and not _pid_gone(int(pid_file.read_text()), 15):
         problems.append("the test command outlived verify")
