@@ -303,7 +303,6 @@ def write_atomic(
     in every case no temporary file is left.
     """
     target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
     try:
         info: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
@@ -325,7 +324,31 @@ def write_atomic(
         mode = stat.S_IMODE(info.st_mode)
     else:
         mode = 0o666 & ~_current_umask()
-    descriptor, temporary = _temporary_file(folder, os.path.basename(target))
+    try:
+        return _replace(target, data, info, mode, times_ns, expected, path)
+    except _NoLinkToUnnamed:
+        # The system made an unnamed file but cannot name it (no /proc).
+        return _replace(target, data, info, mode, times_ns, expected, path, False)
+
+
+class _NoLinkToUnnamed(Exception):
+    """An ``O_TMPFILE`` file that cannot be given a name."""
+
+
+def _replace(
+    target: str,
+    data: bytes,
+    info: os.stat_result | None,
+    mode: int,
+    times_ns: tuple[int, int] | None,
+    expected: tuple[FileKey, bytes] | None,
+    path: str | os.PathLike[str],
+    unnamed: bool = True,
+) -> os.stat_result:
+    """``write_atomic``'s work once the target is known to be replaceable."""
+    folder = os.path.dirname(target) or "."
+    name = os.path.basename(target)
+    descriptor, temporary = _temporary_file(folder, name, unnamed)
     try:
         with os.fdopen(descriptor, "wb", closefd=False) as stream:
             stream.write(data)
@@ -344,7 +367,7 @@ def write_atomic(
                     temporary = None
                 return done
         if temporary is None:
-            temporary = _name_unnamed(descriptor, folder, os.path.basename(target))
+            temporary = _name_unnamed(descriptor, folder, name)
         os.replace(temporary, target)
         temporary = None
         new_info = os.fstat(descriptor)  # renaming changed its status time
@@ -365,13 +388,14 @@ def write_atomic(
     return new_info
 
 
-def _temporary_file(folder: str, name: str) -> tuple[int, str | None]:
+def _temporary_file(folder: str, name: str, unnamed: bool) -> tuple[int, str | None]:
     """An open temporary file in ``folder``: (descriptor, None) when it has
-    no name yet (``O_TMPFILE``), else (descriptor, its path)."""
-    unnamed = getattr(os, "O_TMPFILE", 0)
-    if unnamed:
+    no name yet (``O_TMPFILE``, if ``unnamed`` and the system has it), else
+    (descriptor, its path)."""
+    flag = getattr(os, "O_TMPFILE", 0) if unnamed else 0
+    if flag:
         try:
-            return os.open(folder, unnamed | os.O_WRONLY | os.O_CLOEXEC, 0o600), None
+            return os.open(folder, flag | os.O_WRONLY | os.O_CLOEXEC, 0o600), None
         except OSError as error:
             # Not supported by this file system or kernel: a named file.
             if error.errno not in (
@@ -401,6 +425,8 @@ def _name_unnamed(descriptor: int, folder: str, name: str) -> str:
             )
         except FileExistsError:
             continue
+        except OSError as error:
+            raise _NoLinkToUnnamed(error) from None
         return temporary
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
