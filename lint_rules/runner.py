@@ -443,7 +443,7 @@ def _cached_findings(
     if not cache.may_hold(path, key):
         return None
     try:
-        data, _ = read_regular_file(filename)
+        data, _ = read_regular_file(filename, info)
     except OSError:
         return None
     return cache.findings(path, key, content_digest(data), filename)

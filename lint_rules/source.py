@@ -41,30 +41,43 @@ class NotRegularFileError(OSError):
         self.filename = os.fspath(path)
 
 
-def read_regular_file(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
+def read_regular_file(
+    path: str | os.PathLike[str], known: os.stat_result | None = None
+) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at ``path``, and its status when opened.
 
     Raises OSError, and NotRegularFileError for anything but a regular file
     (symbolic links are followed). The file is looked at before it is
-    opened, as opening some devices acts on them, and again once open (it
-    may have been replaced meanwhile); it is opened without waiting for a
-    FIFO's writer and without becoming a controlling terminal.
+    opened, as opening some devices acts on them (``known``: the caller's
+    own ``os.stat`` of it, just taken), and again once open (it may have
+    been replaced meanwhile); it is opened without waiting for a FIFO's
+    writer and without becoming a controlling terminal.
     """
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    if not stat.S_ISREG((known or os.stat(path)).st_mode):
         raise NotRegularFileError(path)
-    flags = os.O_RDONLY
-    for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
-        flags |= getattr(os, name, 0)
-    descriptor = os.open(path, flags)
+    descriptor = os.open(path, _READ_FLAGS)
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFileError(path)
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            data = handle.read()
+        # Usually one read: the size and one byte more, and exactly the size
+        # comes back. Otherwise (a file growing, or one too large for one
+        # read) on to the end.
+        want = info.st_size + 1
+        data = os.read(descriptor, want)
+        if len(data) != info.st_size:
+            chunks = [data]
+            while chunk := os.read(descriptor, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
     finally:
         os.close(descriptor)
     return data, info
+
+
+_READ_FLAGS = os.O_RDONLY
+for _flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+    _READ_FLAGS |= getattr(os, _flag, 0)
 
 
 #: What identifies one version of a file without reading it:

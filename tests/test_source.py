@@ -129,3 +129,33 @@ def test_a_file_is_decoded_exactly_when_python_accepts_it(
         return
     assert python_accepts, f"Python rejects {data!r}"
     assert source.to_bytes() == data  # and it comes back byte for byte
+
+
+# ------------------------------------------------------------------ reading
+
+
+def test_a_file_is_read_whole_when_reads_come_back_short(tmp_path, monkeypatch):
+    # Linux returns at most about 2 GiB from one read: larger files come in
+    # pieces, as here in pieces of 70 kB.
+    import os
+
+    from lint_rules.source import read_regular_file
+
+    path = tmp_path / "big.py"
+    data = os.urandom(300_000)
+    path.write_bytes(data)
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: real_read(fd, min(n, 70_000)))
+    read, info = read_regular_file(path)
+    assert read == data and info.st_size == len(data)
+
+
+def test_only_regular_files_are_read(tmp_path):
+    import os
+
+    from lint_rules.source import NotRegularFileError, read_regular_file
+
+    os.mkfifo(tmp_path / "pipe.py")
+    for path in (tmp_path / "pipe.py", tmp_path, "/dev/null"):
+        with pytest.raises(NotRegularFileError, match="not a regular file"):
+            read_regular_file(path)
