@@ -6,14 +6,21 @@ Keyed like ruff's cache. One cache file per project (the folder of the
 after a fingerprint of everything that decides a file's findings: the attnlint
 version, a stamp of attnlint's own source files, the Python version, the
 enabled rules, ``per-file-ignores`` and ``graph-state-methods``. Inside it, an
-entry per checked file: its absolute path, size and ``mtime_ns``, and its
-findings. A file whose size or modification time differs is checked again.
+entry per checked file: its absolute path, its key (size, ``mtime_ns``,
+``ctime_ns``, inode and device: :func:`lint_rules.source.file_key`), the
+content digest of the bytes that were checked, and their findings.
+
+An entry is used only for the file it describes: the key must match (cheap:
+one ``stat``), then the digest of the file's bytes as read now. Ruff keys its
+entries by modification time and permissions alone, and trusts whatever is
+in its cache folder; here a cache file that came with the code (in an
+archive, which keeps modification times, next to files whose content hash
+anyone can compute) cannot hide a finding: no program can choose the
+status-change time or the inode its files get, so its keys never match.
+Reading and hashing the files costs a warm run about a third of its time.
 
 Safe to share between runs:
 
-- Files modified less than :data:`RACY_NS` before the run started are not
-  stored: a second write within the file system's timestamp granularity could
-  leave size and ``mtime_ns`` unchanged (git's "racily clean" entries).
 - The cache file is written to a temporary file and renamed over the old one,
   so a reader sees a complete file or none; two runs writing at once each
   leave a complete file (the last rename wins; entries the other run stored
@@ -28,7 +35,13 @@ that no run has used for :data:`STALE_AFTER_NS` (a run touches the file it
 loads at most once a day, so a file's modification time tells when it was
 last used), the version folders they leave empty, and temporary files left
 by runs that were killed while writing (older than :data:`STALE_TEMPORARY_NS`).
-``attnlint clean`` deletes the whole cache folder.
+
+attnlint uses only a cache folder of its own making: one it created, with the
+``CACHEDIR.TAG`` it writes. An existing folder without that tag (``src``, or
+``..`` from a ``cache-dir`` in a cloned repository) is never written into,
+read from, or deleted. ``attnlint clean`` deletes the files attnlint writes
+there (cache files, recognized by their header, its temporary files, the tag
+and the ``.gitignore``) and the folders they leave empty, nothing else.
 
 Findings that depend on more than the file (internal rule errors, unreadable
 files) are never stored. Nothing here imports the rules, so a run whose files
@@ -39,6 +52,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import stat
 import sys
 import time
 import zlib
@@ -53,6 +67,9 @@ from lint_rules.diagnostics import (
     Fix,
     Location,
 )
+from lint_rules.source import FileKey, file_key
+
+__all__ = ["Cache", "CacheError", "FileKey", "file_key", "remove_cache_folder"]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -61,11 +78,9 @@ if TYPE_CHECKING:
     from lint_rules.config import Settings
 
 #: Bumped when the layout of a cache file changes.
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"attnlint-cache\x00"
 _HEADER = len(_MAGIC) + 4 + 8  # magic, CRC-32, payload length
-#: Files modified this recently (before the run started) are not stored.
-RACY_NS = 2_000_000_000
 _DAY_NS = 24 * 3600 * 1_000_000_000
 #: A cache file of other settings or versions that no run has used for this
 #: long is deleted by a run that writes its own.
@@ -175,24 +190,27 @@ def settings_fingerprint(settings: Settings) -> str:
     return repr(parts)
 
 
+# One entry: (file key, content digest, findings).
+Entry = tuple
+
+
 class Cache:
     """The cache of one project and one set of settings (see the module docstring)."""
 
     def __init__(self, path: str, fingerprint: str) -> None:
         self.path = path
         self.fingerprint = fingerprint
-        self.entries: dict[str, tuple[int, int, tuple[FindingData, ...]]] = {}
-        self._changed: dict[str, tuple[int, int, tuple[FindingData, ...]] | None] = {}
+        self.entries: dict[str, Entry] = {}
+        self._changed: dict[str, Entry | None] = {}
         self._loaded_stat: tuple[int, int] | None = None
-        # A file modified at or after this time may still change unseen.
-        self.racy_after = time.time_ns() - RACY_NS
 
     @classmethod
     def for_settings(
         cls, settings: Settings, directory: str | os.PathLike[str] | None = None
     ) -> Cache | None:
         """The cache for ``settings`` (loaded if present), or None when a run with
-        them cannot be cached (a registry of rules other than attnlint's own)."""
+        them cannot be cached (a registry of rules other than attnlint's own).
+        Raises CacheError when the cache folder exists and is not attnlint's."""
         from lint_rules.config import uses_attnlint_rules
 
         if settings.registry is not None or not uses_attnlint_rules():
@@ -201,6 +219,8 @@ class Cache:
         folder = os.path.abspath(
             os.fspath(directory) if directory is not None else settings.cache_path
         )
+        if os.path.lexists(folder) and not is_cache_folder(folder):
+            raise CacheError(_not_a_cache_folder(folder, "results are not cached"))
         name = f"{zlib.crc32(fingerprint.encode('utf-8')):08x}"
         cache = cls(os.path.join(folder, __version__, name), fingerprint)
         cache.load()
@@ -231,9 +251,7 @@ class Cache:
         if entries is not None:
             self.entries = entries
 
-    def _decode(
-        self, data: bytes
-    ) -> dict[str, tuple[int, int, tuple[FindingData, ...]]] | None:
+    def _decode(self, data: bytes) -> dict[str, Entry] | None:
         if len(data) < _HEADER or not data.startswith(_MAGIC):
             return None
         offset = len(_MAGIC)
@@ -255,14 +273,26 @@ class Cache:
             return None
         return content[1]
 
-    def lookup(self, path: str, size: int, mtime_ns: int) -> list[FindingData] | None:
-        """The stored findings of the file at absolute ``path`` if it is unchanged."""
+    def may_hold(self, path: str, key: FileKey) -> bool:
+        """Whether an entry for the file at absolute ``path`` has its ``key``
+        (then its content decides: ``lookup``)."""
+        entry = self.entries.get(path)
+        try:
+            return entry is not None and entry[0] == key
+        except (TypeError, IndexError, KeyError):
+            return False
+
+    def lookup(
+        self, path: str, key: FileKey, digest: bytes
+    ) -> list[FindingData] | None:
+        """The stored findings of the file at absolute ``path`` if the entry
+        describes it: the same ``key`` and the same content ``digest``."""
         entry = self.entries.get(path)
         if entry is None:
             return None
         try:
-            stored_size, stored_mtime, findings = entry
-            if stored_size != size or stored_mtime != mtime_ns:
+            stored_key, stored_digest, findings = entry
+            if stored_key != key or stored_digest != digest:
                 return None
             if not isinstance(findings, tuple) or not all(
                 isinstance(item, tuple) and len(item) == 10 for item in findings
@@ -273,10 +303,10 @@ class Cache:
         return list(findings)
 
     def findings(
-        self, path: str, size: int, mtime_ns: int, filename: str
+        self, path: str, key: FileKey, digest: bytes, filename: str
     ) -> list[Finding] | None:
         """Like ``lookup``, as Finding objects reported under ``filename``."""
-        data = self.lookup(path, size, mtime_ns)
+        data = self.lookup(path, key, digest)
         if data is None:
             return None
         try:
@@ -287,15 +317,20 @@ class Cache:
     # -- writing -----------------------------------------------------------------
 
     def store(
-        self, path: str, size: int, mtime_ns: int, findings: Iterable[FindingData]
+        self,
+        path: str,
+        key: FileKey,
+        digest: bytes,
+        findings: Iterable[FindingData],
     ) -> None:
-        """Remember a file's findings; ``size`` and ``mtime_ns`` as read *before* the
-        file was. Recently modified files and I/O errors are not remembered."""
+        """Remember the findings of the bytes whose ``digest`` is given, read
+        from the file at ``path`` when it had ``key``. Files that could not be
+        read or decoded are not remembered."""
         findings = tuple(findings)
-        if mtime_ns >= self.racy_after or any(f[0] == IO_ERROR_CODE for f in findings):
+        if any(f[0] == IO_ERROR_CODE for f in findings):
             self.forget(path)
             return
-        entry = (size, mtime_ns, findings)
+        entry = (tuple(key), digest, findings)
         if self.entries.get(path) != entry:
             self.entries[path] = entry
             self._changed[path] = entry
@@ -322,7 +357,9 @@ class Cache:
 
     def _save(self) -> None:
         folder = os.path.dirname(self.path)
-        _prepare_folder(os.path.dirname(folder))
+        root = os.path.dirname(folder)
+        if not _prepare_folder(root):
+            return  # not attnlint's folder (made so by someone else meanwhile)
         os.makedirs(folder, exist_ok=True)
         entries = self._merged_with_disk()
         # Entries of files that no longer exist are dropped.
@@ -350,9 +387,9 @@ class Cache:
             raise
         self.entries = entries
         self._changed.clear()
-        prune(os.path.dirname(folder), keep=self.path)
+        prune(root, keep=self.path)
 
-    def _merged_with_disk(self) -> dict[str, tuple[int, int, tuple[FindingData, ...]]]:
+    def _merged_with_disk(self) -> dict[str, Entry]:
         """This run's changes applied to the cache file as it is now on disk (another
         run may have written it since this one loaded it)."""
         try:
@@ -374,28 +411,35 @@ class Cache:
 
 def prune(root: str, keep: str | None = None) -> list[str]:
     """Delete stale files under the cache folder ``root`` (see the module
-    docstring), never ``keep``; return the paths deleted. Errors are ignored:
-    another run may be pruning, or writing, at the same time."""
+    docstring), never ``keep``; return the paths deleted. Only files attnlint
+    writes are deleted. Errors are ignored: another run may be pruning, or
+    writing, at the same time."""
     now = time.time_ns()
     deleted: list[str] = []
     try:
-        versions = [entry for entry in os.scandir(root) if entry.is_dir()]
+        versions = [
+            entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False)
+        ]
     except OSError:
         return deleted
     for version in versions:
         try:
-            files = [entry for entry in os.scandir(version.path) if entry.is_file()]
+            files = [
+                entry
+                for entry in os.scandir(version.path)
+                if entry.is_file(follow_symlinks=False)
+            ]
         except OSError:
             continue
         remaining = len(files)
         for entry in files:
             if entry.path == keep:
                 continue
-            temporary = entry.name.endswith(".tmp")
-            if not temporary and not _is_cache_name(entry.name):
+            temporary = _is_temporary_name(entry.name)
+            if not temporary and not _is_cache_file(entry):
                 continue  # not attnlint's: left alone
             try:
-                age = now - entry.stat().st_mtime_ns
+                age = now - entry.stat(follow_symlinks=False).st_mtime_ns
             except OSError:
                 continue
             if age < (STALE_TEMPORARY_NS if temporary else STALE_AFTER_NS):
@@ -415,33 +459,89 @@ def prune(root: str, keep: str | None = None) -> list[str]:
 
 
 class CacheError(Exception):
-    """A folder that ``attnlint clean`` will not delete."""
+    """A folder that attnlint will not use or delete as its cache."""
 
 
-def remove_cache_folder(folder: str) -> bool:
-    """Delete the cache folder ``folder``; False if there is none. A folder
-    without the CACHEDIR.TAG that attnlint writes is not attnlint's cache
-    (a mistyped cache-dir, say): it is left alone, with a CacheError."""
-    import shutil
+def _not_a_cache_folder(folder: str, consequence: str) -> str:
+    return (
+        f"{folder} is not an attnlint cache folder (attnlint did not create "
+        f"it: no CACHEDIR.TAG written by attnlint in it): {consequence}"
+    )
 
-    if not os.path.lexists(folder):
-        return False
-    tag = os.path.join(folder, "CACHEDIR.TAG")
+
+def is_cache_folder(folder: str) -> bool:
+    """Whether ``folder`` is a folder attnlint made for its cache: a real
+    folder (not a link) holding the CACHEDIR.TAG attnlint writes."""
     try:
-        with open(tag, encoding="utf-8", errors="replace") as handle:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return False
+        tag = os.path.join(folder, "CACHEDIR.TAG")
+        if not stat.S_ISREG(os.lstat(tag).st_mode):
+            return False
+        with open(tag, "rb") as handle:
             written = handle.read(len(CACHEDIR_TAG) + 1)
     except OSError:
-        written = ""
-    if os.path.islink(folder) or not os.path.isdir(folder) or written != CACHEDIR_TAG:
-        raise CacheError(
-            f"{folder} is not an attnlint cache folder (no CACHEDIR.TAG written "
-            "by attnlint in it): not deleting it"
-        )
+        return False
+    return written == CACHEDIR_TAG.encode("utf-8")
+
+
+def remove_cache_folder(folder: str) -> tuple[bool, list[str]]:
+    """Delete what attnlint wrote in the cache folder ``folder``, and the
+    folders that leaves empty; return (whether there was a cache folder, the
+    paths of the files attnlint did not write, left where they are).
+
+    A folder attnlint did not make (without its CACHEDIR.TAG: a mistyped
+    cache-dir, say) is left alone, with a CacheError.
+    """
+    if not os.path.lexists(folder):
+        return False, []
+    if not is_cache_folder(folder):
+        raise CacheError(_not_a_cache_folder(folder, "not deleting it"))
+    left: list[str] = []
     try:
-        shutil.rmtree(folder)
+        entries = list(os.scandir(folder))
+        for entry in entries:
+            if entry.name in ("CACHEDIR.TAG", ".gitignore"):
+                continue  # last: the tag marks the folder as attnlint's
+            if entry.is_dir(follow_symlinks=False) and not entry.is_symlink():
+                left += _remove_version_folder(entry.path)
+            else:
+                left.append(entry.path)
+        ignore = os.path.join(folder, ".gitignore")
+        if _holds(ignore, _GITIGNORE):
+            os.unlink(ignore)
+        elif os.path.lexists(ignore):
+            left.append(ignore)
+        os.unlink(os.path.join(folder, "CACHEDIR.TAG"))
+        if not left:
+            os.rmdir(folder)
     except OSError as error:
         raise CacheError(f"cannot delete {folder}: {error.strerror or error}") from None
-    return True
+    return True, sorted(left)
+
+
+def _remove_version_folder(path: str) -> list[str]:
+    """Delete attnlint's files in one version folder (and it, if that empties
+    it); return the files left."""
+    left: list[str] = []
+    for entry in os.scandir(path):
+        if entry.is_file(follow_symlinks=False) and (
+            _is_cache_file(entry) or _is_temporary_name(entry.name)
+        ):
+            os.unlink(entry.path)
+        else:
+            left.append(entry.path)
+    if not left:
+        os.rmdir(path)
+    return left
+
+
+def _holds(path: str, content: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(content) + 1) == content.encode("utf-8")
+    except OSError:
+        return False
 
 
 def _is_cache_name(name: str) -> bool:
@@ -449,14 +549,50 @@ def _is_cache_name(name: str) -> bool:
     return len(name) == 8 and all(c in "0123456789abcdef" for c in name)
 
 
-def _prepare_folder(folder: str) -> None:
-    """Create the cache folder with its CACHEDIR.TAG and a .gitignore ignoring it all."""
-    os.makedirs(folder, exist_ok=True)
-    for name, content in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", "*\n")):
-        target = os.path.join(folder, name)
-        if not os.path.exists(target):
-            try:
-                with open(target, "x", encoding="utf-8") as handle:
-                    handle.write(content)
-            except FileExistsError:
-                pass
+def _is_cache_file(entry: os.DirEntry[str]) -> bool:
+    """A cache file: its name, and the header every cache file starts with."""
+    if not _is_cache_name(entry.name):
+        return False
+    try:
+        with open(entry.path, "rb") as handle:
+            return handle.read(len(_MAGIC)) == _MAGIC
+    except OSError:
+        return False
+
+
+def _is_temporary_name(name: str) -> bool:
+    """What ``Cache._save`` names its temporary files: CACHE.PID.NS.tmp."""
+    parts = name.split(".")
+    return (
+        len(parts) == 4
+        and _is_cache_name(parts[0])
+        and parts[1].isdigit()
+        and parts[2].isdigit()
+        and parts[3] == "tmp"
+    )
+
+
+_GITIGNORE = "*\n"
+
+
+def _prepare_folder(folder: str) -> bool:
+    """Make sure ``folder`` is attnlint's cache folder: create it, with its
+    CACHEDIR.TAG and a .gitignore ignoring it all, if it does not exist;
+    False (and nothing written) if it exists and attnlint did not make it."""
+    if os.path.lexists(folder):
+        return is_cache_folder(folder)
+    parent = os.path.dirname(folder)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        # Another run made it at this moment; its tag may not be there yet.
+        return is_cache_folder(folder)
+    # Written to a temporary name and renamed: the tag is complete or absent.
+    for name, content in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", _GITIGNORE)):
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(content)
+        os.replace(temporary, os.path.join(folder, name))
+    return True

@@ -28,7 +28,7 @@ from lint_rules.diagnostics import (
 )
 from lint_rules.records import Record
 from lint_rules.rules.base import Rule
-from lint_rules.source import Locator, SourceError, SourceFile
+from lint_rules.source import Locator, SourceError, SourceFile, read_regular_file
 
 # flake8's inline suppression comment: the word noqa after a hash, optionally
 # followed by a colon and codes (ATN101,ATN301); whitespace after the hash is
@@ -60,10 +60,9 @@ def decode_source(data: bytes) -> SourceFile:
 
 
 def read_source(path: str | os.PathLike[str]) -> SourceFile:
-    """Read and decode a file; raises OSError or SourceError."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return decode_source(data)
+    """Read and decode a regular file; raises OSError (NotRegularFileError
+    for a FIFO or a device) or SourceError."""
+    return decode_source(read_regular_file(path)[0])
 
 
 def io_error_finding(filename: str, message: str) -> Finding:

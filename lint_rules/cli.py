@@ -315,12 +315,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args))
+        with _termination_raises():
+            return int(args.func(args))
     except UsageError as error:
         _error(str(error))
         return 2
     except KeyboardInterrupt:
         return 130
+    except _Terminated as terminated:
+        return 128 + terminated.signum
     except BrokenPipeError:
         # The reader went away (``attnlint check | head``): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -334,6 +337,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"attnlint; rerun with {TRACEBACK_ENV}=1 for the traceback and report it."
         )
         return 2
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised like KeyboardInterrupt: a write under way
+    removes its temporary file, and the files not yet written stay as they were."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _termination_raises:
+    """Within the block, SIGTERM and SIGHUP raise ``_Terminated`` (in the
+    main thread; elsewhere nothing changes)."""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self._previous: dict[int, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def raise_terminated(signum: int, frame: object) -> None:
+            raise _Terminated(signum)
+
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None:
+                self._previous[signum] = signal.signal(signum, raise_terminated)
+
+    def __exit__(self, *exc_info: object) -> None:
+        import signal
+
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
 
 
 def run() -> None:
@@ -451,20 +490,32 @@ def run_clean(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         folder = os.path.abspath(settings.cache_path)
     try:
-        removed = remove_cache_folder(folder)
+        removed, left = remove_cache_folder(folder)
     except CacheError as error:
         raise UsageError(str(error)) from None
-    here = os.getcwd()
-    try:
-        inside = os.path.commonpath([folder, here]) == here
-    except ValueError:  # pragma: no cover - another drive (Windows)
-        inside = False
-    shown = os.path.relpath(folder) if inside else folder
+    shown = _shown(folder)
     if removed:
         sys.stderr.write(f"Removed the cache at {shown}\n")
     else:
         sys.stderr.write(f"No cache at {shown}\n")
+    if left:
+        names = ", ".join(_shown(path) for path in left[:5])
+        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+        _warning(
+            f"left {_plural(len(left), 'file')} attnlint did not write in "
+            f"{shown}: {names}{more}"
+        )
     return 0
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the current folder if it is inside it."""
+    here = os.getcwd()
+    try:
+        inside = os.path.commonpath([path, here]) == here
+    except ValueError:  # pragma: no cover - another drive (Windows)
+        inside = False
+    return os.path.relpath(path) if inside else path
 
 
 # ------------------------------------------------------------------------ check
@@ -494,6 +545,10 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
         except tomllib.TOMLDecodeError as error:
             raise UsageError(
                 f"--config: {value!r} is not valid TOML: {error}"
+            ) from None
+        except RecursionError:
+            raise UsageError(
+                f"--config: {value[:40]!r}... is not valid TOML: too deeply nested"
             ) from None
     return path, overrides
 
@@ -609,22 +664,33 @@ def run_check(args: argparse.Namespace) -> int:
             _warning("No Python files found under the given path(s)")
         cache = None
         if not args.no_cache:
-            from lint_rules.cache import Cache
+            from lint_rules.cache import Cache, CacheError
 
-            cache = Cache.for_settings(settings)
+            try:
+                cache = Cache.for_settings(settings)
+            except CacheError as error:
+                _warning(str(error))
 
         def write(outcome: FileOutcome) -> None:
-            from lint_rules.fixer import write_atomic
+            from lint_rules.fixer import FileNotRewritten, write_atomic
 
             assert outcome.new_bytes is not None
+            expected = None
+            if outcome.read_key is not None and outcome.digest is not None:
+                expected = (outcome.read_key, outcome.digest)
             try:
-                write_atomic(outcome.filename, outcome.new_bytes)
-            except OSError as error:
-                outcome.errors.append(
-                    f"{display_path(outcome.filename)}: cannot write: "
-                    f"{error.strerror or error}"
+                write_atomic(outcome.filename, outcome.new_bytes, expected=expected)
+            except FileNotRewritten as refused:
+                fixes = sum(outcome.fixed.values())
+                outcome.not_written(
+                    f"{display_path(outcome.filename)}: {refused.strerror}; "
+                    f"left as it is, its {_plural(fixes, 'fix', 'es')} not applied"
                 )
-                outcome.fixed = outcome.resolved = {}
+            except OSError as error:
+                outcome.not_written(
+                    f"{display_path(outcome.filename)}: cannot write: "
+                    f"{error.strerror or error}; left as it was"
+                )
 
         outcomes = run_files(
             [str(path) for path in files],
@@ -712,6 +778,10 @@ class _RulesByCode(Mapping):  # Mapping[str, Any]
 
     def __len__(self) -> int:
         return len(self._load())
+
+
+def _plural(count: int, word: str, suffix: str = "s") -> str:
+    return f"{count} {word}{'' if count == 1 else suffix}"
 
 
 def _summary(run: Any, writer: Any) -> list[str]:

@@ -580,39 +580,71 @@ def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
 
     ``start`` is a file or folder (default: the current directory). A
     ``pyproject.toml`` without the table is passed over, as ruff passes over
-    one without ``[tool.ruff]``.
+    one without ``[tool.ruff]``; one that cannot be read, or whose ``tool``
+    or ``tool.attnlint`` is not a table, is an error (ConfigError), never
+    passed over: its excludes would be lost.
     """
     here = Path(start if start is not None else os.getcwd()).absolute()
     if not here.is_dir():
         here = here.parent
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_attnlint_table(candidate):
+        try:
+            found = candidate.is_file()
+        except OSError as error:
+            raise ConfigError(
+                f"{candidate}: cannot read: {error.strerror or error}"
+            ) from None
+        if found and _has_attnlint_table(candidate):
             return candidate
     return None
 
 
 def _has_attnlint_table(path: Path) -> bool:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return False
+    raw = _read_bytes(path)
     if b"attnlint" not in raw:
         return False  # cheap skip; the parse below is then unnecessary
-    return isinstance(_read_toml(path).get("tool", {}).get("attnlint"), dict)
+    return _attnlint_table(_parse_toml(raw, path), path) is not None
+
+
+def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The ``[tool.attnlint]`` table of a parsed pyproject.toml (None: none).
+    The same text gets the same answer whether the file is found or named."""
+    tool = document.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
+    table = tool.get("attnlint")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.attnlint] must be a table")
+    return table
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    return _parse_toml(_read_bytes(path), path)
+
+
+def _parse_toml(raw: bytes, path: Path) -> dict[str, Any]:
     tomllib = toml_module()
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except RecursionError:  # the parser recurses into nested arrays and tables
+        raise ConfigError(f"{path}: invalid TOML: too deeply nested") from None
 
 
 def load_settings(
@@ -636,16 +668,12 @@ def load_settings(
         path = Path(config).absolute()
         if not path.is_file():
             raise ConfigError(f"{config}: configuration file not found")
-        document = _read_toml(path)
-        tool = document.get("tool", {})
-        table = tool.get("attnlint", {}) if isinstance(tool, dict) else {}
-        if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.attnlint] must be a table")
+        table = _attnlint_table(_read_toml(path), path) or {}
         config_file, project_root = str(path), str(path.parent)
     else:
         found = find_config(start)
         if found is not None:
-            table = _read_toml(found)["tool"]["attnlint"]
+            table = _attnlint_table(_read_toml(found), found) or {}
             config_file, project_root = str(found), str(found.parent)
     if overrides:
         # Validate the overrides on their own first, so an error names them.

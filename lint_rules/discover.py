@@ -8,12 +8,15 @@ loop cannot make the walk run forever; links to files are checked.
 
 A file named on the command line is always checked, whatever its name,
 unless ``force_exclude`` is set and it (or a folder above it, up to the
-project root) is excluded, as ruff does.
+project root) is excluded, as ruff does. Only regular files are checked: a
+FIFO, device or socket named on the command line is an error, and one met
+in a walk (even under a ``.py`` name) is skipped.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -76,10 +79,13 @@ def discover_files(
     for raw in paths:
         path = os.fspath(raw)
         try:
-            os.stat(path)
+            info = os.stat(path)
         except OSError as error:
             reason = error.strerror or str(error)
             raise DiscoveryError(f"{path}: {reason}") from None
+        if not stat.S_ISDIR(info.st_mode) and not stat.S_ISREG(info.st_mode):
+            # A FIFO would block the read, /dev/zero would never end it.
+            raise DiscoveryError(f"{path}: not a regular file")
         absolute = os.path.abspath(path)
         if force and is_force_excluded(absolute, settings):
             continue

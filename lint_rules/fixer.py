@@ -1,4 +1,4 @@
-"""Applying fixes: non-overlapping edits, re-parse, repeat; atomic writes.
+"""Applying fixes: non-overlapping edits, re-parse, repeat; guarded atomic writes.
 
 The loop is ruff's: check, apply every applicable fix that does not overlap
 one already taken, parse the result, and check again, until a pass applies
@@ -6,7 +6,12 @@ nothing (one fix may enable another) or :data:`MAX_PASSES` passes have run.
 If a pass produces text that does not parse, every change is dropped and the
 original text comes back with an error naming the rules whose fixes broke it.
 Text outside the edited ranges is never touched, so comments, formatting and
-line endings stay byte-identical; ``write_atomic`` puts the result on disk.
+line endings stay byte-identical.
+
+``write_atomic`` puts a result on disk: the whole new content or none of it,
+only over the very file that was read (unchanged since: same inode, size,
+times and content hash, checked just before the rename), never over a
+read-only file or one with other hard links, with its mode, owner and group.
 
 These functions are public: ``attnlint check --fix`` and ``attnlint verify``
 both use them.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -23,9 +29,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lint_rules.checker import check_source, parse, read_source
+from lint_rules.checker import check_source, parse
 from lint_rules.config import Settings
 from lint_rules.diagnostics import Edit, Finding, Fix
+from lint_rules.source import (
+    FileKey,
+    content_digest,
+    file_key,
+    read_regular_file,
+)
 
 #: ruff's bound on fix passes over one file.
 MAX_PASSES = 100
@@ -37,8 +49,8 @@ class FixResult:
 
     ``text`` is the fixed text (the original one if ``error`` is set);
     ``fixed_count_by_code`` counts applied fixes per rule code;
-    ``remaining_findings`` are the findings on ``text``; ``first_findings``
-    those of the unfixed text (what a plain check reports); ``error`` says why
+    ``remaining_findings`` are the findings on ``text``, and
+    ``original_findings`` those on the text before any fix; ``error`` says why
     nothing was changed when a fix broke the code; ``converged`` is False when
     the pass limit was reached with fixes still applying.
     """
@@ -46,10 +58,10 @@ class FixResult:
     text: str
     fixed_count_by_code: dict[str, int] = field(default_factory=dict)
     remaining_findings: list[Finding] = field(default_factory=list)
-    first_findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     converged: bool = True
     changed: bool = False
+    original_findings: list[Finding] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -153,8 +165,8 @@ def fix_text(
             return FixResult(
                 text=original,
                 remaining_findings=first_findings,
-                first_findings=first_findings,
                 error=_broken_fix_message(filename, text, candidates, applied, parsed),
+                original_findings=first_findings,
             )
         fixed.update(code_of[id(fix)] for fix in applied)
         text, tree = new_text, parsed
@@ -164,12 +176,16 @@ def fix_text(
             text,
             dict(fixed),
             findings,
-            first_findings or [],
             converged=False,
             changed=text != original,
+            original_findings=first_findings or [],
         )
     return FixResult(
-        text, dict(fixed), findings, first_findings or [], changed=text != original
+        text,
+        dict(fixed),
+        findings,
+        changed=text != original,
+        original_findings=first_findings or [],
     )
 
 
@@ -200,40 +216,168 @@ def _broken_fix_message(
     )
 
 
+# ------------------------------------------------------------------- writing
+
+
+class FileNotRewritten(OSError):
+    """A file ``write_atomic`` left as it is; ``strerror`` says why, in words
+    for the user (the file changed meanwhile, is read-only, has hard links...)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(errno.EPERM, reason, os.fspath(path))
+
+
+class FileChanged(FileNotRewritten):
+    """The file on disk is not the one that was read: another program (an
+    editor, a branch switch) changed, replaced or deleted it meanwhile."""
+
+
+def why_not_rewritable(
+    path: str | os.PathLike[str], info: os.stat_result
+) -> str | None:
+    """Why attnlint will not replace the file ``info`` describes (None: it may).
+
+    - Not a regular file.
+    - Read-only: no write permission for this user (for root, which may
+      write anything: no write permission bit at all, its owner's intent).
+    - Hard links: the new text would go to this name only, the other names
+      keeping the old one; writing into the shared inode instead could not
+      be atomic (a crash would leave every name half written), and a file
+      linked from a package cache or a backup snapshot is shared with other
+      trees that did not ask for the fix.
+    """
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if _read_only(path, info):
+        return "read-only"
+    if info.st_nlink > 1:
+        return (
+            f"it has {info.st_nlink} hard links, which would no longer share one text"
+        )
+    return None
+
+
+def _read_only(path: str | os.PathLike[str], info: os.stat_result) -> bool:
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and geteuid() == 0:
+        return not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    if os.access in os.supports_effective_ids:
+        return not os.access(path, os.W_OK, effective_ids=True)
+    return not os.access(path, os.W_OK)  # pragma: no cover - Windows
+
+
 def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace the file at ``path`` with ``data`` atomically, keeping its mode.
+#: Names of temporary files: ``.NAME.<random>.attnlint-tmp`` beside NAME.
+TEMPORARY_SUFFIX = ".attnlint-tmp"
 
-    The bytes go to a temporary file in the same folder, are flushed to disk,
-    and the temporary file is renamed over the target, so a reader sees the old
-    file or the new one, never a mix. A symbolic link is followed: the file it
-    points to is replaced and the link stays a link.
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    expected: tuple[FileKey, bytes] | None = None,
+    times_ns: tuple[int, int] | None = None,
+) -> os.stat_result:
+    """Replace the file at ``path`` with ``data`` atomically; return the new
+    file's status.
+
+    The bytes go to an unnamed temporary file in the same folder (a named
+    one where the system has no ``O_TMPFILE``), are flushed to disk with the
+    file's mode, owner and group (and ``times_ns``, (atime, mtime), when
+    given), and the temporary file is renamed over the target: a reader sees
+    the old file or the new one, never a mix, and a run killed while writing
+    leaves no file behind (with ``O_TMPFILE``: a name exists only between
+    the two system calls that give it one and rename it). A symbolic link is
+    followed: the file it points to is replaced and the link stays a link.
+
+    ``expected`` is (``file_key``, ``content_digest``) of the file as it was
+    read; just before the rename, the file on disk must still be that one,
+    or ``FileChanged`` is raised and nothing is written. A file that
+    ``why_not_rewritable`` refuses raises ``FileNotRewritten``; so does one
+    whose owner and group cannot be kept. Other failures raise OSError;
+    in every case no temporary file is left.
     """
     target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        info: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
+        if expected is not None:
+            raise FileChanged(
+                path, "changed while attnlint was fixing it (deleted)"
+            ) from None
+        info = None
+    if info is not None and expected is not None and file_key(info) != expected[0]:
+        # Changed already: say so (not that the new file is read-only, say),
+        # unless it already holds the new text.
+        done = _check_unchanged(path, target, expected, data)
+        if done is not None:
+            return done
+    if info is not None:
+        reason = why_not_rewritable(target, info)
+        if reason is not None:
+            raise FileNotRewritten(path, reason)
+        mode = stat.S_IMODE(info.st_mode)
+    else:
         mode = 0o666 & ~_current_umask()
-    handle, temporary = tempfile.mkstemp(
-        dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".attnlint-tmp"
-    )
     try:
-        with os.fdopen(handle, "wb") as stream:
+        return _replace(target, data, info, mode, times_ns, expected, path)
+    except _NoLinkToUnnamed:
+        # The system made an unnamed file but cannot name it (no /proc).
+        return _replace(target, data, info, mode, times_ns, expected, path, False)
+
+
+class _NoLinkToUnnamed(Exception):
+    """An ``O_TMPFILE`` file that cannot be given a name."""
+
+
+def _replace(
+    target: str,
+    data: bytes,
+    info: os.stat_result | None,
+    mode: int,
+    times_ns: tuple[int, int] | None,
+    expected: tuple[FileKey, bytes] | None,
+    path: str | os.PathLike[str],
+    unnamed: bool = True,
+) -> os.stat_result:
+    """``write_atomic``'s work once the target is known to be replaceable."""
+    folder = os.path.dirname(target) or "."
+    name = os.path.basename(target)
+    descriptor, temporary = _temporary_file(folder, name, unnamed)
+    try:
+        with os.fdopen(descriptor, "wb", closefd=False) as stream:
             stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+        if info is not None:
+            _keep_owner(descriptor, info, path)
+        os.fchmod(descriptor, mode)  # after the owner: chown clears set-id bits
+        if times_ns is not None:
+            os.utime(descriptor, ns=times_ns)
+        os.fsync(descriptor)
+        if expected is not None:
+            done = _check_unchanged(path, target, expected, data)
+            if done is not None:
+                # Another run (another attnlint --fix) already wrote this text.
+                if temporary is not None:
+                    os.unlink(temporary)
+                    temporary = None
+                return done
+        if temporary is None:
+            temporary = _name_unnamed(descriptor, folder, name)
         os.replace(temporary, target)
+        temporary = None
+        new_info = os.fstat(descriptor)  # renaming changed its status time
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
+    finally:
+        os.close(descriptor)
     with contextlib.suppress(OSError):
         # Make the rename itself durable (POSIX; not possible everywhere).
         directory = os.open(folder, os.O_RDONLY)
@@ -241,6 +385,88 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+    return new_info
+
+
+def _temporary_file(folder: str, name: str, unnamed: bool) -> tuple[int, str | None]:
+    """An open temporary file in ``folder``: (descriptor, None) when it has
+    no name yet (``O_TMPFILE``, if ``unnamed`` and the system has it), else
+    (descriptor, its path)."""
+    flag = getattr(os, "O_TMPFILE", 0) if unnamed else 0
+    if flag:
+        try:
+            return os.open(folder, flag | os.O_WRONLY | os.O_CLOEXEC, 0o600), None
+        except OSError as error:
+            # Not supported by this file system or kernel: a named file.
+            if error.errno not in (
+                errno.EOPNOTSUPP,
+                errno.EISDIR,
+                errno.EINVAL,
+                errno.ENOENT,
+            ):
+                raise
+    return tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=TEMPORARY_SUFFIX)
+
+
+def _name_unnamed(descriptor: int, folder: str, name: str) -> str:
+    """Give an ``O_TMPFILE`` file a temporary name beside its target."""
+    for _ in range(100):
+        temporary = os.path.join(
+            folder, f".{name}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}"
+        )
+        try:
+            # linkat(2) following the /proc link to the file itself (a
+            # src_dir_fd makes Python call linkat; the path is absolute).
+            os.link(
+                f"/proc/self/fd/{descriptor}",
+                temporary,
+                src_dir_fd=descriptor,
+                follow_symlinks=True,
+            )
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise _NoLinkToUnnamed(error) from None
+        return temporary
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+
+
+def _keep_owner(
+    descriptor: int, info: os.stat_result, path: str | os.PathLike[str]
+) -> None:
+    new = os.fstat(descriptor)
+    if (new.st_uid, new.st_gid) == (info.st_uid, info.st_gid):
+        return
+    try:
+        os.fchown(descriptor, info.st_uid, info.st_gid)
+    except PermissionError:
+        raise FileNotRewritten(
+            path,
+            f"its owner and group (uid {info.st_uid}, gid {info.st_gid}) could "
+            "not be kept",
+        ) from None
+
+
+def _check_unchanged(
+    path: str | os.PathLike[str],
+    target: str,
+    expected: tuple[FileKey, bytes],
+    data: bytes,
+) -> os.stat_result | None:
+    """Raise FileChanged unless the file at ``target`` is the one ``expected``
+    describes; None if it is, its status if it already holds ``data``."""
+    key, digest = expected
+    try:
+        current, info = read_regular_file(target)
+    except FileNotFoundError:
+        raise FileChanged(
+            path, "changed while attnlint was fixing it (deleted)"
+        ) from None
+    if file_key(info) == key and content_digest(current) == digest:
+        return None
+    if current == data:
+        return info
+    raise FileChanged(path, "changed while attnlint was fixing it")
 
 
 def fix_file(
@@ -253,22 +479,27 @@ def fix_file(
 ) -> FixResult:
     """Fix one file in place (only if its text changed), keeping encoding and BOM.
 
-    Raises OSError or ``SourceError`` when the file cannot be read or decoded.
-    With ``write=False`` nothing is written (``--diff``).
+    Raises OSError (``FileNotRewritten`` when ``write_atomic`` refuses the
+    file) or ``SourceError`` when the file cannot be read or decoded. With
+    ``write=False`` nothing is written (``--diff``).
     """
-    source = read_source(path)
+    from lint_rules.checker import decode_source
+
+    raw, info = read_regular_file(path)
+    source = decode_source(raw)
     result = fix_text(
         source.text, os.fspath(path), settings, unsafe_fixes, errors=errors
     )
     if write and result.changed and result.error is None:
         try:
             data = source.to_bytes(result.text)
-        except UnicodeEncodeError as error:
+        except (UnicodeError, LookupError, ValueError) as error:
+            reason = getattr(error, "reason", None) or str(error)
             result.error = (
                 f"{os.fspath(path)}: the fixed text cannot be encoded as {source.encoding} "
-                f"({error.reason}); the file was left unchanged."
+                f"({reason}); the file was left unchanged."
             )
             result.text, result.changed = source.text, False
             return result
-        write_atomic(path, data)
+        write_atomic(path, data, expected=(file_key(info), content_digest(raw)))
     return result

@@ -17,7 +17,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from lint_rules.cache import Cache, FindingData, finding_from_data, finding_to_data
+from lint_rules.cache import (
+    Cache,
+    FileKey,
+    FindingData,
+    file_key,
+    finding_from_data,
+    finding_to_data,
+)
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -50,11 +57,13 @@ class FileOutcome(Record):
     ``resolved`` counts, per code, the findings a plain check reports as
     fixable that the fixes removed (see :func:`resolved_by_fixes`): what the
     summary calls fixed, so ``check``, ``--diff`` and ``--fix`` agree even when
-    one fix exposes another. ``new_bytes`` is what a fix run should write;
-    ``warnings`` and ``errors``
-    are one-line messages for the user. ``read_stat`` is the (size, mtime_ns)
-    of the bytes that were read, when the file did not change while it was
-    read: what a cache entry of these findings is keyed by.
+    one fix exposes another. ``new_bytes`` is what a fix run should write, and
+    ``original_findings`` the findings of the text as read (what to report if
+    it cannot be written); ``warnings`` and ``errors`` are one-line messages
+    for the user. ``read_key`` is the file's :func:`lint_rules.cache.file_key`
+    once read, and ``digest`` the :func:`lint_rules.source.content_digest` of
+    the bytes read: what a cache entry of these findings is keyed by, and what
+    a fix must find on disk before it replaces the file.
     """
 
     _fields = (
@@ -67,7 +76,9 @@ class FileOutcome(Record):
         "warnings",
         "new_bytes",
         "cached",
-        "read_stat",
+        "read_key",
+        "digest",
+        "original_findings",
         "resolved",
     )
     __hash__ = None  # type: ignore[assignment]
@@ -83,7 +94,9 @@ class FileOutcome(Record):
         warnings: list[str] | None = None,
         new_bytes: bytes | None = None,
         cached: bool = False,
-        read_stat: tuple[int, int] | None = None,
+        read_key: FileKey | None = None,
+        digest: bytes | None = None,
+        original_findings: list[Finding] | None = None,
         resolved: dict[str, int] | None = None,
     ) -> None:
         self.filename = filename
@@ -95,8 +108,21 @@ class FileOutcome(Record):
         self.warnings: list[str] = [] if warnings is None else warnings
         self.new_bytes = new_bytes
         self.cached = cached
-        self.read_stat = read_stat
+        self.read_key = read_key
+        self.digest = digest
+        self.original_findings = original_findings
         self.resolved: dict[str, int] = {} if resolved is None else resolved
+
+    def not_written(self, reason: str) -> None:
+        """The fixed text could not be written: report ``reason``, and the
+        findings of the text as read, with nothing counted as fixed."""
+        self.errors.append(reason)
+        if self.original_findings is not None:
+            self.findings = self.original_findings
+        self.fixed = {}
+        self.resolved = {}
+        self.text = None  # the output reads the file as it is, if it shows lines
+        self.new_bytes = None
 
 
 def resolved_by_fixes(
@@ -144,40 +170,66 @@ def process_file(
     display: str,
     *,
     keep_text: bool = False,
+    digest: bool = False,
 ) -> FileOutcome:
     """Check, fix or diff one file's bytes (read here when ``data`` is None).
 
     In fix mode ``new_bytes`` holds the new content when the text changed. In
     check mode the text is kept in the outcome only with ``keep_text``.
+    ``digest``: record the bytes' content digest (for the cache; fix mode
+    always records it, for the write). Nothing about one file stops a run:
+    a failure inside attnlint becomes an error naming the file.
     """
-    from lint_rules.checker import check_source, decode_source, io_error_finding
-    from lint_rules.source import SourceError
-
     outcome = FileOutcome(filename)
+    try:
+        _process(
+            outcome, data, settings, mode, unsafe_fixes, display, keep_text, digest
+        )
+    except Exception as error:  # a bug in attnlint must not end the run
+        outcome.findings, outcome.new_bytes, outcome.fixed = [], None, {}
+        outcome.errors.append(
+            f"{display}: attnlint failed on this file: {type(error).__name__}: "
+            f"{error}. This is a bug in attnlint; please report it together "
+            "with the file."
+        )
+    return outcome
+
+
+def _process(
+    outcome: FileOutcome,
+    data: bytes | None,
+    settings: Settings,
+    mode: str,
+    unsafe_fixes: bool,
+    display: str,
+    keep_text: bool,
+    digest: bool,
+) -> None:
+    from lint_rules.checker import check_source, decode_source, io_error_finding
+    from lint_rules.source import SourceError, content_digest, read_regular_file
+
+    filename = outcome.filename
     if data is None:
         try:
-            with open(filename, "rb") as handle:
-                before = os.fstat(handle.fileno())
-                data = handle.read()
-                after = os.fstat(handle.fileno())
-            stat = (before.st_size, before.st_mtime_ns)
-            if stat == (after.st_size, after.st_mtime_ns):
-                outcome.read_stat = stat
+            data, info = read_regular_file(filename)
         except OSError as error:
             outcome.errors.append(f"{display}: {error.strerror or error}")
-            return outcome
+            return
+        outcome.read_key = file_key(info)
+        if digest or mode == "fix":
+            outcome.digest = content_digest(data)
     try:
         source = decode_source(data)
     except SourceError as error:
         outcome.findings = [io_error_finding(filename, str(error))]
-        return outcome
+        return
     if mode == "check":
         if keep_text:
             outcome.text = source.text
         outcome.findings = check_source(
             source.text, filename, settings, errors=outcome.errors
         )
-        return outcome
+        return
     from lint_rules.fixer import fix_text
 
     outcome.text = source.text
@@ -187,42 +239,44 @@ def process_file(
     outcome.findings = result.remaining_findings
     if result.error is not None:
         outcome.errors.append(result.error)
-        return outcome
+        return
     if not result.converged:
         outcome.warnings.append(
             f"{display}: fixes did not settle after 100 passes; the last result is kept"
         )
     if not result.changed:
-        return outcome
+        return
     try:
         new_bytes = source.to_bytes(result.text)
-    except UnicodeEncodeError as error:
+    except (UnicodeError, LookupError, ValueError, TypeError) as error:
+        reason = getattr(error, "reason", None) or str(error)
         outcome.errors.append(
             f"{display}: the fixed text cannot be encoded as {source.encoding} "
-            f"({error.reason}); left unchanged"
+            f"({reason}); left unchanged"
         )
-        return outcome
+        outcome.findings = result.original_findings
+        return
     outcome.fixed = result.fixed_count_by_code
     outcome.resolved = resolved_by_fixes(
-        result.first_findings, result.remaining_findings, unsafe_fixes
+        result.original_findings, result.remaining_findings, unsafe_fixes
     )
     if mode == "diff":
         outcome.diff = _unified_diff(source.text, result.text, display)
         # --diff reports nothing as fixed on disk; the remaining findings refer to the
         # original text only through the summary counts.
-        return outcome
+        return
     outcome.text = result.text
     outcome.new_bytes = new_bytes
-    return outcome
+    outcome.original_findings = result.original_findings
 
 
 # ------------------------------------------------------------------ worker side
 
 # What every task of a run shares; set in each worker by ``_start_worker``.
-_job: tuple[Settings, str, bool] | None = None
+_job: tuple[Settings, str, bool, bool] | None = None
 
 # A finished file as sent back by a worker: (index, findings, text, fixed, diff,
-# errors, warnings, new_bytes, read_stat, resolved).
+# errors, warnings, new_bytes, read_key, digest, original_findings, resolved).
 _Result = tuple[
     int,
     tuple[FindingData, ...],
@@ -232,18 +286,26 @@ _Result = tuple[
     list,
     list,
     "bytes | None",
-    "tuple[int, int] | None",
+    "FileKey | None",
+    "bytes | None",
+    "tuple[FindingData, ...] | None",
     dict,
 ]
 
 
-def _start_worker(settings: Settings, mode: str, unsafe_fixes: bool) -> None:
+def _start_worker(
+    settings: Settings, mode: str, unsafe_fixes: bool, digest: bool
+) -> None:
     import signal
 
     global _job
-    _job = (settings, mode, unsafe_fixes)
-    # The parent handles Ctrl-C and stops the workers.
+    _job = (settings, mode, unsafe_fixes, digest)
+    # The parent handles Ctrl-C and SIGTERM and stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A parent killed outright (SIGKILL) leaves the workers a broken pipe and
+    # a traceback to print on its terminal: not worth showing.
+    sys.stderr = _SilentOnceOrphaned(sys.stderr, os.getppid())
     # Python's collector would scan each tree again and again while the parser
     # builds it (a quarter of the parse time), yet trees hold no cycles: they
     # are freed by reference counting. The analysis' graphs do hold cycles, so
@@ -253,13 +315,30 @@ def _start_worker(settings: Settings, mode: str, unsafe_fixes: bool) -> None:
     gc.freeze()
 
 
+class _SilentOnceOrphaned:
+    """A worker's stderr: writes nothing once its parent is gone."""
+
+    def __init__(self, stream: Any, parent: int) -> None:
+        self._stream = stream
+        self._parent = parent
+
+    def write(self, text: str) -> int:
+        if os.getppid() != self._parent:
+            return len(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _work(task: tuple[int, str, str]) -> _Result:
     assert _job is not None
-    settings, mode, unsafe_fixes = _job
+    settings, mode, unsafe_fixes, digest = _job
     index, filename, display = task
-    result = _pack(
-        index, process_file(filename, None, settings, mode, unsafe_fixes, display)
+    outcome = process_file(
+        filename, None, settings, mode, unsafe_fixes, display, digest=digest
     )
+    result = _pack(index, outcome)
     if gc.get_count()[0] > WORKER_GC_OBJECTS:
         gc.collect()
     return result
@@ -275,15 +354,18 @@ def _pack(index: int, outcome: FileOutcome) -> _Result:
         outcome.errors,
         outcome.warnings,
         outcome.new_bytes,
-        outcome.read_stat,
+        outcome.read_key,
+        outcome.digest,
+        None
+        if outcome.original_findings is None
+        else tuple(finding_to_data(finding) for finding in outcome.original_findings),
         outcome.resolved,
     )
 
 
 def _unpack(result: _Result, filename: str) -> FileOutcome:
-    _, findings, text, fixed, diff, errors, warnings, new_bytes, read_stat, resolved = (
-        result
-    )
+    (_, findings, text, fixed, diff, errors, warnings, new_bytes) = result[:8]
+    read_key, digest, original, resolved = result[8:]
     return FileOutcome(
         filename,
         [finding_from_data(item, filename) for item in findings],
@@ -293,7 +375,11 @@ def _unpack(result: _Result, filename: str) -> FileOutcome:
         errors,
         warnings,
         new_bytes,
-        read_stat=read_stat,
+        read_key=read_key,
+        digest=digest,
+        original_findings=None
+        if original is None
+        else [finding_from_data(item, filename) for item in original],
         resolved=resolved,
     )
 
@@ -327,21 +413,16 @@ def run_files(
 
     ``write`` is called in this process for each outcome with ``new_bytes``
     (fix mode), before the cache learns about that file. Files whose cached
-    findings hold nothing a fix run would apply are not checked again.
+    findings hold nothing a fix run would apply are not checked again; a
+    cached entry is used only for the file it describes (same identity, see
+    :func:`lint_rules.cache.file_key`, and same content digest).
     """
     outcomes: list[FileOutcome | None] = [None] * len(files)
-    stats: list[tuple[str, int, int] | None] = [None] * len(files)
+    sizes: list[int | None] = [None] * len(files)
     misses: list[int] = []
     for index, filename in enumerate(files):
         if cache is not None:
-            try:
-                info = os.stat(filename)
-            except OSError:
-                misses.append(index)
-                continue
-            path = os.path.abspath(filename)
-            stats[index] = (path, info.st_size, info.st_mtime_ns)
-            found = cache.findings(path, info.st_size, info.st_mtime_ns, filename)
+            found = _cached_findings(cache, filename, sizes, index)
             if found is not None and (
                 mode == "check" or not _has_applicable_fix(found, unsafe_fixes)
             ):
@@ -350,28 +431,61 @@ def run_files(
         misses.append(index)
 
     for outcome_index, outcome in _check(
-        files, misses, settings, mode, unsafe_fixes, jobs, display, stats
+        files,
+        misses,
+        settings,
+        mode,
+        unsafe_fixes,
+        jobs,
+        display,
+        sizes,
+        digest=cache is not None,
     ):
         if outcome.new_bytes is not None and write is not None:
             write(outcome)
-        if cache is not None and stats[outcome_index] is not None:
-            path, size, mtime_ns = stats[outcome_index]  # type: ignore[misc]
+        if cache is not None:
+            path = os.path.abspath(files[outcome_index])
             if (
                 outcome.errors
                 or outcome.new_bytes is not None
                 or outcome.diff
-                # The file changed after it was looked up (another run fixed
-                # it, say): these findings are not those of that version.
-                or outcome.read_stat != (size, mtime_ns)
+                or outcome.read_key is None
+                or outcome.digest is None
             ):
                 cache.forget(path)
             else:
                 cache.store(
-                    path, size, mtime_ns, (finding_to_data(f) for f in outcome.findings)
+                    path,
+                    outcome.read_key,
+                    outcome.digest,
+                    (finding_to_data(f) for f in outcome.findings),
                 )
         outcome.new_bytes = None  # written; do not keep every new file in memory
         outcomes[outcome_index] = outcome
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _cached_findings(
+    cache: Cache, filename: str, sizes: list[int | None], index: int
+) -> list[Finding] | None:
+    """The cached findings of ``filename`` if its entry describes it: the
+    status first (cheap), then the content digest of its bytes."""
+    from lint_rules.source import content_digest, read_regular_file
+
+    try:
+        info = os.stat(filename)
+    except OSError:
+        return None
+    sizes[index] = info.st_size
+    path = os.path.abspath(filename)
+    key = file_key(info)
+    if not cache.may_hold(path, key):
+        return None
+    try:
+        data, _ = read_regular_file(filename, info)
+    except OSError:
+        return None
+    return cache.findings(path, key, content_digest(data), filename)
 
 
 def _has_applicable_fix(findings: list[Finding], unsafe_fixes: bool) -> bool:
@@ -389,9 +503,12 @@ def _check(
     unsafe_fixes: bool,
     jobs: int,
     display: Callable[[str], str],
-    stats: list[tuple[str, int, int] | None],
+    sizes: list[int | None],
+    *,
+    digest: bool = False,
 ) -> Iterator[tuple[int, FileOutcome]]:
-    """(index, outcome) of each file to check, as they finish."""
+    """(index, outcome) of each file to check, as they finish; ``digest``:
+    outcomes carry their content digest (for the cache)."""
     if jobs <= 1 or len(misses) < MIN_FILES_FOR_WORKERS:
         # As in a worker: no cyclic collector while checking (see _start_worker).
         collecting = gc.isenabled()
@@ -400,7 +517,13 @@ def _check(
             for index in misses:
                 filename = files[index]
                 outcome = process_file(
-                    filename, None, settings, mode, unsafe_fixes, display(filename)
+                    filename,
+                    None,
+                    settings,
+                    mode,
+                    unsafe_fixes,
+                    display(filename),
+                    digest=digest,
                 )
                 if gc.get_count()[0] > WORKER_GC_OBJECTS:
                     gc.collect()
@@ -413,9 +536,9 @@ def _check(
     # Largest first: the last files to finish are small ones, so the workers
     # run out of work at nearly the same time.
     def size(index: int) -> int:
-        known = stats[index]
+        known = sizes[index]
         if known is not None:
-            return known[1]
+            return known
         try:
             return os.stat(files[index]).st_size
         except OSError:
@@ -427,7 +550,9 @@ def _check(
     context = _pool_context()
     workers = min(jobs, len(tasks))
     with context.Pool(
-        workers, initializer=_start_worker, initargs=(settings, mode, unsafe_fixes)
+        workers,
+        initializer=_start_worker,
+        initargs=(settings, mode, unsafe_fixes, digest),
     ) as pool:
         for result in pool.imap_unordered(_work, tasks, chunksize):
             index = result[0]
@@ -464,10 +589,9 @@ class LazySources(Mapping[str, str]):
 
 
 def _read_text(filename: str) -> str | None:
-    from lint_rules.source import SourceError, SourceFile
+    from lint_rules.source import SourceError, SourceFile, read_regular_file
 
     try:
-        with open(filename, "rb") as handle:
-            return SourceFile.from_bytes(handle.read()).text
+        return SourceFile.from_bytes(read_regular_file(filename)[0]).text
     except (OSError, SourceError):
         return None

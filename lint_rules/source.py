@@ -1,16 +1,24 @@
 """Reading source files faithfully, and mapping ``ast`` positions to text offsets.
 
-A file is decoded the way Python decodes it (PEP 263 cookie, UTF-8 BOM), and
-every byte that an edit does not touch must come back unchanged. ``SourceFile``
-keeps what is needed to encode the text back exactly: the encoding and whether
-a BOM was present. Line endings are kept because the text is never translated.
+A file is decoded the way Python decodes it (PEP 263 cookie, UTF-8 BOM, the
+spellings of utf-8 and latin-1 that CPython's tokenizer normalizes), and
+every byte that an edit does not touch must come back unchanged.
+``SourceFile`` keeps what is needed to encode the text back exactly: the
+encoding and whether a BOM was present. Line endings are kept because the
+text is never translated.
+
+Only regular files are read: a FIFO, a device or a socket is refused before
+anything is read from it (``/dev/zero`` never ends, a FIFO blocks until a
+writer comes).
 """
 
 from __future__ import annotations
 
 import ast
 import codecs
+import os
 import re
+import stat
 from bisect import bisect_right
 from collections.abc import Iterable
 
@@ -24,10 +32,109 @@ class SourceError(Exception):
     """A file that cannot be read or decoded as Python source."""
 
 
-def detect_encoding(data: bytes) -> tuple[str, bool]:
-    """Return (encoding, has_bom), following PEP 263 and ``tokenize``.
+class NotRegularFileError(OSError):
+    """A FIFO, device, socket or folder where a source file was expected."""
 
-    Raises SourceError for an unknown encoding or a cookie that contradicts a BOM.
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(f"{os.fspath(path)}: not a regular file")
+        self.strerror = "not a regular file"
+        self.filename = os.fspath(path)
+
+
+def read_regular_file(
+    path: str | os.PathLike[str], known: os.stat_result | None = None
+) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file at ``path``, and its status when opened.
+
+    Raises OSError, and NotRegularFileError for anything but a regular file
+    (symbolic links are followed). The file is looked at before it is
+    opened, as opening some devices acts on them (``known``: the caller's
+    own ``os.stat`` of it, just taken), and again once open (it may have
+    been replaced meanwhile); it is opened without waiting for a FIFO's
+    writer and without becoming a controlling terminal.
+    """
+    if not stat.S_ISREG((known or os.stat(path)).st_mode):
+        raise NotRegularFileError(path)
+    descriptor = os.open(path, _READ_FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(path)
+        # Usually one read: the size and one byte more, and exactly the size
+        # comes back. Otherwise (a file growing, or one too large for one
+        # read) on to the end.
+        want = info.st_size + 1
+        data = os.read(descriptor, want)
+        if len(data) != info.st_size:
+            chunks = [data]
+            while chunk := os.read(descriptor, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+    finally:
+        os.close(descriptor)
+    return data, info
+
+
+_READ_FLAGS = os.O_RDONLY
+for _flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+    _READ_FLAGS |= getattr(os, _flag, 0)
+
+
+#: What identifies one version of a file without reading it:
+#: (size, mtime_ns, ctime_ns, inode, device).
+FileKey = tuple
+
+
+def file_key(info: os.stat_result) -> FileKey:
+    """The status fields that change whenever a file is written or replaced.
+
+    Besides size and modification time (which ``touch``, ``tar`` and
+    ``cp -p`` can set to anything), the inode and the status-change time: the
+    kernel sets the latter on every write, rename or ``chmod``, and nothing
+    lets a program choose it, so a key recorded for one file never matches a
+    file made elsewhere (say, unpacked from an archive with a cache beside
+    it)."""
+    return (
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+        info.st_dev,
+    )
+
+
+def content_digest(data: bytes) -> bytes:
+    """A 128-bit BLAKE2b hash of a file's bytes (what a cache entry and a
+    guarded write compare)."""
+    return _blake2b(data, digest_size=16).digest()
+
+
+try:  # the hash without OpenSSL: ``hashlib`` would load it (milliseconds)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - Python builds without _blake2
+    from hashlib import blake2b as _blake2b
+
+
+def normal_encoding_name(name: str) -> str:
+    """The spelling CPython's tokenizer gives a cookie's encoding name
+    (``get_normal_name``): every ``utf-8`` and ``utf-8-*`` (``utf_8``,
+    ``UTF-8-SIG``) is ``utf-8``, every ``latin-1``/``iso-8859-1`` spelling is
+    ``iso-8859-1``; other names are kept. Only the first 12 characters count."""
+    head = name[:12].replace("_", "-").lower()
+    if head == "utf-8" or head.startswith("utf-8-"):
+        return "utf-8"
+    for latin in ("latin-1", "iso-8859-1", "iso-latin-1"):
+        if head == latin or head.startswith(latin + "-"):
+            return "iso-8859-1"
+    return name
+
+
+def detect_encoding(data: bytes) -> tuple[str, bool]:
+    """Return (encoding, has_bom), following PEP 263 and CPython's tokenizer.
+
+    Raises SourceError for an unknown encoding, a codec that is not a text
+    encoding (``rot13``, ``hex``, ``zlib``...), or a cookie other than utf-8
+    next to a UTF-8 BOM; exactly the files Python refuses.
     """
     bom = data.startswith(codecs.BOM_UTF8)
     if bom:
@@ -37,15 +144,21 @@ def detect_encoding(data: bytes) -> tuple[str, bool]:
         match = _COOKIE.match(line)
         if match:
             name = match.group(1).decode("ascii", "replace")
+            normal = normal_encoding_name(name)
             try:
-                encoding = codecs.lookup(name).name
+                info = codecs.lookup(normal)
             except LookupError:
                 raise SourceError(
                     f"unknown encoding in coding cookie: {name!r}"
                 ) from None
-            if bom and encoding != "utf-8":
+            # CPython's attribute; codecs registered elsewhere lack it.
+            if not getattr(info, "_is_text_encoding", True):
+                raise SourceError(
+                    f"the coding cookie names {name!r}, which is not a text encoding"
+                )
+            if bom and normal != "utf-8":
                 raise SourceError(f"encoding cookie {name!r} contradicts the UTF-8 BOM")
-            return encoding, bom
+            return info.name, bom
         if index == 0 and not _BLANK_OR_COMMENT.match(line):
             break
     return "utf-8", bom
@@ -74,9 +187,16 @@ class SourceFile(Record):
                 f"cannot decode as {encoding}: byte {error.start} "
                 f"(0x{body[error.start]:02x}) is invalid"
             ) from None
+        except (LookupError, ValueError, TypeError) as error:
+            # A codec that fails otherwise (one registered by a third party).
+            raise SourceError(f"cannot decode as {encoding}: {error}") from None
         return cls(text, encoding, bom)
 
     def to_bytes(self, text: str | None = None) -> bytes:
+        """The bytes of ``text`` (default: the text read) in this file's
+        encoding, with its BOM if it had one. Raises UnicodeEncodeError (or,
+        from a third-party codec, another ValueError) when the text cannot be
+        encoded."""
         encoded = (self.text if text is None else text).encode(self.encoding)
         return codecs.BOM_UTF8 + encoded if self.bom else encoded
 

@@ -9,6 +9,7 @@ listing or entering the folder, fails with ``PermissionError`` (EACCES).
 from __future__ import annotations
 
 import builtins
+import io
 import os
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def _denied(path: str | bytes | os.PathLike) -> PermissionError:
 
 
 def make_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``chmod 000`` on a file; under root, opening it also fails."""
+    """``chmod 000`` on a file; under root, opening it to read also fails."""
     path.chmod(0)
     if os.access(path, os.R_OK) is False:
         return
@@ -39,7 +40,21 @@ def make_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             raise _denied(file)
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def refusing_os_open(file, flags, *args, **kwargs):
+        if (
+            isinstance(file, (str, bytes, os.PathLike))
+            and _refused(file, target)
+            and not flags & (os.O_WRONLY | os.O_RDWR)
+        ):
+            raise _denied(file)
+        return real_os_open(file, flags, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", refusing_open)
+    # pathlib opens through ``io.open``; attnlint reads sources with ``os.open``.
+    monkeypatch.setattr(io, "open", refusing_open)
+    monkeypatch.setattr(os, "open", refusing_os_open)
 
 
 def make_unreadable_folder(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

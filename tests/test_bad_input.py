@@ -413,6 +413,7 @@ def test_unreadable_file_is_an_error_and_the_others_are_still_fixed(
     assert code == 2
     assert err == "error: secret.py: Permission denied\n"
     assert (project / "good.py").read_text() == ALIAS_FIXED
+    monkeypatch.undo()
     secret.chmod(0o644)
     assert secret.read_text() == ALIAS
 
@@ -538,7 +539,7 @@ def test_a_folder_named_like_a_python_file_is_walked(
         ("[tool.attnlint]\noutput-format = 'xml'\n", "output-format: expected one of concise"),
         ("[tool.attnlint]\ncache-dir = ''\n", "cache-dir: expected a non-empty string"),
         ("[tool.attnlint]\nunsafe-fixes = 1\n", "unsafe-fixes: expected true or false, got an integer"),
-        ("[tool]\nattnlint = 1\n", None),
+        ("[tool]\nattnlint = 1\n", "[tool.attnlint] must be a table"),
         ("[tool.attnlint]\nselect = [\n", "invalid TOML"),
         ("[tool.attnlint]\nselect = ['ATN']\nselect = ['ATN1']\n", "invalid TOML"),
     ],
@@ -549,17 +550,11 @@ def test_a_folder_named_like_a_python_file_is_walked(
     ],
 )  # fmt: skip
 def test_bad_config_is_one_line_exit_2_and_nothing_is_fixed(
-    project: Path, capsys, config: str, message: str | None
+    project: Path, capsys, config: str, message: str
 ) -> None:
     (project / "pyproject.toml").write_text(config)
     (project / "rows.py").write_text(ALIAS)
     code, out, err = run(capsys, "check", "--no-cache", "--fix", "rows.py")
-    if message is None:
-        # `[tool] attnlint = 1` is not an attnlint table: like a pyproject.toml
-        # without one, it is passed over and the defaults apply.
-        assert (code, err) == (0, ""), out
-        assert (project / "rows.py").read_text() == ALIAS_FIXED
-        return
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert message in err
@@ -646,3 +641,190 @@ def test_every_bad_input_at_once_in_a_real_process(tmp_path: Path) -> None:
             assert after == b"\xef\xbb\xbf" + ALIAS_FIXED.encode()
         else:
             assert after == data, name
+
+
+# ------------------------------------------- one bad file never stops a run
+
+
+# Codecs that exist but are not text encodings: Python refuses them in a
+# coding cookie ("encoding problem"); a file declaring one is an E902 finding.
+NON_TEXT_CODECS = ("rot13", "hex", "base64", "zlib", "uu", "bz2", "quopri")
+
+
+@pytest.mark.parametrize("codec", NON_TEXT_CODECS)
+def test_a_non_text_codec_cookie_is_e902_and_the_rest_is_checked_and_fixed(
+    project: Path, capsys, codec: str
+) -> None:
+    bad = project / "bad.py"
+    data = f"# coding: {codec}\nx = 1\n".encode()
+    bad.write_bytes(data)
+    with pytest.raises(SyntaxError):  # what Python says of such a file
+        compile(data, "bad.py", "exec")
+    (project / "good.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", ".")
+    assert (code, err) == (1, "")
+    assert "bad.py:1:1: E902" in out and "good.py:3:9: ATN301" in out
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", ".")
+    assert (code, err) == (1, "")
+    assert (project / "good.py").read_text() == ALIAS_FIXED
+    assert bad.read_bytes() == data
+
+
+def test_a_bad_file_among_many_in_worker_processes(project: Path, capsys) -> None:
+    for index in range(20):
+        (project / f"good_{index}.py").write_text(ALIAS)
+    (project / "bad.py").write_bytes(b"# coding: rot13\nx = 1\n")
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", "-j", "2", ".")
+    assert (code, err) == (1, "")
+    assert "bad.py:1:1: E902" in out
+    assert all(
+        (project / f"good_{index}.py").read_text() == ALIAS_FIXED for index in range(20)
+    )
+
+
+# --------------------------------------------------- configuration never lost
+
+
+def test_an_unreadable_pyproject_is_an_error_not_skipped(
+    project: Path, capsys, monkeypatch
+) -> None:
+    # Its extend-exclude protects vendored code from --fix: skipping the
+    # file would rewrite it.
+    (project / "pyproject.toml").write_text(
+        '[tool.attnlint]\nextend-exclude = ["vendored"]\n'
+    )
+    (project / "vendored").mkdir()
+    (project / "vendored" / "rows.py").write_text(ALIAS)
+    make_unreadable(project / "pyproject.toml", monkeypatch)
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", ".")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "pyproject.toml" in err and "Permission denied" in err
+    assert (project / "vendored" / "rows.py").read_text() == ALIAS
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[tool]\nattnlint = 5\n", "tool = 5\n# attnlint\n"],
+    ids=["attnlint-not-a-table", "tool-not-a-table"],
+)
+def test_the_same_configuration_gets_the_same_answer_found_or_named(
+    project: Path, capsys, text: str
+) -> None:
+    (project / "pyproject.toml").write_text(text)
+    (project / "rows.py").write_text(ALIAS)
+    found = run(capsys, "check", "--no-cache", "rows.py")
+    named = run(capsys, "check", "--no-cache", "--config", "pyproject.toml", "rows.py")
+    assert found[0] == named[0] == 2
+    assert found[2] == named[2]
+    assert "must be a table" in found[2] and found[2].count("\n") == 1
+
+
+def _deep_toml(depth: int) -> str:
+    return "[tool.attnlint]\nselect = " + "[" * depth + "]" * depth + "\n"
+
+
+def test_a_deeply_nested_pyproject_is_a_clear_error(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text(_deep_toml(2000))
+    (project / "rows.py").write_text(ALIAS)
+    code, out, err = run(capsys, "check", "--no-cache", "rows.py")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "pyproject.toml" in err and "too deeply nested" in err
+    assert "RecursionError" not in err and "attnlint failed" not in err
+
+
+def test_a_deeply_nested_config_override_is_a_clear_error(
+    project: Path, capsys
+) -> None:
+    (project / "rows.py").write_text(ALIAS)
+    override = "select = " + "[" * 2000 + "]" * 2000
+    code, out, err = run(capsys, "check", "--no-cache", "--config", override, ".")
+    assert (code, out) == (2, "")
+    assert "too deeply nested" in err and "attnlint failed" not in err
+
+
+# -------------------------------------------------------- non-regular files
+
+
+def _attnlint_limited(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m lint_rules ARGV`` with 1 GiB of address space and 60 s."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "lint_rules", *argv],
+        cwd=cwd,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit,
+    )
+
+
+def test_a_named_device_is_a_clear_error(project: Path) -> None:
+    (project / "rows.py").write_text(ALIAS)
+    result = _attnlint_limited(project, "check", "--no-cache", "/dev/zero", "rows.py")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "error: /dev/zero: not a regular file\n"
+    assert result.stdout == ""
+
+
+def test_a_named_fifo_is_a_clear_error_and_never_blocks(project: Path) -> None:
+    os.mkfifo(project / "pipe.py")
+    result = _attnlint_limited(project, "check", "--no-cache", "--fix", "pipe.py")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "error: pipe.py: not a regular file\n"
+
+
+def _within_seconds(seconds: int, function, *args):
+    """``function(*args)``, failing the test if it blocks for ``seconds``."""
+    import signal
+
+    def blocked(signum, frame):
+        raise AssertionError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(seconds)
+    try:
+        return function(*args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_walk_skips_fifos_and_devices(project: Path, capsys) -> None:
+    (project / "rows.py").write_text(ALIAS)
+    os.mkfifo(project / "pipe.py")
+    os.symlink("/dev/zero", project / "zero.py")
+    code, out, err = _within_seconds(
+        20, run, capsys, "check", "--no-cache", "--fix", "."
+    )
+    assert (code, err) == (0, ""), out
+    assert (project / "rows.py").read_text() == ALIAS_FIXED
+
+
+def test_a_file_that_becomes_a_fifo_after_discovery_is_e902(
+    project: Path, capsys, monkeypatch
+) -> None:
+    # Found as a regular file, replaced by a FIFO before it is read: the read
+    # must not block.
+    import lint_rules.discover as discover_module
+
+    target = project / "rows.py"
+    target.write_text(ALIAS)
+    real = discover_module.discover_files
+
+    def discover_then_replace(*args, **kwargs):
+        files = real(*args, **kwargs)
+        target.unlink()
+        os.mkfifo(target)
+        return files
+
+    monkeypatch.setattr(discover_module, "discover_files", discover_then_replace)
+    code, out, err = _within_seconds(20, run, capsys, "check", "--no-cache", "rows.py")
+    assert code in (1, 2)
+    assert "rows.py" in out + err and "not a regular file" in out + err

@@ -10,21 +10,28 @@ import pytest
 
 from lint_rules import __version__
 from lint_rules.cache import (
+    _MAGIC,
     CACHEDIR_TAG,
     STALE_AFTER_NS,
     STALE_TEMPORARY_NS,
     Cache,
+    file_key,
     prune,
 )
 from lint_rules.cli import main
+from lint_rules.source import content_digest
 
 NOW = time.time_ns()
 DAY = 24 * 3600 * 1_000_000_000
 
 
-def _file(path: Path, age_ns: int, content: str = "x") -> Path:
+# What a cache file starts with; prune and clean delete no file without it.
+CACHE_CONTENT = _MAGIC.decode("latin-1") + "..."
+
+
+def _file(path: Path, age_ns: int, content: str = CACHE_CONTENT) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
+    path.write_text(content, encoding="latin-1")
     stamp = NOW - age_ns
     os.utime(path, ns=(stamp, stamp))
     return path
@@ -42,6 +49,10 @@ def test_prune_deletes_only_stale_attnlint_files(tmp_path: Path) -> None:
         "not attnlint's": _file(current / "notes.txt", STALE_AFTER_NS * 2),
         "other version, recent": _file(root / "0.0.1" / "0000000c", DAY),
         "not a cache name": _file(root / "0.0.2" / "0000000C", STALE_AFTER_NS * 2),
+        "not a cache file": _file(root / "0.0.2" / "0000000c", STALE_AFTER_NS * 2, "x"),
+        "not a temporary name": _file(
+            current / "notes.tmp", STALE_TEMPORARY_NS + 60 * 10**9, "mine"
+        ),
         "tag": _file(root / "CACHEDIR.TAG", STALE_AFTER_NS * 2, CACHEDIR_TAG),
     }
     stale = {
@@ -68,6 +79,7 @@ def test_prune_of_a_missing_folder_does_nothing(tmp_path: Path) -> None:
 
 def test_a_run_that_writes_its_cache_prunes_the_stale_ones(tmp_path: Path) -> None:
     root = tmp_path / "cache"
+    _file(root / "CACHEDIR.TAG", 0, CACHEDIR_TAG)  # a folder attnlint made
     stale = _file(root / __version__ / "0000000d", STALE_AFTER_NS + DAY)
     recent = _file(root / __version__ / "0000000e", DAY)
     source = tmp_path / "a.py"
@@ -79,7 +91,7 @@ def test_a_run_that_writes_its_cache_prunes_the_stale_ones(tmp_path: Path) -> No
     cache.load()
     cache.save()  # nothing to write: nothing pruned
     assert stale.exists()
-    cache.store(str(source), 6, old, [])
+    cache.store(str(source), file_key(source.stat()), content_digest(b"x = 1\n"), [])
     cache.save()
     assert not stale.exists()
     assert recent.exists()
@@ -92,7 +104,7 @@ def test_loading_a_cache_file_marks_it_used(tmp_path: Path) -> None:
     source = tmp_path / "a.py"
     source.write_text("")
     cache = Cache(str(path), "fingerprint")
-    cache.store(str(source), 0, NOW - 3600 * 10**9, [])
+    cache.store(str(source), file_key(source.stat()), content_digest(b""), [])
     cache.save()
     written = path.read_bytes()
 
@@ -188,3 +200,163 @@ def test_clean_reports_a_bad_configuration(
     monkeypatch.chdir(project)
     assert main(["clean"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+# ------------------------------------------- only a folder of attnlint's making
+
+
+def test_cache_dir_dotdot_never_tags_nor_deletes_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A cloned repository setting cache-dir = ".." must not make attnlint tag
+    # the folder above it as a cache, nor make `attnlint clean` delete it.
+    workspace = tmp_path / "workspace"
+    sibling = _file(workspace / "sibling" / "keep.py", 0, "print('mine')\n")
+    project = workspace / "project"
+    project.mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.attnlint]\ncache-dir = ".."\n')
+    _file(project / "a.py", DAY, "import torch\n\ndef f(n):\n    return n\n")
+    monkeypatch.chdir(project)
+    assert main(["check", "a.py"]) == 0
+    assert sorted(os.listdir(workspace)) == ["project", "sibling"]
+    assert "not an attnlint cache folder" in capsys.readouterr().err
+
+    assert main(["clean"]) == 2
+    assert "not an attnlint cache folder" in capsys.readouterr().err
+    assert sibling.read_text() == "print('mine')\n"
+    assert (project / "a.py").exists()
+
+
+def test_an_existing_folder_is_never_adopted_as_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _project(tmp_path, 'cache-dir = "src"\n')
+    _file(project / "src" / "main.py", 0, "print('hello')\n")
+    os.utime(project / "a.py", ns=(NOW - DAY, NOW - DAY))
+    monkeypatch.chdir(project)
+    assert main(["check", "a.py"]) == 0
+    assert os.listdir(project / "src") == ["main.py"]  # nothing written into it
+    assert "src is not an attnlint cache folder" in capsys.readouterr().err
+
+
+def test_clean_deletes_only_what_attnlint_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _project(tmp_path)
+    os.utime(project / "a.py", ns=(NOW - DAY, NOW - DAY))
+    monkeypatch.chdir(project)
+    assert main(["check", "a.py"]) == 0
+    folder = project / ".attnlint_cache"
+    version = folder / __version__
+    assert any(version.iterdir())
+    # Files attnlint did not write, in its folder: a user's notes, and a file
+    # named like a cache file that is not one.
+    notes = _file(folder / "notes.txt", 0, "mine")
+    lookalike = _file(version / "0000abcd", 0, "not a cache file")
+    capsys.readouterr()
+    assert main(["clean"]) == 0
+    assert notes.read_text() == "mine" and lookalike.read_text() == "not a cache file"
+    assert sorted(p.name for p in folder.rglob("*")) == [
+        __version__,
+        "0000abcd",
+        "notes.txt",
+    ]
+    err = capsys.readouterr().err
+    assert "left 2 files attnlint did not write" in err
+
+
+# ------------------------------------------------- entries tied to file content
+
+
+def _project_with_finding(tmp_path: Path) -> tuple[Path, Path]:
+    project = _project(tmp_path)
+    source = project / "rows.py"
+    source.write_text(
+        "def copy_rows(table, cache, lens):\n"
+        "    for idx, n in enumerate(lens):\n"
+        "        start = idx\n"
+        "        table[start, :n] = cache[start, :n]\n"
+    )
+    os.utime(source, ns=(NOW - DAY, NOW - DAY))
+    return project, source
+
+
+def _cache_file(project: Path) -> Path:
+    (path,) = [
+        p
+        for p in (project / ".attnlint_cache" / __version__).iterdir()
+        if len(p.name) == 8
+    ]
+    return path
+
+
+def test_a_crafted_cache_cannot_hide_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cache file shipped with the code (a tarball keeps modification
+    times): valid header and CRC, the right settings, an entry with the
+    file's path, size, modification time and even its content hash, and no
+    findings. It must not hide the finding."""
+    import marshal
+    import zlib
+
+    from lint_rules.cache import _MAGIC
+
+    project, source = _project_with_finding(tmp_path)
+    monkeypatch.chdir(project)
+    assert main(["check", "rows.py"]) == 1  # writes the cache: name, fingerprint
+    capsys.readouterr()
+    cache_path = _cache_file(project)
+    fingerprint, entries = marshal.loads(cache_path.read_bytes()[len(_MAGIC) + 12 :])
+    data = source.read_bytes()
+    info = source.stat()
+    crafted = {}
+    for path, entry in entries.items():
+        # Every field the shipper can know, the findings emptied.
+        fields = list(entry)
+        fields[-1] = ()
+        crafted[path] = tuple(fields)
+    # Then the files are "extracted" again: new inodes, same bytes and mtimes.
+    source.unlink()
+    source.write_bytes(data)
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    payload = marshal.dumps((fingerprint, crafted))
+    cache_path.write_bytes(
+        _MAGIC
+        + zlib.crc32(payload).to_bytes(4, "little")
+        + len(payload).to_bytes(8, "little")
+        + payload
+    )
+    assert main(["check", "rows.py"]) == 1
+    assert "ATN301" in capsys.readouterr().out
+
+
+def test_a_file_changed_keeping_size_and_mtime_is_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # cp -p, rsync -t and tar keep modification times.
+    project, source = _project_with_finding(tmp_path)
+    monkeypatch.chdir(project)
+    assert main(["check", "rows.py"]) == 1
+    info = source.stat()
+    clean = source.read_text().replace("start = idx", "start = idx #noqa")
+    clean = clean.replace("    for idx", "  for idx").replace("        ", "      ")
+    assert len(clean) == info.st_size
+    source.write_text(clean)
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    capsys.readouterr()
+    assert main(["check", "rows.py"]) == 0
+
+
+def test_an_entry_is_served_only_for_the_content_it_describes(tmp_path: Path) -> None:
+    from lint_rules.cache import file_key
+    from lint_rules.source import content_digest
+
+    source = _file(tmp_path / "a.py", DAY, "x = 1\n")
+    cache = Cache(str(tmp_path / "cache" / __version__ / "0000000a"), "fingerprint")
+    key = file_key(source.stat())
+    cache.store(str(source), key, content_digest(b"x = 1\n"), [])
+    assert cache.lookup(str(source), key, content_digest(b"x = 1\n")) == []
+    # Same path, same stat, other bytes (a file system whose timestamps are too
+    # coarse to tell two writes apart): not served.
+    assert cache.lookup(str(source), key, content_digest(b"x = 2\n")) is None

@@ -520,6 +520,39 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert result.returncode == 1 and "ATN301" in result.stdout
 
 
+# Modules attnlint imports that a project may well have a file named after
+# (none of them is loaded when Python starts).
+SHADOWED = ("ast", "tokenize", "argparse", "tomllib", "bisect", "difflib")
+
+
+def test_python_dash_m_never_imports_the_projects_own_modules(tmp_path: Path) -> None:
+    # `python -m` puts the current folder first on sys.path: a project's
+    # ast.py would be imported in place of the standard library's, and run.
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\nselect = ['ATN3']\n")
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    for name in SHADOWED:
+        (tmp_path / f"{name}.py").write_text(
+            f"import sys\nsys.stderr.write('ran the project\\'s {name}.py\\n')\n"
+            "sys.exit(99)\n"
+        )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for argv in (
+        ["check", "--no-cache", "--statistics", "rows.py"],
+        ["check", "--no-cache", "--diff", "rows.py"],
+        ["check", "--no-cache", "--fix", "rows.py"],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "lint_rules", *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert "ran the project" not in result.stderr, result.stderr
+        assert result.returncode in (0, 1), result.stderr
+    assert (tmp_path / "rows.py").read_text() == ACCEPTANCE_FIXED
+
+
 def test_the_command_exits_quickly_with_its_output_complete(tmp_path: Path) -> None:
     # `attnlint` skips the interpreter's teardown (cli.run): everything
     # written must still reach the pipe, and the exit code must be main's.

@@ -20,16 +20,15 @@ from pathlib import Path
 import pytest
 
 import lint_rules.cache as cache_module
-from lint_rules.cache import Cache
+from lint_rules.cache import Cache, file_key
 from lint_rules.config import load_settings
+from lint_rules.source import content_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "flashattention_backend_unoptimized.py"
 SHIPPED = ROOT / "reference_backend" / "flashattention_backend.py"
 COPIES = 50
 ROUNDS = 3
-#: Old enough for the cache to keep a file's findings (it skips files changed
-#: within a couple of seconds of a run, whose timestamps could still repeat).
 AN_HOUR_AGO = time.time() - 3600
 
 
@@ -94,6 +93,13 @@ def _cache_files(root: Path) -> list[Path]:
     ]
 
 
+def _lookup(cache: Cache, path: Path) -> list | None:
+    """The cache's findings for the file at ``path`` as it is now."""
+    return cache.lookup(
+        str(path), file_key(path.stat()), content_digest(path.read_bytes())
+    )
+
+
 def _intact(cache: Cache) -> bool:
     """The cache file decodes whole (header, checksum, contents, fingerprint)."""
     with open(cache.path, "rb") as handle:
@@ -126,15 +132,13 @@ def test_two_fix_runs_at_once_never_corrupt_a_file_or_the_cache(project: Path):
             if path.is_file() and path.name.endswith((".tmp", ".attnlint-tmp"))
         ]
         assert leftovers == []
-        # The cache loads (if a run wrote one: fixed files are too fresh to
-        # store), and knows nothing stale: a rewritten file is never served
-        # from an entry made for its old text.
+        # The cache loads (if a run wrote one), and knows nothing stale: a
+        # rewritten file is never served from an entry made for its old text.
         cache = _cache(project)
         if os.path.exists(cache.path):
             assert _intact(cache)
         for path in files:
-            stat = path.stat()
-            assert cache.lookup(str(path), stat.st_size, stat.st_mtime_ns) in (None, [])
+            assert _lookup(cache, path) in (None, [])
 
 
 def test_two_check_runs_at_once_both_store_into_one_cache(project: Path):
@@ -150,8 +154,7 @@ def test_two_check_runs_at_once_both_store_into_one_cache(project: Path):
         cache = _cache(project)
         assert _intact(cache)
         for path in files:
-            stat = path.stat()
-            assert cache.lookup(str(path), stat.st_size, stat.st_mtime_ns) == [], path
+            assert _lookup(cache, path) == [], path
         # A third run is served from it and agrees.
         (code, out, err), _ = _both_at_once(project)
         assert (code, err) == (0, "") and "All checks passed!" in out
@@ -160,12 +163,12 @@ def test_two_check_runs_at_once_both_store_into_one_cache(project: Path):
 def test_a_file_replaced_after_its_lookup_is_not_cached_under_the_old_stat(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """The race the concurrent fix runs found: a run looks a file up (size and
-    mtime of the unfixed text), another run replaces it with the fixed text,
-    and the first run then reads and checks the fixed text. Those findings
-    (none) must not be stored under the unfixed text's size and mtime, or a
-    later run would trust them for the unfixed text (restored by ``cp -p``,
-    ``rsync -t`` or ``tar``, which keep modification times)."""
+    """The race the concurrent fix runs found: a run looks a file up (status
+    of the unfixed text), another run replaces it with the fixed text, and
+    the first run then reads and checks the fixed text. Those findings (none)
+    must be stored for the fixed text only, or a later run would trust them
+    for the unfixed text (restored by ``cp -p``, ``rsync -t`` or ``tar``,
+    which keep modification times)."""
     from lint_rules.runner import run_files
 
     monkeypatch.chdir(project)
@@ -192,11 +195,13 @@ def test_a_file_replaced_after_its_lookup_is_not_cached_under_the_old_stat(
         display=the_other_run_fixes_it,
     )
     assert outcome.findings == []  # it saw the fixed text
-    assert cache.lookup(str(path), unfixed.st_size, unfixed.st_mtime_ns) is None
+    unfixed_digest = content_digest(FIXTURE.read_bytes())
+    assert cache.lookup(str(path), file_key(unfixed), unfixed_digest) is None
+    assert _lookup(cache, path) == []  # stored for the fixed text
     cache.save()
     # The unfixed text comes back with its old size and mtime: it is checked,
     # not served from the cache.
     path.write_bytes(FIXTURE.read_bytes())
     os.utime(path, ns=(unfixed.st_atime_ns, unfixed.st_mtime_ns))
     again = Cache.for_settings(settings)
-    assert again.lookup(str(path), unfixed.st_size, unfixed.st_mtime_ns) is None
+    assert _lookup(again, path) is None

@@ -235,3 +235,25 @@ def test_fix_file_write_false(tmp_path: Path) -> None:
     path.write_bytes(b"old()\n")
     result = fix_file(path, SETTINGS, False, write=False)
     assert result.text == "new()\n" and path.read_bytes() == b"old()\n"
+
+
+def test_write_atomic_without_proc_names_its_temporary_file_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unnamed temporary file is named through /proc; without it, a named
+    # temporary file is written instead.
+    path = tmp_path / "m.py"
+    path.write_bytes(b"old")
+    path.chmod(0o640)
+    real_link = os.link
+
+    def no_proc(source, *args, **kwargs):
+        if str(source).startswith("/proc/"):
+            raise FileNotFoundError(2, "No such file or directory", source)
+        return real_link(source, *args, **kwargs)
+
+    monkeypatch.setattr(os, "link", no_proc)
+    write_atomic(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert os.listdir(tmp_path) == ["m.py"]

@@ -1,10 +1,13 @@
-"""Locator: rows and offsets as Python's tokenizer counts them."""
+"""Reading sources as Python does (encodings), and the Locator: rows and
+offsets as Python's tokenizer counts them."""
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
-from lint_rules.source import Locator
+from lint_rules.source import Locator, SourceError, SourceFile
 
 
 @pytest.mark.parametrize(
@@ -72,3 +75,87 @@ def test_line_start_on_long_texts_in_any_order(seed):
         locator.line_start(rows + 1)
     with pytest.raises(IndexError):
         Locator(text).line_start(rows + 1 + chance.randint(0, 100))
+
+
+# ------------------------------------------------------------- encodings
+
+
+def test_a_utf8_sig_cookie_without_a_bom_gains_no_bom() -> None:
+    # CPython reads the cookie as utf-8 (tokenizer's get_normal_name): the
+    # file has no BOM, and its fixed bytes must not gain one.
+    data = b"# -*- coding: utf-8-sig -*-\nx = '\xc3\xa9'\n"
+    source = SourceFile.from_bytes(data)
+    assert source.to_bytes() == data
+    assert source.to_bytes(source.text.replace("x", "y")) == data.replace(b"x", b"y")
+
+
+_COOKIES = (
+    "utf-8",
+    "UTF-8",
+    "utf_8",
+    "utf-8-sig",
+    "UTF_8_SIG",
+    "utf8",
+    "utf-8-unix",
+    "latin-1",
+    "iso-8859-1",
+    "ascii",
+    "cp1252",
+    "euc-jp",
+    "no-such-codec",
+    "rot13",
+    "hex",
+    "zlib",
+    "utf-16",
+)
+
+
+@pytest.mark.parametrize("bom", [b"", codecs.BOM_UTF8], ids=["no-bom", "bom"])
+@pytest.mark.parametrize("cookie", _COOKIES)
+def test_a_file_is_decoded_exactly_when_python_accepts_it(
+    cookie: str, bom: bytes
+) -> None:
+    data = bom + f"# coding: {cookie}\nx = 1\n".encode("ascii")
+    try:
+        compile(data, "m.py", "exec")
+    except SyntaxError:
+        python_accepts = False
+    else:
+        python_accepts = True
+    try:
+        source = SourceFile.from_bytes(data)
+    except SourceError:
+        assert not python_accepts, f"Python accepts {data!r}"
+        return
+    assert python_accepts, f"Python rejects {data!r}"
+    assert source.to_bytes() == data  # and it comes back byte for byte
+
+
+# ------------------------------------------------------------------ reading
+
+
+def test_a_file_is_read_whole_when_reads_come_back_short(tmp_path, monkeypatch):
+    # Linux returns at most about 2 GiB from one read: larger files come in
+    # pieces, as here in pieces of 70 kB.
+    import os
+
+    from lint_rules.source import read_regular_file
+
+    path = tmp_path / "big.py"
+    data = os.urandom(300_000)
+    path.write_bytes(data)
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: real_read(fd, min(n, 70_000)))
+    read, info = read_regular_file(path)
+    assert read == data and info.st_size == len(data)
+
+
+def test_only_regular_files_are_read(tmp_path):
+    import os
+
+    from lint_rules.source import NotRegularFileError, read_regular_file
+
+    os.mkfifo(tmp_path / "pipe.py")
+    for path in (tmp_path / "pipe.py", tmp_path, "/dev/null"):
+        with pytest.raises(NotRegularFileError, match="not a regular file"):
+            read_regular_file(path)

@@ -5,7 +5,9 @@ several, report exactly the same JSON on a realistic tree (the reference
 backend, its unoptimized twin, the rule fixtures, every rule's examples, and
 generated files); a changed file is checked again; other settings use other
 cache entries; a damaged cache file is ignored; runs writing the cache at
-the same time leave a valid one.
+the same time leave a valid one. That findings come from the cache is seen
+by planting an entry there (as only this user, on this machine, can: the
+entry must describe the very file, see lint_rules.cache).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ AN_HOUR_AGO = time.time() - 3600
 
 
 def _age(folder: Path) -> None:
-    """Files an hour old: older than the cache's window for racy timestamps."""
+    """Files an hour old (as files found in a tree mostly are)."""
     for path in folder.rglob("*.py"):
         os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
 
@@ -124,7 +126,8 @@ def cache_file(cache: Path) -> Path:
 
 def swap_same_size(path: Path, new_text: str) -> None:
     """Replace the file's text with ``new_text`` of the same size, keeping its
-    mtime: a change the cache's key (size, mtime) cannot see."""
+    mtime (as ``cp -p`` or ``tar`` would): a change a key of size and
+    modification time alone cannot see."""
     old = path.stat()
     data = new_text.encode()
     assert len(data) == old.st_size
@@ -151,16 +154,40 @@ def test_cached_uncached_single_and_multi_process_runs_agree(
     assert attnlint(tree, cache, "--jobs", "1") == reference
 
 
+def plant_entry(cache: Path, target: Path, findings: tuple = ()) -> None:
+    """Make the cache entry of ``target`` (the file as it is now) hold
+    ``findings``: what only a cached run can report."""
+    path = cache_file(cache)
+    loaded = Cache(str(path), _fingerprint_of(path))
+    loaded.load()
+    key, digest, _ = loaded.entries[str(target)]
+    loaded.store(str(target), key, digest, findings)
+    loaded.save()
+
+
 def test_unchanged_files_come_from_the_cache(tree: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     before = attnlint(tree, cache)
     target = tree / "generated" / "backend_3.py"
+    plant_entry(cache, target)
+    served = attnlint(tree, cache)
+    assert served == [f for f in before if f["filename"] != str(target)]
+    assert attnlint(tree, None) == before
+
+
+def test_a_file_changed_keeping_size_and_mtime_is_checked_again(
+    tree: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    before = attnlint(tree, cache)
+    target = tree / "generated" / "backend_4.py"
     original = target.read_text()
     try:
         # ``start = idx`` -> ``begin = idx``: same size, same mtime, one finding renamed.
         swap_same_size(target, original.replace("start", "begin"))
-        assert attnlint(tree, cache) == before
-        assert attnlint(tree, None) != before
+        changed = attnlint(tree, cache)
+        assert changed == attnlint(tree, None) != before
+        assert any("`begin`" in finding["message"] for finding in changed)
     finally:
         swap_same_size(target, original)
 
@@ -204,15 +231,12 @@ def test_other_settings_do_not_use_the_cached_findings(
     cache = tmp_path / "cache"
     attnlint(tree, cache)
     target = tree / "generated" / "backend_7.py"
-    original = target.read_text()
-    try:
-        # Invisible to the cache's key, so only a fresh check can see it.
-        swap_same_size(target, original.replace("start", "begin"))
-        with_settings = attnlint(tree, cache, *settings)
-        assert with_settings == attnlint(tree, None, *settings)
-        assert with_settings != attnlint(tree, cache)
-    finally:
-        swap_same_size(target, original)
+    # Planted for the default settings: only their runs may report it.
+    plant_entry(cache, target)
+    with_settings = attnlint(tree, cache, *settings)
+    assert with_settings == attnlint(tree, None, *settings)
+    assert any(f["filename"] == str(target) for f in with_settings)
+    assert not any(f["filename"] == str(target) for f in attnlint(tree, cache))
 
 
 def _truncated(data: bytes) -> bytes:
@@ -299,12 +323,19 @@ def test_fix_runs_forget_the_files_they_rewrite(tmp_path: Path) -> None:
     assert not any(f["code"] == "ATN301" for f in after)
 
 
-def test_files_modified_just_now_are_not_stored(tmp_path: Path) -> None:
+def test_files_modified_just_now_are_stored_for_their_content(tmp_path: Path) -> None:
+    # No window of "racily clean" timestamps: an entry holds the digest of
+    # the bytes checked, and is served for those bytes only.
+    from lint_rules.cache import file_key
+    from lint_rules.source import content_digest
+
+    source = tmp_path / "recent.py"
+    source.write_text("x = 1\n")
     cache = Cache(str(tmp_path / "c" / "0" / "key"), "fingerprint")
-    recent = time.time_ns()
-    cache.store("/recent.py", 10, recent, [])
-    cache.store("/old.py", 10, recent - 3_600_000_000_000, [])
-    assert set(cache.entries) == {"/old.py"}
+    key = file_key(source.stat())
+    cache.store(str(source), key, content_digest(b"x = 1\n"), [])
+    assert cache.lookup(str(source), key, content_digest(b"x = 1\n")) == []
+    assert cache.lookup(str(source), key, content_digest(b"x = 2\n")) is None
 
 
 def test_saving_merges_what_another_run_stored_meanwhile(tmp_path: Path) -> None:
@@ -315,8 +346,8 @@ def test_saving_merges_what_another_run_stored_meanwhile(tmp_path: Path) -> None
     first, second = Cache(path, "fingerprint"), Cache(path, "fingerprint")
     first.load()
     second.load()
-    first.store(str(tmp_path / "a.py"), 1, old, [])
-    second.store(str(tmp_path / "b.py"), 2, old, [])
+    first.store(str(tmp_path / "a.py"), (1, old, old, 1, 1), b"a", [])
+    second.store(str(tmp_path / "b.py"), (2, old, old, 2, 1), b"b", [])
     first.save()
     second.save()
     merged = Cache(path, "fingerprint")

@@ -221,10 +221,17 @@ def test_a_write_interrupted_after_the_rename_is_still_restored(
     transaction = FileTransaction()
     transaction.remember(path, path.read_bytes())
 
-    def interrupted(*args: object, **kwargs: object) -> None:
-        raise KeyboardInterrupt
+    # The new file is renamed into place, then its folder flushed to disk:
+    # Ctrl-C arrives there, after the rename.
+    real_fsync, calls = os.fsync, []
 
-    monkeypatch.setattr(os, "utime", interrupted)
+    def interrupted(descriptor: int) -> None:
+        calls.append(descriptor)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         transaction.write(path, b"x = torch.empty(1)\n")
     monkeypatch.undo()
@@ -439,6 +446,126 @@ def process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not process_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _temporary_folders() -> set[str]:
+    import tempfile
+
+    return {
+        name
+        for name in os.listdir(tempfile.gettempdir())
+        if name.startswith("attnlint-verify")
+    }
+
+
+def _start_verify_and_wait_for_the_tests(project: Path, pid_file: Path):
+    command = fake_command("--sleep-if", "b", "--pid-file", str(pid_file))
+    verifier = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.verify_fixtures.synthetic",
+            "buffers.py",
+            "--",
+            *command,
+        ],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while (
+        not pid_file.exists()
+        and verifier.poll() is None
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    assert pid_file.exists(), verifier.communicate()
+    return verifier
+
+
+def test_after_sigkill_verify_restore_puts_every_file_back(
+    fake_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lint_rules.cli import main
+
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    folders_before = _temporary_folders()
+    pid_file = fake_project / "tests.pid"
+    verifier = _start_verify_and_wait_for_the_tests(fake_project, pid_file)
+    assert path.read_bytes() != before[0]  # the fixes are in the file now
+    verifier.kill()  # SIGKILL: no chance to restore anything
+    verifier.communicate(timeout=30)
+    # The test command does not outlive verify, and no temporary folder is left.
+    assert _gone_within(int(pid_file.read_text()), 15)
+    assert _temporary_folders() <= folders_before
+    assert path.read_bytes() != before[0]
+
+    # A new verify refuses to start, and says what to do.
+    code, out, err = run(VerifyOptions(["buffers.py"], fake_command()))
+    assert code == EXIT_USAGE
+    assert "attnlint verify --restore" in err
+    assert path.read_bytes() != before[0]
+
+    capsys.readouterr()
+    assert main(["verify", "--restore"]) == EXIT_OK
+    assert snapshot(path) == before
+    assert "restored buffers.py" in capsys.readouterr().out
+    assert sorted(p.name for p in fake_project.iterdir()) == [
+        "buffers.py",
+        "runs.count",
+        "tests.pid",
+    ]
+    # Nothing left to restore: a second --restore says so, and verify runs again.
+    assert main(["verify", "--restore"]) == EXIT_OK
+    assert "nothing to restore" in capsys.readouterr().out
+    code, _, err = run(VerifyOptions(["buffers.py"], fake_command()))
+    assert code == EXIT_OK, err
+
+
+def test_a_journal_keeps_the_originals_on_disk_before_any_file_is_touched(
+    fake_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the first write, the journal already holds every original, fsync'd."""
+    import lint_rules.fixer as fixer_module
+    from lint_rules.verify.journal import Journal
+
+    path = fake_project / "buffers.py"
+    original = path.read_bytes()
+    seen: list[dict[Path, bytes]] = []
+    real = fixer_module.write_atomic
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        real_fsync(descriptor)
+
+    def write_atomic(target, data, *args, **kwargs):
+        if not seen:
+            journal = Journal.find(fake_project)
+            assert journal is not None and synced
+            seen.append(journal.originals())
+        return real(target, data, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(fixer_module, "write_atomic", write_atomic)
+    code, _, err = run(VerifyOptions(["buffers.py"], fake_command(), dry_run=True))
+    assert code == EXIT_OK, err
+    assert seen == [{path.resolve(): original}]
+    assert Journal.find(fake_project) is None  # removed at the end
 
 
 # --------------------------------------------------------------------------

@@ -226,6 +226,9 @@ class Invalidation:
         self.imports = imports
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
+        # Every (path, entry) of ``_aliases``: a list's ``in`` would cost the
+        # square of the number of sites aliasing one path.
+        self._alias_entries: set[tuple[Path, tuple[Path, bool, int]]] = set()
         self._alias_site = -1  # the block index of the alias being recorded
         self._site_node: ast.AST | None = None
         self._reaching: dict[Block, frozenset[int]] = {}
@@ -417,7 +420,9 @@ class Invalidation:
         by_key = self._aliases.setdefault(key[0], {})  # type: ignore[union-attr]
         entries = by_key.setdefault(key, [])
         entry = (other, exact, self._alias_site)
-        if entry not in entries:
+        known = self._alias_entries
+        if (key, entry) not in known:
+            known.add((key, entry))
             entries.append(entry)
 
     def reaching(self, block: Block) -> frozenset[int]:
@@ -702,11 +707,16 @@ class Invalidation:
         a cycle that avoids ``first``)."""
         if first is second:
             return set()
-        forward = _reach(first.succs, lambda b: b.succs, first)
+        # Forward from ``first`` only through blocks that can reach ``second``:
+        # the same intersection, without walking the rest of the function.
         backward = _reach(second.preds, lambda b: b.preds, first)
-        return {
-            b for b in self.flow.blocks if b.index in forward and b.index in backward
-        }
+        forward = _reach(
+            (b for b in first.succs if b.index in backward),
+            lambda b: (s for s in b.succs if s.index in backward),
+            first,
+        )
+        blocks = self.flow.blocks  # in index order
+        return {blocks[index] for index in forward}
 
     def effects_between(self, first: Point, second: Point) -> Iterator[Effect]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""

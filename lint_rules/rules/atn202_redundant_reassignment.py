@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
-from lint_rules.analysis.flow import FunctionFlow, nonempty_literal
+from lint_rules.analysis.flow import Block, FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
     Effect,
@@ -196,35 +196,8 @@ class RedundantReassignment(Rule):
         groups: list[list[ast.Assign]],
     ) -> Iterator[Finding]:
         for statements in groups:
-            first_stmt = statements[0]
-            target = access_path(first_stmt.targets[0])
-            reads = analysis.read_paths(first_stmt.value)
-            if target is None or reads is None:
-                continue
-            watched = [*reads, target]
-            # Stores by the group's own statements put back the same value.
-            own_stores = {statement.targets[0] for statement in statements}
-            for second in statements[1:]:
-                point2 = Point(flow.block_of(second), second)
-                reads_target: bool | None = None
-                for first in statements:
-                    if first is second:
-                        continue
-                    point1 = Point(flow.block_of(first), first)
-                    if not analysis.executes_before(point1, point2):
-                        continue
-                    if reads_target is None:
-                        reads_target = _reads_target(analysis, reads, target, point2)
-                    if reads_target:
-                        break
-                    if (
-                        analysis.changed_between(
-                            watched, point1, point2, ignore=own_stores
-                        )
-                        is None
-                    ):
-                        yield self._report(ctx, flow, first, second)
-                        break
+            for first, second in _group_pairs(flow, analysis, statements):
+                yield self._report(ctx, flow, first, second)
 
     def _report(
         self, ctx: Context, flow: FunctionFlow, first: ast.Assign, second: ast.Assign
@@ -249,11 +222,192 @@ class RedundantReassignment(Rule):
         return ctx.report(self, second, message, fix)
 
 
+def _group_pairs(
+    flow: FunctionFlow, analysis: Invalidation, statements: list[ast.Assign]
+) -> Iterator[tuple[ast.Assign, ast.Assign]]:
+    """(first, second): ``second`` repeats ``first``, in one group of equal
+    statements (see :func:`_redundant_pairs`)."""
+    first_stmt = statements[0]
+    target = access_path(first_stmt.targets[0])
+    reads = analysis.read_paths(first_stmt.value)
+    if target is None or reads is None:
+        return
+    watched = [*reads, target]
+    # Stores by the group's own statements put back the same value.
+    own_stores = {statement.targets[0] for statement in statements}
+
+    def unchanged(point1: Point, point2: Point) -> bool:
+        changed = analysis.changed_between(watched, point1, point2, ignore=own_stores)
+        return changed is None
+
+    # Whether storing to the target can change what the value reads is asked
+    # once with every alias counted; only if it can is it asked again at each
+    # statement (aliases made where the statement cannot be reached from do
+    # not count there: fewer, never more).
+    anywhere = _reads_target(analysis, reads, target, None)
+
+    def reads_target(point2: Point) -> bool:
+        return anywhere and _reads_target(analysis, reads, target, point2)
+
+    yield from _redundant_pairs(flow, analysis, statements, unchanged, reads_target)
+
+
+# -- which statement repeats which ----------------------------------------------
+
+# (point of an earlier statement, point of a later one) -> nothing between
+# them changes the target or what the value reads.
+Unchanged = Callable[[Point, Point], bool]
+# point of a statement -> storing to the target there changes the value.
+ReadsTarget = Callable[[Point], bool]
+
+
+def _redundant_pairs(
+    flow: FunctionFlow,
+    analysis: Invalidation,
+    statements: list[ast.Assign],
+    unchanged: Unchanged,
+    reads_target: ReadsTarget,
+) -> Iterator[tuple[ast.Assign, ast.Assign]]:
+    """(first, second) for each statement of the group (equal ``T = V``, in
+    source order) that repeats an earlier one: ``first`` is the earliest
+    statement that always runs before ``second`` with nothing between them
+    changing the target or the value's reads; ``second`` must not read its
+    own target.
+
+    The statements that always run before a statement form a chain (its
+    dominators), ordered as in the source. Each statement is compared with
+    the nearest one only: if something between them may change the value,
+    so may something between it and any earlier one; if nothing does, the
+    earliest one holding the value is the nearest one's. So each statement
+    costs one comparison, and thousands of equal statements in one function
+    cost thousands of comparisons, not their square. The pairwise search,
+    every earlier statement against every later one
+    (:func:`_redundant_pairs_pairwise`), is its slow oracle
+    (tests/test_atn202_scaling.py).
+    """
+    points = {
+        statement: Point(flow.block_of(statement), statement)
+        for statement in statements
+    }
+    nearest = _nearest_before(flow, analysis, statements, points)
+    origin: dict[ast.Assign, ast.Assign] = {}
+    for second in statements:  # the nearest one comes first
+        near = nearest.get(second)
+        if near is None or not (
+            _consecutive(flow, near, second) or unchanged(points[near], points[second])
+        ):
+            origin[second] = second
+            continue
+        origin[second] = origin[near]
+        if not reads_target(points[second]):
+            yield origin[near], second
+
+
+def _redundant_pairs_pairwise(
+    flow: FunctionFlow,
+    analysis: Invalidation,
+    statements: list[ast.Assign],
+    unchanged: Unchanged,
+    reads_target: ReadsTarget,
+) -> Iterator[tuple[ast.Assign, ast.Assign]]:
+    """What :func:`_redundant_pairs` yields, found by comparing every later
+    statement with every other one (quadratic: the tests' oracle)."""
+    for second in statements[1:]:
+        point2 = Point(flow.block_of(second), second)
+        for first in statements:
+            if first is second:
+                continue
+            point1 = Point(flow.block_of(first), first)
+            if not analysis.executes_before(point1, point2):
+                continue
+            if reads_target(point2):
+                break
+            if unchanged(point1, point2):
+                yield first, second
+                break
+
+
+def _nearest_before(
+    flow: FunctionFlow,
+    analysis: Invalidation,
+    statements: list[ast.Assign],
+    points: dict[ast.Assign, Point],
+) -> dict[ast.Assign, ast.Assign]:
+    """For each statement, the latest other one that always runs before it
+    (if any): found by walking up the dominator tree from its block, from
+    one block holding statements of the group to the next (remembered per
+    block, so the walks share their steps)."""
+    idom = flow.immediate_dominators()
+    in_block: dict[Block, list[ast.Assign]] = {}
+    for statement in statements:
+        in_block.setdefault(points[statement].block, []).append(statement)
+    # block -> the nearest block at or above it in the dominator tree that
+    # holds statements of the group (None: none).
+    holder: dict[Block, Block | None] = {}
+
+    def holding(block: Block | None) -> Block | None:
+        passed: list[Block] = []
+        found: Block | None = None
+        while block is not None:
+            if block in holder:
+                found = holder[block]
+                break
+            if block in in_block:
+                found = block
+                break
+            passed.append(block)
+            parent = idom.get(block)
+            block = None if parent is None or parent is block else parent
+        for seen in passed:
+            holder[seen] = found
+        if block is not None:
+            holder[block] = found
+        return found
+
+    def above(block: Block) -> Block | None:
+        parent = idom.get(block)
+        return None if parent is None or parent is block else parent
+
+    nearest: dict[ast.Assign, ast.Assign] = {}
+    for statement in statements:
+        point = points[statement]
+        block: Block | None = point.block
+        candidates = [s for s in in_block[point.block] if s is not statement]
+        while True:
+            found = next(
+                (
+                    candidate
+                    for candidate in reversed(candidates)
+                    if analysis.executes_before(points[candidate], point)
+                ),
+                None,
+            )
+            if found is not None:
+                nearest[statement] = found
+                break
+            if block is None or block not in idom:
+                break  # unreachable: nothing runs before it
+            block = holding(above(block))
+            if block is None:
+                break
+            candidates = in_block[block]
+    return nearest
+
+
+def _consecutive(flow: FunctionFlow, first: ast.stmt, second: ast.stmt) -> bool:
+    """``second`` directly follows ``first`` (an assignment) in one statement
+    list: nothing is evaluated between them (asking the analysis would cost
+    a walk over the rest of the function)."""
+    info1, info2 = flow.stmt_info[first], flow.stmt_info[second]
+    return info1.body is info2.body and info2.index == info1.index + 1
+
+
 def _reads_target(
-    analysis: Invalidation, reads: frozenset[Path], target: Path, at: Point
+    analysis: Invalidation, reads: frozenset[Path], target: Path, at: Point | None
 ) -> bool:
-    """Whether storing to the target changes what the value, read at ``at``,
-    reads (``x = x + 1``; ``m.k = n.k`` after ``n = m``)."""
+    """Whether storing to the target changes what the value, read at ``at``
+    (None: anywhere, every alias counted), reads (``x = x + 1``; ``m.k = n.k``
+    after ``n = m``)."""
     # Reading the target itself, or a path inside or around it, is such a
     # read whatever the aliases: no need to follow them. Rebinding a name
     # changes no object: only a read of the name itself sees it.
@@ -261,7 +415,7 @@ def _reads_target(
         return any(path[0] == target[0] for path in reads)
     if any(paths_conflict(target, path) for path in reads):
         return True
-    watched = analysis.watch(reads, before=at.block)
+    watched = analysis.watch(reads, before=at.block if at is not None else None)
     if watched is None:
         return True
     return analysis.changes(Effect(EffectKind.STORE, target), watched)
@@ -372,13 +526,19 @@ def _repeated_assignments(
             ((statement, placement.ancestry(statement)) for statement in statements),
             key=lambda member: (member[0].lineno, member[0].col_offset),
         )
-        if any(
+        # A large group goes to the flow graph without this test of every
+        # pair (its cost would grow with the square of the group's size).
+        if len(members) > _PAIRS_TESTED_UP_TO or any(
             _may_dominate(first, second, placement.owners)
             for i, (_, first) in enumerate(members)
             for _, second in members[i + 1 :]
         ):
             groups.append([statement for statement, _ in members])
     return groups
+
+
+#: Groups of up to this many equal statements are pre-filtered pair by pair.
+_PAIRS_TESTED_UP_TO = 32
 
 
 class _Placement:

@@ -6,6 +6,10 @@ attnlint's plugin, it records a poisoned session in the witness file.
 
 usage: python fake_tests.py MODULE [--fail-if NAMES] [--fail-on-run N]
            [--fail-if-poisoned] [--sleep-if NAMES] [--pid-file PATH]
+           [--delay SECONDS]
+
+``--pid-file`` receives the pid of a run that sleeps (``--sleep-if``), or of
+every run with ``--delay`` (each run then takes that long).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ def main() -> int:
     parser.add_argument("--fail-if-poisoned", action="store_true")
     parser.add_argument("--sleep-if", default="")
     parser.add_argument("--pid-file", type=Path)
+    parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     poisoned = os.environ.get("ATTNLINT_POISON") == "1"
     witness = os.environ.get("ATTNLINT_POISON_WITNESS")
@@ -36,6 +41,10 @@ def main() -> int:
     run = int(counter.read_text()) + 1 if counter.exists() else 1
     counter.write_text(str(run))
 
+    if args.delay:
+        if args.pid_file:
+            args.pid_file.write_text(str(os.getpid()))
+        time.sleep(args.delay)
     applied = set(re.findall(r"^(\w+) = torch\.empty", args.module.read_text(), re.M))
     if applied & set(filter(None, args.sleep_if.split(","))):
         if args.pid_file:

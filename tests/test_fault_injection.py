@@ -1,0 +1,65 @@
+"""``--fix`` and ``verify`` killed at random moments leave every file whole.
+
+SIGKILL (nothing can be cleaned up), SIGTERM and SIGINT, a few trials each
+here; twenty each in the ``slow`` tests (``pytest -m slow``). What a trial
+checks is in tests/fault_injection.py.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.fault_injection import SIGNALS, fix_run_seconds, fix_trial, verify_trial
+
+#: Copies of the reference backend's unoptimized twin in a --fix trial.
+COPIES = 24
+
+
+@pytest.fixture(scope="module")
+def fix_seconds(tmp_path_factory: pytest.TempPathFactory) -> float:
+    return fix_run_seconds(tmp_path_factory.mktemp("calibrate"), COPIES)
+
+
+def _fix_trials(tmp_path: Path, name: str, trials: int, seconds: float) -> None:
+    rng = random.Random(f"fix-{name}")
+    for trial in range(trials):
+        problems = fix_trial(
+            tmp_path / f"{name}-{trial}", SIGNALS[name], rng, COPIES, seconds
+        )
+        assert problems == [], f"{name}, trial {trial}"
+
+
+def _verify_trials(tmp_path: Path, name: str, trials: int) -> None:
+    rng = random.Random(f"verify-{name}")
+    for trial in range(trials):
+        problems = verify_trial(tmp_path / f"{name}-{trial}", SIGNALS[name], rng)
+        assert problems == [], f"{name}, trial {trial}"
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_fix_killed_leaves_every_file_original_or_fixed(
+    tmp_path: Path, fix_seconds: float, name: str
+) -> None:
+    _fix_trials(tmp_path, name, 2, fix_seconds)
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_verify_killed_then_restore_leaves_every_file_original(
+    tmp_path: Path, name: str
+) -> None:
+    _verify_trials(tmp_path, name, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SIGNALS)
+def test_fix_killed_twenty_times(tmp_path: Path, fix_seconds: float, name: str) -> None:
+    _fix_trials(tmp_path, name, 20, fix_seconds)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SIGNALS)
+def test_verify_killed_twenty_times(tmp_path: Path, name: str) -> None:
+    _verify_trials(tmp_path, name, 20)

@@ -1,0 +1,182 @@
+"""``--fix`` writes a file only as it found it: unchanged since it was read,
+writable, its owner, group and hard links kept; otherwise it leaves the file
+alone and says so (exit 2, the file named).
+
+A change made while a run works is simulated in one process (``-j 1``): the
+file is changed on disk right after the run read and fixed it in memory, and
+before it writes the result.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+import lint_rules.runner as runner_module
+from lint_rules.cli import main
+
+ALIAS = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        start = idx\n"
+    "        table[start, :n] = cache[start, :n]\n"
+)
+ALIAS_FIXED = (
+    "def copy_rows(table, cache, lens):\n"
+    "    for idx, n in enumerate(lens):\n"
+    "        table[idx, :n] = cache[idx, :n]\n"
+)
+EDITED = ALIAS.replace("lens):", "lengths):  # edited meanwhile").replace(
+    "enumerate(lens)", "enumerate(lengths)"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    (tmp_path / "rows.py").write_text(ALIAS)
+    (tmp_path / "other.py").write_text(ALIAS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def fix(capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, str, str]:
+    code = main(["check", "--fix", "--no-cache", "-j", "1", *paths])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def change_after_reading(monkeypatch: pytest.MonkeyPatch, name: str, change) -> None:
+    """Run ``change(path)`` on ``name`` once the run has read and fixed it."""
+    real = runner_module.process_file
+
+    def process_then_change(filename, *args, **kwargs):
+        outcome = real(filename, *args, **kwargs)
+        if os.path.basename(filename) == name:
+            change(Path(filename))
+        return outcome
+
+    monkeypatch.setattr(runner_module, "process_file", process_then_change)
+
+
+def _edit(path: Path) -> None:
+    path.write_text(EDITED)
+
+
+def _edit_keeping_size_and_mtime(path: Path) -> None:
+    info = path.stat()
+    edited = ALIAS.replace("start", "begin")
+    assert len(edited) == info.st_size
+    path.write_text(edited)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def _delete(path: Path) -> None:
+    path.unlink()
+
+
+def _replace(path: Path) -> None:
+    # A branch switch: another file (inode) takes the name.
+    replacement = path.with_name("incoming.tmp")
+    replacement.write_text(EDITED)
+    os.replace(replacement, path)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (_edit, EDITED),
+        (_edit_keeping_size_and_mtime, ALIAS.replace("start", "begin")),
+        (_delete, None),
+        (_replace, EDITED),
+    ],
+    ids=["edited", "edited-same-size-and-mtime", "deleted", "replaced"],
+)
+def test_a_file_changed_while_fixing_is_left_alone_and_reported(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch, change, expected
+) -> None:
+    change_after_reading(monkeypatch, "rows.py", change)
+    code, out, err = fix(capsys, ".")
+    assert code == 2
+    assert "rows.py" in err and "changed while attnlint was fixing it" in err
+    target = project / "rows.py"
+    if expected is None:
+        assert not target.exists()  # not recreated
+    else:
+        assert target.read_text() == expected
+    assert (project / "other.py").read_text() == ALIAS_FIXED  # the rest goes on
+    assert "All checks passed!" not in out
+    assert sorted(p.name for p in project.iterdir()) == sorted(
+        ["pyproject.toml", "other.py"] + ([] if expected is None else ["rows.py"])
+    )
+
+
+def test_a_read_only_file_is_not_rewritten(project: Path, capsys) -> None:
+    target = project / "rows.py"
+    target.chmod(0o444)
+    code, out, err = fix(capsys, ".")
+    assert code == 2
+    assert "rows.py" in err and "read-only" in err
+    assert target.read_text() == ALIAS
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444
+    assert (project / "other.py").read_text() == ALIAS_FIXED
+    # Its findings are still there, not reported as fixed.
+    assert "rows.py:3:9: ATN301" in out and "All checks passed!" not in out
+
+
+def _foreign_owner() -> tuple[int, int]:
+    """An owner and group other than this process's, where it may give files
+    away (root); else its own user and another of its groups, if any."""
+    if os.geteuid() == 0:
+        return 12345, 54321
+    groups = [group for group in os.getgroups() if group != os.getegid()]
+    return os.geteuid(), groups[0] if groups else os.getegid()
+
+
+def test_owner_and_group_are_kept(project: Path, capsys) -> None:
+    target = project / "rows.py"
+    uid, gid = _foreign_owner()
+    os.chown(target, uid, gid)
+    target.chmod(0o664)
+    code, _, err = fix(capsys, "rows.py")
+    assert code == 0, err
+    info = target.stat()
+    assert target.read_text() == ALIAS_FIXED
+    assert (info.st_uid, info.st_gid) == (uid, gid)
+    assert stat.S_IMODE(info.st_mode) == 0o664
+
+
+def test_hard_links_keep_sharing_one_text(project: Path, capsys) -> None:
+    target = project / "rows.py"
+    twin = project / "twin.py.txt"
+    os.link(target, twin)
+    code, out, err = fix(capsys, "rows.py")
+    assert code == 2
+    assert "rows.py" in err and "hard link" in err
+    assert os.path.samefile(target, twin)
+    assert target.read_text() == twin.read_text() == ALIAS
+    assert "All checks passed!" not in out
+
+
+def test_a_failed_write_never_reports_all_checks_passed(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    code, out, err = fix(capsys, "rows.py")
+    assert code == 2
+    assert "rows.py" in err and "No space left on device" in err
+    assert (project / "rows.py").read_text() == ALIAS
+    assert "All checks passed!" not in out
+    assert "rows.py:3:9: ATN301" in out  # still there: nothing was fixed
+    assert sorted(p.name for p in project.iterdir()) == [
+        "other.py",
+        "pyproject.toml",
+        "rows.py",
+    ]
