@@ -457,6 +457,40 @@ def add_noqa_edit(
     return edit
 
 
+def add_noqa_directives(
+    text: str, findings: list[Finding], *, reason: str | None = None
+) -> tuple[str, int, list[Finding]]:
+    """``text`` with every finding suppressed where its noqa row is:
+    :func:`add_noqa_edit` for each row, with all the codes found there
+    (``check --add-noqa``). Returns the new text, how many rows changed, and
+    the findings no directive could suppress (their row ends inside a string
+    the lexer could not follow, or they have no noqa row)."""
+    codes_by_row: dict[int, set[str]] = {}
+    left: list[Finding] = []
+    for finding in findings:
+        if finding.noqa_row is None:
+            left.append(finding)
+        else:
+            codes_by_row.setdefault(finding.noqa_row, set()).add(finding.code)
+    locator = Locator(text)
+    edits: list[Edit] = []
+    for row in sorted(codes_by_row):
+        edit = add_noqa_edit(
+            text, row, sorted(codes_by_row[row]), locator=locator, reason=reason
+        )
+        if edit is None:
+            left += [finding for finding in findings if finding.noqa_row == row]
+        else:
+            edits.append(edit)
+    pieces: list[str] = []
+    position = 0
+    for edit in edits:  # one per row, in row order: they cannot overlap
+        pieces += (text[position : edit.start], edit.content)
+        position = edit.end
+    pieces.append(text[position:])
+    return "".join(pieces), len(edits), left
+
+
 def delete_directive(text: str, locator: Locator, directive: NoqaDirective) -> Edit:
     """The edit that removes ``directive`` and its reason (the text after its
     codes, up to the next comment on the row), keeping the row's other
