@@ -40,9 +40,14 @@ from lint_rules.verify.journal import (
     JournalError,
     exists_message,
 )
-from lint_rules.verify.report import Progress, VerifyReport, write_report
+from lint_rules.verify.report import (
+    Progress,
+    VerifyReport,
+    heartbeat_seconds,
+    write_report,
+)
 from lint_rules.verify.runs import TestRunner
-from lint_rules.verify.signals import signals_deferred, signals_raised
+from lint_rules.verify.signals import interruptible, signals_deferred, signals_raised
 from lint_rules.verify.transaction import FileTransaction
 
 _DESCRIPTION = """\
@@ -291,9 +296,12 @@ def run_verify(
     except SystemExit:  # argparse has printed the error
         return EXIT_USAGE
     try:
-        return verify(options, stdout=out, stderr=err, find=find)
+        with interruptible():
+            return verify(options, stdout=out, stderr=err, find=find)
     except Terminated as terminated:  # only between two safe points: files restored
         return 128 + terminated.signum
+    except KeyboardInterrupt:  # before any file was touched, or after the report
+        return EXIT_INTERRUPTED
 
 
 def verify(
@@ -308,6 +316,10 @@ def verify(
     started = time.monotonic()
     progress = progress or Progress(stderr)
     try:
+        try:
+            heartbeat_seconds()
+        except ValueError as error:
+            raise VerifyUsageError(str(error)) from None
         root = _project_root(options.paths, options.config)
         earlier = Journal.find(root)
         if earlier is not None:
