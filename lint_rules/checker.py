@@ -24,18 +24,11 @@ from lint_rules.diagnostics import (
     Finding,
     Location,
 )
-from lint_rules.noqa import (
-    NoqaDirectives,
-    SuppressionFacts,
-    add_noqa_edit,
-    has_noqa_comment,
-    may_span_rows,
-)
+from lint_rules.noqa import NoqaDirectives as NoqaDirectives  # also imported from here
+from lint_rules.noqa import SuppressionFacts, has_noqa_comment, may_span_rows
+from lint_rules.noqa import add_noqa_edit as add_noqa_edit  # also imported from here
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile, read_regular_file
-
-# Where they were first defined: the language server and tests import them here.
-__all__ = ["NoqaDirectives", "add_noqa_edit", "check_source", "check_file", "parse"]
 
 # ------------------------------------------------------------------ reading files
 

@@ -75,6 +75,8 @@ class UnusedNoqa(Rule):
     code = "ATN001"
     name = "unused-noqa"
     fix_availability = "safe"
+    # Proven (the directive suppresses nothing) and safely fixed: an error.
+    severity = "error"
     opt_in = True
     checks_suppressions = True
 
