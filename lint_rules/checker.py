@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
@@ -22,29 +21,14 @@ from lint_rules.diagnostics import (
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
-    Edit,
     Finding,
     Location,
 )
-from lint_rules.records import Record
+from lint_rules.noqa import NoqaDirectives as NoqaDirectives  # also imported from here
+from lint_rules.noqa import SuppressionFacts, has_noqa_comment, may_span_rows
+from lint_rules.noqa import add_noqa_edit as add_noqa_edit  # also imported from here
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile, read_regular_file
-
-# flake8's inline suppression comment: the word noqa after a hash, optionally
-# followed by a colon and codes (ATN101,ATN301); whitespace after the hash is
-# optional, as in ruff. Codes are compared upper-cased.
-_NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE
-)
-# File-level exemption: "attnlint: noqa" in a comment (optionally with codes),
-# and flake8's blanket "flake8: noqa" (with codes it exempts nothing, as in flake8).
-_FILE_NOQA = re.compile(
-    r"#\s*(?P<tool>attnlint|flake8)\s*:\s*noqa(?::\s?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?",
-    re.IGNORECASE,
-)
-_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
-_MAY_SPAN_ROWS = re.compile(r"\"\"\"|'''|\\\r?\n|\\\r")
-
 
 # ------------------------------------------------------------------ reading files
 
@@ -140,266 +124,6 @@ def syntax_error_finding(error: SyntaxError, text: str, filename: str) -> Findin
     )
 
 
-# ------------------------------------------------------------------------- noqa
-
-
-class NoqaDirectives(Record):
-    """The suppression comments of one file, and which row each finding's noqa is on."""
-
-    _fields = ("lines", "row_map", "file_exempt", "file_codes")
-    __hash__ = None  # type: ignore[assignment]
-
-    def __init__(
-        self,
-        lines: dict[int, frozenset[str] | None],
-        row_map: dict[int, int],
-        file_exempt: bool = False,
-        file_codes: frozenset[str] = frozenset(),
-    ) -> None:
-        # row -> codes its suppression comment names (None: a blanket one, no codes).
-        self.lines = lines
-        # Rows inside a multi-line string or backslash continuation -> the row
-        # that holds their noqa comment (the string's or continuation's last row).
-        self.row_map = row_map
-        self.file_exempt = file_exempt
-        self.file_codes = file_codes
-
-    @classmethod
-    def scan(
-        cls,
-        text: str,
-        *,
-        comments: bool,
-        spans: bool,
-        locator: Locator | None = None,
-    ) -> NoqaDirectives:
-        """Read directives (``comments``) and multi-row spans (``spans``) from
-        ``text`` (whose ``locator`` the caller may have at hand)."""
-        directives = cls({}, {})
-        if not comments and not spans:
-            return directives
-        if locator is None:
-            locator = Locator(text)
-        continued: list[int] = []
-        for kind, start, end in _lexemes(text):
-            if kind == "comment":
-                if comments:
-                    directives._read_comment(
-                        text[start:end], locator.row_column(start)[0]
-                    )
-            elif kind == "string":
-                if spans:
-                    first = locator.row_column(start)[0]
-                    last = locator.row_column(end)[0]
-                    if last != first:
-                        directives._map_rows(first, last)
-            elif spans:
-                continued.append(locator.row_column(start)[0])
-        # Chain continuations (a \ b \ c): every row maps to the chain's last row.
-        for row in reversed(continued):
-            target = directives.row_map.get(row + 1, row + 1)
-            for covered in (row, row + 1):
-                directives.row_map[covered] = max(
-                    target, directives.row_map.get(covered, covered)
-                )
-        return directives
-
-    def _map_rows(self, first: int, last: int) -> None:
-        for row in range(first, last + 1):
-            self.row_map[row] = max(last, self.row_map.get(row, row))
-
-    def _read_comment(self, comment: str, row: int) -> None:
-        file_match = _FILE_NOQA.search(comment)
-        if file_match:
-            codes = file_match.group("codes")
-            if codes is None:
-                self.file_exempt = True
-            elif file_match.group("tool").lower() == "attnlint":
-                self.file_codes |= _codes(codes)
-            return
-        match = _NOQA.search(comment)
-        if match is None:
-            return
-        codes = match.group("codes")
-        if codes is None:
-            self.lines[row] = None
-        elif self.lines.get(row, frozenset()) is not None:
-            self.lines[row] = (self.lines.get(row) or frozenset()) | _codes(codes)
-
-    def noqa_row(self, finding: Finding) -> int:
-        row = finding.location.row
-        return self.row_map.get(row, row)
-
-    def suppresses(self, finding: Finding) -> bool:
-        code = finding.code
-        if self.file_exempt or _code_listed(code, self.file_codes):
-            return True
-        row = self.noqa_row(finding)
-        if row not in self.lines:
-            return False
-        codes = self.lines[row]
-        return codes is None or _code_listed(code, codes)
-
-
-# Comments, string literals (any prefix, triple-quoted or not) and backslash
-# continuations, found by one regular expression: tokenize would be exact but
-# costs twice a parse; this agrees with it on every comment of the benchmark
-# corpora. (A 3.12 f-string nesting its own quote character may be misread;
-# that only matters for a suppression comment on such a line.)
-_LEXEME = re.compile(
-    r"""(?P<comment>\#[^\r\n]*)
-    |(?P<string>[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
-        |'(?:\\.|[^\\'\r\n])*'|"(?:\\.|[^\\"\r\n])*"))
-    |(?P<continuation>\\(?:\r\n|\r|\n))
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-_LEXEME_STARTS = ("#", "'", '"', "\\")
-_PREFIX_LETTERS = frozenset("rRbBuUfF")
-
-
-def _lexemes(text: str) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of each comment, string and continuation, in order."""
-    position = 0
-    match = _LEXEME.match
-    # The next occurrence of each character a lexeme starts with, found by
-    # str.find (far faster than a regular expression's search for a class).
-    find = text.find
-    length = len(text)
-    next_at = {char: find(char) for char in _LEXEME_STARTS}
-    while True:
-        start = length
-        for char, at in next_at.items():
-            if 0 <= at < position:
-                at = next_at[char] = find(char, position)
-            if 0 <= at < start:
-                start = at
-        if start == length:
-            return
-        begin = start
-        while (
-            begin > position
-            and start - begin < 2
-            and text[begin - 1] in _PREFIX_LETTERS
-        ):
-            begin -= 1
-        lexeme = match(text, begin) if begin < start else None
-        if lexeme is None or lexeme.lastgroup != "string":
-            lexeme = match(text, start)
-        if lexeme is None:
-            position = start + 1
-            continue
-        yield lexeme.lastgroup or "", lexeme.start(), lexeme.end()
-        position = lexeme.end()
-
-
-def _codes(text: str) -> frozenset[str]:
-    return frozenset(code.upper() for code in _CODE.findall(text))
-
-
-def _code_listed(code: str, codes: Iterable[str]) -> bool:
-    # flake8 semantics: an exact code or a prefix of it.
-    return any(code == listed or code.startswith(listed) for listed in codes)
-
-
-def _has_noqa_comment(text: str) -> bool:
-    return re.search("noqa", text, re.IGNORECASE) is not None
-
-
-def add_noqa_edit(
-    text: str,
-    row: int,
-    codes: Iterable[str],
-    *,
-    locator: Locator | None = None,
-) -> Edit | None:
-    """The edit that makes the ``# noqa`` directive of ``row`` (a finding's
-    ``noqa_row``) suppress ``codes`` too, or None when nothing needs doing or
-    nothing can be done.
-
-    An existing ``# noqa: A`` becomes ``# noqa: A, B`` (the rest of its
-    comment kept); a row without a directive gets ``  # noqa: B`` at its end,
-    after any comment already there (which stays first, so ``# type: ignore``
-    keeps working). None when the row suppresses every code already (a
-    blanket ``# noqa``, or codes that name them), when its comment is a
-    file-level directive (a line directive in it would not be read), or when
-    the row ends inside a string or with a line continuation. Line endings
-    are never touched. The new comment is read back with the checker's own
-    directive reader before the edit is returned.
-    """
-    wanted: list[str] = []
-    for code in codes:
-        code = code.strip().upper()
-        if code and code not in wanted:
-            wanted.append(code)
-    if locator is None:
-        locator = Locator(text)
-    try:
-        line_start = locator.line_start(row)
-    except IndexError:
-        return None
-    line_end = locator.line_end(row)
-    comment_start: int | None = None
-    for kind, start, end in _lexemes(text):
-        if start >= line_end:
-            break
-        if kind == "string":
-            if start < line_end < end:
-                return None  # the row ends inside a string literal
-        elif start >= line_start:
-            if kind == "continuation":
-                return None  # nothing may follow the backslash
-            comment_start = start
-    before = NoqaDirectives({}, {})
-    if comment_start is None:
-        code_text = text[line_start:line_end].rstrip()
-        comment_start = line_start + len(code_text) + (2 if code_text else 0)
-        edit = Edit(
-            line_start + len(code_text),
-            line_end,
-            f"{'  ' if code_text else ''}# noqa: {', '.join(wanted)}",
-        )
-    else:
-        comment = text[comment_start:line_end]
-        if _FILE_NOQA.search(comment):
-            return None
-        before._read_comment(comment, row)
-        listed = before.lines.get(row, frozenset())
-        if listed is None:
-            return None  # a blanket directive suppresses every code already
-        wanted = [code for code in wanted if not _code_listed(code, listed)]
-        match = _NOQA.search(comment)
-        if match is None or match.group("codes") is None:
-            end = comment_start + len(comment.rstrip())
-            edit = Edit(end, line_end, f"  # noqa: {', '.join(wanted)}")
-        else:
-            group = match.group("codes")
-            found = list(_CODE.finditer(group))
-            separator = ", "
-            if len(found) > 1 and "," not in group:
-                separator = " "
-            elif "," in group and ", " not in group:
-                separator = ","
-            at = comment_start + match.start("codes") + found[-1].end()
-            edit = Edit(at, at, separator + separator.join(wanted))
-    if not wanted:
-        return None
-    # Read the new comment back: the row must now suppress every code it
-    # suppressed before and every wanted one, or the edit is not offered.
-    new_comment = (
-        text[comment_start : edit.start] + edit.content + text[edit.end : line_end]
-        if comment_start <= edit.start
-        else edit.content[edit.content.index("#") :]
-    )
-    after = NoqaDirectives({}, {})
-    after._read_comment(new_comment, row)
-    suppressed = after.lines.get(row, frozenset())
-    required = (*(before.lines.get(row) or ()), *wanted)
-    if suppressed is None or not all(_code_listed(c, suppressed) for c in required):
-        return None
-    return edit
-
-
 # ----------------------------------------------------------------------- checking
 
 
@@ -461,6 +185,7 @@ def check_source(
     tree: ast.Module | None = None,
     errors: list[str] | None = None,
     apply_noqa: bool = True,
+    review_suppressions: bool = True,
 ) -> list[Finding]:
     """Findings of the selected rules on ``text``, suppressions applied, sorted.
 
@@ -468,9 +193,19 @@ def check_source(
     otherwise the text is parsed here. Rules run only if one of their
     triggers occurs in the text. A text that does not parse gives one
     ``E999`` finding, whatever is selected. Internal rule failures are appended to ``errors`` (or logged).
-    ``apply_noqa=False`` leaves ``# noqa`` comments to the caller (flake8).
+    ``apply_noqa=False`` leaves ``# noqa`` comments to the caller. Rules
+    that judge the suppression comments (ATN001) run only where they are
+    applied, and not with ``review_suppressions=False`` (the flake8 plugin).
     """
-    rules = triggered_rules(rules_for_file(settings, filename), text)
+    selected = rules_for_file(settings, filename)
+    # Rules that judge the suppression comments run last, on every other
+    # rule's findings (and only where suppression comments are applied here).
+    reviewers = [rule for rule in selected if rule.checks_suppressions]
+    if reviewers:
+        selected = tuple(rule for rule in selected if not rule.checks_suppressions)
+        if not (apply_noqa and review_suppressions and has_noqa_comment(text)):
+            reviewers = []
+    rules = triggered_rules(selected, text)
     if tree is None:
         # Parsed even when no rule can fire: a file that does not parse is
         # always reported, whatever is selected.
@@ -478,11 +213,12 @@ def check_source(
         if isinstance(parsed, Finding):
             return [parsed]
         tree = parsed
-    if not rules:
+    if not rules and not reviewers:
         return []
     locator = Locator(text)
     ctx = Context(text, tree, filename, settings, locator)
-    too_deep = [rule for rule in rules if not _run_rule(rule, ctx, errors)]
+    failed: set[str] = set()
+    too_deep = [rule for rule in rules if not _run_rule(rule, ctx, errors, failed)]
     if too_deep:
         # Expressions nested thousands deep exceed the recursion limit in the
         # shared analysis: run those rules again, on a fresh model (the failed
@@ -491,12 +227,13 @@ def check_source(
 
         def rerun() -> None:
             for rule in too_deep:
-                _run_rule(rule, ctx, errors, deep=True)
+                _run_rule(rule, ctx, errors, failed, deep=True)
 
         try:
             call_with_deep_stack(rerun)
         except RecursionError as error:
             for rule in too_deep:
+                failed.add(rule.code)
                 _report_internal_error(rule, ctx, errors, error)
     ctx.release()  # the flows' cycles would otherwise wait for the collector
     findings = ctx.findings
@@ -507,29 +244,66 @@ def check_source(
             for finding in findings
             if not any(selector_matches(selector, finding.code) for selector in ignored)
         ]
-    if findings:
-        comments = apply_noqa and _has_noqa_comment(text)
+    if findings or reviewers:
+        comments = apply_noqa and has_noqa_comment(text)
         directives = NoqaDirectives.scan(
             text,
             comments=comments,
-            spans=_MAY_SPAN_ROWS.search(text) is not None,
+            spans=may_span_rows(text),
             locator=locator,
         )
         for finding in findings:
             finding.noqa_row = directives.noqa_row(finding)
+        reviewed: list[Finding] = []
+        if reviewers:
+            facts = SuppressionFacts(
+                text,
+                filename,
+                locator,
+                directives,
+                findings,
+                enabled_codes=frozenset(rule.code for rule in selected),
+                known_codes=settings.available_codes,
+                unjudged_codes=frozenset(failed),
+            )
+            for reviewer in reviewers:
+                reviewed += _review_suppressions(reviewer, facts, ctx, errors)
         if comments:
             findings = [
                 finding for finding in findings if not directives.suppresses(finding)
             ]
+        findings += reviewed
     findings.sort(key=Finding.sort_key)
     return findings
 
 
+def _review_suppressions(
+    rule: type[Rule], facts: SuppressionFacts, ctx: Context, errors: list[str] | None
+) -> list[Finding]:
+    """The findings of a rule that judges suppression comments (none when the
+    file exempts its code, or when it fails: an internal error is reported)."""
+    if facts.directives.exempts_file(rule.code):
+        return []
+    try:
+        found = rule().check_suppressions(facts)
+    except Exception as error:  # a bug in a rule must not end the run
+        _report_internal_error(rule, ctx, errors, error)
+        return []
+    for finding in found:
+        finding.noqa_row = finding.location.row
+    return found
+
+
 def _run_rule(
-    rule: type[Rule], ctx: Context, errors: list[str] | None, deep: bool = False
+    rule: type[Rule],
+    ctx: Context,
+    errors: list[str] | None,
+    failed: set[str],
+    deep: bool = False,
 ) -> bool:
     """Run one rule; False when it ran out of recursion depth (and ``deep`` is
-    False: the caller retries it with more room), True otherwise."""
+    False: the caller retries it with more room), True otherwise. The code
+    of a rule that failed goes to ``failed``."""
     before = len(ctx.findings)
     try:
         produced = rule().check(ctx)
@@ -544,9 +318,11 @@ def _run_rule(
         del ctx.findings[before:]
         if not deep:
             return False
+        failed.add(rule.code)
         _report_internal_error(rule, ctx, errors, error)
     except Exception as error:  # a bug in a rule must not end the run
         del ctx.findings[before:]
+        failed.add(rule.code)
         _report_internal_error(rule, ctx, errors, error)
     return True
 

@@ -95,6 +95,15 @@ def _add_check_parser(subparsers: Any) -> None:
         "--show-fixes", action="store_true", default=None, help="list what was fixed"
     )
     fixing.add_argument(
+        "--add-noqa",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REASON",
+        help="add `# noqa: CODE` to every line with a finding, and REASON after "
+        "the codes if given as --add-noqa=REASON (changes nothing else)",
+    )
+    fixing.add_argument(
         "--no-show-fixes",
         dest="show_fixes",
         action="store_false",
@@ -302,9 +311,24 @@ def _reconfigure_streams() -> None:
                 pass
 
 
+#: Options whose value must be joined to them by '=' (as ruff's
+#: ``--add-noqa[=REASON]``): alone, they take no value, never the next path.
+_EQUALS_ONLY = ("--add-noqa",)
+
+
+def _values_after_equals_only(arguments: list[str]) -> list[str]:
+    """``arguments`` with each option of ``_EQUALS_ONLY`` given alone written
+    ``--option=`` (an empty value), so argparse does not take the next
+    argument (a path) for its value."""
+    if "--" in arguments:
+        end = arguments.index("--")
+        return _values_after_equals_only(arguments[:end]) + arguments[end:]
+    return [f"{arg}=" if arg in _EQUALS_ONLY else arg for arg in arguments]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``attnlint`` with ``argv`` (default: the command line); return the exit code."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    arguments = _values_after_equals_only(list(sys.argv[1:] if argv is None else argv))
     _reconfigure_streams()
     parser = build_parser(arguments)
     try:
@@ -617,6 +641,10 @@ def run_check(args: argparse.Namespace) -> int:
 
     settings = _settings_for(args)
     mode = "diff" if args.diff else ("fix" if settings.fix else "check")
+    noqa_reason: str | None = None
+    if args.add_noqa is not None:
+        noqa_reason = _add_noqa_reason(args, settings)
+        mode = "add-noqa"
     unsafe_fixes = bool(settings.unsafe_fixes)
     output_format = settings.output_format
     use_stdin = args.stdin_filename is not None or args.paths == ["-"]
@@ -681,10 +709,15 @@ def run_check(args: argparse.Namespace) -> int:
             try:
                 write_atomic(outcome.filename, outcome.new_bytes, expected=expected)
             except FileNotRewritten as refused:
-                fixes = sum(outcome.fixed.values())
+                if mode == "add-noqa":
+                    lost = _plural(outcome.noqa_added, "noqa directive")
+                    lost += " not added"
+                else:
+                    lost = _plural(sum(outcome.fixed.values()), "fix", "es")
+                    lost += " not applied"
                 outcome.not_written(
                     f"{display_path(outcome.filename)}: {refused.strerror}; "
-                    f"left as it is, its {_plural(fixes, 'fix', 'es')} not applied"
+                    f"left as it is, its {lost}"
                 )
             except OSError as error:
                 outcome.not_written(
@@ -701,6 +734,7 @@ def run_check(args: argparse.Namespace) -> int:
             cache=cache,
             display=display_path,
             write=write,
+            noqa_reason=noqa_reason,
         )
         if cache is not None:
             cache.save()
@@ -724,7 +758,17 @@ def run_check(args: argparse.Namespace) -> int:
         rules=_RulesByCode(settings),
     )
 
-    if mode == "diff":
+    if mode == "add-noqa":
+        # What no directive could suppress (files that do not parse or cannot
+        # be read), as a check would report it, then ruff's count of changes.
+        if not args.silent and findings:
+            write_findings(run, output_format, stdout)
+            if output_format in TEXT_FORMATS and not args.quiet:
+                write_summary(run, stdout)
+        added = sum(outcome.noqa_added for outcome in outcomes)
+        if added and not (args.silent or args.quiet):
+            sys.stderr.write(f"Added {_plural(added, 'noqa directive')}.\n")
+    elif mode == "diff":
         if not args.silent:
             for outcome in outcomes:
                 stdout.write(outcome.diff)
@@ -755,6 +799,28 @@ def run_check(args: argparse.Namespace) -> int:
     if mode == "fix" and args.exit_non_zero_on_fix and run.fixed_total:
         return 1
     return 1 if findings else 0
+
+
+def _add_noqa_reason(args: argparse.Namespace, settings: Any) -> str | None:
+    """The reason ``--add-noqa`` writes (None: none), once the options it
+    cannot be combined with are ruled out (as ruff rules them out)."""
+    from lint_rules.noqa import reason_problem
+
+    for given, option in (
+        (args.fix, "--fix"),
+        (args.diff, "--diff"),
+        (args.statistics, "--statistics"),
+        (args.stdin_filename is not None or args.paths == ["-"], "--stdin-filename"),
+    ):
+        if given:
+            raise UsageError(f"--add-noqa cannot be used with {option}")
+    if settings.fix:
+        _warning("fix = true (configuration) is ignored with --add-noqa")
+    reason = args.add_noqa.strip()
+    problem = reason_problem(reason)
+    if problem is not None:
+        raise UsageError(f"--add-noqa: the reason {reason!r} cannot be used: {problem}")
+    return reason or None
 
 
 class _RulesByCode(Mapping):  # Mapping[str, Any]

@@ -300,10 +300,21 @@ def selector_matches(selector: str, code: str) -> bool:
     return selector == ALL_SELECTOR or code.startswith(selector)
 
 
+def selects_opt_in(selector: str) -> bool:
+    """Whether ``selector`` can select a rule users opt into: it names the
+    rule past the letters of its code (``ATN0``, ``ATN001``), unlike ``ALL``
+    and ``ATN``, which are every rule of the default selection."""
+    return selector != ALL_SELECTOR and any(char.isdigit() for char in selector)
+
+
 def resolve_selection(
-    codes: Iterable[str], layers: Iterable[RuleSelection]
+    codes: Iterable[str],
+    layers: Iterable[RuleSelection],
+    opt_in: frozenset[str] = frozenset(),
 ) -> frozenset[str]:
-    """The codes enabled after applying ``layers`` in order (ruff's algorithm)."""
+    """The codes enabled after applying ``layers`` in order (ruff's algorithm);
+    a code in ``opt_in`` is selected only by a selector for which
+    :func:`selects_opt_in` holds."""
     universe = tuple(codes)
     enabled: set[str] = set()
     carried_ignores: tuple[str, ...] = ()
@@ -316,8 +327,11 @@ def resolve_selection(
         for level in levels:
             for selector in selects:
                 if _specificity(selector) == level:
+                    opt_in_too = selects_opt_in(selector)
                     for code in universe:
-                        if selector_matches(selector, code):
+                        if selector_matches(selector, code) and (
+                            opt_in_too or code not in opt_in
+                        ):
                             updates[code] = True
             for selector in ignores:
                 if _specificity(selector) == level:
@@ -482,9 +496,26 @@ class Settings(Record):
         return default_codes()
 
     @cached_property
+    def opt_in_codes(self) -> frozenset[str]:
+        """The codes of rules users opt into (``Rule.opt_in``)."""
+        if self.registry is not None:
+            return frozenset(
+                rule.code for rule in self.registry if getattr(rule, "opt_in", False)
+            )
+        if uses_attnlint_rules():
+            from lint_rules.rules import OPT_IN_CODES
+
+            return OPT_IN_CODES
+        return frozenset(
+            rule.code for rule in default_registry() if getattr(rule, "opt_in", False)
+        )
+
+    @cached_property
     def enabled_codes(self) -> frozenset[str]:
         layers = (RuleSelection(self.select, self.ignore, self.extend_select),)
-        return resolve_selection(self.available_codes, layers + self.extra_selections)
+        return resolve_selection(
+            self.available_codes, layers + self.extra_selections, self.opt_in_codes
+        )
 
     @cached_property
     def enabled_rules(self) -> tuple[type[Rule], ...]:

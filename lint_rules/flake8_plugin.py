@@ -1,9 +1,14 @@
 """attnlint as a flake8 plugin (entry point ``ATN`` in ``flake8.extension``).
 
 flake8 hands over the tree it already parsed, so nothing is parsed twice; the
-same rules run with the same messages. flake8 itself applies ``# noqa``,
-``--select``/``--ignore`` and per-file ignores; attnlint's own configuration
-(``[tool.attnlint]``) is not read here. One option is offered:
+same rules run with the same messages. flake8 applies ``--select``/``--ignore``
+and per-file ignores; attnlint's own configuration (``[tool.attnlint]``) is
+not read here. Suppression comments are read as ``attnlint check`` reads them
+(:mod:`lint_rules.noqa`), so both report the same findings: attnlint's
+reading holds flake8's (flake8 then applies its own, which finds nothing
+more to suppress) and adds what flake8 does not read, ``# attnlint: noqa``
+and ``#noqa`` without a space. ``flake8 --disable-noqa`` turns both off.
+ATN001 (unused-noqa) does not run here. One option is offered:
 ``--attnlint-graph-state-methods`` (or ``attnlint-graph-state-methods`` in
 flake8's configuration), a comma-separated list of method-name globs.
 """
@@ -27,6 +32,8 @@ class Flake8Checker:
 
     settings: ClassVar[Settings | None] = None
     _triggers: ClassVar[tuple[str, ...] | None] = None
+    # flake8's --disable-noqa: report findings whatever the comments say.
+    disable_noqa: ClassVar[bool] = False
 
     def __init__(self, tree: ast.Module, filename: str, lines: Sequence[str]) -> None:
         self.tree = tree
@@ -55,6 +62,7 @@ class Flake8Checker:
             else DEFAULT_GRAPH_STATE_METHODS
         )
         cls._triggers = None
+        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     @classmethod
     def _settings(cls) -> Settings:
@@ -89,7 +97,12 @@ class Flake8Checker:
         gc.disable()
         try:
             findings = check_source(
-                text, self.filename, self._settings(), tree=self.tree, apply_noqa=False
+                text,
+                self.filename,
+                self._settings(),
+                tree=self.tree,
+                apply_noqa=not self.disable_noqa,
+                review_suppressions=False,
             )
         finally:
             if collecting:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from lint_rules.config import Settings
     from lint_rules.diagnostics import Finding
 
+#: The modes that write files: their outcomes carry the digest of the bytes read.
+WRITING_MODES = ("fix", "add-noqa")
 #: Below this many files to check, worker processes cost more than they save.
 MIN_FILES_FOR_WORKERS = 8
 #: Worker processes collect garbage themselves, once this many more objects
@@ -63,7 +65,8 @@ class FileOutcome(Record):
     for the user. ``read_key`` is the file's :func:`lint_rules.cache.file_key`
     once read, and ``digest`` the :func:`lint_rules.source.content_digest` of
     the bytes read: what a cache entry of these findings is keyed by, and what
-    a fix must find on disk before it replaces the file.
+    a fix must find on disk before it replaces the file. ``noqa_added``
+    counts the rows ``--add-noqa`` gave a directive.
     """
 
     _fields = (
@@ -80,6 +83,7 @@ class FileOutcome(Record):
         "digest",
         "original_findings",
         "resolved",
+        "noqa_added",
     )
     __hash__ = None  # type: ignore[assignment]
 
@@ -98,6 +102,7 @@ class FileOutcome(Record):
         digest: bytes | None = None,
         original_findings: list[Finding] | None = None,
         resolved: dict[str, int] | None = None,
+        noqa_added: int = 0,
     ) -> None:
         self.filename = filename
         self.findings: list[Finding] = [] if findings is None else findings
@@ -112,6 +117,7 @@ class FileOutcome(Record):
         self.digest = digest
         self.original_findings = original_findings
         self.resolved: dict[str, int] = {} if resolved is None else resolved
+        self.noqa_added = noqa_added
 
     def not_written(self, reason: str) -> None:
         """The fixed text could not be written: report ``reason``, and the
@@ -121,6 +127,7 @@ class FileOutcome(Record):
             self.findings = self.original_findings
         self.fixed = {}
         self.resolved = {}
+        self.noqa_added = 0
         self.text = None  # the output reads the file as it is, if it shows lines
         self.new_bytes = None
 
@@ -171,11 +178,14 @@ def process_file(
     *,
     keep_text: bool = False,
     digest: bool = False,
+    noqa_reason: str | None = None,
 ) -> FileOutcome:
-    """Check, fix or diff one file's bytes (read here when ``data`` is None).
+    """Check, fix or diff one file's bytes (read here when ``data`` is None),
+    or add ``# noqa`` directives to it (mode "add-noqa", with ``noqa_reason``).
 
-    In fix mode ``new_bytes`` holds the new content when the text changed. In
-    check mode the text is kept in the outcome only with ``keep_text``.
+    In fix and add-noqa mode ``new_bytes`` holds the new content when the
+    text changed. In check mode the text is kept in the outcome only with
+    ``keep_text``.
     ``digest``: record the bytes' content digest (for the cache; fix mode
     always records it, for the write). Nothing about one file stops a run:
     a failure inside attnlint becomes an error naming the file.
@@ -183,7 +193,15 @@ def process_file(
     outcome = FileOutcome(filename)
     try:
         _process(
-            outcome, data, settings, mode, unsafe_fixes, display, keep_text, digest
+            outcome,
+            data,
+            settings,
+            mode,
+            unsafe_fixes,
+            display,
+            keep_text,
+            digest,
+            noqa_reason,
         )
     except Exception as error:  # a bug in attnlint must not end the run
         outcome.findings, outcome.new_bytes, outcome.fixed = [], None, {}
@@ -204,6 +222,7 @@ def _process(
     display: str,
     keep_text: bool,
     digest: bool,
+    noqa_reason: str | None = None,
 ) -> None:
     from lint_rules.checker import check_source, decode_source, io_error_finding
     from lint_rules.source import SourceError, content_digest, read_regular_file
@@ -216,7 +235,7 @@ def _process(
             outcome.errors.append(f"{display}: {error.strerror or error}")
             return
         outcome.read_key = file_key(info)
-        if digest or mode == "fix":
+        if digest or mode in WRITING_MODES:
             outcome.digest = content_digest(data)
     try:
         source = decode_source(data)
@@ -229,6 +248,9 @@ def _process(
         outcome.findings = check_source(
             source.text, filename, settings, errors=outcome.errors
         )
+        return
+    if mode == "add-noqa":
+        _add_noqa(outcome, source, settings, display, noqa_reason)
         return
     from lint_rules.fixer import fix_text
 
@@ -270,13 +292,71 @@ def _process(
     outcome.original_findings = result.original_findings
 
 
+def _add_noqa(
+    outcome: FileOutcome,
+    source: Any,
+    settings: Settings,
+    display: str,
+    reason: str | None,
+) -> None:
+    """``--add-noqa`` on one decoded file: a directive on every row with a
+    finding, checked by checking the new text again (it must report exactly
+    the findings no directive could take), then encoded as the file was."""
+    from lint_rules.checker import check_source
+    from lint_rules.noqa import add_noqa_directives
+
+    filename = outcome.filename
+    # Suppression comments are what this run writes, not what it judges:
+    # ATN001 does not run (nor does ruff's RUF100 under its --add-noqa).
+    findings = check_source(
+        source.text,
+        filename,
+        settings,
+        errors=outcome.errors,
+        review_suppressions=False,
+    )
+    outcome.findings = findings
+    new_text, added, left = add_noqa_directives(source.text, findings, reason=reason)
+    if not added:
+        return
+    again = check_source(
+        new_text, filename, settings, errors=[], review_suppressions=False
+    )
+    if sorted(map(_place, again)) != sorted(map(_place, left)):
+        outcome.errors.append(
+            f"{display}: the noqa directives would not suppress its findings; left "
+            "unchanged. This is a bug in attnlint; please report it together "
+            "with the file."
+        )
+        return
+    try:
+        new_bytes = source.to_bytes(new_text)
+    except (UnicodeError, LookupError, ValueError, TypeError) as error:
+        problem = getattr(error, "reason", None) or str(error)
+        outcome.errors.append(
+            f"{display}: the noqa reason cannot be encoded as {source.encoding} "
+            f"({problem}); left unchanged"
+        )
+        return
+    outcome.findings = left
+    outcome.original_findings = findings
+    outcome.text = new_text
+    outcome.new_bytes = new_bytes
+    outcome.noqa_added = added
+
+
+def _place(finding: Finding) -> tuple[str, int, int]:
+    return (finding.code, finding.location.row, finding.location.column)
+
+
 # ------------------------------------------------------------------ worker side
 
 # What every task of a run shares; set in each worker by ``_start_worker``.
-_job: tuple[Settings, str, bool, bool] | None = None
+_job: tuple[Settings, str, bool, bool, str | None] | None = None
 
-# A finished file as sent back by a worker: (index, findings, text, fixed, diff,
-# errors, warnings, new_bytes, read_key, digest, original_findings, resolved).
+# A finished file as sent back by a worker: (index, findings, text, fixed,
+# diff, errors, warnings, new_bytes, read_key, digest, original_findings,
+# resolved, noqa_added).
 _Result = tuple[
     int,
     tuple[FindingData, ...],
@@ -290,16 +370,21 @@ _Result = tuple[
     "bytes | None",
     "tuple[FindingData, ...] | None",
     dict,
+    int,
 ]
 
 
 def _start_worker(
-    settings: Settings, mode: str, unsafe_fixes: bool, digest: bool
+    settings: Settings,
+    mode: str,
+    unsafe_fixes: bool,
+    digest: bool,
+    noqa_reason: str | None = None,
 ) -> None:
     import signal
 
     global _job
-    _job = (settings, mode, unsafe_fixes, digest)
+    _job = (settings, mode, unsafe_fixes, digest, noqa_reason)
     # The parent handles Ctrl-C and SIGTERM and stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -333,10 +418,17 @@ class _SilentOnceOrphaned:
 
 def _work(task: tuple[int, str, str]) -> _Result:
     assert _job is not None
-    settings, mode, unsafe_fixes, digest = _job
+    settings, mode, unsafe_fixes, digest, noqa_reason = _job
     index, filename, display = task
     outcome = process_file(
-        filename, None, settings, mode, unsafe_fixes, display, digest=digest
+        filename,
+        None,
+        settings,
+        mode,
+        unsafe_fixes,
+        display,
+        digest=digest,
+        noqa_reason=noqa_reason,
     )
     result = _pack(index, outcome)
     if gc.get_count()[0] > WORKER_GC_OBJECTS:
@@ -360,12 +452,13 @@ def _pack(index: int, outcome: FileOutcome) -> _Result:
         if outcome.original_findings is None
         else tuple(finding_to_data(finding) for finding in outcome.original_findings),
         outcome.resolved,
+        outcome.noqa_added,
     )
 
 
 def _unpack(result: _Result, filename: str) -> FileOutcome:
     (_, findings, text, fixed, diff, errors, warnings, new_bytes) = result[:8]
-    read_key, digest, original, resolved = result[8:]
+    read_key, digest, original, resolved, noqa_added = result[8:]
     return FileOutcome(
         filename,
         [finding_from_data(item, filename) for item in findings],
@@ -381,6 +474,7 @@ def _unpack(result: _Result, filename: str) -> FileOutcome:
         if original is None
         else [finding_from_data(item, filename) for item in original],
         resolved=resolved,
+        noqa_added=noqa_added,
     )
 
 
@@ -408,11 +502,13 @@ def run_files(
     cache: Cache | None = None,
     display: Callable[[str], str] = str,
     write: Callable[[FileOutcome], None] | None = None,
+    noqa_reason: str | None = None,
 ) -> list[FileOutcome]:
     """The outcome of every file in ``files``, in that order.
 
     ``write`` is called in this process for each outcome with ``new_bytes``
-    (fix mode), before the cache learns about that file. Files whose cached
+    (fix and add-noqa mode), before the cache learns about that file.
+    ``noqa_reason`` is the reason add-noqa mode writes after the codes. Files whose cached
     findings hold nothing a fix run would apply are not checked again; a
     cached entry is used only for the file it describes (same identity, see
     :func:`lint_rules.cache.file_key`, and same content digest).
@@ -423,8 +519,8 @@ def run_files(
     for index, filename in enumerate(files):
         if cache is not None:
             found = _cached_findings(cache, filename, sizes, index)
-            if found is not None and (
-                mode == "check" or not _has_applicable_fix(found, unsafe_fixes)
+            if found is not None and not _cached_findings_need_work(
+                found, mode, unsafe_fixes
             ):
                 outcomes[index] = FileOutcome(filename, found, cached=True)
                 continue
@@ -440,6 +536,7 @@ def run_files(
         display,
         sizes,
         digest=cache is not None,
+        noqa_reason=noqa_reason,
     ):
         if outcome.new_bytes is not None and write is not None:
             write(outcome)
@@ -451,6 +548,8 @@ def run_files(
                 or outcome.diff
                 or outcome.read_key is None
                 or outcome.digest is None
+                # add-noqa's findings leave out ATN001's: not what a check stores.
+                or mode == "add-noqa"
             ):
                 cache.forget(path)
             else:
@@ -488,7 +587,15 @@ def _cached_findings(
     return cache.findings(path, key, content_digest(data), filename)
 
 
-def _has_applicable_fix(findings: list[Finding], unsafe_fixes: bool) -> bool:
+def _cached_findings_need_work(
+    findings: list[Finding], mode: str, unsafe_fixes: bool
+) -> bool:
+    """Whether a file whose cached findings are ``findings`` must be read
+    again: to fix one (fix and diff mode), or to suppress one (add-noqa)."""
+    if mode == "check":
+        return False
+    if mode == "add-noqa":
+        return any(finding.noqa_row is not None for finding in findings)
     return any(
         finding.fix is not None and finding.fix.is_applicable(unsafe_fixes)
         for finding in findings
@@ -506,6 +613,7 @@ def _check(
     sizes: list[int | None],
     *,
     digest: bool = False,
+    noqa_reason: str | None = None,
 ) -> Iterator[tuple[int, FileOutcome]]:
     """(index, outcome) of each file to check, as they finish; ``digest``:
     outcomes carry their content digest (for the cache)."""
@@ -524,6 +632,7 @@ def _check(
                     unsafe_fixes,
                     display(filename),
                     digest=digest,
+                    noqa_reason=noqa_reason,
                 )
                 if gc.get_count()[0] > WORKER_GC_OBJECTS:
                     gc.collect()
@@ -552,7 +661,7 @@ def _check(
     with context.Pool(
         workers,
         initializer=_start_worker,
-        initargs=(settings, mode, unsafe_fixes, digest),
+        initargs=(settings, mode, unsafe_fixes, digest, noqa_reason),
     ) as pool:
         for result in pool.imap_unordered(_work, tasks, chunksize):
             index = result[0]

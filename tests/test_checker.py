@@ -170,7 +170,6 @@ def test_crash_without_error_list_is_logged(caplog: pytest.LogCaptureFixture) ->
         "# noqa:TST101",
         "# noqa: TST102, TST101",
         "# noqa: TST102 TST101",
-        "# noqa: tst101",
         "# noqa: TST1",
         "# type: ignore  # noqa: TST101",
     ],
@@ -179,7 +178,18 @@ def test_noqa_suppresses(comment: str) -> None:
     assert check_source(f"old()  {comment}\n", "m.py", SETTINGS) == []
 
 
-@pytest.mark.parametrize("comment", ["# noqa: TST102", "# noqa: TST2", "# no qa"])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa: TST102",
+        "# noqa: TST2",
+        "# no qa",
+        # Codes are compared as written, as flake8 compares them.
+        "# noqa: tst101",
+        "# NOQA: tst101",
+        "# noqa: Tst1",
+    ],
+)
 def test_noqa_for_other_codes_does_not_suppress(comment: str) -> None:
     assert codes(check_source(f"old()  {comment}\n", "m.py", SETTINGS)) == ["TST101"]
 
@@ -202,6 +212,30 @@ def test_finding_inside_multiline_string_uses_the_strings_last_row() -> None:
     assert [f.noqa_row for f in unsuppressed] == [3, 4]
 
 
+@pytest.mark.parametrize(
+    ("text", "noqa_row"),
+    [
+        # Row 2 ends inside the second string: the chain ends on row 3.
+        ('x = f"""{old()}\nb""" + """c\nd"""\n', 3),
+        ('x = f"""{old()}\nb""" + """c\nd""" + """e\nf"""\n', 4),
+        # A continuation, then a string that starts on the continued row.
+        ('x = old() + \\\n    """c\nd"""\n', 3),
+        # A string, then a continuation on its last row.
+        ('x = f"""{old()}\nb""" + \\\n    1\n', 3),
+        # Strings on rows of their own do not chain.
+        ('x = f"""{old()}\nb"""\ny = """c\nd"""\n', 2),
+    ],
+)
+def test_noqa_row_is_the_last_row_of_a_chain_of_strings(
+    text: str, noqa_row: int
+) -> None:
+    (finding,) = check_source(text, "m.py", SETTINGS)
+    assert finding.location.row == 1 and finding.noqa_row == noqa_row
+    lines = text.splitlines(keepends=True)
+    lines[noqa_row - 1] = lines[noqa_row - 1].rstrip("\n") + "  # noqa: TST101\n"
+    assert check_source("".join(lines), "m.py", SETTINGS) == []
+
+
 def test_backslash_continuation_uses_the_last_row() -> None:
     text = "x = 1 + \\\n    old()  # noqa\n"
     assert check_source(text, "m.py", SETTINGS) == []
@@ -220,8 +254,13 @@ def test_file_level_exemptions() -> None:
     assert check_source("# flake8: noqa\n" + text, "m.py", SETTINGS) == []
     only = check_source("# attnlint: noqa: TST101\n" + text, "m.py", SETTINGS)
     assert codes(only) == ["TST103"]
-    # flake8 ignores a file-level noqa with codes; so does attnlint for flake8's.
-    assert len(check_source("# flake8: noqa: TST101\n" + text, "m.py", SETTINGS)) == 2
+    # flake8 skips a file for its file-level directive whatever follows it;
+    # so does attnlint.
+    assert check_source("# flake8: noqa: E501\n" + text, "m.py", SETTINGS) == []
+    assert check_source("# flake8=noqa\n" + text, "m.py", SETTINGS) == []
+    # attnlint's own codes are compared as written.
+    lower = check_source("# attnlint: noqa: tst101\n" + text, "m.py", SETTINGS)
+    assert codes(lower) == ["TST101", "TST103"]
 
 
 def test_apply_noqa_false_leaves_comments_to_the_caller() -> None:

@@ -52,6 +52,41 @@ def load_table(table: dict, **kwargs) -> Settings:
 # ----------------------------------------------------------------- rule selection
 
 
+@pytest.mark.parametrize(
+    ("layers", "on"),
+    [
+        ((), False),  # the default: select = ["ALL"]
+        ((RuleSelection(select=("ALL",)),), False),
+        ((RuleSelection(select=("ATN",)),), False),
+        ((RuleSelection(select=("ATN0",)),), True),
+        ((RuleSelection(select=("ATN001",)),), True),
+        ((RuleSelection(extend_select=("ATN001",)),), True),
+        ((RuleSelection(select=("ALL",), extend_select=("ATN00",)),), True),
+        ((RuleSelection(ignore=("ATN",), extend_select=("ATN001",)),), True),
+        (
+            (RuleSelection(extend_select=("ATN001",)), RuleSelection(ignore=("ATN0",))),
+            False,
+        ),
+    ],
+)
+def test_unused_noqa_is_selected_only_by_name(layers, on: bool) -> None:
+    settings = Settings(extra_selections=layers)
+    assert ("ATN001" in settings.enabled_codes) is on
+    # Every other rule as ALL would select it.
+    others = settings.enabled_codes - {"ATN001"}
+    assert others == Settings(
+        select=("ALL",), extra_selections=layers
+    ).enabled_codes - {"ATN001"}
+
+
+def test_opt_in_codes_are_the_rules_that_say_so() -> None:
+    from lint_rules.rules import ALL_RULES, OPT_IN_CODES
+
+    assert OPT_IN_CODES == {rule.code for rule in ALL_RULES if rule.opt_in}
+    assert Settings().opt_in_codes == OPT_IN_CODES
+    assert Settings(registry=ALL_RULES).opt_in_codes == OPT_IN_CODES
+
+
 def test_default_settings_enable_every_rule() -> None:
     settings = Settings(registry=ENGINE_RULES)
     assert settings.enabled_rules == ENGINE_RULES

@@ -22,9 +22,11 @@ pytest.importorskip("flake8")
 def fresh_plugin_settings() -> None:
     Flake8Checker.settings = None
     Flake8Checker._triggers = None
+    Flake8Checker.disable_noqa = False
     yield
     Flake8Checker.settings = None
     Flake8Checker._triggers = None
+    Flake8Checker.disable_noqa = False
 
 
 def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -72,9 +74,130 @@ def test_text_without_triggers_is_skipped_before_checking(
     assert plugin_results("x = 1\n") == []
 
 
-def test_noqa_is_left_to_flake8() -> None:
+def test_the_plugin_reads_suppressions_as_the_cli_does() -> None:
+    text = ACCEPTANCE.replace("start = idx\n", "start = idx  #noqa\n")
+    assert [row for row, _, _ in plugin_results(text)] == [4]
+    assert plugin_results(text) == plugin_results(text.replace("#noqa", "# noqa"))
+    exempt = "# attnlint: noqa: ATN301\n" + ACCEPTANCE
+    assert plugin_results(exempt) == []
+
+
+def test_disable_noqa_reports_what_the_comments_suppress() -> None:
+    class Options:
+        attnlint_graph_state_methods = None
+        disable_noqa = True
+
+    Flake8Checker.parse_options(Options())
     text = ACCEPTANCE.replace("start = idx\n", "start = idx  # noqa\n")
     assert len(plugin_results(text)) == 2
+
+
+def test_the_plugin_never_runs_unused_noqa() -> None:
+    Flake8Checker.settings = Settings(select=("ATN",), extend_select=("ATN001",))
+    text = ACCEPTANCE.replace("start = idx\n", "start = idx  # noqa: ATN101\n")
+    assert Flake8Checker.settings.rule_for_code("ATN001") in (
+        Flake8Checker.settings.enabled_rules
+    )
+    assert {message[:6] for _, _, message in plugin_results(text)} == {"ATN301"}
+
+
+# Inline spellings (appended to row 3, the first of the two findings) and
+# file-level lines (put first): flake8 with the plugin and `attnlint check`
+# must report the same findings for each.
+INLINE_SPELLINGS = (
+    "",
+    "  # noqa",
+    "  # NOQA",
+    "  # NoQA",
+    "  #noqa",
+    "  #  noqa",
+    "  # noqa: ATN301",
+    "  # noqa:ATN301",
+    "  # noqa: ATN3",
+    "  # noqa: ATN301, E501",
+    "  # noqa: E501 ATN301",
+    "  # NOQA: atn301",
+    "  # noqa: atn3",
+    "  # noqa: ATN101",
+    "  # noqa:  ATN101",
+    "  # noqa ATN101",
+    "  # noqa: ATN301 pinned at adoption",
+    "  # type: ignore  # noqa: ATN301",
+    "  # pinned # noqa: ATN301",
+    "  # no qa",
+)
+FILE_LINES = (
+    "# flake8: noqa",
+    "# flake8: noqa: E501",
+    "# FLAKE8: NOQA",
+    "# attnlint: noqa",
+    "# attnlint: noqa: ATN301",
+    "# attnlint: noqa: atn301",
+    "# ATTNLINT: NOQA",
+    "#attnlint:noqa",
+    "x = 1  # attnlint: noqa",
+)
+
+
+def test_flake8_and_the_cli_agree_on_every_spelling(tmp_path: Path) -> None:
+    files = {}
+    for index, comment in enumerate(INLINE_SPELLINGS):
+        text = ACCEPTANCE.replace("start = idx\n", f"start = idx{comment}\n")
+        files[f"inline_{index}.py"] = (comment, text)
+    for index, line in enumerate(FILE_LINES):
+        files[f"file_{index}.py"] = (line, f"{line}\n{ACCEPTANCE}")
+    for name, (_, text) in files.items():
+        (tmp_path / name).write_text(text)
+    names = sorted(files)
+    by_flake8 = flake8(tmp_path, "--select", "ATN", *names)
+    assert by_flake8.returncode in (0, 1), by_flake8.stderr
+    by_cli = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", *names],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert by_cli.returncode in (0, 1), by_cli.stderr
+
+    def reported(output: str) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {name: [] for name in names}
+        for line in output.splitlines():
+            name, _, rest = line.partition(":")
+            if name in found:
+                row, _, rest = rest.partition(":")
+                found[name].append(f"{row} {rest.split()[1]}")
+        return found
+
+    flake8_found, cli_found = reported(by_flake8.stdout), reported(by_cli.stdout)
+    disagreements = [
+        (files[name][0], flake8_found[name], cli_found[name])
+        for name in names
+        if flake8_found[name] != cli_found[name]
+    ]
+    assert disagreements == []
+    # And what each reads: codes as written, so `atn301` suppresses nothing.
+    expected_rows = {
+        "": ["3 ATN301", "4 ATN301"],
+        "  # NOQA: atn301": ["3 ATN301", "4 ATN301"],
+        "  #noqa": ["4 ATN301"],
+        "  # noqa: ATN101": ["3 ATN301", "4 ATN301"],
+        "  # noqa ATN101": ["4 ATN301"],  # no colon: a blanket directive
+        "  # noqa: ATN301 pinned at adoption": ["4 ATN301"],
+        "  # pinned # noqa: ATN301": ["4 ATN301"],
+    }
+    for name in names:
+        comment = files[name][0]
+        if comment in expected_rows:
+            assert cli_found[name] == expected_rows[comment], comment
+    file_expected = {
+        "# flake8: noqa: E501": [],  # flake8 skips the file whatever follows
+        "# attnlint: noqa: atn301": ["4 ATN301", "5 ATN301"],
+        "x = 1  # attnlint: noqa": [],
+    }
+    for name in names:
+        line = files[name][0]
+        if name.startswith("file_") and line in file_expected:
+            assert cli_found[name] == file_expected[line], line
 
 
 def test_parse_options_sets_graph_state_methods() -> None:

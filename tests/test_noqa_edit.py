@@ -13,6 +13,7 @@ from lint_rules.checker import NoqaDirectives, add_noqa_edit, check_source
 from lint_rules.config import Settings
 from lint_rules.diagnostics import Applicability, Finding, Fix, Location
 from lint_rules.fixer import apply_fixes
+from lint_rules.noqa import reason_problem
 from tests.engine_rules import ENGINE_RULES
 
 SETTINGS = Settings(registry=ENGINE_RULES)
@@ -86,6 +87,8 @@ def suppresses(text: str, row: int, code: str) -> bool:
             ["ATN101"],
             "x = old()  # type: ignore  # noqa: ATN102, ATN101",
         ),
+        # A code in lower case suppresses nothing (flake8 compares as written).
+        ("x = old()  # noqa: atn101", ["ATN101"], "x = old()  # noqa: atn101, ATN101"),
         # Only the codes not suppressed yet are added.
         (
             "x = old()  # noqa: ATN102",
@@ -111,7 +114,6 @@ def test_adds_codes(line: str, codes: list[str], expected: str) -> None:
         "x = old()  # noqa",  # a blanket noqa suppresses every code already
         "x = old()  # NOQA",
         "x = old()  # noqa: ATN101",
-        "x = old()  # noqa: atn101",
         "x = old()  # noqa: ATN1",  # a prefix covers the code (flake8's reading)
         "x = old()  # noqa: ATN102, ATN101",
         # A file-level directive: a line directive after it would not be read.
@@ -193,3 +195,49 @@ def test_disables_the_finding_it_was_added_for(text: str) -> None:
         if a != b
     ]
     assert changed == [finding.noqa_row]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("x = old()", "x = old()  # noqa: ATN101 pinned at adoption"),
+        ("x = old()  # why", "x = old()  # why  # noqa: ATN101 pinned at adoption"),
+        (
+            "x = old()  # noqa: ATN102",
+            "x = old()  # noqa: ATN102, ATN101 pinned at adoption",
+        ),
+        # A directive with text after its codes keeps it, and gets no second one.
+        (
+            "x = old()  # noqa: ATN102 needed by replay",
+            "x = old()  # noqa: ATN102, ATN101 needed by replay",
+        ),
+    ],
+)
+def test_reason_follows_the_codes(line: str, expected: str) -> None:
+    edit = add_noqa_edit(f"{line}\n", 1, ["ATN101"], reason=" pinned at adoption ")
+    assert edit is not None
+    new_text, _ = apply_fixes(f"{line}\n", [Fix((edit,), Applicability.SAFE, "")])
+    assert new_text == f"{expected}\n"
+    assert suppresses(new_text, 1, "ATN101")
+
+
+@pytest.mark.parametrize(
+    ("reason", "problem"),
+    [
+        ("pinned at adoption", None),
+        ("see #123 (ATN101 is noisy here)", None),
+        ("", None),
+        ("two\nlines", "single line"),
+        ("TODO1 later", "rule code"),
+        ("x, E501", None),  # "x" is no code, so E501 is reason text
+        ("E501 too", "rule code"),
+        ("# attnlint: noqa", "another suppression directive"),
+        ("then # noqa", "another suppression directive"),
+    ],
+)
+def test_reason_problems(reason: str, problem: str | None) -> None:
+    found = reason_problem(reason)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -45,6 +46,9 @@ from lint_rules.verify import (
     run_verify,
     verify,
 )
+from lint_rules.verify.bisection import Verifier, most_runs
+from lint_rules.verify.report import HEARTBEAT_ENV, HEARTBEAT_SECONDS, heartbeat_seconds
+from lint_rules.verify.runs import RunResult
 from tests.verify_fixtures import synthetic
 from tests.verify_fixtures.synthetic import zeros_to_empty_findings
 
@@ -284,16 +288,143 @@ def test_verify_and_the_plugin_agree_on_the_witness_variable() -> None:
     assert verify_module.WITNESS_ENV == pytest_plugin.WITNESS_ENV
 
 
-def test_progress_is_quiet_off_a_tty_and_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
+
+def test_progress_shares_a_line_only_on_a_terminal_outside_ci(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("CI", raising=False)
-    assert Progress(Tty()).enabled
-    assert not Progress(io.StringIO()).enabled
+    assert Progress(_Tty()).interactive
+    assert not Progress(io.StringIO()).interactive
     monkeypatch.setenv("CI", "true")
-    assert not Progress(Tty()).enabled
+    assert not Progress(_Tty()).interactive
+    # Shown everywhere: a silent log is no proof of progress.
+    assert Progress(io.StringIO()).enabled and Progress(_Tty()).enabled
+
+
+def _result(passed: bool = True) -> RunResult:
+    return RunResult(passed, 0 if passed else 1, 12.34, [], True, "")
+
+
+def test_progress_lines_off_a_terminal() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, interactive=False)
+    progress.expect_runs(7)
+    progress.start(2, "3 of 3 fixes (buffers.py:3,4,5)")
+    progress.beat(10.2)
+    progress.beat(20.4)
+    progress.finish(_result())
+    lines = stream.getvalue().splitlines()
+    assert re.fullmatch(
+        r"attnlint verify: run 2 of at most 7 \[\d+\.\d s\]: 3 of 3 fixes "
+        r"\(buffers\.py:3,4,5\)",
+        lines[0],
+    )
+    assert re.fullmatch(
+        r"attnlint verify: run 2 of at most 7 still running: 10 s so far, \d+ s in all",
+        lines[1],
+    )
+    assert lines[2].startswith(
+        "attnlint verify: run 2 of at most 7 still running: 20 s"
+    )
+    assert lines[3] == "attnlint verify: run 2 of at most 7 passed (12.3 s)"
+    assert len(lines) == 4 and stream.getvalue().endswith("\n")
+
+
+def test_progress_on_a_terminal_ends_the_open_line_for_a_heartbeat() -> None:
+    stream = _Tty()
+    progress = Progress(stream, interactive=True)
+    progress.expect_runs(3)
+    progress.start(1, "unchanged files")
+    progress.finish(_result())
+    progress.start(2, "1 of 1 fixes (buffers.py:3)")
+    progress.beat(10.0)
+    progress.finish(_result(passed=False))
+    lines = stream.getvalue().splitlines()
+    assert re.fullmatch(
+        r"attnlint verify: run 1 of at most 3 \[ *\d+\.\d s\] unchanged files "
+        r"\.\.\. passed \(12\.3 s\)",
+        lines[0],
+    )
+    assert lines[1].endswith("1 of 1 fixes (buffers.py:3) ... ")
+    assert lines[2].startswith(
+        "attnlint verify: run 2 of at most 3 still running: 10 s"
+    )
+    assert lines[3] == (
+        "attnlint verify: run 2 of at most 3 failed (exit code 1) (12.3 s)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("", HEARTBEAT_SECONDS), ("0.25", 0.25), (" 3 ", 3.0)]
+)
+def test_heartbeat_interval(value: str, seconds: float) -> None:
+    assert heartbeat_seconds({HEARTBEAT_ENV: value}) == seconds
+    assert HEARTBEAT_SECONDS <= 15  # a line at least every 15 s
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "nan", "inf"])
+def test_bad_heartbeat_interval_is_a_usage_error(
+    fake_project: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    with pytest.raises(ValueError, match=HEARTBEAT_ENV):
+        heartbeat_seconds({HEARTBEAT_ENV: value})
+    monkeypatch.setenv(HEARTBEAT_ENV, value)
+    code, _, err = run(VerifyOptions(["buffers.py"], fake_command()))
+    assert code == EXIT_USAGE and f"{HEARTBEAT_ENV}=" in err
+
+
+class _StubTransaction:
+    """Keeps what verify would write, in memory."""
+
+    def __init__(self) -> None:
+        self.texts: dict[Path, bytes] = {}
+
+    def write(self, path: Path, data: bytes) -> bool:
+        self.texts[path] = data
+        return True
+
+
+class _StubRunner:
+    """Fails exactly when a fix of a buffer in ``breaking`` is in the file."""
+
+    def __init__(self, transaction: _StubTransaction, breaking: set[str]) -> None:
+        self.transaction = transaction
+        self.breaking = breaking
+        self.runs = 0
+
+    def run(self, poison: bool = True, **heartbeat: object) -> RunResult:
+        self.runs += 1
+        text = b"".join(self.transaction.texts.values()).decode()
+        applied = set(re.findall(r"^(\w+) = torch\.empty", text, re.M))
+        return RunResult(not applied & self.breaking, 0, 0.0, [], True, "")
+
+
+def test_the_announced_most_runs_is_never_exceeded(fake_project: Path) -> None:
+    names = ["a", "b", "c", "d", "e", "f"]
+    module = "import torch\n\n" + "".join(f"{n} = torch.zeros(1)\n" for n in names)
+    (fake_project / "buffers.py").write_text(module)
+    exact = 0
+    for mask in range(1 << len(names)):
+        breaking = {name for index, name in enumerate(names) if mask >> index & 1}
+        states = collect_candidates(["buffers.py"], None, zeros_to_empty_findings, None)
+        transaction = _StubTransaction()
+        runner = _StubRunner(transaction, breaking)
+        progress = Progress(io.StringIO(), enabled=False)
+        report = Verifier(states, runner, transaction, progress).verify()
+        assert report.exit_code == EXIT_OK
+        assert runner.runs <= progress.most_runs == most_runs(len(names))
+        exact += runner.runs == most_runs(len(names))
+        rejected = {
+            c.finding.location.row - 2
+            for c in report.candidates
+            if c.status == "rejected"
+        }
+        assert {names[row - 1] for row in rejected} == breaking
+    assert exact  # the bound is reached, not just safe
 
 
 # --------------------------------------------------------------------------
@@ -495,6 +626,120 @@ def _start_verify_and_wait_for_the_tests(project: Path, pid_file: Path):
     return verifier
 
 
+# The real command on a real ATN102 finding; each fake test run lasts as long
+# as --delay says.
+GRAPH_STATE = (
+    "import torch\n\n\nclass Backend:\n"
+    "    def init_cuda_graph_state(self, max_bs):\n"
+    "        self.lens = torch.zeros(max_bs)\n"
+)
+
+
+def attnlint_verify(*test_options: str, dry_run: bool = False) -> list[str]:
+    """``attnlint verify backend.py -- python fake_tests.py backend.py ...``"""
+    return [
+        sys.executable,
+        "-m",
+        "lint_rules",
+        "verify",
+        *(["--dry-run"] if dry_run else []),
+        "backend.py",
+        "--",
+        sys.executable,
+        str(FAKE_TESTS),
+        "backend.py",
+        *test_options,
+    ]
+
+
+def test_heartbeat_lines_in_ci_and_off_a_terminal(tmp_path: Path) -> None:
+    (tmp_path / "backend.py").write_text(GRAPH_STATE)
+    result = subprocess.run(
+        attnlint_verify("--delay", "1.2", dry_run=True),
+        cwd=tmp_path,
+        env={**os.environ, "CI": "true", HEARTBEAT_ENV: "0.3"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == EXIT_OK, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("attnlint verify: run 1 of at most 3 [")
+    for number in (1, 2):
+        beat = f"attnlint verify: run {number} of at most 3 still running: "
+        assert sum(line.startswith(beat) for line in lines) >= 2, result.stderr
+    assert "attnlint verify: run 2 of at most 3 passed (" in result.stderr
+    assert (tmp_path / "backend.py").read_text() == GRAPH_STATE  # --dry-run
+
+
+def _sh() -> str:
+    return shutil.which("sh") or "/bin/sh"
+
+
+def test_a_background_job_of_sh_starts_with_sigint_ignored(tmp_path: Path) -> None:
+    # The premise of the next test: without job control, `sh -c 'cmd &'`
+    # starts cmd with SIGINT ignored, and Python keeps it ignored.
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+    result = subprocess.run(
+        [_sh(), "-c", f"'{sys.executable}' -c '{probe}' & wait"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.stdout.strip() == "True", result.stderr
+
+
+@pytest.mark.parametrize("started_by", ["sh-background-job", "sig-ign"])
+def test_ctrl_c_stops_verify_that_inherited_sigint_ignored(
+    tmp_path: Path, started_by: str
+) -> None:
+    path = tmp_path / "backend.py"
+    path.write_text(GRAPH_STATE)
+    pid_file = tmp_path / "tests.pid"
+    command = attnlint_verify("--sleep-if", "lens", "--pid-file", str(pid_file))
+    if started_by == "sig-ign":
+        starter = subprocess.Popen(
+            command,
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
+    else:
+        quoted = " ".join(f"'{part}'" for part in command)
+        starter = subprocess.Popen(
+            [_sh(), "-c", f"{quoted} & echo $! > verify.pid; wait $!"],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    deadline = time.monotonic() + 30
+    while (
+        not pid_file.exists() and starter.poll() is None and time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    assert pid_file.exists(), starter.communicate()
+    verify_pid = (
+        starter.pid
+        if started_by == "sig-ign"
+        else int((tmp_path / "verify.pid").read_text())
+    )
+    assert "torch.empty" in path.read_text()  # a fix is in the file
+    os.kill(verify_pid, signal.SIGINT)
+    try:
+        _, err = starter.communicate(timeout=30)
+    finally:
+        if starter.poll() is None:  # SIGINT did nothing: end it as SIGTERM does
+            os.kill(verify_pid, signal.SIGTERM)
+            starter.communicate(timeout=30)
+    assert starter.returncode == EXIT_INTERRUPTED, err
+    assert "attnlint verify: interrupted" in err
+    assert path.read_text() == GRAPH_STATE
+    assert _gone_within(int(pid_file.read_text()), 10)
+
+
 def test_after_sigkill_verify_restore_puts_every_file_back(
     fake_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -597,7 +842,8 @@ def test_every_fix_confirmed_when_no_buffer_is_read_before_written(
     assert [f["status"] for f in report["fixes"]] == ["confirmed"] * 3
     assert report["runs"] == 2 and report["files_changed"] == ["tiny_backend.py"]
     assert path.read_text() == original.replace("torch.zeros", "torch.empty")
-    assert "run 2 [" in stream.getvalue() and "3 of 3 fixes" in stream.getvalue()
+    assert "run 2 of at most 7 [" in stream.getvalue()
+    assert "3 of 3 fixes" in stream.getvalue()
 
 
 def test_planted_early_read_rejects_exactly_that_fix(

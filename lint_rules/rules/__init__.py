@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 #: (code, name, module in this package, class), in registry order.
 CATALOGUE: tuple[tuple[str, str, str, str], ...] = (
+    ("ATN001", "unused-noqa", "atn001_unused_noqa", "UnusedNoqa"),
     ("ATN101", "zeros-overwritten", "atn101_zeros_overwritten", "ZerosOverwritten"),
     (
         "ATN102",
@@ -39,6 +40,10 @@ CATALOGUE: tuple[tuple[str, str, str, str], ...] = (
 
 #: The codes of the rules, in registry order (no rule module imported).
 CODES: tuple[str, ...] = tuple(code for code, _, _, _ in CATALOGUE)
+
+#: The codes of the rules users opt into (``Rule.opt_in``): ``ALL`` and
+#: ``ATN`` do not select them, ``ATN0`` or the code itself does.
+OPT_IN_CODES: frozenset[str] = frozenset({"ATN001"})
 
 ALL_RULES: tuple[type[Rule], ...]
 RULES_BY_CODE: dict[str, type[Rule]]
@@ -73,6 +78,7 @@ __all__ = [
     "ALL_RULES",
     "CATALOGUE",
     "CODES",
+    "OPT_IN_CODES",
     "RULES_BY_CODE",
     "RULES_BY_NAME",
     "Invalid",

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from lint_rules.context import Context
     from lint_rules.diagnostics import Finding
+    from lint_rules.noqa import SuppressionFacts
 
 
 class Invalid(Record):
@@ -52,8 +53,19 @@ class Rule:
     # or the bug (a safe fix, or a read of garbage), "warning" for an audit,
     # where a person decides whether the code is wrong (an unsafe-only fix).
     severity: ClassVar[str] = "error"
+    # Selected only by a selector that names it past the letters of its code
+    # (ATN0, ATN001), never by ALL or ATN, which are the default: a rule
+    # users opt into (``lint_rules.rules.OPT_IN_CODES`` lists them).
+    opt_in: ClassVar[bool] = False
+    # The rule judges the suppression comments themselves: the checker calls
+    # ``check_suppressions`` (not ``check``) after every other rule ran, and
+    # only where it applies suppression comments itself (not under flake8).
+    checks_suppressions: ClassVar[bool] = False
 
     def check(self, ctx: Context) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def check_suppressions(self, facts: SuppressionFacts) -> list[Finding]:
         raise NotImplementedError
 
     @classmethod

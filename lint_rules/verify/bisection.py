@@ -40,6 +40,13 @@ NOT_POISONED = (
 )
 
 
+def most_runs(fixes: int) -> int:
+    """The most test runs a verification of ``fixes`` fixes (at least one)
+    takes: the baseline, every fix at once, at most two runs per split of
+    the bisection (``fixes - 1`` splits find every culprit), the final run."""
+    return 2 * fixes + 1
+
+
 class Verifier:
     """Applies subsets of the candidate fixes, runs the tests, bisects failures."""
 
@@ -63,7 +70,9 @@ class Verifier:
         """Write exactly ``chosen`` into the files and run the tests."""
         self.write_set(chosen)
         self.progress.start(self.runner.runs + 1, describe(chosen, len(self.testable)))
-        result = self.runner.run(poison=poison)
+        result = self.runner.run(
+            poison=poison, heartbeat=self.progress.beat, every=self.progress.interval
+        )
         self.progress.finish(result)
         if poison:
             self.latest = (frozenset(map(id, chosen)), result)
@@ -121,6 +130,7 @@ class Verifier:
         self.reject_unparsable()
         if not self.testable:
             return self.make_report("nothing-to-verify", EXIT_OK)
+        self.progress.expect_runs(most_runs(len(self.testable)))
         baseline = self.try_set([])
         if not baseline.passed:
             return self._baseline_failed(baseline)

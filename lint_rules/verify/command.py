@@ -40,9 +40,14 @@ from lint_rules.verify.journal import (
     JournalError,
     exists_message,
 )
-from lint_rules.verify.report import Progress, VerifyReport, write_report
+from lint_rules.verify.report import (
+    Progress,
+    VerifyReport,
+    heartbeat_seconds,
+    write_report,
+)
 from lint_rules.verify.runs import TestRunner
-from lint_rules.verify.signals import signals_deferred, signals_raised
+from lint_rules.verify.signals import interruptible, signals_deferred, signals_raised
 from lint_rules.verify.transaction import FileTransaction
 
 _DESCRIPTION = """\
@@ -291,9 +296,12 @@ def run_verify(
     except SystemExit:  # argparse has printed the error
         return EXIT_USAGE
     try:
-        return verify(options, stdout=out, stderr=err, find=find)
+        with interruptible():
+            return verify(options, stdout=out, stderr=err, find=find)
     except Terminated as terminated:  # only between two safe points: files restored
         return 128 + terminated.signum
+    except KeyboardInterrupt:  # before any file was touched, or after the report
+        return EXIT_INTERRUPTED
 
 
 def verify(
@@ -308,6 +316,10 @@ def verify(
     started = time.monotonic()
     progress = progress or Progress(stderr)
     try:
+        try:
+            heartbeat_seconds()
+        except ValueError as error:
+            raise VerifyUsageError(str(error)) from None
         root = _project_root(options.paths, options.config)
         earlier = Journal.find(root)
         if earlier is not None:
@@ -382,31 +394,39 @@ def verify(
                     restore_at_end and transaction.changed()
                 ):
                     journal.remove()
-    held = held + transaction.signals_held
-    if held and restore_at_end and report.outcome != "interrupted":
-        # Stopped while restoring: the files are back, and the exit code says why.
-        # (After a success the signal came too late to change anything.)
-        report.outcome, report.exit_code = "interrupted", 128 + held[0]
-    if transaction.conflicts:
-        names = ", ".join(_display(states, p) for p in transaction.conflicts)
-        note = f"{names} changed on disk while verify ran: left as found, not restored"
-        report.detail = f"{report.detail}\n{note}" if report.detail else note
-    report.elapsed = time.monotonic() - started
-    report.files_changed = [] if restore_at_end else sorted(changed.values())
-    for candidate in report.candidates:
-        # An aborted or failed verification leaves no fix behind, and says so.
-        undecided = candidate.status == PENDING
-        if undecided or (report.exit_code != EXIT_OK and candidate.status == CONFIRMED):
-            candidate.status = UNCONFIRMED
-    write_report(
-        report,
-        command=options.command,
-        paths=options.paths,
-        dry_run=options.dry_run,
-        output_format=options.output_format,
-        stdout=stdout,
-        stderr=stderr,
-    )
+    # The outcome is settled and every file is as it will stay: a signal from
+    # now on comes too late to change either, and must not make the exit
+    # code say "restored" of fixes that were kept.
+    with signals_deferred():
+        held = held + transaction.signals_held
+        if held and restore_at_end and report.outcome != "interrupted":
+            # Stopped while restoring: the files are back, and the exit code says why.
+            # (After a success the signal came too late to change anything.)
+            report.outcome, report.exit_code = "interrupted", 128 + held[0]
+        if transaction.conflicts:
+            names = ", ".join(_display(states, p) for p in transaction.conflicts)
+            note = (
+                f"{names} changed on disk while verify ran: left as found, not restored"
+            )
+            report.detail = f"{report.detail}\n{note}" if report.detail else note
+        report.elapsed = time.monotonic() - started
+        report.files_changed = [] if restore_at_end else sorted(changed.values())
+        for candidate in report.candidates:
+            # An aborted or failed verification leaves no fix behind, and says so.
+            undecided = candidate.status == PENDING
+            if undecided or (
+                report.exit_code != EXIT_OK and candidate.status == CONFIRMED
+            ):
+                candidate.status = UNCONFIRMED
+        write_report(
+            report,
+            command=options.command,
+            paths=options.paths,
+            dry_run=options.dry_run,
+            output_format=options.output_format,
+            stdout=stdout,
+            stderr=stderr,
+        )
     return report.exit_code
 
 

@@ -33,45 +33,125 @@ class VerifyReport:
     detail: str = ""
 
 
+#: Seconds between two heartbeat lines while a test run lasts.
+HEARTBEAT_SECONDS = 10.0
+#: Set this environment variable to another number of seconds to change it.
+HEARTBEAT_ENV = "ATTNLINT_VERIFY_HEARTBEAT"
+
+
+def heartbeat_seconds(environ: dict[str, str] | None = None) -> float:
+    """The heartbeat interval: ``ATTNLINT_VERIFY_HEARTBEAT`` if set (a positive
+    number of seconds; ValueError saying so otherwise), else the default."""
+    value = (os.environ if environ is None else environ).get(HEARTBEAT_ENV, "")
+    if not value.strip():
+        return HEARTBEAT_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ValueError(
+            f"{HEARTBEAT_ENV}={value!r}: expected a positive number of seconds"
+        )
+    return seconds
+
+
 class Progress:
-    """One line per test run on stderr: which set, runs done, time elapsed."""
+    """Progress on stderr while verify runs.
+
+    Each test run is announced (which run of at most how many, the fixes it
+    tries, the time elapsed) and its verdict follows; while a run lasts, a
+    heartbeat line says it still runs, its time so far and the time in all,
+    every ``interval`` seconds (:data:`HEARTBEAT_SECONDS`), on a terminal, in
+    a pipe and in CI alike: a log that stays silent is a verify that hangs,
+    not a slow test suite. On a terminal outside CI (``interactive``) a run
+    that ends before its first heartbeat has its announcement and verdict
+    on one line; elsewhere every message is a line of its own, flushed at
+    once. ``enabled=False`` prints nothing.
+    """
 
     def __init__(
-        self, stream: IO[str] | None = None, enabled: bool | None = None
+        self,
+        stream: IO[str] | None = None,
+        enabled: bool = True,
+        *,
+        interactive: bool | None = None,
+        interval: float | None = None,
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        if enabled is None:
-            enabled = _isatty(self.stream) and not _truthy(os.environ.get("CI", ""))
         self.enabled = enabled
+        if interactive is None:
+            interactive = _isatty(self.stream) and not _truthy(os.environ.get("CI", ""))
+        self.interactive = interactive
+        if interval is None:
+            try:
+                interval = heartbeat_seconds()
+            except ValueError:  # verify reports it before any run
+                interval = HEARTBEAT_SECONDS
+        self.interval = interval
         self.started = time.monotonic()
+        self.most_runs: int | None = None
+        self._run: str | None = None
         self._open_line = False
 
+    def expect_runs(self, most: int) -> None:
+        """At most ``most`` test runs will be needed (shown with each run)."""
+        self.most_runs = most
+
     def start(self, run: int, what: str) -> None:
-        if self.enabled:
-            elapsed = time.monotonic() - self.started
-            self.stream.write(
-                f"attnlint verify: run {run} [{elapsed:5.1f} s] {what} ... "
-            )
-            self.stream.flush()
+        self._run = f"run {run}" + (
+            f" of at most {self.most_runs}" if self.most_runs else ""
+        )
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.started
+        if self.interactive:
+            self._write(f"attnlint verify: {self._run} [{elapsed:5.1f} s] {what} ... ")
             self._open_line = True
+        else:
+            self._write(f"attnlint verify: {self._run} [{elapsed:.1f} s]: {what}\n")
+
+    def beat(self, run_seconds: float) -> None:
+        """The heartbeat: the run under way has lasted ``run_seconds``."""
+        if not self.enabled:
+            return
+        self.end_line()
+        elapsed = time.monotonic() - self.started
+        self._write(
+            f"attnlint verify: {self._run or 'a test run'} still running: "
+            f"{run_seconds:.0f} s so far, {elapsed:.0f} s in all\n"
+        )
 
     def finish(self, result: RunResult) -> None:
-        if self.enabled:
-            verdict = "passed" if result.passed else failure_summary(result)
-            self.stream.write(f"{verdict} ({result.duration:.1f} s)\n")
-            self.stream.flush()
+        if not self.enabled:
+            return
+        verdict = "passed" if result.passed else failure_summary(result)
+        if self._open_line:
+            self._write(f"{verdict} ({result.duration:.1f} s)\n")
             self._open_line = False
+        else:
+            self._write(
+                f"attnlint verify: {self._run} {verdict} ({result.duration:.1f} s)\n"
+            )
 
     def note(self, message: str) -> None:
         if self.enabled:
             self.end_line()
-            self.stream.write(f"attnlint verify: {message}\n")
-            self.stream.flush()
+            self._write(f"attnlint verify: {message}\n")
 
     def end_line(self) -> None:
         if self._open_line:
-            self.stream.write("\n")
             self._open_line = False
+            self._write("\n")
+
+    def _write(self, text: str) -> None:
+        # Progress is a courtesy: a closed or broken stderr must not stop
+        # a verification (which would then restore every file).
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,16 @@ class TestRunner:
                 f"cannot run the test command {program!r}: not found or not executable"
             )
 
-    def run(self, poison: bool = True) -> RunResult:
+    def run(
+        self,
+        poison: bool = True,
+        *,
+        heartbeat: Callable[[float], None] | None = None,
+        every: float | None = None,
+    ) -> RunResult:
+        """Run the command once (poisoned unless ``poison`` is False); while it
+        runs, call ``heartbeat(seconds since it started)`` every ``every``
+        seconds. TestTimeout past the timeout."""
         self.runs += 1
         log = self.workdir / f"run-{self.runs}.log"
         witness = self.workdir / f"run-{self.runs}.witness"
@@ -113,7 +122,7 @@ class TestRunner:
                 ) from None
             try:
                 try:
-                    returncode = process.wait(timeout=self.timeout)
+                    returncode = self._wait(process, started, heartbeat, every)
                 except subprocess.TimeoutExpired:
                     _stop(process)
                     raise TestTimeout() from None
@@ -139,6 +148,30 @@ class TestRunner:
             poisoned=any(r.get("event") == "poisoned" for r in records),
             output=text,
         )
+
+    def _wait(
+        self,
+        process: subprocess.Popen[bytes],
+        started: float,
+        heartbeat: Callable[[float], None] | None,
+        every: float | None,
+    ) -> int:
+        """The command's exit status, waited for in steps of ``every`` seconds
+        with a heartbeat after each; TimeoutExpired once the timeout is past."""
+        deadline = None if self.timeout is None else started + self.timeout
+        while True:
+            wait = every if heartbeat is not None else None
+            if deadline is not None:
+                left = max(0.0, deadline - time.monotonic())
+                wait = left if wait is None else min(wait, left)
+            try:
+                return process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                if heartbeat is None or (
+                    deadline is not None and time.monotonic() >= deadline
+                ):
+                    raise
+                heartbeat(time.monotonic() - started)
 
 
 def _read_witness(path: Path) -> list[dict[str, Any]]:

@@ -56,3 +56,26 @@ def signals_raised() -> Iterator[None]:
     finally:
         for s, old in previous.items():
             signal.signal(s, old)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Make SIGINT raise KeyboardInterrupt in the block even when this process
+    started with it ignored.
+
+    A background job of a non-interactive shell (``sh -c 'attnlint verify
+    ... &'``, many CI runners and job scripts) inherits SIGINT ignored, and
+    Python then installs no handler: Ctrl-C and ``kill -INT`` would do
+    nothing. A program is usually right to keep such a signal ignored; verify
+    is not, because it turns the signal into putting every file back, and a
+    verify that cannot be interrupted is only stopped by means that leave
+    the fixes in the files (SIGKILL, then ``verify --restore``).
+    """
+    if not in_main_thread() or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,7 +1,8 @@
 """A stand-in test command for verify's transaction tests: no pytest, no torch.
 
-It reads MODULE's text to see which buffers (``name = torch.zeros(...)`` lines)
-were rewritten to ``torch.empty``, and behaves as told. Like a pytest run with
+It reads MODULE's text to see which buffers (``name = torch.zeros(...)`` or
+``self.name = torch.zeros(...)`` lines) were rewritten to ``torch.empty``, and
+behaves as told. Like a pytest run with
 attnlint's plugin, it records a poisoned session in the witness file.
 
 usage: python fake_tests.py MODULE [--fail-if NAMES] [--fail-on-run N]
@@ -45,7 +46,11 @@ def main() -> int:
         if args.pid_file:
             args.pid_file.write_text(str(os.getpid()))
         time.sleep(args.delay)
-    applied = set(re.findall(r"^(\w+) = torch\.empty", args.module.read_text(), re.M))
+    applied = set(
+        re.findall(
+            r"^\s*(?:self\.)?(\w+) = torch\.empty", args.module.read_text(), re.M
+        )
+    )
     if applied & set(filter(None, args.sleep_if.split(","))):
         if args.pid_file:
             args.pid_file.write_text(str(os.getpid()))
