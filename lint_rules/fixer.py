@@ -295,6 +295,11 @@ def write_atomic(
     the two system calls that give it one and rename it). A symbolic link is
     followed: the file it points to is replaced and the link stays a link.
 
+    A writer holds a lock (``flock``) on its temporary file until it is
+    renamed. A ``kill -9`` that lands between naming it and renaming it
+    leaves a complete, unlocked copy behind; the next write of the same
+    file removes such leftovers (``remove_stale_temporaries``).
+
     ``expected`` is (``file_key``, ``content_digest``) of the file as it was
     read; just before the rename, the file on disk must still be that one,
     or ``FileChanged`` is raised and nothing is written. A file that
@@ -324,6 +329,7 @@ def write_atomic(
         mode = stat.S_IMODE(info.st_mode)
     else:
         mode = 0o666 & ~_current_umask()
+    remove_stale_temporaries(target)
     try:
         return _replace(target, data, info, mode, times_ns, expected, path)
     except _NoLinkToUnnamed:
@@ -350,6 +356,7 @@ def _replace(
     name = os.path.basename(target)
     descriptor, temporary = _temporary_file(folder, name, unnamed)
     try:
+        _lock(descriptor)
         with os.fdopen(descriptor, "wb", closefd=False) as stream:
             stream.write(data)
         if info is not None:
@@ -406,6 +413,68 @@ def _temporary_file(folder: str, name: str, unnamed: bool) -> tuple[int, str | N
             ):
                 raise
     return tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=TEMPORARY_SUFFIX)
+
+
+def _lock(descriptor: int, wait: bool = True) -> bool:
+    """Take the exclusive lock of the file open as ``descriptor``: held by
+    a writer on its temporary file for as long as the writer lives (the
+    system drops it with the writer's descriptors, ``kill -9`` included).
+    False when ``wait`` is False and another open file holds it."""
+    try:
+        import fcntl
+    except (
+        ImportError
+    ):  # pragma: no cover - without flock no leftover is provably stale
+        return wait
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    return True
+
+
+def remove_stale_temporaries(target: str) -> list[str]:
+    """Remove the temporary files of ``target`` (``.NAME.<random>.attnlint-tmp``
+    beside it) that no living writer holds: what a writer killed between
+    naming its temporary file and renaming it left. Return their paths.
+
+    A writer locks its temporary file before the file has a name and keeps
+    the lock until the rename, so an unlocked one is a leftover; one being
+    written or renamed right now is locked, or already gone, and kept.
+    """
+    folder = os.path.dirname(target) or "."
+    prefix = f".{os.path.basename(target)}."
+    removed: list[str] = []
+    try:
+        entries = [
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.name.startswith(prefix) and entry.name.endswith(TEMPORARY_SUFFIX)
+        ]
+    except OSError:
+        return removed
+    for entry in entries:
+        path = os.path.join(folder, entry)
+        try:
+            descriptor = os.open(
+                path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            )
+        except OSError:
+            continue
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode) or not _lock(descriptor, wait=False):
+                continue
+            # Still the file that was opened (not renamed and replaced since).
+            now = os.lstat(path)
+            if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            continue
+        finally:
+            os.close(descriptor)
+    return removed
 
 
 def _name_unnamed(descriptor: int, folder: str, name: str) -> str:

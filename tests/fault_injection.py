@@ -8,7 +8,10 @@ problems it finds afterwards, none if all is well:
 
 - ``--fix``: every file holds its original bytes or its fully fixed bytes,
   nothing in between; no temporary file is left; no process of the run is
-  left.
+  left. Under SIGKILL alone, which no program can catch, a kill between
+  the two system calls that name a temporary file and rename it leaves that
+  file (a complete copy of the fixed text, never locked again); the next
+  ``--fix`` run must then remove it, fixing every file.
 - ``verify``: every file holds one of the versions verify may write (its
   original, or the original with some of the fixes); no temporary file is
   left; the test command's process does not outlive verify; and after
@@ -172,6 +175,17 @@ def fix_trial(
         if data not in (original, fixed):
             problems.append(f"{path.name}: neither original nor fully fixed")
     leftovers = _leftover_temporaries(folder)
+    if leftovers and signum == signal.SIGKILL:
+        for name in leftovers:
+            if (folder / name).read_bytes() != fixed:
+                problems.append(f"{name}: a temporary file left half written")
+        subprocess.run(FIX_COMMAND, cwd=folder, env=_environment(), check=True)
+        leftovers = _leftover_temporaries(folder)
+        problems.extend(
+            f"{path.name}: not fixed by the run after the kill"
+            for path in files
+            if path.read_bytes() != fixed
+        )
     if leftovers:
         problems.append(f"temporary files left: {leftovers}")
     if _traceback(stderr, signum):

@@ -9,6 +9,7 @@ before it writes the result.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 from pathlib import Path
@@ -17,6 +18,11 @@ import pytest
 
 import lint_rules.runner as runner_module
 from lint_rules.cli import main
+from lint_rules.fixer import (
+    TEMPORARY_SUFFIX,
+    remove_stale_temporaries,
+    write_atomic,
+)
 
 ALIAS = (
     "def copy_rows(table, cache, lens):\n"
@@ -180,3 +186,35 @@ def test_a_failed_write_never_reports_all_checks_passed(
         "pyproject.toml",
         "rows.py",
     ]
+
+
+def test_a_leftover_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    # What a writer killed between naming its temporary file and renaming it
+    # leaves: a complete copy nobody holds. The next write of the file removes it.
+    target = tmp_path / "rows.py"
+    target.write_text(ALIAS)
+    leftover = tmp_path / f".rows.py.0badc0de{TEMPORARY_SUFFIX}"
+    leftover.write_text(ALIAS_FIXED)
+    other = tmp_path / f".other.py.0badc0de{TEMPORARY_SUFFIX}"
+    other.write_text(ALIAS_FIXED)
+    write_atomic(target, ALIAS_FIXED.encode())
+    assert target.read_text() == ALIAS_FIXED
+    assert not leftover.exists()
+    assert other.exists()  # another file's: left for that file's next write
+
+
+def test_a_temporary_file_a_living_writer_holds_is_kept(tmp_path: Path) -> None:
+    target = tmp_path / "rows.py"
+    target.write_text(ALIAS)
+    in_use = tmp_path / f".rows.py.0badc0de{TEMPORARY_SUFFIX}"
+    in_use.write_text(ALIAS_FIXED)
+    holder = os.open(in_use, os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # as a writer holds its own
+        assert remove_stale_temporaries(str(target)) == []
+        write_atomic(target, ALIAS_FIXED.encode())
+        assert in_use.exists()
+    finally:
+        os.close(holder)
+    assert remove_stale_temporaries(str(target)) == [str(in_use)]
+    assert not in_use.exists()
