@@ -43,54 +43,32 @@ import ast
 import enum
 from collections.abc import Container, Iterable, Iterator
 
-from lint_rules.analysis.flow import Block, FunctionFlow
-from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.flow import Block, FunctionFlow, Kind
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.torch_api import (
+    DETERMINISTIC_METHODS,
+    FRESH_METHODS,
+    GRADIENT_FUNCTIONS,
+    GRADIENT_METHODS,
+    METADATA_ATTRIBUTES,
+    NAMESPACE_ATTRIBUTES,
+    NO_EFFECT_METHODS,
+    VIEW_ATTRIBUTES,
+    is_inplace_method,
+    written_arguments,
+)
 from lint_rules.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.imports import ImportMap
+    from lint_rules.analysis.scopes import Scope
+
+    Names = Scope | ImportMap
 
 Path = tuple[str, ...]
 SUBSCRIPT = "[]"
-
-# Tensor/container methods that change nothing; their results share nothing
-# with the receiver (reductions, comparisons, shape queries, copies).
-FRESH_METHODS = frozenset(
-    {
-        "item", "tolist", "clone", "sum", "mean", "max", "min", "amax",
-        "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "abs", "neg",
-        "sqrt", "rsqrt", "exp", "log", "sign", "floor", "ceil", "round", "clamp",
-        "clip", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "any", "all",
-        "nonzero", "count_nonzero", "numel", "nelement", "dim", "ndimension",
-        "size", "stride", "element_size", "is_contiguous", "is_floating_point",
-        "data_ptr", "get_device", "storage_offset", "norm", "std", "var",
-        "median", "topk", "argsort", "unique", "bincount", "index_select",
-        "gather", "masked_select", "masked_fill", "repeat", "repeat_interleave",
-        "index", "count", "startswith", "endswith", "format", "join",
-    }
-)  # fmt: skip
-# Methods that change nothing but whose result may share memory (or be) the
-# receiver: views, conversions that are no-ops when nothing needs converting,
-# and container views.
-VIEW_METHODS = frozenset(
-    {
-        "to", "cpu", "cuda", "numpy", "contiguous", "detach", "float", "double",
-        "half", "bfloat16", "int", "long", "short", "bool", "byte", "char",
-        "type", "type_as", "view", "view_as", "reshape", "reshape_as", "flatten",
-        "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "permute",
-        "transpose", "t", "narrow", "select", "split", "chunk", "unbind",
-        "as_strided", "diagonal", "unfold", "movedim", "get", "keys", "values",
-        "items", "copy",
-    }
-)  # fmt: skip
-# Methods that change nothing but allocate memory whose contents are undefined
-# (so they are not deterministic reads).
-_ALLOCATING_METHODS = frozenset(
-    {"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"}
-)
-NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS | _ALLOCATING_METHODS
-DETERMINISTIC_METHODS = FRESH_METHODS | VIEW_METHODS
-# In-place methods that also make the receiver share the argument's memory.
-_SHARING_INPLACE = frozenset({"set_"})
 
 # Builtins that change none of their arguments.
 NO_EFFECT_BUILTINS = frozenset(
@@ -116,8 +94,9 @@ FRESH_BUILTINS = frozenset(
 DETERMINISTIC_BUILTINS = frozenset(
     {"len", "isinstance", "int", "float", "bool", "str", "abs", "min", "max", "round"}
 )
-# torch namespaces whose functions (not ending in ``_``, without ``out=`` or
-# ``inplace=``) leave their arguments alone.
+# Builtins that format their arguments, running their ``__str__``,
+# ``__repr__`` or ``__format__`` (user code, which may change them).
+_FORMATTING_BUILTINS = frozenset({"print", "str", "repr", "format", "ascii"})
 # Builtins that iterate over an argument (running a generator's code).
 _ITERATING_BUILTINS = frozenset(
     {
@@ -127,8 +106,26 @@ _ITERATING_BUILTINS = frozenset(
 )  # fmt: skip
 # Methods whose results are iterated without running user code.
 _PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split"})
-_PURE_TORCH_MODULES = frozenset({"torch", "torch.nn.functional"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
+# In-place methods that also make the receiver share the argument's memory.
+_SHARING_INPLACE = frozenset({"set_"})
+# Expressions whose value holds (or is) the value of a part: a call given
+# one of them receives that part's object too.
+_CARRIERS = (
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Starred,
+    ast.keyword,
+    ast.IfExp,
+    ast.BoolOp,
+    ast.NamedExpr,
+    ast.Attribute,
+    ast.Subscript,
+)
+_FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
+_COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _ALIAS_LIMIT = 64
 _HUB = "<call>"  # root of the synthetic path linking a call's arguments
 _ALIASING_NODES = (
@@ -147,6 +144,7 @@ class EffectKind(enum.Enum):
     REBIND = "rebind"
     STORE = "store"
     WRITE = "write"
+    CALL = "call"
     ANY_CODE = "any-code"
     BARRIER = "barrier"
 
@@ -195,35 +193,54 @@ def access_path(expr: ast.AST) -> Path | None:
 
 
 def paths_conflict(a: Path, b: Path) -> bool:
-    """One path is a prefix of the other: a write to one may change a read of the other."""
+    """One path is a prefix of the other: a write to one may change a read of
+    the other. Views of a tensor's own memory (``x.data``, ``x.T``,
+    ``x.real``) are the tensor, and ``o.__dict__[k]`` is any attribute of
+    ``o``: paths are compared without them."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return True
+    if _SEE_THROUGH.isdisjoint(a) and _SEE_THROUGH.isdisjoint(b):
+        return False
+    a, b = _seen_through(a), _seen_through(b)
     n = min(len(a), len(b))
     return a[:n] == b[:n]
 
 
-def is_inplace_method(name: str) -> bool:
-    """PyTorch's convention: ``add_``, ``copy_``, ``fill_`` change their receiver."""
-    return name.endswith("_") and not name.startswith("__")
+_SEE_THROUGH = VIEW_ATTRIBUTES | NAMESPACE_ATTRIBUTES
+
+
+def _seen_through(path: Path) -> Path:
+    """``path`` without view attributes, cut at a namespace attribute
+    (``("o", "__dict__", "[]")`` is every attribute of ``o``: ``("o",)``)."""
+    kept: list[str] = [path[0]]
+    for part in path[1:]:
+        if part in NAMESPACE_ATTRIBUTES:
+            break
+        if part not in VIEW_ATTRIBUTES:
+            kept.append(part)
+    return tuple(kept)
 
 
 _UNKNOWN = object()
 
 
-def invalidation_for(
-    flow: FunctionFlow, imports: ImportMap | None = None
-) -> Invalidation:
-    """The (cached) invalidation analysis of ``flow``: rules of one file share it."""
+def invalidation_for(flow: FunctionFlow, names: Names | None = None) -> Invalidation:
+    """The (cached) invalidation analysis of ``flow``: rules of one file share
+    it. ``names`` is the function's scope (who each name is)."""
     analysis = flow.analyses.get("invalidation")
     if analysis is None:
-        analysis = flow.analyses["invalidation"] = Invalidation(flow, imports)
+        analysis = flow.analyses["invalidation"] = Invalidation(flow, names)
     return analysis
 
 
 class Invalidation:
     """Effects of a function's code, and whether they can change a set of reads."""
 
-    def __init__(self, flow: FunctionFlow, imports: ImportMap | None = None) -> None:
+    def __init__(self, flow: FunctionFlow, names: Names | None = None) -> None:
         self.flow = flow
-        self.imports = imports
+        self.names = names
+        self._escapes: dict[str, frozenset[int]] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
         self._alias_site = -1  # the block index of the alias being recorded
@@ -316,21 +333,23 @@ class Invalidation:
         return None
 
     def is_builtin(self, name: str, among: frozenset[str]) -> bool:
-        """``name`` is one of ``among`` and not rebound in this function or imported."""
+        """``name`` is one of ``among`` and Python's builtin here: not bound
+        by this function, an enclosing one or the module, nor imported."""
         if name not in among or self.flow.stores_of(name):
             return False
-        return self.imports is None or name not in self.imports.names
+        return self.names is None or self.names.is_builtin(name)
 
     def _module_function(self, func: ast.expr) -> str | None:
-        """The qualified name of ``torch.cumsum``-style module functions."""
-        if self.imports is None:
+        """The qualified name of an imported function called as ``func``
+        (``torch.cumsum``, ``F.relu``, ``cumsum`` imported from torch)."""
+        if self.names is None:
             return None
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
         if not isinstance(root, ast.Name) or self.flow.stores_of(root.id):
             return None
-        return self.imports.qualified_name(func)
+        return self.names.qualified_name(func)
 
     # -- what an expression may be --------------------------------------------
 
@@ -350,11 +369,20 @@ class Invalidation:
             if isinstance(func, ast.Name) and self.is_builtin(func.id, FRESH_BUILTINS):
                 return set()
             parts: list[ast.AST] = [*expr.args, *(kw.value for kw in expr.keywords)]
-            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
-                if func.attr in FRESH_METHODS or func.attr in _ALLOCATING_METHODS:
+            qualified = (
+                self._module_function(func)
+                if isinstance(func, (ast.Name, ast.Attribute))
+                else None
+            )
+            if qualified is not None:
+                module, _, name = qualified.rpartition(".")
+                if module == "torch" and name in FRESH_METHODS:
+                    return set()  # ``torch.sum(x)``: new, as ``x.sum()`` is
+            elif isinstance(func, ast.Attribute):
+                if func.attr in FRESH_METHODS:
                     return set()
                 parts.append(func.value)
-            elif not isinstance(func, (ast.Name, ast.Attribute)):
+            elif not isinstance(func, ast.Name):
                 parts.append(func)
             return _union(self.alias_paths(part) for part in parts)
         if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
@@ -376,6 +404,16 @@ class Invalidation:
             (node.id,)
             for node in walk_nodes(expr)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+
+    def formatted_paths(self, expr: ast.AST) -> set[Path]:
+        """The paths whose objects formatting ``expr`` may run the code of
+        (``__str__``, ``__format__``): those it may be, but a tensor's
+        metadata (``x.shape``, ``x.dtype``), which formats as a plain value."""
+        return {
+            path
+            for path in self.alias_paths(expr)
+            if len(path) < 2 or path[-1] not in METADATA_ATTRIBUTES
         }
 
     @property
@@ -551,62 +589,250 @@ class Invalidation:
                         return None
         return frozenset(found)
 
-    def is_shared_root(self, name: str) -> bool:
-        """Whether code elsewhere can rebind ``name`` or reach its object by name."""
+    def is_shared_root(self, name: str, within: frozenset[int] | None = None) -> bool:
+        """Whether code elsewhere can rebind ``name`` or reach its object:
+        by name (a global, a closure), or because the object escaped (it came
+        from unknown code, which may keep it, or was given to unknown code).
+        With ``within``, only escapes in those blocks count."""
         if name.startswith(_HUB):
             return False
         flow = self.flow
         if not flow.is_private_local(name) or not flow.stores_of(name):
             return True
-        return any(event.nested for event in flow.events_of(name))
+        if any(event.nested for event in flow.events_of(name)):
+            return True
+        sites = self.escape_sites(name)
+        if not sites:
+            return False
+        return within is None or not sites.isdisjoint(within)
+
+    @property
+    def aliased_roots(self) -> frozenset[str]:
+        """Root names some alias connects to another path."""
+        found = self.__dict__.get("_aliased_roots")
+        if found is None:
+            roots: set[str] = set()
+            for root, by_path in self.aliases.items():
+                roots.add(root)
+                for entries in by_path.values():
+                    roots.update(other[0] for other, _, _ in entries)
+            found = self.__dict__["_aliased_roots"] = frozenset(roots)
+        return found
+
+    @property
+    def any_local_shared(self) -> bool:
+        """Whether code elsewhere can reach any object a local of this
+        function names (``is_shared_root`` of one of them, anywhere): if
+        none, unknown code changes nothing the function reads through its
+        locals, whatever they alias."""
+        found = self.__dict__.get("_any_local_shared")
+        if found is None:
+            flow = self.flow
+            found = self.__dict__["_any_local_shared"] = any(
+                self.is_shared_root(name)
+                for name, events in flow.events_by_name.items()
+                if any(event.kind is not Kind.LOAD for event in events)
+            )
+        return found
+
+    def escape_sites(self, name: str) -> frozenset[int]:
+        """The blocks where the object a local names escapes to code this
+        function cannot see: a binding to what unknown code returned
+        (``t = get()``), or a use that gives it to unknown code
+        (``register(t)``, ``t.attach()``, ``f((t, u))``). -1 for a block the
+        flow does not name. Parameters are assumed not to (the caller's
+        objects are its own: see the module's documentation)."""
+        found = self._escapes.get(name)
+        if found is None:
+            sites: set[int] = set()
+            flow = self.flow
+            for event in flow.events_of(name):
+                if event.nested:
+                    continue
+                if event.kind is Kind.LOAD:
+                    call = self._receiving_call(event.node)
+                    if call is not None and not self.leaves_arguments_alone(call):
+                        sites.add(event.block.index)
+                elif event.kind is Kind.STORE and self._binds_foreign(event.node):
+                    sites.add(event.block.index)
+            found = self._escapes[name] = frozenset(sites)
+        return found
+
+    def _receiving_call(self, node: ast.AST) -> ast.Call | None:
+        """The call that receives the object of the name ``node`` (or an
+        object inside it), as an argument or as a method's receiver."""
+        parents = self.flow.parents
+        child = node
+        parent = parents.get(child)
+        while parent is not None:
+            if isinstance(parent, ast.Call):
+                if child is parent.func:
+                    return None  # calling it: the callee is the object
+                return parent
+            if isinstance(parent, ast.Attribute):
+                call = parents.get(parent)
+                if isinstance(call, ast.Call) and call.func is parent:
+                    return call  # ``t.attach()``: the receiver
+            elif not isinstance(parent, _CARRIERS):
+                return None
+            child, parent = parent, parents.get(parent)
+        return None
+
+    def _binds_foreign(self, target: ast.AST) -> bool:
+        """Whether the store at ``target`` binds an object unknown code may
+        hold: a result of unknown code, an awaited or yielded value, what
+        ``with`` enters, an item of such an iterable, an imported module, a
+        caught exception, a ``match`` capture."""
+        if isinstance(target, _FOREIGN_BINDERS):
+            return True
+        parents = self.flow.parents
+        child = target
+        parent = parents.get(child)
+        while isinstance(parent, (ast.Tuple, ast.List, ast.Starred)):
+            child, parent = parent, parents.get(parent)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            return parent.value is not None and self.may_be_foreign(parent.value)
+        if isinstance(parent, (ast.For, ast.AsyncFor)):
+            return isinstance(parent, ast.AsyncFor) or self.may_be_foreign(parent.iter)
+        if isinstance(parent, ast.withitem):
+            return True
+        if isinstance(parent, (ast.With, ast.AsyncWith)):
+            return True
+        return isinstance(parent, (ast.ExceptHandler, ast.Import, ast.ImportFrom))
+
+    def may_be_foreign(self, expr: ast.AST) -> bool:
+        """Whether the value of ``expr`` may be an object that unknown code
+        returned (and may still hold), rather than one of the function's own
+        objects or a new one."""
+        if isinstance(expr, ast.Call):
+            if not self.leaves_arguments_alone(expr):
+                return True
+            func = expr.func
+            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
+                if func.attr in FRESH_METHODS:
+                    return False
+                return self.may_be_foreign(func.value)  # a view or the receiver
+            return any(self.may_be_foreign(argument) for argument in expr.args)
+        if isinstance(expr, (ast.Await, ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
+            return self.may_be_foreign(expr.value)
+        if isinstance(expr, ast.IfExp):
+            return self.may_be_foreign(expr.body) or self.may_be_foreign(expr.orelse)
+        if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            return any(
+                self.may_be_foreign(child)
+                for child in child_nodes(expr)
+                if isinstance(child, ast.expr)
+            )
+        if isinstance(expr, _COMPREHENSION_TYPES):
+            return True
+        return False  # names, constants, arithmetic, f-strings, lambdas
 
     # -- effects ------------------------------------------------------------------
 
     def leaves_arguments_alone(self, call: ast.Call) -> bool:
-        """A known builtin, read-only or in-place method, or ``torch`` function."""
+        """A call that changes none of its arguments nor keeps them: a known
+        builtin, a read-only or in-place method of the torch vocabulary, a
+        function of torch's pure namespaces given nothing it writes."""
         func = call.func
+        if isinstance(func, ast.Name):
+            if self.is_builtin(func.id, NO_EFFECT_BUILTINS):
+                return not any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords)
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        qualified = self._module_function(func)
+        if qualified is not None:
+            return written_arguments(qualified, call) == []
+        if not isinstance(func, ast.Attribute):
+            return False
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             return False
-        if isinstance(func, ast.Name):
-            return self.is_builtin(func.id, NO_EFFECT_BUILTINS)
-        if isinstance(func, ast.Attribute):
-            qualified = self._module_function(func)
-            if qualified is not None:
-                module, _, name = qualified.rpartition(".")
-                return module in _PURE_TORCH_MODULES and not is_inplace_method(name)
-            return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
-        return False
+        return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
     def call_effects(self, call: ast.Call) -> list[Effect]:
         """What a call may change, once its callee and arguments are evaluated."""
         func = call.func
-        effects: list[Effect] = []
         arguments = [*call.args, *(kw.value for kw in call.keywords)]
+        qualified = (
+            self._module_function(func)
+            if isinstance(func, (ast.Name, ast.Attribute))
+            else None
+        )
+        if qualified is not None:
+            if qualified in GRADIENT_FUNCTIONS:
+                return [Effect(EffectKind.BARRIER, (), call)]
+            written = written_arguments(qualified, call)
+            if written is not None:  # a torch function: it writes these only
+                effects: list[Effect] = []
+                for argument in written:
+                    effects += _writes(self.alias_paths(argument), call)
+                return effects
+        elif isinstance(func, ast.Attribute):
+            name = func.attr
+            if name in GRADIENT_METHODS:
+                # ``loss.backward()`` accumulates into the ``.grad`` of every leaf.
+                return [Effect(EffectKind.BARRIER, (), call)]
+            effects = []
+            if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
+                for argument in arguments:
+                    effects += _writes(self.alias_paths(argument), call)
+            if name in NO_EFFECT_METHODS:
+                return effects
+            receiver = self.alias_paths(func.value)
+            if is_inplace_method(name):
+                # PyTorch's in-place methods change their receiver, not their arguments.
+                return effects + _writes(receiver, call)
+            # Any other method: the receiver, the arguments, anything shared.
+            effects += _writes(receiver, call)
+            for argument in arguments:
+                effects += _writes(self.alias_paths(argument), call)
+            effects.append(Effect(EffectKind.ANY_CODE, (), call))
+            return effects
+        elif isinstance(func, ast.Name) and self.is_builtin(
+            func.id, NO_EFFECT_BUILTINS
+        ):
+            return self._builtin_effects(func.id, call, arguments)
+        # An unknown function, or an object called (a bound method, a
+        # closure): it may change its arguments, itself and what it holds.
+        effects = []
+        for argument in arguments:
+            effects += _writes(self.alias_paths(argument), call)
+        for path in self.alias_paths(func):
+            # A callee held by a local may be bound to the function's own
+            # objects (``add = x.add_``); one from elsewhere reaches only
+            # what is shared, as any unknown code does.
+            if self.flow.stores_of(path[0]):
+                effects.append(Effect(EffectKind.CALL, path, call))
+        effects.append(Effect(EffectKind.ANY_CODE, (), call))
+        return effects
+
+    def _builtin_effects(
+        self, name: str, call: ast.Call, arguments: list[ast.expr]
+    ) -> list[Effect]:
+        effects: list[Effect] = []
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             for argument in arguments:
                 effects += _writes(self.alias_paths(argument), call)
-        if isinstance(func, ast.Attribute) and self._module_function(func) is None:
-            if func.attr in NO_EFFECT_METHODS:
-                return effects
-            receiver = self.alias_paths(func.value)
-            if is_inplace_method(func.attr):
-                # PyTorch's in-place methods change their receiver, not their arguments.
-                return effects + _writes(receiver, call)
-            effects += _writes(receiver, call)
-        elif self.leaves_arguments_alone(call):
-            if (
-                isinstance(func, ast.Name)
-                and func.id in _ITERATING_BUILTINS
-                and not all(plainly_iterable(argument) for argument in call.args)
-            ):
-                # ``list(gen)`` runs the generator's code.
-                effects.append(Effect(EffectKind.ANY_CODE, (), call))
-            return effects
-        elif isinstance(func, ast.Call):
-            effects += _writes(self.alias_paths(func), call)
-        for argument in arguments:
-            effects += _writes(self.alias_paths(argument), call)
-        effects.append(Effect(EffectKind.ANY_CODE, (), call))
+        runs_code = False
+        if name in _FORMATTING_BUILTINS:
+            # ``__str__``/``__repr__``/``__format__`` of the arguments run;
+            # ``print`` writes to ``sys.stdout``, which may be anything.
+            for argument in arguments:
+                paths = self.formatted_paths(argument)
+                effects += _writes(paths, call)
+                runs_code = runs_code or bool(paths)
+            runs_code = runs_code or name == "print"
+        if any(kw.arg == "key" for kw in call.keywords) or any(
+            isinstance(argument, ast.Lambda) for argument in arguments
+        ):
+            runs_code = True  # ``sorted(xs, key=...)`` calls the function given
+        if name in _ITERATING_BUILTINS and not all(
+            plainly_iterable(argument) for argument in call.args
+        ):
+            runs_code = True  # ``list(gen)`` runs the generator's code
+        if runs_code:
+            effects.append(Effect(EffectKind.ANY_CODE, (), call))
         return effects
 
     def fetch_role(self, stmt: ast.AST) -> str:
@@ -676,6 +902,11 @@ class Invalidation:
             return None
         return Point(block, node)
 
+    def conditional(self, point: Point) -> bool:
+        """Whether ``point.node`` is evaluated on some paths only within its
+        block (an arm of ``a if c else b``, after ``and``/``or``)."""
+        return id(point.node) in self._walk(point.block).conditional
+
     def executes_before(self, first: Point, second: Point) -> bool:
         """Whenever ``second.node`` is evaluated, ``first.node`` was evaluated before
         it (unconditionally within its statement; dominance across blocks)."""
@@ -736,7 +967,10 @@ class Invalidation:
                     yield from _BlockWalk.context_exit(self, outer)
 
     def watch(
-        self, paths: Iterable[Path], before: Block | None = None
+        self,
+        paths: Iterable[Path],
+        before: Block | None = None,
+        immutable: frozenset[Path] = frozenset(),
     ) -> Watched | None:
         """Prepare reads of ``paths`` for ``changes``; None if aliasing is too tangled.
 
@@ -754,8 +988,9 @@ class Invalidation:
         return Watched(
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
-            shared=any(self.is_shared_root(path[0]) for path in expanded),
+            shared=any(self.is_shared_root(path[0], within) for path in expanded),
             within=within,
+            immutable=immutable,
         )
 
     def changes(self, effect: Effect, watched: Watched) -> bool:
@@ -772,6 +1007,16 @@ class Invalidation:
         )
         if written is None:
             return True
+        if kind is EffectKind.CALL:
+            # Calling an object may change it and, for a bound method
+            # (``add = x.add_``), the object it is bound to.
+            written = frozenset((path[0],) for path in written)
+        if watched.immutable and kind is not EffectKind.STORE:
+            written = frozenset(
+                w
+                for w in written
+                if not any(w[: len(i)] == i for i in watched.immutable)
+            )
         return any(paths_conflict(w, r) for w in written for r in watched.expanded)
 
     def changed_between(
@@ -780,14 +1025,15 @@ class Invalidation:
         first: Point,
         second: Point,
         ignore: Container[ast.AST] = (),
-        unknown_code: bool = True,
+        immutable: frozenset[Path] = frozenset(),
     ) -> Effect | None:
         """An effect between the points that may change a read of ``paths``.
 
         Effects at nodes in ``ignore`` do not count (a caller that knows a store
-        puts back the value already there); with ``unknown_code`` False, nor do
-        calls of unknown code that are passed none of the paths. Returns None
-        when nothing can change the reads; a changing effect otherwise (a
+        puts back the value already there). ``immutable`` paths hold an
+        immutable value (a number) at ``first``: a write to (or through) one
+        changes nothing; binding or storing another value there does. Returns
+        None when nothing can change the reads; a changing effect otherwise (a
         synthetic BARRIER when aliasing is too tangled to tell).
         """
         paths = list(paths)
@@ -808,16 +1054,29 @@ class Invalidation:
                     return effect
                 continue
             if kind is EffectKind.ANY_CODE:
-                if not unknown_code:
-                    continue
                 if shared is None:
-                    shared = any(self.is_shared_root(root) for root in roots)
+                    within = self.reaching(second.block)
+                    shared = any(self.is_shared_root(root, within) for root in roots)
                 if shared:
                     return effect
+                if not self.any_local_shared:
+                    continue  # nothing of this function's is within its reach
             rest.append(effect)
         if not rest:
             return None
-        watched = self.watch(paths, before=second.block)
+        # A write to an object no alias connects to anything, under a root
+        # not read, cannot change the reads, however tangled the others.
+        linked = self.aliased_roots
+        rest = [
+            effect
+            for effect in rest
+            if effect.kind is EffectKind.ANY_CODE
+            or effect.path[0] in roots
+            or effect.path[0] in linked
+        ]
+        if not rest:
+            return None
+        watched = self.watch(paths, before=second.block, immutable=immutable)
         if watched is None:
             return Effect(EffectKind.BARRIER, (), first.node)
         for effect in rest:
@@ -825,13 +1084,74 @@ class Invalidation:
                 return effect
         return None
 
+    def referenced_between(
+        self, path: Path, first: Point, second: Point
+    ) -> ast.AST | None:
+        """A place between two statements (``first`` and ``second``, each
+        its own block) where the object at ``path``, or one holding it, may
+        get another reference that outlives the evaluation: bound to a name,
+        stored, passed to a call that may keep it, returned, captured by a
+        nested scope. None when every use there only reads it (an operand,
+        a read-only method's receiver, an index, a formatted value)."""
+        region = self.region(first.block, second.block)
+        region.discard(first.block)
+        for event in self.flow.events_of(path[0]):
+            if event.kind is not Kind.LOAD or event.block not in region:
+                continue
+            if event.nested:
+                return event.node
+            top: ast.AST = event.node
+            parents = self.flow.parents
+            parent = parents.get(top)
+            while isinstance(parent, (ast.Attribute, ast.Subscript)) and (
+                parent.value is top
+            ):
+                call = parents.get(parent)
+                if isinstance(call, ast.Call) and call.func is parent:
+                    break  # ``top.method(...)``: the receiver of a call
+                top, parent = parent, parents.get(parent)
+            found = access_path(top)
+            if found is not None and not paths_conflict(found, path):
+                continue
+            if self._may_keep(top, parent):
+                return top
+        return None
+
+    def _may_keep(self, expr: ast.AST, parent: ast.AST | None) -> bool:
+        """Whether the context ``parent`` may keep a reference to the value
+        of ``expr`` beyond its own evaluation."""
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            return False
+        if isinstance(parent, ast.Attribute):  # the receiver of a method call
+            return parent.attr not in FRESH_METHODS
+        if isinstance(parent, (ast.FormattedValue, ast.Expr)):
+            return False
+        if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+            return getattr(parent, "test", None) is not expr
+        if isinstance(parent, ast.Subscript):
+            return parent.slice is not expr
+        if isinstance(parent, (ast.AugAssign, ast.Delete)):
+            return False  # a write or a deletion: the caller watches those
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            return (
+                getattr(parent, "value", None) is expr
+            )  # a store target keeps nothing
+        if isinstance(parent, ast.Call):
+            func = parent.func
+            return not (
+                expr is not func
+                and isinstance(func, ast.Name)
+                and self.is_builtin(func.id, FRESH_BUILTINS)
+            )
+        return True
+
 
 class Watched(Record):
     """Paths being read, with every path they may alias; ``shared``: some
     path is reachable by code outside this function; ``within``: the blocks
-    whose aliases count."""
+    whose aliases count; ``immutable``: paths holding an immutable value."""
 
-    __slots__ = ("roots", "expanded", "shared", "within")
+    __slots__ = ("roots", "expanded", "shared", "within", "immutable")
     _fields = __slots__
 
     def __init__(
@@ -840,11 +1160,13 @@ class Watched(Record):
         expanded: frozenset[Path],
         shared: bool,
         within: frozenset[int] | None = None,
+        immutable: frozenset[Path] = frozenset(),
     ) -> None:
         self.roots = roots
         self.expanded = expanded
         self.shared = shared
         self.within = within
+        self.immutable = immutable
 
 
 class _BlockWalk:
@@ -1079,6 +1401,17 @@ class _BlockWalk:
         if isinstance(node, ast.NamedExpr):
             self.expr(node.value)
             self.rebind(node.target.id, node.target)
+            return
+        if isinstance(node, ast.FormattedValue):
+            self.expr(node.value)
+            if node.format_spec is not None:
+                self.expr(node.format_spec)
+            # Formatting runs the value's ``__format__`` (or ``__str__``,
+            # ``__repr__``): user code, which may change it or anything shared.
+            paths = self.analysis.formatted_paths(node.value)
+            if paths:
+                self.write(paths, node)
+                self.effects.append(Effect(EffectKind.ANY_CODE, (), node))
             return
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             if node.value is not None:

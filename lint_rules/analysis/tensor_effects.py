@@ -34,9 +34,26 @@ import enum
 from collections.abc import Container, Iterable, Iterator, Mapping
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
-from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.torch_api import (
+    CONVERSION_METHODS,
+    DTYPE_NAMES,
+    METADATA_ATTRIBUTES,
+    METADATA_METHODS,
+    OVERWRITING_METHODS,
+    READING_METHODS,
+    honours_out_contract,
+)
 from lint_rules.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.imports import ImportMap
+    from lint_rules.analysis.scopes import Scope
+
+    #: Who names are: a function's scope, or the module-wide imports (the
+    #: shortcut of the pre-filters, which see every import everywhere).
+    Names = Scope | ImportMap
 
 
 class Effect(enum.Enum):
@@ -57,176 +74,8 @@ class Detail(enum.Enum):
     ESCAPE = "sliced or passed on"  # bound, passed, stored, returned, viewed
 
 
-#: In-place methods that overwrite every element regardless of its old value.
-FULL_WRITE_METHODS = frozenset(
-    {
-        "copy_",
-        "fill_",
-        "zero_",
-        "uniform_",
-        "normal_",
-        "random_",
-        "bernoulli_",
-        "exponential_",
-        "geometric_",
-        "cauchy_",
-        "log_normal_",
-    }
-)
-
-#: Methods whose result depends on the current elements: in-place accumulation
-#: (the untouched or accumulated-into elements survive), reductions,
-#: conversions and copies, elementwise arithmetic.
-READ_METHODS = frozenset(
-    {
-        # in place, keeping (part of) the old contents
-        "add_",
-        "sub_",
-        "mul_",
-        "div_",
-        "true_divide_",
-        "floor_divide_",
-        "remainder_",
-        "fmod_",
-        "pow_",
-        "neg_",
-        "abs_",
-        "exp_",
-        "log_",
-        "sqrt_",
-        "rsqrt_",
-        "sigmoid_",
-        "tanh_",
-        "relu_",
-        "clamp_",
-        "clamp_min_",
-        "clamp_max_",
-        "lerp_",
-        "addcmul_",
-        "addcdiv_",
-        "addmm_",
-        "baddbmm_",
-        "cumsum_",
-        "index_add_",
-        "scatter_add_",
-        "scatter_reduce_",
-        "masked_fill_",
-        # reductions
-        "sum",
-        "max",
-        "min",
-        "mean",
-        "prod",
-        "std",
-        "var",
-        "norm",
-        "amax",
-        "amin",
-        "argmax",
-        "argmin",
-        "any",
-        "all",
-        "count_nonzero",
-        "cumsum",
-        "cumprod",
-        "nonzero",
-        "unique",
-        "sort",
-        "argsort",
-        "topk",
-        # copies out of the tensor
-        "item",
-        "tolist",
-        "clone",
-        # elementwise arithmetic and comparison
-        "add",
-        "sub",
-        "mul",
-        "div",
-        "neg",
-        "abs",
-        "exp",
-        "log",
-        "sqrt",
-        "pow",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "equal",
-        "allclose",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "matmul",
-        "mm",
-        "bmm",
-        "dot",
-        "gather",
-        "index_select",
-        "masked_select",
-        "take",
-        "repeat",
-        "repeat_interleave",
-    }
-)
-
-#: Conversions that return the tensor itself (or a zero-copy view of it) when
-#: there is nothing to convert: ``x.cpu()`` of a CPU tensor, ``x.numpy()``,
-#: ``x.float()`` of a float tensor. Their result is the tensor or a copy of it,
-#: so what is done with the result decides: ``x.to(d).sum()`` reads x,
-#: ``y = x.numpy()`` lets it escape, and a write through the result writes at
-#: most a copy (never a definite full write of x).
-ALIASING_CONVERSIONS = frozenset(
-    {
-        "to",
-        "cpu",
-        "cuda",
-        "numpy",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "bool",
-        "byte",
-        "char",
-        "type",
-        "contiguous",
-        "detach",
-    }
-)
-
-#: Attributes and methods that see only the tensor's metadata.
-METADATA_ATTRIBUTES = frozenset(
-    {"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"}
-)
-METADATA_METHODS = frozenset(
-    {
-        "size",
-        "dim",
-        "ndimension",
-        "numel",
-        "nelement",
-        "stride",
-        "element_size",
-        "is_contiguous",
-        "is_floating_point",
-        "get_device",
-        "storage_offset",
-    }
-)
 #: Builtins that look only at the object (or its length), not its elements.
 _METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
-
-#: ``torch`` functions that allocate without writing, so ``out=x`` does not write x.
-_UNINITIALIZED_FUNCTIONS = frozenset(
-    {"torch.empty", "torch.empty_like", "torch.empty_strided"}
-)
 
 
 class Use(Record):
@@ -293,10 +142,22 @@ class Allocation(Record):
     ...; ``method`` tells a tensor method (``x.new_zeros(...)``); ``fill`` is
     the zero fill argument of ``full``. ``torch.full`` infers its dtype from
     the fill when none is given (``0`` -> int64, ``False`` -> bool), and
-    ``torch.empty`` would not: ``inferred_dtype`` is that dtype.
+    ``torch.empty`` would not: ``inferred_dtype`` is that dtype, and
+    ``none_dtype`` the ``dtype=None`` keyword that asks for it explicitly.
+    ``uncertain`` says why the uninitialized counterpart may not be the same
+    tensor (a ``dtype`` that may be None, a size that may be an integer,
+    which ``full`` refuses), None when it is.
     """
 
-    __slots__ = ("call", "function", "method", "fill", "inferred_dtype")
+    __slots__ = (
+        "call",
+        "function",
+        "method",
+        "fill",
+        "inferred_dtype",
+        "none_dtype",
+        "uncertain",
+    )
     _fields = __slots__
 
     def __init__(
@@ -306,12 +167,16 @@ class Allocation(Record):
         method: bool,
         fill: ast.expr | ast.keyword | None = None,
         inferred_dtype: str | None = None,
+        none_dtype: ast.keyword | None = None,
+        uncertain: str | None = None,
     ) -> None:
         self.call = call
         self.function = function
         self.method = method
         self.fill = fill
         self.inferred_dtype = inferred_dtype
+        self.none_dtype = none_dtype
+        self.uncertain = uncertain
 
     @property
     def zero_filled(self) -> bool:
@@ -353,13 +218,11 @@ class Allocation(Record):
         return f"Tensor.{self.function}" if self.method else f"torch.{self.function}"
 
 
-def allocation_of(
-    node: ast.AST, imports: ImportMap, local_names: frozenset[str] = frozenset()
-) -> Allocation | None:
+def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
     """The allocation ``node`` makes, if it is a call to a known allocator.
 
-    ``local_names`` are names bound in the enclosing function: a call through
-    one of them is not a call of the imported ``torch`` function.
+    ``names`` says who the called name is: a function's scope (a local
+    binding of ``torch`` is not the module), or the module's imports.
     """
     if not isinstance(node, ast.Call):
         return None
@@ -368,25 +231,13 @@ def allocation_of(
     if type(func) is ast.Attribute:
         if func.attr not in _ALLOCATOR_ATTRIBUTES:
             return None
-    elif type(func) is ast.Name:
-        if func.id not in imports.names and func.id not in imports.modules:
-            return None
-    else:
+    elif type(func) is not ast.Name:
         return None
     if any(keyword.arg is None or keyword.arg == "out" for keyword in node.keywords):
         return (
             None  # ``**kwargs`` may hide ``out=``; with ``out=`` nothing is allocated
         )
-    base = func
-    while isinstance(base, ast.Attribute):
-        base = base.value
-    if isinstance(base, ast.Name) and base.id in local_names:
-        if not isinstance(func, ast.Attribute) or func.attr not in {
-            **_ZERO_METHODS,
-            **_EMPTY_METHODS,
-        }:
-            return None
-    qualified = imports.qualified_name(func)
+    qualified = names.qualified_name(func)
     method = False
     if qualified in _ZERO_FUNCTIONS:
         function = _ZERO_FUNCTIONS[qualified]
@@ -409,10 +260,55 @@ def allocation_of(
     zero = literal_zero(value)
     if zero is None:
         return None
-    inferred = None
-    if function == "full" and not any(k.arg == "dtype" for k in node.keywords):
-        inferred = {"int": "int64", "bool": "bool"}.get(zero)
-    return Allocation(node, function, method, fill, inferred)
+    uncertain = None
+    if function != "full_like" and not _is_sequence(_size_argument(node), names):
+        uncertain = "its size may be an integer, which `full` refuses"
+    inferred = none_dtype = None
+    if function == "full" and zero in ("int", "bool"):
+        # ``full`` infers int64 or bool from the fill; ``empty`` would not.
+        dtype = next((k for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is None or _is_none(dtype.value):
+            inferred = {"int": "int64", "bool": "bool"}[zero]
+            none_dtype = dtype
+        elif not _is_dtype(dtype.value, names):
+            uncertain = (
+                uncertain or "its `dtype` may be None, and the fill's then decides"
+            )
+    return Allocation(node, function, method, fill, inferred, none_dtype, uncertain)
+
+
+def _size_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "size"), None)
+
+
+def _is_sequence(size: ast.expr | None, names: Names) -> bool:
+    """A size that is certainly a sequence: a tuple or list display,
+    ``x.shape``, ``x.size()``, ``torch.Size(...)``."""
+    if isinstance(size, (ast.Tuple, ast.List)):
+        return True
+    if isinstance(size, ast.Attribute):
+        return size.attr == "shape"
+    if isinstance(size, ast.Call):
+        func = size.func
+        if isinstance(func, ast.Attribute) and func.attr == "size":
+            return not size.args and not size.keywords
+        return names.qualified_name(func) == "torch.Size"
+    return False
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_dtype(node: ast.expr, names: Names) -> bool:
+    """``torch.int32`` and the like: an expression that is certainly a dtype."""
+    qualified = names.qualified_name(node)
+    if qualified is None:
+        return False
+    module, _, name = qualified.rpartition(".")
+    return module == "torch" and name in DTYPE_NAMES
 
 
 def _fill_argument(call: ast.Call) -> ast.expr | ast.keyword | None:
@@ -497,32 +393,33 @@ def _is_view_component(part: ast.expr) -> bool:
 def context_effect(
     expr: ast.expr,
     parents: Mapping[ast.AST, ast.AST],
-    imports: ImportMap,
+    names: Names,
     whole: bool = True,
     facts: LocalFacts = NO_FACTS,
 ) -> tuple[Effect, Detail]:
     """The effect of the context around ``expr``, whose value is the tensor.
 
     ``whole`` says whether ``expr`` stands for all of the tensor's elements
-    (the name itself, ``x[:]``) rather than a part of them. ``facts`` tell
-    which names the function binds (so ``len`` there is not the builtin) and
-    which hold integers or slices (so ``x[i]`` is a view, not a gather).
+    (the name itself, ``x[:]``) rather than a part of them. ``names`` says
+    who called names are (``len`` may not be the builtin); ``facts`` tell
+    which names the function binds and which hold integers or slices (so
+    ``x[i]`` is a view, not a gather).
     """
     parent = parents.get(expr)
     if isinstance(parent, ast.Attribute) and parent.value is expr:
         call = parents.get(parent)
         if (
-            parent.attr in ALIASING_CONVERSIONS
+            parent.attr in CONVERSION_METHODS
             and isinstance(call, ast.Call)
             and call.func is parent
         ):
-            effect, detail = context_effect(call, parents, imports, False, facts)
+            effect, detail = context_effect(call, parents, names, False, facts)
             if effect is Effect.TRANSPARENT:
                 return Effect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
             return effect, detail
         return _attribute_effect(parent, parents, whole)
     if isinstance(parent, ast.Subscript) and parent.value is expr:
-        return _subscript_effect(parent, parents, imports, whole, facts)
+        return _subscript_effect(parent, parents, names, whole, facts)
     if isinstance(parent, ast.Compare) and all(
         isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops
     ):
@@ -535,11 +432,8 @@ def context_effect(
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
         if parent.arg == "out" and isinstance(call, ast.Call):
-            qualified = imports.qualified_name(call.func) or ""
-            if (
-                qualified.startswith("torch.")
-                and qualified not in _UNINITIALIZED_FUNCTIONS
-            ):
+            qualified = names.qualified_name(call.func)
+            if qualified is not None and honours_out_contract(qualified):
                 if whole:
                     return Effect.FULL_WRITE, Detail.NONE
                 return Effect.UNKNOWN, Detail.PARTIAL
@@ -556,7 +450,7 @@ def context_effect(
             isinstance(func, ast.Name)
             and func.id in _METADATA_BUILTINS
             and func.id not in facts.bound
-            and imports.qualified_name(func) is None
+            and names.is_builtin(func.id)
         ):
             return Effect.TRANSPARENT, Detail.NONE
     return Effect.UNKNOWN, Detail.ESCAPE
@@ -573,11 +467,11 @@ def _attribute_effect(
         return Effect.UNKNOWN, Detail.ESCAPE
     if name in METADATA_METHODS:
         return Effect.TRANSPARENT, Detail.NONE
-    if name in FULL_WRITE_METHODS:
+    if name in OVERWRITING_METHODS:
         if whole:
             return Effect.FULL_WRITE, Detail.NONE
         return Effect.UNKNOWN, Detail.PARTIAL
-    if name in READ_METHODS:
+    if name in READING_METHODS:
         return Effect.READ, Detail.NONE
     if name.endswith("_"):
         return Effect.UNKNOWN, Detail.PARTIAL  # another in-place method (scatter_, ...)
@@ -587,7 +481,7 @@ def _attribute_effect(
 def _subscript_effect(
     subscript: ast.Subscript,
     parents: Mapping[ast.AST, ast.AST],
-    imports: ImportMap,
+    names: Names,
     whole: bool,
     facts: LocalFacts,
 ) -> tuple[Effect, Detail]:
@@ -603,11 +497,11 @@ def _subscript_effect(
     if kind != "gather":
         # A view: what happens to the view happens to (part of) the tensor.
         full = whole and kind == "full"
-        return context_effect(subscript, parents, imports, full, facts)
+        return context_effect(subscript, parents, names, full, facts)
     # An element or gather index: bound to a name, ``x[i]`` holds the tensor's
     # values (``y = x[idx]`` reads x). Passed to a call it may be a view that
     # the call writes into (``kernel(out=x[i])`` with an integer or slice i).
-    effect, detail = context_effect(subscript, parents, imports, False, facts)
+    effect, detail = context_effect(subscript, parents, names, False, facts)
     if effect is Effect.READ:
         return Effect.READ, Detail.NONE
     if detail is Detail.ESCAPE and _assigned_value(subscript, parents):
@@ -636,11 +530,11 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
 class TensorUses:
     """Effects of the uses of names in one function, and the path questions."""
 
-    def __init__(self, flow: FunctionFlow, imports: ImportMap) -> None:
+    def __init__(self, flow: FunctionFlow, names: Names) -> None:
         self.flow = flow
-        self.imports = imports
+        self.names = names
         self._effects: dict[int, tuple[Effect, Detail]] = {}
-        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow))
+        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow, names))
 
     def effect(self, event: Event) -> tuple[Effect, Detail]:
         """The effect of one event on the tensor its name holds."""
@@ -659,7 +553,7 @@ class TensorUses:
         effect, detail = context_effect(
             event.node,  # type: ignore[arg-type]
             self.flow.parents,
-            self.imports,
+            self.names,
             facts=self.facts,
         )
         if effect is Effect.FULL_WRITE and event.conditional:
@@ -721,6 +615,7 @@ class TensorUses:
                 if succ is not self.flow.exit and succ.role not in (
                     "handler",
                     "finally",
+                    "with-exit",
                 ):
                     return None
                 pending = pending - {entry}
@@ -811,7 +706,7 @@ def bound_names(flow: FunctionFlow) -> frozenset[str]:
 _INT_OR_SLICE_BUILTINS = frozenset({"int", "len", "slice"})
 
 
-def basic_index_names(flow: FunctionFlow) -> frozenset[str]:
+def basic_index_names(flow: FunctionFlow, names: Names | None = None) -> frozenset[str]:
     """Names every binding of which is an integer or a slice: a literal,
     ``int(...)``, ``len(...)``, ``slice(...)``, the target of
     ``for i in range(...)`` or the index of ``for i, v in enumerate(...)``.
@@ -820,13 +715,13 @@ def basic_index_names(flow: FunctionFlow) -> frozenset[str]:
     found: set[str] = set()
     for name, events in flow.events_by_name.items():
         stores = [e for e in events if e.kind is Kind.STORE]
-        if stores and all(_binds_int_or_slice(e, flow, bound) for e in stores):
+        if stores and all(_binds_int_or_slice(e, flow, bound, names) for e in stores):
             found.add(name)
     return frozenset(found)
 
 
 def _binds_int_or_slice(
-    event: Event, flow: FunctionFlow, bound: frozenset[str]
+    event: Event, flow: FunctionFlow, bound: frozenset[str], names: Names | None
 ) -> bool:
     node = event.node
     if event.nested or not isinstance(node, ast.Name):
@@ -835,7 +730,7 @@ def _binds_int_or_slice(
     if isinstance(parent, ast.AugAssign):
         return _is_int_literal(parent.value)
     if isinstance(parent, ast.Assign) and node in parent.targets:
-        return _is_int_or_slice(parent.value, bound)
+        return _is_int_or_slice(parent.value, bound, names)
     if isinstance(parent, ast.Tuple):
         # ``i, j = 0, slice(None)``: the matching element of a tuple literal.
         assign = flow.parents.get(parent)
@@ -847,7 +742,7 @@ def _binds_int_or_slice(
             and len(value.elts) == len(parent.elts)
             and not any(isinstance(e, ast.Starred) for e in parent.elts)
         ):
-            return _is_int_or_slice(value.elts[parent.elts.index(node)], bound)
+            return _is_int_or_slice(value.elts[parent.elts.index(node)], bound, names)
     loop = parent
     first_of_tuple = False
     if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is node:
@@ -859,14 +754,16 @@ def _binds_int_or_slice(
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)):
         return False
     function = iterable.func.id
-    if function in bound:
+    if function in bound or (names is not None and not names.is_builtin(function)):
         return False
     if target is node:
         return function == "range"
     return first_of_tuple and target is parent and function == "enumerate"
 
 
-def _is_int_or_slice(value: ast.expr, bound: frozenset[str]) -> bool:
+def _is_int_or_slice(
+    value: ast.expr, bound: frozenset[str], names: Names | None
+) -> bool:
     if _is_int_literal(value):
         return True
     return (
@@ -874,6 +771,7 @@ def _is_int_or_slice(value: ast.expr, bound: frozenset[str]) -> bool:
         and isinstance(value.func, ast.Name)
         and value.func.id in _INT_OR_SLICE_BUILTINS
         and value.func.id not in bound
+        and (names is None or names.is_builtin(value.func.id))
     )
 
 
@@ -957,21 +855,21 @@ def bound_allocations(
     return found
 
 
-def local_allocations(flow: FunctionFlow, imports: ImportMap) -> list[LocalAllocation]:
-    """Allocations bound directly to one private local of the function.
+def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
+    """Allocations bound directly to one private local of the function;
+    ``names`` is the function's scope (who ``torch`` is there).
 
     A name that a nested scope uses anywhere in the function is left out: a
     closure defined earlier could read the buffer at any call.
     """
     found: list[LocalAllocation] = []
-    local_names = bound_names(flow)
     for stmt in flow.stmt_info:
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             continue
         target = bound_local(stmt)
         if target is None:
             continue
-        allocation = allocation_of(stmt.value, imports, local_names)
+        allocation = allocation_of(stmt.value, names)
         if allocation is None:
             continue
         name = target.id

@@ -186,8 +186,9 @@ class ZerosOverwritten(Rule):
             if not any(may_fully_write(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
-            uses = TensorUses(flow, model.imports)
-            for local in local_allocations(flow, model.imports):
+            scope = model.scope(info.node)
+            uses = TensorUses(flow, scope)
+            for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
                     continue
@@ -242,7 +243,6 @@ class EmptyRewriter:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.imports: ImportMap = ctx.model.imports
         self._identifiers: set[str] | None = None
         self._module_imports: ImportMap | None = None
 
@@ -255,7 +255,11 @@ class EmptyRewriter:
 
     def fix(self, allocation: Allocation, applicability: Applicability) -> Fix | None:
         """The rewrite of ``allocation`` to its uninitialized counterpart, or
-        None when it cannot be written without changing meaning."""
+        None when it cannot be written without changing meaning; unsafe
+        whatever ``applicability`` says when the counterpart may not be the
+        same tensor (``allocation.uncertain``)."""
+        if allocation.uncertain is not None:
+            applicability = Applicability.UNSAFE
         new = EMPTY_COUNTERPART[allocation.function]
         call = allocation.call
         locator = self.ctx.locator
@@ -280,6 +284,19 @@ class EmptyRewriter:
             if fill_edit is None:
                 return None
             edits.append(fill_edit)
+        if allocation.none_dtype is not None:
+            # ``dtype=None`` asked for the fill's dtype: name it.
+            module = self._torch_module()
+            if module is None:
+                return None
+            value = allocation.none_dtype.value
+            edits.append(
+                Edit(
+                    locator.start(value),
+                    locator.end(value),
+                    f"{module}.{allocation.inferred_dtype}",
+                )
+            )
         message = f"Replace `{allocation.display}` with `{shown}`"
         return Fix(tuple(edits), applicability, message)
 
@@ -329,7 +346,7 @@ class EmptyRewriter:
         start, end = locator.start(fill), locator.end(fill)
         if isinstance(fill, ast.expr):
             start, end = _unparenthesize(text, start, end)
-        if allocation.inferred_dtype is not None:
+        if allocation.inferred_dtype is not None and allocation.none_dtype is None:
             module = self._torch_module()
             if module is None:
                 return None

@@ -145,8 +145,9 @@ class UninitializedRead(Rule):
             if not any(may_read(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
-            uses = TensorUses(flow, model.imports)
-            for local in local_allocations(flow, model.imports):
+            scope = model.scope(info.node)
+            uses = TensorUses(flow, scope)
+            for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if allocation.zero_filled or allocation.has_no_data:
                     continue

@@ -15,12 +15,12 @@ from lint_rules.analysis.invalidation import (
     invalidation_for,
 )
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.torch_api import SYNC_METHODS
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inside_fstring
 from lint_rules.rules.base import Invalid, Rule
 
-SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 # What may follow a sync method's name in a call without arguments: blanks,
 # line ends, continuations and comments around the parentheses.
 _EMPTY_CALL = re.compile(r"(?:\s|\\|#[^\r\n]*)*\((?:\s|\\|#[^\r\n]*)*\)")
@@ -198,7 +198,7 @@ class RepeatedHostSync(Rule):
             flow = model.flow(function)
             if flow.dynamic_scope:
                 continue
-            analysis = invalidation_for(flow, model.imports)
+            analysis = invalidation_for(flow, model.scope(info.node))
             yield from self._check_function(ctx, flow, analysis, groups)
 
     def _check_function(
@@ -433,10 +433,10 @@ def _numpy_value(flow: FunctionFlow, analysis: Invalidation, target: ast.AST) ->
         value = statement.value
     else:
         return False
-    imports = analysis.imports
-    while imports is not None:
+    names = analysis.names
+    while names is not None:
         if isinstance(value, ast.Call):
-            qualified = imports.qualified_name(value.func)
+            qualified = names.qualified_name(value.func)
             if qualified is not None:
                 return qualified.startswith("numpy.")
             if not isinstance(value.func, ast.Attribute):

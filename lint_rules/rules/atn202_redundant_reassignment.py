@@ -184,7 +184,7 @@ class RedundantReassignment(Rule):
             flow = model.flow(info.node)
             if flow.dynamic_scope:
                 continue
-            analysis = invalidation_for(flow, model.imports)
+            analysis = invalidation_for(flow, model.scope(info.node))
             yield from self._check_function(ctx, flow, analysis, groups)
 
     def _check_function(
@@ -203,6 +203,12 @@ class RedundantReassignment(Rule):
             watched = [*reads, target]
             # Stores by the group's own statements put back the same value.
             own_stores = {statement.targets[0] for statement in statements}
+            # A number cannot change in place: only a store replaces it.
+            immutable = (
+                frozenset({target})
+                if _holds_immutable(first_stmt.value)
+                else frozenset()
+            )
             for second in statements[1:]:
                 point2 = Point(flow.block_of(second), second)
                 reads_target: bool | None = None
@@ -218,15 +224,35 @@ class RedundantReassignment(Rule):
                         break
                     if (
                         analysis.changed_between(
-                            watched, point1, point2, ignore=own_stores
+                            watched,
+                            point1,
+                            point2,
+                            ignore=own_stores,
+                            immutable=immutable,
                         )
                         is None
                     ):
-                        yield self._report(ctx, flow, first, second)
+                        applicability = Applicability.SAFE
+                        if (
+                            not immutable
+                            and type(first_stmt.value) in _NEW_OBJECTS
+                            and analysis.referenced_between(target, point1, point2)
+                            is not None
+                        ):
+                            # The first value is a new object that got another
+                            # name: without the second, the target keeps it,
+                            # and a change through the other name shows.
+                            applicability = Applicability.UNSAFE
+                        yield self._report(ctx, flow, first, second, applicability)
                         break
 
     def _report(
-        self, ctx: Context, flow: FunctionFlow, first: ast.Assign, second: ast.Assign
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        first: ast.Assign,
+        second: ast.Assign,
+        applicability: Applicability,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -241,7 +267,7 @@ class RedundantReassignment(Rule):
         info = flow.stmt_info[second]
         fix = Fix(
             (delete_statement(second, info.body, ctx.locator),),
-            Applicability.SAFE,
+            applicability,
             "Remove the redundant assignment",
             isolation=id(info.body),
         )
@@ -264,6 +290,27 @@ def _reads_target(
     if watched is None:
         return True
     return analysis.changes(Effect(EffectKind.STORE, target), watched)
+
+
+# Values that make a new object each time they are evaluated.
+_NEW_OBJECTS = frozenset({ast.BinOp, ast.UnaryOp, ast.Compare, ast.Tuple, ast.Call})
+
+
+def _holds_immutable(value: ast.expr) -> bool:
+    """Whether a pure value is certainly an immutable one: a constant, an
+    ``.item()`` (a Python number), arithmetic and tuples of those."""
+    kind = type(value)
+    if kind is ast.Constant:
+        return True
+    if kind is ast.Call:
+        return _is_item_call(value)  # type: ignore[arg-type]
+    if kind is ast.BinOp:
+        return _holds_immutable(value.left) and _holds_immutable(value.right)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        return _holds_immutable(value.operand)  # type: ignore[attr-defined]
+    if kind is ast.Tuple:
+        return all(_holds_immutable(element) for element in value.elts)  # type: ignore[attr-defined]
+    return False
 
 
 def _value_key(node: ast.AST) -> Hashable | None:

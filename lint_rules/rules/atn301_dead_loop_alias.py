@@ -188,15 +188,21 @@ class DeadLoopAlias(Rule):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
-        if isinstance(value, ast.BinOp) and loads:
+        numbers = read_names <= self._integer_names(flow)
+        if isinstance(value, ast.BinOp) and loads and not numbers:
             # Inlined, the sum is computed anew at each use.
-            if not read_names <= self._integer_names(flow):
-                if len(loads) > 1:
-                    return None  # tensor arithmetic repeated, or a fresh list shared
-                if self._changed_before_use(ctx, flow, stmt, loads[0].node):
-                    return None
+            if len(loads) > 1:
+                return None  # tensor arithmetic repeated, or a fresh list shared
+            if self._changed_before_use(ctx, flow, stmt, loads[0].node):
+                return None
         value_text = ctx.locator.segment(value)
         fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
+        if fix is not None and self._may_raise(flow, stmt, read_names, numbers):
+            # The value may raise (``v + 1`` of a string, an unbound name):
+            # deleting it drops the exception; inlining moves it to the first
+            # use, which must then come first in the very next statement.
+            if not loads or not self._raises_in_place(ctx, flow, stmt, loads):
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
         if loads:
             message = f"Loop alias `{alias}` only renames `{value_text}`; use `{value_text}` directly"
         else:
@@ -210,6 +216,40 @@ class DeadLoopAlias(Rule):
             found = cache[flow] = integer_names(flow)
         return found
 
+    @staticmethod
+    def _may_raise(
+        flow: FunctionFlow, stmt: ast.Assign, read_names: set[str], numbers: bool
+    ) -> bool:
+        """Whether evaluating the alias's value may raise: a sum or difference
+        of names not known to hold numbers (a string and an int), or a name
+        that may be unbound there."""
+        if isinstance(stmt.value, ast.BinOp) and not numbers:
+            return True
+        block = flow.block_of(stmt)
+        return not all(flow.bound_on_entry(name, block) for name in read_names)
+
+    @staticmethod
+    def _raises_in_place(
+        ctx: Context, flow: FunctionFlow, stmt: ast.Assign, loads: list
+    ) -> bool:
+        """Whether the first use of the alias, once inlined, raises where the
+        assignment did: it is evaluated first, unconditionally, by the very
+        next statement of the same block (not inside a ``try`` or any other
+        body), with nothing evaluated before it that has an effect."""
+        info = flow.stmt_info[stmt]
+        if info.index + 1 >= len(info.body):
+            return False
+        following = info.body[info.index + 1]
+        first = min(loads, key=lambda load: load.order).node
+        analysis = invalidation_for(flow, ctx.model.scope(flow.function))
+        at = analysis.point(first)
+        if at is None or at.block is not flow.block_of(following):
+            return False
+        if analysis.conditional(at):
+            return False
+        after = Point(flow.block_of(stmt), stmt)
+        return next(iter(analysis.effects_between(after, at)), None) is None
+
     def _changed_before_use(
         self, ctx: Context, flow: FunctionFlow, stmt: ast.Assign, use: ast.AST
     ) -> bool:
@@ -217,24 +257,26 @@ class DeadLoopAlias(Rule):
         value reads: an in-place method or a store on one of its names, or a
         call they are passed to (``acc.add_(row)``, ``kernel(acc)``). Code
         that is merely unknown, with none of them in reach, is not counted."""
-        analysis = invalidation_for(flow, ctx.model.imports)
+        analysis = invalidation_for(flow, ctx.model.scope(flow.function))
         reads = analysis.read_paths(stmt.value)
         after = Point(flow.block_of(stmt), stmt)
         at = analysis.point(use)
         if reads is None or at is None:
             return True
-        changed = analysis.changed_between(reads, after, at, unknown_code=False)
+        changed = analysis.changed_between(reads, after, at)
         return changed is not None
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
         has_str = any(
-            isinstance(n, ast.Constant) and isinstance(n.value, str)
+            isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
             for n in ast.walk(value)
         )
         edits = [delete_statement(stmt, body, ctx.locator)]
         for load in loads:
             if has_str and inside_fstring(load.node, flow.parents):
                 return None
+            if self_documenting(load.node, flow.parents, ctx):
+                return None  # ``f"{alias=}"`` prints the name itself
             parent = flow.parents.get(load.node)
             text = inline_text(value, value_text, load.node, parent)
             edits.append(
@@ -245,6 +287,18 @@ class DeadLoopAlias(Rule):
         else:
             message = "Remove the assignment"
         return Fix(tuple(edits), Applicability.SAFE, message, isolation=id(body))
+
+
+def self_documenting(node: ast.AST, parents: dict, ctx: Context) -> bool:
+    """Whether ``node`` is the expression of ``f"{node=}"``, which prints its
+    own text."""
+    if not isinstance(parents.get(node), ast.FormattedValue):
+        return False
+    text = ctx.text
+    cursor = ctx.locator.end(node)
+    while cursor < len(text) and text[cursor] in " \t\r\n":
+        cursor += 1
+    return text.startswith("=", cursor) and not text.startswith("==", cursor)
 
 
 def _statement_stores(bindings: list[tuple[ast.stmt, bool]]) -> Counter[str]:
