@@ -240,7 +240,7 @@ class Invalidation:
     def __init__(self, flow: FunctionFlow, names: Names | None = None) -> None:
         self.flow = flow
         self.names = names
-        self._escapes: dict[str, frozenset[int]] = {}
+        self._escapes: dict[str, list[tuple[Path, int]]] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
         self._alias_site = -1  # the block index of the alias being recorded
@@ -589,22 +589,27 @@ class Invalidation:
                         return None
         return frozenset(found)
 
-    def is_shared_root(self, name: str, within: frozenset[int] | None = None) -> bool:
-        """Whether code elsewhere can rebind ``name`` or reach its object:
-        by name (a global, a closure), or because the object escaped (it came
-        from unknown code, which may keep it, or was given to unknown code).
-        With ``within``, only escapes in those blocks count."""
+    def is_shared_root(self, name: str) -> bool:
+        """Whether code elsewhere can rebind ``name`` or reach its object by
+        name: a global, a free variable, a name a nested scope uses."""
         if name.startswith(_HUB):
             return False
         flow = self.flow
         if not flow.is_private_local(name) or not flow.stores_of(name):
             return True
-        if any(event.nested for event in flow.events_of(name)):
+        return any(event.nested for event in flow.events_of(name))
+
+    def is_reachable(self, path: Path, within: frozenset[int] | None = None) -> bool:
+        """Whether unknown code may change the object at ``path``: its root
+        is shared, or the object (or one holding it, or one it holds)
+        escaped to code this function cannot see. With ``within``, only
+        escapes in those blocks count."""
+        if self.is_shared_root(path[0]):
             return True
-        sites = self.escape_sites(name)
-        if not sites:
-            return False
-        return within is None or not sites.isdisjoint(within)
+        for escaped, site in self.escapes(path[0]):
+            if (within is None or site in within) and paths_conflict(escaped, path):
+                return True
+        return False
 
     @property
     def aliased_roots(self) -> frozenset[str]:
@@ -622,58 +627,65 @@ class Invalidation:
     @property
     def any_local_shared(self) -> bool:
         """Whether code elsewhere can reach any object a local of this
-        function names (``is_shared_root`` of one of them, anywhere): if
-        none, unknown code changes nothing the function reads through its
-        locals, whatever they alias."""
+        function names (shared, or escaped anywhere): if none, unknown code
+        changes nothing the function reads through its locals, whatever
+        they alias."""
         found = self.__dict__.get("_any_local_shared")
         if found is None:
             flow = self.flow
             found = self.__dict__["_any_local_shared"] = any(
-                self.is_shared_root(name)
+                self.is_shared_root(name) or bool(self.escapes(name))
                 for name, events in flow.events_by_name.items()
                 if any(event.kind is not Kind.LOAD for event in events)
             )
         return found
 
-    def escape_sites(self, name: str) -> frozenset[int]:
-        """The blocks where the object a local names escapes to code this
-        function cannot see: a binding to what unknown code returned
-        (``t = get()``), or a use that gives it to unknown code
-        (``register(t)``, ``t.attach()``, ``f((t, u))``). -1 for a block the
-        flow does not name. Parameters are assumed not to (the caller's
-        objects are its own: see the module's documentation)."""
+    def escapes(self, name: str) -> list[tuple[Path, int]]:
+        """Where objects reached through the local ``name`` escape to code
+        this function cannot see, as (path, block index): the name bound to
+        what unknown code returned (``t = get()``: its whole object), or a
+        path given to unknown code (``register(t)``, ``t.attach()``,
+        ``f((t, u))``, ``f(t.buf)``: that object)."""
         found = self._escapes.get(name)
         if found is None:
-            sites: set[int] = set()
-            flow = self.flow
-            for event in flow.events_of(name):
+            found = []
+            for event in self.flow.events_of(name):
                 if event.nested:
                     continue
                 if event.kind is Kind.LOAD:
-                    call = self._receiving_call(event.node)
-                    if call is not None and not self.leaves_arguments_alone(call):
-                        sites.add(event.block.index)
+                    given = self._given_to_unknown_code(event.node)
+                    if given is not None:
+                        found.append((given, event.block.index))
                 elif event.kind is Kind.STORE and self._binds_foreign(event.node):
-                    sites.add(event.block.index)
-            found = self._escapes[name] = frozenset(sites)
+                    found.append(((name,), event.block.index))
+            self._escapes[name] = found
         return found
 
-    def _receiving_call(self, node: ast.AST) -> ast.Call | None:
-        """The call that receives the object of the name ``node`` (or an
-        object inside it), as an argument or as a method's receiver."""
+    def _given_to_unknown_code(self, node: ast.AST) -> Path | None:
+        """The path of the object that the use ``node`` of a name gives to a
+        call that may keep it (as an argument, inside a tuple or keyword, or
+        as the receiver of a method), or None."""
         parents = self.flow.parents
-        child = node
-        parent = parents.get(child)
+        top = node
+        parent = parents.get(top)
+        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top:
+            call = parents.get(parent)
+            if isinstance(call, ast.Call) and call.func is parent:
+                # ``t.attach()``: the method receives ``t``.
+                if self.leaves_arguments_alone(call):
+                    return None
+                return access_path(top)
+            top, parent = parent, parents.get(parent)
+        path = access_path(top)
+        if path is None:
+            return None
+        child = top
         while parent is not None:
             if isinstance(parent, ast.Call):
-                if child is parent.func:
-                    return None  # calling it: the callee is the object
-                return parent
-            if isinstance(parent, ast.Attribute):
-                call = parents.get(parent)
-                if isinstance(call, ast.Call) and call.func is parent:
-                    return call  # ``t.attach()``: the receiver
-            elif not isinstance(parent, _CARRIERS):
+                if child is parent.func or self.leaves_arguments_alone(parent):
+                    return None
+                return path
+            if not isinstance(parent, _CARRIERS):
                 return None
             child, parent = parent, parents.get(parent)
         return None
@@ -988,7 +1000,7 @@ class Invalidation:
         return Watched(
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
-            shared=any(self.is_shared_root(path[0], within) for path in expanded),
+            shared=any(self.is_reachable(path, within) for path in expanded),
             within=within,
             immutable=immutable,
         )
@@ -1056,7 +1068,7 @@ class Invalidation:
             if kind is EffectKind.ANY_CODE:
                 if shared is None:
                     within = self.reaching(second.block)
-                    shared = any(self.is_shared_root(root, within) for root in roots)
+                    shared = any(self.is_reachable(path, within) for path in paths)
                 if shared:
                     return effect
                 if not self.any_local_shared:

@@ -428,6 +428,12 @@ ARGUMENT_WRITES: dict[str, tuple] = {
     "torch.nn.functional.normalize": (((4, "out"),), None, "given"),
     "torch.norm": (((4, "out"),), None, "given"),
     "torch.tensordot": (((3, "out"),), None, "given"),
+    "torch.fbgemm_linear_fp16_weight": (((3, "output"),), None, "given"),
+    "torch.fbgemm_linear_fp16_weight_fp32_activation": (
+        ((3, "output"),),
+        None,
+        "given",
+    ),
     # running statistics updated in training
     "torch.nn.functional.batch_norm": (
         ((1, "running_mean"), (2, "running_var")),
