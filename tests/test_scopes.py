@@ -112,7 +112,9 @@ def test_bindings_have_kinds():
 
 
 def test_class_scope_holds_its_body_bindings():
-    tree = ast.parse("import torch\nclass C:\n    x = 1\n    def m(self):\n        pass\n")
+    tree = ast.parse(
+        "import torch\nclass C:\n    x = 1\n    def m(self):\n        pass\n"
+    )
     model = ModuleModel(tree)
     scope = class_scope(tree.body[1], model.module_scope)
     assert isinstance(scope, ClassScope)

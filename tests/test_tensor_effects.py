@@ -11,8 +11,8 @@ from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import (
-    Effect,
     TensorUses,
+    UseEffect,
     allocation_of,
     index_kind,
     literal_zero,
@@ -761,7 +761,7 @@ def test_who_torch_is_comes_from_the_scope(header, found):
 
 
 def test_effect_enum_has_every_kind():
-    assert {e.name for e in Effect} == {W, R, U, B, "TRANSPARENT"}
+    assert {e.name for e in UseEffect} == {W, R, U, B, "TRANSPARENT"}
 
 
 @pytest.mark.parametrize(

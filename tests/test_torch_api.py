@@ -70,7 +70,9 @@ def test_overwriting_methods_overwrite_every_element():
         if not flags & OVERWRITES:
             continue
         x = torch.full((4,), float("nan"))
-        args = (torch.ones(4),) if name == "copy_" else (1.0,) if name == "fill_" else ()
+        args = (
+            (torch.ones(4),) if name == "copy_" else (1.0,) if name == "fill_" else ()
+        )
         if name in ("bernoulli_", "geometric_"):
             args = (0.5,)
         getattr(x, name)(*args)

@@ -3,7 +3,8 @@
 An expression reads *access paths*: a root name followed by attribute names and
 subscripts (``self.meta[bs].max_len`` is ``("self", "meta", "[]", "max_len")``;
 every subscript is the same ``[]``, its index being read separately). Code
-between the two points has *effects*, listed per block in evaluation order:
+between the two points makes *changes* (``Change``), listed per block in
+evaluation order:
 
 - ``REBIND name``: the name is bound again or deleted;
 - ``STORE path``: an attribute or item store (or ``del``) at ``path``: the
@@ -11,30 +12,47 @@ between the two points has *effects*, listed per block in evaluation order:
   were or are now stored there;
 - ``WRITE path``: the object at ``path``, or something reachable from it, may
   change in place: an augmented assignment, an in-place tensor method (a name
-  ending in ``_``), any other method called on it, or passing it to a call
-  that is not known to leave its arguments alone;
-- ``ANY_CODE``: code this function cannot see runs (an unknown call), so state
-  that is not the function's own (globals, closure cells) may change;
+  ending in ``_``), any other method called on it, passing it to a call that
+  is not known to leave its arguments alone (a torch function given it as
+  ``out``, by keyword or position, or with ``inplace``, ``training`` or
+  ``max_norm`` set, is not), or formatting it (``print(o)``, ``str(o)``,
+  ``f"{o}"`` run its ``__str__``/``__format__``);
+- ``CALL path``: the object at ``path`` is called: a local holding a bound
+  method (``add = x.add_``) changes the object it is bound to;
+- ``ANY_CODE``: code this function cannot see runs (an unknown call, a
+  ``sorted(key=...)``, a generator iterated), so what it can reach may change:
+  globals and closure cells, and the objects that escaped to such code (a
+  local bound to what unknown code returned, ``t = get()``; a path given to
+  it, ``register(t)``, ``t.attach()``);
 - ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change;
-  so may it while entering or leaving ``with lock:`` (other threads run).
+  so may it while entering or leaving ``with lock:`` (other threads run), and
+  ``loss.backward()`` accumulates into the ``.grad`` of any leaf.
 
 A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
-contents) any computation over ``m``'s ``buf``, but not ``m.k``.
+contents) any computation over ``m``'s ``buf``, but not ``m.k``. Views of a
+tensor's own memory (``x.data``, ``x.T``, ``x.mT``, ``x.real``) are the
+tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o``.
 
 Aliasing is per function: ``y = x[:2]`` (or ``m.k = x``, or ``lst.append(x)``)
 makes writes through one reach reads through the other, if the alias is made
 anywhere the later read can be reached from. Distinct parameters, and paths
 with distinct roots the function never connects, are assumed to name distinct
-objects; attribute stores and loads are assumed to be plain (no properties with
-side effects); arithmetic makes new objects (true of tensors and numbers; a list
-built with ``+`` shares its elements): the assumptions a reader of a replay path
-makes too.
+objects, and a parameter's object is not reachable by unknown code unless the
+function gives it away; attribute stores and loads are assumed to be plain
+(no properties with side effects), and so are the operators and conversions
+applied to values (``+``, ``<``, ``len``, ``int``: no ``__add__`` or
+``__len__`` that changes state); arithmetic makes new objects (true of tensors
+and numbers; a list built with ``+`` shares its elements): the assumptions a
+reader of a replay path makes too. Who a name is (a torch function, a
+builtin, a local) the function's scope says; what a torch method or function
+does, ``torch_api``.
 
-Use: ``analysis = invalidation_for(flow, model.imports)``; ``analysis.point(node)``
-(or ``Point(block, stmt)``) names a place; ``executes_before(p1, p2)`` says the
-first always runs before the second; ``changed_between(analysis.read_paths(e),
-p1, p2)`` returns the first effect that may change what ``e`` reads, or None.
+Use: ``analysis = invalidation_for(flow, model.scope(function))``;
+``analysis.point(node)`` (or ``Point(block, stmt)``) names a place;
+``executes_before(p1, p2)`` says the first always runs before the second;
+``changed_between(analysis.read_paths(e), p1, p2)`` returns the first change
+that may change what ``e`` reads, or None.
 """
 
 from __future__ import annotations
@@ -140,7 +158,9 @@ _ALIASING_NODES = (
 )
 
 
-class EffectKind(enum.Enum):
+class ChangeKind(enum.Enum):
+    """The kinds of ``Change`` (see the module's documentation)."""
+
     REBIND = "rebind"
     STORE = "store"
     WRITE = "write"
@@ -149,15 +169,16 @@ class EffectKind(enum.Enum):
     BARRIER = "barrier"
 
 
-class Effect(Record):
+class Change(Record):
     """Something evaluated code does that may change what a later read sees,
-    at ``node``."""
+    at ``node`` (``tensor_effects.UseEffect`` is the other question: what one
+    use of a tensor does to its elements)."""
 
     __slots__ = ("kind", "path", "node")
     _fields = __slots__
 
     def __init__(
-        self, kind: EffectKind, path: Path = (), node: ast.AST | None = None
+        self, kind: ChangeKind, path: Path = (), node: ast.AST | None = None
     ) -> None:
         self.kind = kind
         self.path = path
@@ -668,7 +689,9 @@ class Invalidation:
         parents = self.flow.parents
         top = node
         parent = parents.get(top)
-        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top:
+        while (
+            isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top
+        ):
             call = parents.get(parent)
             if isinstance(call, ast.Call) and call.func is parent:
                 # ``t.attach()``: the method receives ``t``.
@@ -762,7 +785,7 @@ class Invalidation:
             return False
         return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
-    def call_effects(self, call: ast.Call) -> list[Effect]:
+    def call_effects(self, call: ast.Call) -> list[Change]:
         """What a call may change, once its callee and arguments are evaluated."""
         func = call.func
         arguments = [*call.args, *(kw.value for kw in call.keywords)]
@@ -773,10 +796,10 @@ class Invalidation:
         )
         if qualified is not None:
             if qualified in GRADIENT_FUNCTIONS:
-                return [Effect(EffectKind.BARRIER, (), call)]
+                return [Change(ChangeKind.BARRIER, (), call)]
             written = written_arguments(qualified, call)
             if written is not None:  # a torch function: it writes these only
-                effects: list[Effect] = []
+                effects: list[Change] = []
                 for argument in written:
                     effects += _writes(self.alias_paths(argument), call)
                 return effects
@@ -784,7 +807,7 @@ class Invalidation:
             name = func.attr
             if name in GRADIENT_METHODS:
                 # ``loss.backward()`` accumulates into the ``.grad`` of every leaf.
-                return [Effect(EffectKind.BARRIER, (), call)]
+                return [Change(ChangeKind.BARRIER, (), call)]
             effects = []
             if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
                 for argument in arguments:
@@ -799,7 +822,7 @@ class Invalidation:
             effects += _writes(receiver, call)
             for argument in arguments:
                 effects += _writes(self.alias_paths(argument), call)
-            effects.append(Effect(EffectKind.ANY_CODE, (), call))
+            effects.append(Change(ChangeKind.ANY_CODE, (), call))
             return effects
         elif isinstance(func, ast.Name) and self.is_builtin(
             func.id, NO_EFFECT_BUILTINS
@@ -815,14 +838,14 @@ class Invalidation:
             # objects (``add = x.add_``); one from elsewhere reaches only
             # what is shared, as any unknown code does.
             if self.flow.stores_of(path[0]):
-                effects.append(Effect(EffectKind.CALL, path, call))
-        effects.append(Effect(EffectKind.ANY_CODE, (), call))
+                effects.append(Change(ChangeKind.CALL, path, call))
+        effects.append(Change(ChangeKind.ANY_CODE, (), call))
         return effects
 
     def _builtin_effects(
         self, name: str, call: ast.Call, arguments: list[ast.expr]
-    ) -> list[Effect]:
-        effects: list[Effect] = []
+    ) -> list[Change]:
+        effects: list[Change] = []
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             for argument in arguments:
                 effects += _writes(self.alias_paths(argument), call)
@@ -844,7 +867,7 @@ class Invalidation:
         ):
             runs_code = True  # ``list(gen)`` runs the generator's code
         if runs_code:
-            effects.append(Effect(EffectKind.ANY_CODE, (), call))
+            effects.append(Change(ChangeKind.ANY_CODE, (), call))
         return effects
 
     def fetch_role(self, stmt: ast.AST) -> str:
@@ -879,7 +902,7 @@ class Invalidation:
                         self._parts[candidate] = items[index]
         return self._parts.get(block)
 
-    def block_effects(self, block: Block) -> list[Effect]:
+    def block_effects(self, block: Block) -> list[Change]:
         """Every effect of ``block``, in evaluation order."""
         return self._walk(block).effects
 
@@ -951,7 +974,7 @@ class Invalidation:
             b for b in self.flow.blocks if b.index in forward and b.index in backward
         }
 
-    def effects_between(self, first: Point, second: Point) -> Iterator[Effect]:
+    def effects_between(self, first: Point, second: Point) -> Iterator[Change]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""
         walk1 = self._walk(first.block)
         end1 = walk1.spans[id(first.node)][1]
@@ -1005,25 +1028,25 @@ class Invalidation:
             immutable=immutable,
         )
 
-    def changes(self, effect: Effect, watched: Watched) -> bool:
+    def changes(self, effect: Change, watched: Watched) -> bool:
         """Whether ``effect`` may change what a read of the watched paths sees."""
         kind = effect.kind
-        if kind is EffectKind.BARRIER:
+        if kind is ChangeKind.BARRIER:
             return True
-        if kind is EffectKind.REBIND:
+        if kind is ChangeKind.REBIND:
             return effect.path[0] in watched.roots
-        if kind is EffectKind.ANY_CODE:
+        if kind is ChangeKind.ANY_CODE:
             return watched.shared
         written = self.expand(
-            effect.path, store=kind is EffectKind.STORE, within=watched.within
+            effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
         if written is None:
             return True
-        if kind is EffectKind.CALL:
+        if kind is ChangeKind.CALL:
             # Calling an object may change it and, for a bound method
             # (``add = x.add_``), the object it is bound to.
             written = frozenset((path[0],) for path in written)
-        if watched.immutable and kind is not EffectKind.STORE:
+        if watched.immutable and kind is not ChangeKind.STORE:
             written = frozenset(
                 w
                 for w in written
@@ -1038,7 +1061,7 @@ class Invalidation:
         second: Point,
         ignore: Container[ast.AST] = (),
         immutable: frozenset[Path] = frozenset(),
-    ) -> Effect | None:
+    ) -> Change | None:
         """An effect between the points that may change a read of ``paths``.
 
         Effects at nodes in ``ignore`` do not count (a caller that knows a store
@@ -1053,19 +1076,19 @@ class Invalidation:
         # Aliases are followed last, and only for an effect that needs them:
         # rebinding a name changes no object, and unknown code that can reach
         # one of the roots by name changes the reads whatever the aliases.
-        rest: list[Effect] = []
+        rest: list[Change] = []
         shared: bool | None = None
         for effect in self.effects_between(first, second):
             if effect.node in ignore:
                 continue
             kind = effect.kind
-            if kind is EffectKind.BARRIER:
+            if kind is ChangeKind.BARRIER:
                 return effect
-            if kind is EffectKind.REBIND:
+            if kind is ChangeKind.REBIND:
                 if effect.path[0] in roots:
                     return effect
                 continue
-            if kind is EffectKind.ANY_CODE:
+            if kind is ChangeKind.ANY_CODE:
                 if shared is None:
                     within = self.reaching(second.block)
                     shared = any(self.is_reachable(path, within) for path in paths)
@@ -1082,7 +1105,7 @@ class Invalidation:
         rest = [
             effect
             for effect in rest
-            if effect.kind is EffectKind.ANY_CODE
+            if effect.kind is ChangeKind.ANY_CODE
             or effect.path[0] in roots
             or effect.path[0] in linked
         ]
@@ -1090,7 +1113,7 @@ class Invalidation:
             return None
         watched = self.watch(paths, before=second.block, immutable=immutable)
         if watched is None:
-            return Effect(EffectKind.BARRIER, (), first.node)
+            return Change(ChangeKind.BARRIER, (), first.node)
         for effect in rest:
             if self.changes(effect, watched):
                 return effect
@@ -1188,7 +1211,7 @@ class _BlockWalk:
         self, analysis: Invalidation, block: Block, part: ast.AST | None
     ) -> None:
         self.analysis = analysis
-        self.effects: list[Effect] = []
+        self.effects: list[Change] = []
         self.spans: dict[int, tuple[int, int]] = {}
         # Each expression's entry and exit on a clock of evaluation steps, so
         # that nodes without effects are ordered too.
@@ -1226,7 +1249,7 @@ class _BlockWalk:
                 if isinstance(name, str):
                     self.rebind(name, node)
             # Value and class patterns may run ``__eq__`` and ``__match_args__``.
-            self.effects.append(Effect(EffectKind.ANY_CODE, (), part.pattern))
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), part.pattern))
             if part.guard is not None:
                 self.expr(part.guard)
         if role != "case":
@@ -1237,12 +1260,12 @@ class _BlockWalk:
     def fetch(self, stmt: ast.For | ast.AsyncFor) -> None:
         """Fetching a loop's next item may run a generator's code, or await."""
         if isinstance(stmt, ast.AsyncFor):
-            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
         elif not plainly_iterable(stmt.iter):
-            self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
 
     def rebind(self, name: str, node: ast.AST) -> None:
-        self.effects.append(Effect(EffectKind.REBIND, (name,), node))
+        self.effects.append(Change(ChangeKind.REBIND, (name,), node))
 
     def write(self, paths: Iterable[Path], node: ast.AST) -> None:
         self.effects.extend(_writes(paths, node))
@@ -1250,17 +1273,17 @@ class _BlockWalk:
     @staticmethod
     def context_exit(
         analysis: Invalidation, stmt: ast.With | ast.AsyncWith
-    ) -> list[Effect]:
+    ) -> list[Change]:
         if isinstance(stmt, ast.AsyncWith) or any(
             may_be_lock(item.context_expr) for item in stmt.items
         ):
-            return [Effect(EffectKind.BARRIER, (), stmt)]
-        effects: list[Effect] = []
+            return [Change(ChangeKind.BARRIER, (), stmt)]
+        effects: list[Change] = []
         for item in stmt.items:
             effects += _writes(
                 analysis.alias_paths(item.context_expr), item.context_expr
             )
-        effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+        effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
         return effects
 
     # -- statements --------------------------------------------------------------
@@ -1300,11 +1323,11 @@ class _BlockWalk:
                 if default is not None:
                     self.expr(default)
             if stmt.decorator_list:
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, ast.ClassDef):
             # A class body runs arbitrary code at definition.
-            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, (ast.Try, TryStar, ast.Global, ast.Nonlocal)):
             pass  # the try marker evaluates nothing; its clauses are blocks
@@ -1322,10 +1345,10 @@ class _BlockWalk:
         for item in stmt.items:
             self.expr(item.context_expr)
             if isinstance(stmt, ast.AsyncWith) or may_be_lock(item.context_expr):
-                self.effects.append(Effect(EffectKind.BARRIER, (), item.context_expr))
+                self.effects.append(Change(ChangeKind.BARRIER, (), item.context_expr))
             else:
                 self.write(analysis.alias_paths(item.context_expr), item.context_expr)
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), item.context_expr))
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), item.context_expr))
             if item.optional_vars is not None:
                 self.target(item.optional_vars)
         # ``__exit__`` runs whenever ``__enter__`` did; count it here as well.
@@ -1341,7 +1364,7 @@ class _BlockWalk:
         """An attribute or item store (or delete) at ``target``."""
         path = access_path(target)
         if path is not None:
-            self.effects.append(Effect(EffectKind.STORE, path, target))
+            self.effects.append(Change(ChangeKind.STORE, path, target))
         else:  # ``f(a).x = v``: something inside what ``f(a)`` may be changes
             self.write(self.analysis.alias_paths(target.value), target)  # type: ignore[attr-defined]
 
@@ -1423,12 +1446,12 @@ class _BlockWalk:
             paths = self.analysis.formatted_paths(node.value)
             if paths:
                 self.write(paths, node)
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), node))
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             if node.value is not None:
                 self.expr(node.value)
-            self.effects.append(Effect(EffectKind.BARRIER, (), node))
+            self.effects.append(Change(ChangeKind.BARRIER, (), node))
             return
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
@@ -1460,7 +1483,7 @@ class _BlockWalk:
                     if isinstance(inner, ast.Call):
                         self.effects.extend(self.analysis.call_effects(inner))
                     elif isinstance(inner, (ast.Await, ast.Yield, ast.YieldFrom)):
-                        self.effects.append(Effect(EffectKind.BARRIER, (), inner))
+                        self.effects.append(Change(ChangeKind.BARRIER, (), inner))
                     elif isinstance(inner, ast.NamedExpr):
                         self.rebind(inner.target.id, inner.target)
                     elif isinstance(
@@ -1517,8 +1540,8 @@ def plainly_iterable(expr: ast.AST) -> bool:
     return False
 
 
-def _writes(paths: Iterable[Path], node: ast.AST) -> list[Effect]:
-    return [Effect(EffectKind.WRITE, path, node) for path in paths]
+def _writes(paths: Iterable[Path], node: ast.AST) -> list[Change]:
+    return [Change(ChangeKind.WRITE, path, node) for path in paths]
 
 
 def _union(sets: Iterable[set[Path]]) -> set[Path]:

@@ -2,7 +2,10 @@
 
 A use of a tensor-valued local is a *definite full write* (``x.copy_(y)``,
 ``x.fill_(v)``, ``x.zero_()``, in-place random fills, ``x[:] = v``,
-``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a ``torch`` function), a
+``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a function that honours the
+``out=`` contract: torch's own namespaces and ATen operators, not a custom
+operator such as ``torch.ops.mylib.kernel``, whose kernel may leave part of
+``out`` unwritten), a
 *definite read* (``x += 1``, ``x + 1``, ``x < y``, in-place accumulation such
 as ``x.add_(y)`` or ``x.index_add_(...)``, reductions and copies such as
 ``x.sum()``, ``x.item()`` or ``x.clone()``, an indexing read ``y = x[idx]``;
@@ -24,7 +27,13 @@ It also recognizes the allocations involved: the zero-filled family
 (``torch.zeros``, ``zeros_like``, ``Tensor.new_zeros``, ``torch.full`` /
 ``full_like`` / ``Tensor.new_full`` with a literal zero) and the
 uninitialized family (``torch.empty``, ``empty_like``, ``empty_strided``,
-``Tensor.new_empty``), resolved through the module's imports.
+``Tensor.new_empty``), resolved through the function's scope (a local
+``torch`` is not the module; a function-level ``import torch`` is). What each
+method does comes from the torch vocabulary (``torch_api``).
+
+A conditional exit is a path too: a statement in a ``try`` body, or in the
+body of a ``with`` whose context manager may swallow an exception, may be
+the last one run before the code after it (see ``flow``).
 """
 
 from __future__ import annotations
@@ -56,8 +65,10 @@ if TYPE_CHECKING:
     Names = Scope | ImportMap
 
 
-class Effect(enum.Enum):
-    """What one use does to the tensor's memory."""
+class UseEffect(enum.Enum):
+    """What one use of a tensor-valued name does to the tensor's elements
+    (``invalidation.Change`` is the other question: what evaluated code may
+    change about a later read)."""
 
     FULL_WRITE = "full write"
     READ = "read"
@@ -85,7 +96,7 @@ class Use(Record):
     _fields = __slots__
 
     def __init__(
-        self, event: Event, effect: Effect, detail: Detail = Detail.NONE
+        self, event: Event, effect: UseEffect, detail: Detail = Detail.NONE
     ) -> None:
         self.event = event
         self.effect = effect
@@ -396,7 +407,7 @@ def context_effect(
     names: Names,
     whole: bool = True,
     facts: LocalFacts = NO_FACTS,
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     """The effect of the context around ``expr``, whose value is the tensor.
 
     ``whole`` says whether ``expr`` stands for all of the tensor's elements
@@ -414,8 +425,8 @@ def context_effect(
             and call.func is parent
         ):
             effect, detail = context_effect(call, parents, names, False, facts)
-            if effect is Effect.TRANSPARENT:
-                return Effect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
+            if effect is UseEffect.TRANSPARENT:
+                return UseEffect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
             return effect, detail
         return _attribute_effect(parent, parents, whole)
     if isinstance(parent, ast.Subscript) and parent.value is expr:
@@ -423,21 +434,21 @@ def context_effect(
     if isinstance(parent, ast.Compare) and all(
         isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops
     ):
-        return Effect.TRANSPARENT, Detail.NONE  # ``x is None``: identity only
+        return UseEffect.TRANSPARENT, Detail.NONE  # ``x is None``: identity only
     if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
-        return Effect.READ, Detail.NONE
+        return UseEffect.READ, Detail.NONE
     if isinstance(parent, ast.AugAssign):
         # ``y += x`` reads x; ``x += y`` is recorded as an augmented event.
-        return Effect.READ, Detail.NONE
+        return UseEffect.READ, Detail.NONE
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
         if parent.arg == "out" and isinstance(call, ast.Call):
             qualified = names.qualified_name(call.func)
             if qualified is not None and honours_out_contract(qualified):
                 if whole:
-                    return Effect.FULL_WRITE, Detail.NONE
-                return Effect.UNKNOWN, Detail.PARTIAL
-        return Effect.UNKNOWN, Detail.ESCAPE
+                    return UseEffect.FULL_WRITE, Detail.NONE
+                return UseEffect.UNKNOWN, Detail.PARTIAL
+        return UseEffect.UNKNOWN, Detail.ESCAPE
     if isinstance(parent, ast.Call) and expr in parent.args:
         func = parent.func
         if (
@@ -445,37 +456,40 @@ def context_effect(
             and func.attr == "copy_"
             and parent.args[0] is expr
         ):
-            return Effect.READ, Detail.NONE  # the source of a copy
+            return UseEffect.READ, Detail.NONE  # the source of a copy
         if (
             isinstance(func, ast.Name)
             and func.id in _METADATA_BUILTINS
             and func.id not in facts.bound
             and names.is_builtin(func.id)
         ):
-            return Effect.TRANSPARENT, Detail.NONE
-    return Effect.UNKNOWN, Detail.ESCAPE
+            return UseEffect.TRANSPARENT, Detail.NONE
+    return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
 def _attribute_effect(
     attribute: ast.Attribute, parents: Mapping[ast.AST, ast.AST], whole: bool
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     name = attribute.attr
     if name in METADATA_ATTRIBUTES and isinstance(attribute.ctx, ast.Load):
-        return Effect.TRANSPARENT, Detail.NONE
+        return UseEffect.TRANSPARENT, Detail.NONE
     call = parents.get(attribute)
     if not (isinstance(call, ast.Call) and call.func is attribute):
-        return Effect.UNKNOWN, Detail.ESCAPE
+        return UseEffect.UNKNOWN, Detail.ESCAPE
     if name in METADATA_METHODS:
-        return Effect.TRANSPARENT, Detail.NONE
+        return UseEffect.TRANSPARENT, Detail.NONE
     if name in OVERWRITING_METHODS:
         if whole:
-            return Effect.FULL_WRITE, Detail.NONE
-        return Effect.UNKNOWN, Detail.PARTIAL
+            return UseEffect.FULL_WRITE, Detail.NONE
+        return UseEffect.UNKNOWN, Detail.PARTIAL
     if name in READING_METHODS:
-        return Effect.READ, Detail.NONE
+        return UseEffect.READ, Detail.NONE
     if name.endswith("_"):
-        return Effect.UNKNOWN, Detail.PARTIAL  # another in-place method (scatter_, ...)
-    return Effect.UNKNOWN, Detail.ESCAPE
+        return (
+            UseEffect.UNKNOWN,
+            Detail.PARTIAL,
+        )  # another in-place method (scatter_, ...)
+    return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
 def _subscript_effect(
@@ -484,16 +498,16 @@ def _subscript_effect(
     names: Names,
     whole: bool,
     facts: LocalFacts,
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     kind = index_kind(subscript.slice, facts.basic_indices)
     if isinstance(subscript.ctx, ast.Store):
         if _augmented_target(subscript, parents):
-            return Effect.READ, Detail.NONE
+            return UseEffect.READ, Detail.NONE
         if whole and kind == "full":
-            return Effect.FULL_WRITE, Detail.NONE
-        return Effect.UNKNOWN, Detail.PARTIAL
+            return UseEffect.FULL_WRITE, Detail.NONE
+        return UseEffect.UNKNOWN, Detail.PARTIAL
     if isinstance(subscript.ctx, ast.Del):
-        return Effect.UNKNOWN, Detail.PARTIAL
+        return UseEffect.UNKNOWN, Detail.PARTIAL
     if kind != "gather":
         # A view: what happens to the view happens to (part of) the tensor.
         full = whole and kind == "full"
@@ -502,12 +516,12 @@ def _subscript_effect(
     # values (``y = x[idx]`` reads x). Passed to a call it may be a view that
     # the call writes into (``kernel(out=x[i])`` with an integer or slice i).
     effect, detail = context_effect(subscript, parents, names, False, facts)
-    if effect is Effect.READ:
-        return Effect.READ, Detail.NONE
+    if effect is UseEffect.READ:
+        return UseEffect.READ, Detail.NONE
     if detail is Detail.ESCAPE and _assigned_value(subscript, parents):
-        return Effect.READ, Detail.NONE
-    if effect is Effect.TRANSPARENT:
-        return Effect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
+        return UseEffect.READ, Detail.NONE
+    if effect is UseEffect.TRANSPARENT:
+        return UseEffect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
     return effect, detail
 
 
@@ -533,31 +547,31 @@ class TensorUses:
     def __init__(self, flow: FunctionFlow, names: Names) -> None:
         self.flow = flow
         self.names = names
-        self._effects: dict[int, tuple[Effect, Detail]] = {}
+        self._effects: dict[int, tuple[UseEffect, Detail]] = {}
         self.facts = LocalFacts(bound_names(flow), basic_index_names(flow, names))
 
-    def effect(self, event: Event) -> tuple[Effect, Detail]:
+    def effect(self, event: Event) -> tuple[UseEffect, Detail]:
         """The effect of one event on the tensor its name holds."""
         cached = self._effects.get(id(event))
         if cached is None:
             cached = self._effects[id(event)] = self._event_effect(event)
         return cached
 
-    def _event_effect(self, event: Event) -> tuple[Effect, Detail]:
+    def _event_effect(self, event: Event) -> tuple[UseEffect, Detail]:
         if event.kind is not Kind.LOAD:
-            return Effect.REBIND, Detail.NONE
+            return UseEffect.REBIND, Detail.NONE
         if event.nested:
-            return Effect.UNKNOWN, Detail.ESCAPE
+            return UseEffect.UNKNOWN, Detail.ESCAPE
         if event.augmented:
-            return Effect.READ, Detail.NONE
+            return UseEffect.READ, Detail.NONE
         effect, detail = context_effect(
             event.node,  # type: ignore[arg-type]
             self.flow.parents,
             self.names,
             facts=self.facts,
         )
-        if effect is Effect.FULL_WRITE and event.conditional:
-            return Effect.UNKNOWN, Detail.PARTIAL
+        if effect is UseEffect.FULL_WRITE and event.conditional:
+            return UseEffect.UNKNOWN, Detail.PARTIAL
         return effect, detail
 
     def first_uses(self, name: str, after: Event) -> tuple[list[Use], bool]:
@@ -630,9 +644,9 @@ class TensorUses:
         events = [e for e in block.events if e.name == name and e.order > after_order]
         for index, event in enumerate(events):
             effect, detail = self.effect(event)
-            if effect is Effect.TRANSPARENT:
+            if effect is UseEffect.TRANSPARENT:
                 continue
-            if effect is Effect.FULL_WRITE:
+            if effect is UseEffect.FULL_WRITE:
                 # ``x.copy_(f(x))``: the arguments are evaluated before the write.
                 inner = self._inside_write(event, events[index + 1 :])
                 if inner is not None:
@@ -653,10 +667,10 @@ class TensorUses:
             if id(other.node) not in arguments:
                 break
             effect, detail = self.effect(other)
-            if effect is Effect.TRANSPARENT:
+            if effect is UseEffect.TRANSPARENT:
                 continue
-            if effect is Effect.FULL_WRITE:
-                return Use(other, Effect.UNKNOWN, Detail.PARTIAL)
+            if effect is UseEffect.FULL_WRITE:
+                return Use(other, UseEffect.UNKNOWN, Detail.PARTIAL)
             return Use(other, effect, detail)
         return None
 
@@ -670,16 +684,16 @@ class TensorUses:
         """
         uses, _ = self.first_uses(name, after)
         effects = {use.effect for use in uses}
-        return Effect.FULL_WRITE in effects and effects <= {
-            Effect.FULL_WRITE,
-            Effect.REBIND,
+        return UseEffect.FULL_WRITE in effects and effects <= {
+            UseEffect.FULL_WRITE,
+            UseEffect.REBIND,
         }
 
     def first_reads_on_some_path(self, name: str, after: Event) -> list[Use]:
         """The uses that are, on some path from ``after``, a definite read of
         ``name`` before anything else touches it."""
         uses, _ = self.first_uses(name, after)
-        return [use for use in uses if use.effect is Effect.READ]
+        return [use for use in uses if use.effect is UseEffect.READ]
 
 
 def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call | None:

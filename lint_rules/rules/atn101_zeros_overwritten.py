@@ -11,8 +11,8 @@ from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
-    Effect,
     TensorUses,
+    UseEffect,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_fully_write
@@ -198,7 +198,7 @@ class ZerosOverwritten(Rule):
                 fix = rewriter.fix(allocation, Applicability.SAFE)
                 firsts, _ = uses.first_uses(name, local.binding)
                 writes = sorted(
-                    {u.row for u in firsts if u.effect is Effect.FULL_WRITE}
+                    {u.row for u in firsts if u.effect is UseEffect.FULL_WRITE}
                 )
                 where = ", ".join(str(row) for row in writes)
                 message = (

@@ -14,7 +14,7 @@ from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.tensor_effects import (
     Allocation,
     Detail,
-    Effect,
+    UseEffect,
     allocation_of,
     context_effect,
     own_statements,
@@ -67,7 +67,7 @@ class BufferUse(Record):
     _fields = __slots__
 
     def __init__(
-        self, node: ast.AST, method: FunctionNode, effect: Effect, detail: Detail
+        self, node: ast.AST, method: FunctionNode, effect: UseEffect, detail: Detail
     ) -> None:
         self.node = node
         self.method = method
@@ -76,11 +76,11 @@ class BufferUse(Record):
 
     @property
     def is_write(self) -> bool:
-        return self.effect is Effect.FULL_WRITE
+        return self.effect is UseEffect.FULL_WRITE
 
     @property
     def verb(self) -> str:
-        if self.effect is Effect.READ:
+        if self.effect is UseEffect.READ:
             return "read"
         if self.is_write:
             return "written"
@@ -427,7 +427,7 @@ class _ClassUses:
             return None
         # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
         # neither reads nor writes the buffer's memory.
-        skipped = (Effect.TRANSPARENT, Effect.REBIND)
+        skipped = (UseEffect.TRANSPARENT, UseEffect.REBIND)
         for method, receiver, text, offset in self._methods:
             if method is exclude:
                 continue
@@ -469,8 +469,8 @@ class _ClassUses:
         if isinstance(expr, ast.Subscript) and not isinstance(expr.ctx, ast.Load):
             return BufferUse(expr, method, _store_effect(expr, parents), Detail.NONE)
         effect, detail = context_effect(expr, parents, self.model.scope(method))  # type: ignore[arg-type]
-        if effect is Effect.FULL_WRITE and _only_sometimes(expr, parents, method):
-            effect, detail = Effect.UNKNOWN, Detail.PARTIAL
+        if effect is UseEffect.FULL_WRITE and _only_sometimes(expr, parents, method):
+            effect, detail = UseEffect.UNKNOWN, Detail.PARTIAL
         return BufferUse(expr, method, effect, detail)
 
 
@@ -535,13 +535,13 @@ def _spans(node: ast.AST, rows: list[int]) -> bool:
     return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
-def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
+def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> UseEffect:
     """``self.x += 1`` reads the buffer; ``self.x = v``, ``self.x["k"] = v`` and
     ``del self.x`` replace it without touching its memory."""
     parent = parents.get(node)
     if isinstance(parent, ast.AugAssign) and parent.target is node:
-        return Effect.READ
-    return Effect.REBIND
+        return UseEffect.READ
+    return UseEffect.REBIND
 
 
 def _only_sometimes(

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
     Detail,
-    Effect,
     TensorUses,
     Use,
+    UseEffect,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_read
@@ -177,7 +177,7 @@ def _partly_written_before(
     start, end = binding.block, read.event.block
     between = flow.blocks_between(start, end) if start is not end else set()
     for event in flow.loads_of(name):
-        if uses.effect(event) != (Effect.UNKNOWN, Detail.PARTIAL):
+        if uses.effect(event) != (UseEffect.UNKNOWN, Detail.PARTIAL):
             continue
         block = event.block
         if (

@@ -9,7 +9,7 @@ from collections.abc import Hashable, Iterator
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
-    EffectKind,
+    ChangeKind,
     Invalidation,
     Point,
     invalidation_for,
@@ -284,7 +284,7 @@ class RepeatedHostSync(Rule):
             if method == "item":
                 # An int or float cannot change in place: only rebinding matters.
                 if any(
-                    effect.kind is EffectKind.REBIND and effect.path == (name,)
+                    effect.kind is ChangeKind.REBIND and effect.path == (name,)
                     for effect in analysis.effects_between(after_binding, point2)
                 ):
                     continue

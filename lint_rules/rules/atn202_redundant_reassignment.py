@@ -8,8 +8,8 @@ from collections.abc import Hashable, Iterator
 from lint_rules.analysis.flow import FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
-    Effect,
-    EffectKind,
+    Change,
+    ChangeKind,
     Invalidation,
     Path,
     Point,
@@ -289,7 +289,7 @@ def _reads_target(
     watched = analysis.watch(reads, before=at.block)
     if watched is None:
         return True
-    return analysis.changes(Effect(EffectKind.STORE, target), watched)
+    return analysis.changes(Change(ChangeKind.STORE, target), watched)
 
 
 # Values that make a new object each time they are evaluated.
