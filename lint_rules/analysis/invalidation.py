@@ -122,6 +122,9 @@ _ITERATING_BUILTINS = frozenset(
         "all", "min", "max", "enumerate", "zip", "reversed", "iter",
     }
 )  # fmt: skip
+# ... of which these iterate their argument only when given one (``min(a, b)``
+# compares two values).
+_ONE_ITERABLE = frozenset({"min", "max"})
 # Methods whose results are iterated without running user code.
 _PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
@@ -761,7 +764,14 @@ class Invalidation:
                 if isinstance(child, ast.expr)
             )
         if isinstance(expr, _COMPREHENSION_TYPES):
-            return True
+            # A new container of what its element expression makes of the
+            # items of its iterables.
+            parts = [generator.iter for generator in expr.generators]
+            if isinstance(expr, ast.DictComp):
+                parts += [expr.key, expr.value]
+            else:
+                parts.append(expr.elt)
+            return any(self.may_be_foreign(part) for part in parts)
         return False  # names, constants, arithmetic, f-strings, lambdas
 
     # -- effects ------------------------------------------------------------------
@@ -862,8 +872,11 @@ class Invalidation:
             isinstance(argument, ast.Lambda) for argument in arguments
         ):
             runs_code = True  # ``sorted(xs, key=...)`` calls the function given
+        iterated = call.args
+        if name in _ONE_ITERABLE:
+            iterated = call.args[:1] if len(call.args) == 1 else []
         if name in _ITERATING_BUILTINS and not all(
-            plainly_iterable(argument) for argument in call.args
+            plainly_iterable(argument) for argument in iterated
         ):
             runs_code = True  # ``list(gen)`` runs the generator's code
         if runs_code:
