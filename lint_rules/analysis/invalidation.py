@@ -125,8 +125,10 @@ _ITERATING_BUILTINS = frozenset(
 # ... of which these iterate their argument only when given one (``min(a, b)``
 # compares two values).
 _ONE_ITERABLE = frozenset({"min", "max"})
-# Methods whose results are iterated without running user code.
-_PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split"})
+# Tensor methods whose results (lists, tuples of tensors) are iterated
+# without running user code. (A dict's ``items()`` would be too, but a
+# method known by name only may be another type's, returning a generator.)
+_PLAIN_ITERABLE_METHODS = frozenset({"tolist", "split", "chunk", "unbind"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
 # In-place methods that also make the receiver share the argument's memory.
 _SHARING_INPLACE = frozenset({"set_"})
@@ -1534,8 +1536,8 @@ def may_be_lock(context: ast.expr) -> bool:
 
 def plainly_iterable(expr: ast.AST) -> bool:
     """Iterating ``expr`` runs no user code: a literal, ``range(...)``,
-    ``t.tolist()``, ``d.items()``, or ``enumerate``/``zip`` of those. A name may
-    hold a generator, so it is not."""
+    ``t.tolist()``, ``t.split(n)``, or ``enumerate``/``zip`` of those. A name
+    may hold a generator, so it is not."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant)):
         return True
     if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp, ast.JoinedStr)):

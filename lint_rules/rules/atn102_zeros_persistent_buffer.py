@@ -137,7 +137,9 @@ class ZerosPersistentBuffer(Rule):
     depends on capture and replay code that the analysis cannot follow. It is
     the same rewrite as ATN101 (`zeros` -> `empty`, `zeros_like` ->
     `empty_like`, `new_zeros` -> `new_empty`, `full` -> `empty` without the
-    fill value), applied only with `--unsafe-fixes`.
+    fill value, and the dtype `full` inferred from it), applied only with
+    `--unsafe-fixes`. A `dtype` that may be None, or a size that may be an
+    integer, is one more thing the test run has to confirm (see ATN101).
 
     ## Options
     - `graph-state-methods` (glob patterns of method names; default

@@ -58,10 +58,14 @@ class RedundantReassignment(Rule):
     comparisons, subscripts and tuples of those, and `.item()` chains over
     them (`s.max().item()`), so evaluating it again gives the same value when
     nothing it reads has changed. It must not read the target itself
-    (`x = x + 1` twice is not redundant). Between the two statements nothing
-    may rebind or write the target or anything the value reads, in place or
-    through an alias, nor pass them to a call that might change them; the
-    rules are those of ATN201.
+    (`x = x + 1` twice is not redundant). The earlier one must run whenever
+    the later one does, to its end: not in a branch, a loop that may not
+    run, a `try` body, or the body of a `with` whose context manager may
+    swallow an exception. Between the two statements nothing may rebind or
+    write the target or anything the value reads, in place or through an
+    alias, nor pass them to a call that might change them; the rules are
+    those of ATN201 (a number held by the target, from `.item()` or a
+    constant, cannot change in place: only a store replaces it).
 
     ## Example
     ```python
@@ -83,13 +87,19 @@ class RedundantReassignment(Rule):
     is safe under the analysis's assumptions: attribute stores and loads on
     the target and value are plain (no property or `__setattr__` with side
     effects), and distinct parameters are distinct objects.
+
+    It is unsafe when the value makes a new object each time (`x * 2`,
+    `(a, b)`) and the first one got another reference in between (`b = a`,
+    a call it was passed to): without the later statement the target keeps
+    that object, so a change made through the other reference (`b.add_(1)`)
+    shows through the target, and the two are now one object.
     """
 
     code = "ATN202"
     name = "redundant-reassignment"
     # Only functions are analyzed, so a file without one cannot have a finding.
     triggers = ("def ", "def\t")
-    fix_availability = "safe"
+    fix_availability = "sometimes"
 
     valid = (
         # The stored value's inputs change between.
@@ -130,6 +140,9 @@ class RedundantReassignment(Rule):
         # The first is in a `try` body, the second in its handler.
         "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n"
         "        m.k = a\n",
+        # The first is in a `with` body its manager may leave early.
+        "from contextlib import suppress\ndef f(m, a):\n    with suppress(ValueError):\n"
+        "        int('x')\n        m.k = a\n    m.k = a\n",
         # The first is in a loop over an iterable that may be empty.
         "def f(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
     )
@@ -163,6 +176,11 @@ class RedundantReassignment(Rule):
         Invalid(
             "def f(m, a):\n    for _ in range(2):\n        m.k = a\n    m.k = a\n",
             fixed="def f(m, a):\n    for _ in range(2):\n        m.k = a\n",
+        ),
+        # The first value got another name: deleting the second is unsafe.
+        Invalid(
+            "def f(x):\n    a = x * 2\n    b = a\n    a = x * 2\n    b.add_(1)\n    return a\n",
+            fixed="def f(x):\n    a = x * 2\n    b = a\n    b.add_(1)\n    return a\n",
         ),
         # Three times: both repeats go, one per fixer pass.
         Invalid(

@@ -41,7 +41,9 @@ class DeadLoopAlias(Rule):
     arithmetic repeats its kernels, and a list or tensor result changed in
     place through the alias would no longer be shared. Used once, nothing
     between the assignment and the use may change what its names hold (an
-    in-place method, a store into it, passing it to an unknown call).
+    in-place method, a store into it, passing it to an unknown call, unknown
+    code that can reach it: a closure that uses it, or any call once it
+    came from or was given to unknown code).
 
     ## Example
     ```python
@@ -58,15 +60,28 @@ class DeadLoopAlias(Rule):
     ```
 
     ## Fix safety
-    The fix is safe: it puts the aliased expression at each use, in
-    parentheses where the surrounding operator binds tighter (`xs[i] * (i + 1)`),
-    and deletes the assignment. An alias that is never used is deleted.
+    The fix puts the aliased expression at each use, in parentheses where the
+    surrounding operator binds tighter (`xs[i] * (i + 1)`), and deletes the
+    assignment. An alias that is never used is deleted. It is safe when the
+    value cannot raise: a constant, a name bound on every path to the
+    assignment, a sum or difference of names that hold numbers.
+
+    A value that may raise (`v + 1` of a string, a name that may be unbound)
+    raises at the assignment; once inlined it raises at the first use
+    instead, and once deleted not at all. The fix is then unsafe, unless the
+    first use is what the very next statement evaluates first, outside any
+    `try` or other body, with nothing before it that has an effect.
+
+    No fix is offered where the alias's name is part of the output
+    (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
+    go inside an f-string on Python before 3.12 (which does not allow the
+    same quotes, or a backslash, there).
     """
 
     code = "ATN301"
     name = "dead-loop-alias"
     triggers = ("for ", "while ")
-    fix_availability = "safe"
+    fix_availability = "sometimes"
 
     valid = (
         # Used after the loop.
@@ -96,6 +111,10 @@ class DeadLoopAlias(Rule):
         # Tensor arithmetic used twice: inlining would run its kernel twice.
         "def f(rows, first):\n    for row in rows:\n        rel = row - first\n"
         "        print(rel.max(), rel.min())\n",
+        # A closure changes an operand between the alias and its use.
+        "def f(rows, extra):\n    acc = [0]\n    def bump():\n        acc.append(9)\n"
+        "    for r in rows:\n        before = acc + extra\n        bump()\n"
+        "        print(before)\n",
         # A name the value reads is changed in place before the use.
         "def f(rows, acc):\n    for row in rows:\n        before = acc + row\n"
         "        acc.add_(row)\n        print(before)\n",
@@ -125,6 +144,15 @@ class DeadLoopAlias(Rule):
         Invalid(
             "def f(n):\n    for i in range(n):\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
             fixed="def f(n):\n    for i in range(n):\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
+        ),
+        # Self-documenting f-string: the name is printed, no fix.
+        Invalid(
+            "def f(n):\n    for i in range(n):\n        s = i + 1\n        print(f'{s=}')\n"
+        ),
+        # May raise (a string plus one): deleting it is unsafe.
+        Invalid(
+            "def f(vs):\n    for v in vs:\n        s = v + 1\n        print(v)\n",
+            fixed="def f(vs):\n    for v in vs:\n        print(v)\n",
         ),
         Invalid(
             "def f(xs):\n    for i in xs:\n        j = i; print(j)\n",
