@@ -425,7 +425,33 @@ class Invalidation:
                 for child in child_nodes(expr)
                 if isinstance(child, ast.expr)
             )
-        # Comprehensions and anything else: whatever names occur in it.
+        if isinstance(expr, _COMPREHENSION_TYPES):
+            # A new container of what its element makes of the iterables'
+            # items: the element's objects, its own targets standing for
+            # those items.
+            targets = {
+                node.id
+                for generator in expr.generators
+                for node in walk_nodes(generator.target)
+                if isinstance(node, ast.Name)
+            }
+            parts = (
+                [expr.key, expr.value] if isinstance(expr, ast.DictComp) else [expr.elt]  # type: ignore[attr-defined]
+            )
+            found = {
+                path
+                for part in parts
+                for path in self.alias_paths(part)
+                if path[0] not in targets
+            }
+            for generator in expr.generators:
+                found |= {
+                    path
+                    for path in self.alias_paths(generator.iter)
+                    if path[0] not in targets
+                }
+            return found
+        # Anything else: whatever names occur in it.
         return {
             (node.id,)
             for node in walk_nodes(expr)
