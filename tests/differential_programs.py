@@ -220,6 +220,12 @@ _BETWEEN = (
     "box.t.add_(1)",
     "box.k = 2",
     "int(s)",
+    "g = lambda: x.add_(1)\ng()",
+    "def h():\n    x.mul_(2)\nh()",
+    "x = y",
+    "z = x\nz += 1",
+    "v = x.view(2, 3)\nv[0] = 1",
+    "t = torch.arange(6.0)\nregister(t)",
 )
 _SYNC_WRAPPERS = (
     None,
@@ -266,6 +272,8 @@ _ALIAS_BETWEEN = (
     "bump_acc()",
     "noop(v)",
     "k = len(out)",
+    "v = 0",
+    "extra.append(v)",
 )
 _ALIAS_USES = (
     "out.append(@A)",
