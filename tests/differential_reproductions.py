@@ -360,6 +360,19 @@ def case(x):
     b = x.sum().item()
     return a, b
 """,
+    "closure_through_an_alias": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0), torch.arange(6.0) + 1, [1, 2, 3])
+
+def case(x, y, xs):
+    a = y.min().item()
+    x = y
+    sorted(xs, key=lambda v: (x.add_(1), v)[1])
+    c = y.min().item()
+    return a, c
+""",
     "sorted_key_lambda": """
 import torch
 

@@ -1064,10 +1064,45 @@ class Invalidation:
         return Watched(
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
-            shared=any(self.is_reachable(path, within) for path in expanded),
+            shared=None,
             within=within,
             immutable=immutable,
         )
+
+    def reached_by_unknown_code(self, watched: Watched) -> bool:
+        """Whether code this function cannot see may change a watched path:
+        one of them (or of their aliases) is reachable (``is_reachable``),
+        or a reachable path may be one of their objects (``y = x`` where a
+        closure uses ``y``)."""
+        if watched.shared is None:
+            within = watched.within
+            expanded = watched.expanded
+            shared = any(self.is_reachable(path, within) for path in expanded)
+            if not shared:
+                for path in self.reachable_paths(within):
+                    reach = self.expand(path, within=within)
+                    if reach is None or any(
+                        paths_conflict(r, w) for r in reach for w in expanded
+                    ):
+                        shared = True
+                        break
+            watched.shared = shared
+        return watched.shared
+
+    def reachable_paths(self, within: frozenset[int] | None) -> list[Path]:
+        """The paths of the function's locals that code it cannot see may
+        reach: shared names, and the paths that escaped (in ``within``)."""
+        found: list[Path] = []
+        for name, events in self.flow.events_by_name.items():
+            if not any(event.kind is not Kind.LOAD for event in events):
+                continue
+            if self.is_shared_root(name):
+                found.append((name,))
+                continue
+            for path, site in self.escapes(name):
+                if within is None or site in within:
+                    found.append(path)
+        return found
 
     def changes(self, effect: Change, watched: Watched) -> bool:
         """Whether ``effect`` may change what a read of the watched paths sees."""
@@ -1077,7 +1112,7 @@ class Invalidation:
         if kind is ChangeKind.REBIND:
             return effect.path[0] in watched.roots
         if kind is ChangeKind.ANY_CODE:
-            return watched.shared
+            return self.reached_by_unknown_code(watched)
         written = self.expand(
             effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
@@ -1223,9 +1258,10 @@ class Invalidation:
 
 
 class Watched(Record):
-    """Paths being read, with every path they may alias; ``shared``: some
-    path is reachable by code outside this function; ``within``: the blocks
-    whose aliases count; ``immutable``: paths holding an immutable value."""
+    """Paths being read, with every path they may alias; ``shared``: whether
+    code outside this function may change one (None until asked); ``within``:
+    the blocks whose aliases count; ``immutable``: paths holding an immutable
+    value."""
 
     __slots__ = ("roots", "expanded", "shared", "within", "immutable")
     _fields = __slots__
@@ -1234,7 +1270,7 @@ class Watched(Record):
         self,
         roots: frozenset[str],
         expanded: frozenset[Path],
-        shared: bool,
+        shared: bool | None,
         within: frozenset[int] | None = None,
         immutable: frozenset[Path] = frozenset(),
     ) -> None:
