@@ -127,8 +127,12 @@ class ModuleModel:
         """Free the flows built so far at once (see ``FunctionFlow.release``);
         the model must not be used afterwards."""
         for flow in self._flows.values():
+            flow.may_swallow = None  # type: ignore[assignment]  # (refers to this model)
             flow.release()
         self._flows.clear()
+        for scope in self._scopes.values():
+            scope.release()
+        self._scopes.clear()
 
     def flow(self, function: FunctionNode) -> FunctionFlow:
         """The def-use model of ``function`` (built once)."""

@@ -106,6 +106,11 @@ class Scope:
     def parent(self) -> Scope | None:
         return self._parent
 
+    def release(self) -> None:
+        """Forget the enclosing scope (and how to make it): a model's scopes
+        refer to each other and to the model, a cycle to break when done."""
+        self._parent = None
+
     def add(self, binding: Binding) -> None:
         self.bindings.setdefault(binding.name, []).append(binding)
 
@@ -198,6 +203,10 @@ class FunctionScope(Scope):
     def __init__(self, node: ast.AST, parent_factory) -> None:
         super().__init__(node, None)
         self._parent_factory = parent_factory
+
+    def release(self) -> None:
+        super().release()
+        self._parent_factory = None
 
     @property
     def parent(self) -> Scope | None:
