@@ -122,3 +122,18 @@ def test_class_scope_holds_its_body_bindings():
     assert scope.qualified_name(ast.parse("torch.zeros", mode="eval").body) == (
         "torch.zeros"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\n\n\ndef f():\n    x = 1\n    if (torch := 2):\n        pass\n",
+        "import torch\r\ndef f():\r\n    if (torch := 2):\r\n        pass\r\n",
+        "import torch\n# := in a comment\ndef f():\n    [(torch := 1) for _ in ()]\n",
+    ],
+)
+def test_walrus_found_through_the_text(text):
+    tree = ast.parse(text)
+    model = ModuleModel(tree, text)
+    scope = model.scope(model.functions[0].node)
+    assert scope.binds("torch") and scope.imported("torch") is None

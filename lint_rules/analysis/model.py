@@ -55,8 +55,7 @@ class ModuleModel:
         self.tree = tree
         self._flows: dict[FunctionNode, FunctionFlow] = {}
         self._scopes: dict[ast.AST, Scope] = {}
-        # Without the text, any expression may hold a ``:=`` that binds a name.
-        self._walrus = text is None or ":=" in text
+        self._text = text
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -86,9 +85,26 @@ class ModuleModel:
         scope = self._scopes.get(self.tree)
         if scope is None:
             scope = self._scopes[self.tree] = module_scope(
-                self.tree, self._scan.global_names, self._walrus
+                self.tree, self._scan.global_names, self._walrus_rows
             )
         return scope
+
+    @cached_property
+    def _walrus_rows(self) -> list[int] | None:
+        """The rows where the text has a ``:=`` (a binding in an expression);
+        None without the text: any row may."""
+        text = self._text
+        if text is None or "\r" in text:
+            return None  # (rows are not counted in newlines alone)
+        rows: list[int] = []
+        row, counted = 1, 0
+        position = text.find(":=")
+        while position >= 0:
+            row += text.count("\n", counted, position)
+            counted = position
+            rows.append(row)
+            position = text.find(":=", position + 2)
+        return rows
 
     def scope(self, function: FunctionNode) -> Scope:
         """The scope of ``function``: who each name used in it is."""
@@ -101,7 +117,7 @@ class ModuleModel:
             else:
                 factory = lambda: self.scope(parent.node)  # noqa: E731
             scope = self._scopes[function] = function_scope(
-                function, factory, self._walrus
+                function, factory, self._walrus_rows
             )
         return scope
 

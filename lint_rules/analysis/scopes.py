@@ -27,6 +27,7 @@ pre-filters use.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable, Iterator
 
 from lint_rules.analysis.nodes import TryStar, child_nodes
@@ -101,6 +102,7 @@ class Scope:
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
         self.star_import = False
+        self._imported: dict[str, str | None] = {}  # answers of ``imported``
 
     @property
     def parent(self) -> Scope | None:
@@ -151,6 +153,13 @@ class Scope:
     def imported(self, name: str) -> str | None:
         """The dotted name ``name`` was imported as, when every binding it
         has here is an import of that (or ``None``); else None."""
+        cache = self._imported
+        if name in cache:
+            return cache[name]
+        found = cache[name] = self._imported_as(name)
+        return found
+
+    def _imported_as(self, name: str) -> str | None:
         _, bindings = self.lookup(name)
         found: str | None = None
         for binding in bindings:
@@ -219,8 +228,13 @@ class FunctionScope(Scope):
 # --------------------------------------------------------------------------- building
 
 
+#: Rows that may hold a ``:=``: every row (None), or the sorted rows where
+#: the text has one (a binding there must be looked for in expressions).
+WalrusRows = list[int] | None
+
+
 def module_scope(
-    tree: ast.Module, global_names: Iterable[str] = (), walrus: bool = True
+    tree: ast.Module, global_names: Iterable[str] = (), walrus: WalrusRows = None
 ) -> ModuleScope:
     """The module's scope: its own statements' bindings, and the names that
     functions declare ``global`` (``global_names``), which they may bind."""
@@ -231,13 +245,17 @@ def module_scope(
     return scope
 
 
-def class_scope(node: ast.ClassDef, parent: Scope, walrus: bool = True) -> ClassScope:
+def class_scope(
+    node: ast.ClassDef, parent: Scope, walrus: WalrusRows = None
+) -> ClassScope:
     scope = ClassScope(node, parent)
     _bind_statements(scope, node.body, walrus)
     return scope
 
 
-def function_scope(node: ast.AST, parent_factory, walrus: bool = True) -> FunctionScope:
+def function_scope(
+    node: ast.AST, parent_factory, walrus: WalrusRows = None
+) -> FunctionScope:
     """The scope of a function or lambda; ``parent_factory()`` makes the
     enclosing scope (class bodies left out) when a name is not bound here."""
     scope = FunctionScope(node, parent_factory)
@@ -250,12 +268,12 @@ def function_scope(node: ast.AST, parent_factory, walrus: bool = True) -> Functi
     body = node.body  # type: ignore[attr-defined]
     if isinstance(body, list):
         _bind_statements(scope, body, walrus)
-    elif walrus:  # a lambda
+    elif _may_hold_walrus(node, walrus):  # a lambda
         _bind_walrus(scope, body)
     return scope
 
 
-def _bind_statements(scope: Scope, body: list[ast.stmt], walrus: bool) -> None:
+def _bind_statements(scope: Scope, body: list[ast.stmt], walrus: WalrusRows) -> None:
     for stmt in _own_statements(body):
         kind = type(stmt)
         if kind is ast.Assign:
@@ -305,7 +323,7 @@ def _bind_statements(scope: Scope, body: list[ast.stmt], walrus: bool) -> None:
                         scope.add(Assignment(name, node))
         elif kind is _TYPE_ALIAS:
             _bind_target(scope, stmt.name, stmt)  # type: ignore[attr-defined]
-        if walrus:
+        if _may_hold_walrus(stmt, walrus):
             _bind_walrus(scope, stmt)
     # Declared names are bound elsewhere, whatever this scope does with them.
     for name in scope.declared_global | scope.declared_nonlocal:
@@ -321,6 +339,17 @@ def _bind_target(scope: Scope, target: ast.AST, stmt: ast.AST) -> None:
             _bind_target(scope, element, stmt)
     elif kind is ast.Starred:
         _bind_target(scope, target.value, stmt)  # type: ignore[attr-defined]
+
+
+def _may_hold_walrus(node: ast.AST, rows: WalrusRows) -> bool:
+    """Whether ``node`` spans a row that may hold a ``:=``."""
+    if rows is None:
+        return True
+    if not rows:
+        return False
+    first = node.lineno  # type: ignore[attr-defined]
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _bind_walrus(scope: Scope, root: ast.AST) -> None:
