@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
+from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.tensor_effects import basic_index_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -216,7 +217,7 @@ class DeadLoopAlias(Rule):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
-        numbers = read_names <= self._integer_names(flow)
+        numbers = read_names <= self._integer_names(ctx, flow)
         if isinstance(value, ast.BinOp) and loads and not numbers:
             # Inlined, the sum is computed anew at each use.
             if len(loads) > 1:
@@ -237,11 +238,11 @@ class DeadLoopAlias(Rule):
             message = f"Loop alias `{alias}` is assigned but never used"
         return ctx.report(self, stmt, message, fix)
 
-    def _integer_names(self, flow: FunctionFlow) -> frozenset[str]:
+    def _integer_names(self, ctx: Context, flow: FunctionFlow) -> frozenset[str]:
         cache = self.__dict__.setdefault("_integers", {})
         found = cache.get(flow)
         if found is None:
-            found = cache[flow] = integer_names(flow)
+            found = cache[flow] = integer_names(flow, ctx.model.scope(flow.function))
         return found
 
     @staticmethod
@@ -428,7 +429,7 @@ _INTEGER_OPERATORS = (
 _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
 
 
-def integer_names(flow: FunctionFlow) -> frozenset[str]:
+def integer_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
     """Local names that always hold an immutable number.
 
     ``range`` and ``enumerate`` indices and names bound only to ``int(...)``,
@@ -437,7 +438,7 @@ def integer_names(flow: FunctionFlow) -> frozenset[str]:
     is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
     ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
     """
-    known = set(basic_index_names(flow))
+    known = set(basic_index_names(flow, scope))
     candidates: dict[str, list[ast.expr]] = {}
     for name, events in flow.events_by_name.items():
         if name in known:
@@ -479,35 +480,42 @@ def integer_names(flow: FunctionFlow) -> frozenset[str]:
     while changed:
         changed = False
         for name in list(candidates):
-            if not all(_integer_value(v, holding, flow) for v in candidates[name]):
+            if not all(
+                _integer_value(v, holding, flow, scope) for v in candidates[name]
+            ):
                 del candidates[name]
                 holding.discard(name)
                 changed = True
     return frozenset(holding)
 
 
-def _integer_value(value: ast.expr, names: set[str], flow: FunctionFlow) -> bool:
+def _integer_value(
+    value: ast.expr, names: set[str], flow: FunctionFlow, scope: Scope | None = None
+) -> bool:
     if isinstance(value, ast.Constant):
         return type(value.value) in (int, float, bool)
     if isinstance(value, ast.Name):
         return value.id in names
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-        return _integer_value(value.operand, names, flow)
+        return _integer_value(value.operand, names, flow, scope)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _INTEGER_OPERATORS):
-        return _integer_value(value.left, names, flow) and _integer_value(
-            value.right, names, flow
+        return _integer_value(value.left, names, flow, scope) and _integer_value(
+            value.right, names, flow, scope
         )
     if isinstance(value, ast.Call) and not any(
         isinstance(a, ast.Starred) for a in value.args
     ):
         func = value.func
         if isinstance(func, ast.Name):
-            # A builtin, unless the function rebinds the name.
+            # A builtin, unless the function or the module binds the name.
             if flow.stores_of(func.id) or value.keywords:
+                return False
+            if scope is not None and not scope.is_builtin(func.id):
                 return False
             if func.id in _INTEGER_OF_INTEGERS:
                 return bool(value.args) and all(
-                    _integer_value(argument, names, flow) for argument in value.args
+                    _integer_value(argument, names, flow, scope)
+                    for argument in value.args
                 )
             return func.id in _INTEGER_BUILTINS
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
