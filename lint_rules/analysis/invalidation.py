@@ -1017,19 +1017,30 @@ class Invalidation:
 
     def effects_between(self, first: Point, second: Point) -> Iterator[Change]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""
+        for _, effect in self.placed_effects_between(first, second):
+            yield effect
+
+    def placed_effects_between(
+        self, first: Point, second: Point
+    ) -> Iterator[tuple[Block, Change]]:
+        """``effects_between``, each with the block whose evaluation makes it."""
         walk1 = self._walk(first.block)
         end1 = walk1.spans[id(first.node)][1]
         walk2 = self._walk(second.block)
         start2 = walk2.spans[id(second.node)][0]
         if first.block is second.block:
-            yield from walk1.effects[end1:start2]
+            for effect in walk1.effects[end1:start2]:
+                yield first.block, effect
             return
-        yield from walk1.effects[end1:]
+        for effect in walk1.effects[end1:]:
+            yield first.block, effect
         for block in sorted(
             self.region(first.block, second.block), key=lambda b: b.index
         ):
-            yield from self._walk(block).effects
-        yield from walk2.effects[:start2]
+            for effect in self._walk(block).effects:
+                yield block, effect
+        for effect in walk2.effects[:start2]:
+            yield second.block, effect
         # Leaving a ``with`` body calls ``__exit__``.
         stmt1 = first.block.stmt
         stmt2 = second.block.stmt
@@ -1040,7 +1051,8 @@ class Invalidation:
                     isinstance(outer, (ast.With, ast.AsyncWith))
                     and outer not in around2
                 ):
-                    yield from _BlockWalk.context_exit(self, outer)
+                    for effect in _BlockWalk.context_exit(self, outer):
+                        yield second.block, effect
 
     def watch(
         self,
@@ -1064,18 +1076,22 @@ class Invalidation:
         return Watched(
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
-            shared=None,
             within=within,
             immutable=immutable,
         )
 
-    def reached_by_unknown_code(self, watched: Watched) -> bool:
-        """Whether code this function cannot see may change a watched path:
-        one of them (or of their aliases) is reachable (``is_reachable``),
-        or a reachable path may be one of their objects (``y = x`` where a
-        closure uses ``y``)."""
-        if watched.shared is None:
-            within = watched.within
+    def reached_by_unknown_code(
+        self, watched: Watched, at: Block | None = None
+    ) -> bool:
+        """Whether code this function cannot see, run in block ``at``, may
+        change a watched path: one of them (or of their aliases) is reachable
+        (``is_reachable``), or a reachable path may be one of their objects
+        (``y = x`` where a closure uses ``y``). Escapes and aliases count only
+        where made before ``at`` may run (in blocks that can reach it)."""
+        key = -1 if at is None else at.index
+        shared = watched.reached.get(key)
+        if shared is None:
+            within = watched.within if at is None else self.reaching(at)
             expanded = watched.expanded
             shared = any(self.is_reachable(path, within) for path in expanded)
             if not shared:
@@ -1086,8 +1102,8 @@ class Invalidation:
                     ):
                         shared = True
                         break
-            watched.shared = shared
-        return watched.shared
+            watched.reached[key] = shared
+        return shared
 
     def reachable_paths(self, within: frozenset[int] | None) -> list[Path]:
         """The paths of the function's locals that code it cannot see may
@@ -1104,15 +1120,18 @@ class Invalidation:
                     found.append(path)
         return found
 
-    def changes(self, effect: Change, watched: Watched) -> bool:
-        """Whether ``effect`` may change what a read of the watched paths sees."""
+    def changes(
+        self, effect: Change, watched: Watched, at: Block | None = None
+    ) -> bool:
+        """Whether ``effect`` (made in block ``at``, if known) may change
+        what a read of the watched paths sees."""
         kind = effect.kind
         if kind is ChangeKind.BARRIER:
             return True
         if kind is ChangeKind.REBIND:
             return effect.path[0] in watched.roots
         if kind is ChangeKind.ANY_CODE:
-            return self.reached_by_unknown_code(watched)
+            return self.reached_by_unknown_code(watched, at)
         written = self.expand(
             effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
@@ -1152,9 +1171,9 @@ class Invalidation:
         # Aliases are followed last, and only for an effect that needs them:
         # rebinding a name changes no object, and unknown code that can reach
         # one of the roots by name changes the reads whatever the aliases.
-        rest: list[Change] = []
-        shared: bool | None = None
-        for effect in self.effects_between(first, second):
+        rest: list[tuple[Block, Change]] = []
+        reached: dict[int, bool] = {}  # by the block of unknown code
+        for block, effect in self.placed_effects_between(first, second):
             if effect.node in ignore:
                 continue
             kind = effect.kind
@@ -1165,22 +1184,25 @@ class Invalidation:
                     return effect
                 continue
             if kind is ChangeKind.ANY_CODE:
+                shared = reached.get(block.index)
                 if shared is None:
-                    within = self.reaching(second.block)
-                    shared = any(self.is_reachable(path, within) for path in paths)
+                    within = self.reaching(block)
+                    shared = reached[block.index] = any(
+                        self.is_reachable(path, within) for path in paths
+                    )
                 if shared:
                     return effect
                 if not self.any_local_shared:
                     continue  # nothing of this function's is within its reach
-            rest.append(effect)
+            rest.append((block, effect))
         if not rest:
             return None
         # A write to an object no alias connects to anything, under a root
         # not read, cannot change the reads, however tangled the others.
         linked = self.aliased_roots
         rest = [
-            effect
-            for effect in rest
+            (block, effect)
+            for block, effect in rest
             if effect.kind is ChangeKind.ANY_CODE
             or effect.path[0] in roots
             or effect.path[0] in linked
@@ -1190,8 +1212,8 @@ class Invalidation:
         watched = self.watch(paths, before=second.block, immutable=immutable)
         if watched is None:
             return Change(ChangeKind.BARRIER, (), first.node)
-        for effect in rest:
-            if self.changes(effect, watched):
+        for block, effect in rest:
+            if self.changes(effect, watched, block):
                 return effect
         return None
 
@@ -1258,27 +1280,27 @@ class Invalidation:
 
 
 class Watched(Record):
-    """Paths being read, with every path they may alias; ``shared``: whether
-    code outside this function may change one (None until asked); ``within``:
-    the blocks whose aliases count; ``immutable``: paths holding an immutable
+    """Paths being read, with every path they may alias; ``within``: the
+    blocks whose aliases count; ``immutable``: paths holding an immutable
     value."""
 
-    __slots__ = ("roots", "expanded", "shared", "within", "immutable")
+    __slots__ = ("roots", "expanded", "within", "immutable", "reached")
     _fields = __slots__
 
     def __init__(
         self,
         roots: frozenset[str],
         expanded: frozenset[Path],
-        shared: bool | None,
         within: frozenset[int] | None = None,
         immutable: frozenset[Path] = frozenset(),
     ) -> None:
         self.roots = roots
         self.expanded = expanded
-        self.shared = shared
         self.within = within
         self.immutable = immutable
+        # Whether unknown code run in a block (by index; -1: anywhere before
+        # the reads) may change them: ``reached_by_unknown_code``'s answers.
+        self.reached: dict[int, bool] = {}
 
 
 class _BlockWalk:
