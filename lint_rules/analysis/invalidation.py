@@ -1088,6 +1088,8 @@ class Invalidation:
         (``is_reachable``), or a reachable path may be one of their objects
         (``y = x`` where a closure uses ``y``). Escapes and aliases count only
         where made before ``at`` may run (in blocks that can reach it)."""
+        if at is not None and not self.reached_by_unknown_code(watched):
+            return False  # not even by code run just before the reads
         key = -1 if at is None else at.index
         shared = watched.reached.get(key)
         if shared is None:
@@ -1108,16 +1110,25 @@ class Invalidation:
     def reachable_paths(self, within: frozenset[int] | None) -> list[Path]:
         """The paths of the function's locals that code it cannot see may
         reach: shared names, and the paths that escaped (in ``within``)."""
-        found: list[Path] = []
-        for name, events in self.flow.events_by_name.items():
-            if not any(event.kind is not Kind.LOAD for event in events):
-                continue
-            if self.is_shared_root(name):
-                found.append((name,))
-                continue
-            for path, site in self.escapes(name):
-                if within is None or site in within:
-                    found.append(path)
+        return [
+            path
+            for path, site in self._reachable_sites
+            if site is None or within is None or site in within
+        ]
+
+    @property
+    def _reachable_sites(self) -> list[tuple[Path, int | None]]:
+        """``reachable_paths`` with the block of each escape (None: shared)."""
+        found = self.__dict__.get("_reachable")
+        if found is None:
+            found = self.__dict__["_reachable"] = []
+            for name, events in self.flow.events_by_name.items():
+                if not any(event.kind is not Kind.LOAD for event in events):
+                    continue
+                if self.is_shared_root(name):
+                    found.append(((name,), None))
+                else:
+                    found.extend(self.escapes(name))
         return found
 
     def changes(
@@ -1184,12 +1195,21 @@ class Invalidation:
                     return effect
                 continue
             if kind is ChangeKind.ANY_CODE:
-                shared = reached.get(block.index)
+                # Escapes before the reads first (a superset of those before
+                # the unknown code): most often none, and no block to ask.
+                shared = reached.get(-1)
                 if shared is None:
-                    within = self.reaching(block)
-                    shared = reached[block.index] = any(
+                    within = self.reaching(second.block)
+                    shared = reached[-1] = any(
                         self.is_reachable(path, within) for path in paths
                     )
+                if shared:
+                    shared = reached.get(block.index)
+                    if shared is None:
+                        within = self.reaching(block)
+                        shared = reached[block.index] = any(
+                            self.is_reachable(path, within) for path in paths
+                        )
                 if shared:
                     return effect
                 if not self.any_local_shared:
