@@ -274,3 +274,16 @@ def test_non_swallowing_managers_exist(qualified):
 def test_non_swallowing_managers_let_exceptions_through(make):
     with pytest.raises(RuntimeError), make():
         raise RuntimeError("must propagate")
+
+
+def test_gradient_functions_and_methods_exist():
+    for qualified in torch_api.GRADIENT_FUNCTIONS:
+        assert callable(_resolve(qualified))
+    for name in torch_api.GRADIENT_METHODS:
+        assert hasattr(torch.Tensor, name)
+
+
+def test_sync_methods_copy_to_the_host():
+    x = torch.arange(3.0)
+    assert isinstance(x.sum().item(), float) and isinstance(x.tolist(), list)
+    assert torch_api.SYNC_METHODS == {"item", "tolist", "cpu", "numpy"}
