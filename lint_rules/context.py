@@ -38,7 +38,7 @@ class Context:
         """The shared def-use model of the module (built on first request)."""
         from lint_rules.analysis.model import ModuleModel
 
-        return ModuleModel(self.tree)
+        return ModuleModel(self.tree, self.text)
 
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""

@@ -3,8 +3,10 @@
 The loop is ruff's: check, apply every applicable fix that does not overlap
 one already taken, parse the result, and check again, until a pass applies
 nothing (one fix may enable another) or :data:`MAX_PASSES` passes have run.
-If a pass produces text that does not parse, every change is dropped and the
-original text comes back with an error naming the rules whose fixes broke it.
+A fix that alone makes the text unparsable is left out and reported (through
+``errors``) while the others apply; if the pass still does not parse, every
+change is dropped and the original text comes back with an error naming the
+rules whose fixes broke it.
 Text outside the edited ranges is never touched, so comments, formatting and
 line endings stay byte-identical.
 
@@ -139,10 +141,12 @@ def fix_text(
 ) -> FixResult:
     """Fix ``text`` until nothing fixable remains (at most MAX_PASSES passes).
 
-    Safe fixes are applied, and unsafe ones too when ``unsafe_fixes``. If a
-    pass yields text that does not parse, the result is the original text,
-    unchanged, with ``error`` naming the rule(s) whose fixes broke it and the
-    findings of the first check. Internal rule failures go to ``errors``.
+    Safe fixes are applied, and unsafe ones too when ``unsafe_fixes``. A fix
+    that alone makes the text unparsable is left out, with a message in
+    ``errors``, and the others apply. If a pass still yields text that does
+    not parse, the result is the original text, unchanged, with ``error``
+    naming the rule(s) whose fixes broke it and the findings of the first
+    check. Internal rule failures go to ``errors``.
     """
     original = text
     tree: ast.Module | None = None
@@ -161,6 +165,25 @@ def fix_text(
         if not applied or new_text == text:
             break
         parsed = parse(new_text, filename)
+        if isinstance(parsed, Finding):
+            # A fix that breaks the code on its own is left out (and reported
+            # as the bug it is); the others still apply.
+            broken = _breaking_alone(text, filename, applied)
+            if broken and errors is not None:
+                for fix in broken:
+                    message = (
+                        f"{filename}: a fix by {code_of[id(fix)]} ({fix.message}) "
+                        "produced invalid code and was left out. This is a bug in "
+                        "attnlint; please report it together with the file."
+                    )
+                    if message not in errors:
+                        errors.append(message)
+            if broken:
+                kept = [fix for _, fix in candidates if fix not in broken]
+                new_text, applied = apply_fixes(text, kept)
+                if not applied or new_text == text:
+                    break
+                parsed = parse(new_text, filename)
         if isinstance(parsed, Finding):
             return FixResult(
                 text=original,
@@ -187,6 +210,15 @@ def fix_text(
         changed=text != original,
         original_findings=first_findings or [],
     )
+
+
+def _breaking_alone(text: str, filename: str, fixes: Sequence[Fix]) -> list[Fix]:
+    """The fixes among ``fixes`` whose edits alone make ``text`` unparsable."""
+    return [
+        fix
+        for fix in fixes
+        if isinstance(parse(apply_fixes(text, [fix])[0], filename), Finding)
+    ]
 
 
 def _broken_fix_message(

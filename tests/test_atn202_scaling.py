@@ -48,8 +48,9 @@ SHAPES = {
         "def f(m, a, xs, lock):\n    for x in xs:\n        with lock:\n"
         + "            m.k = a\n" * n
     ),
-    # Among other statements (nothing between them changes the value).
-    "spaced": lambda n: "def f(m, a):\n" + "    m.k = a\n    print(a)\n" * (n // 2),
+    # Not next to each other (the analysis is asked what runs between, and
+    # nothing there changes the value; print would: a __str__ runs code).
+    "spaced": lambda n: "def f(m, a):\n" + "    m.k = a\n    pass\n" * (n // 2),
 }
 
 

@@ -118,15 +118,37 @@ def test_fix_loop_is_bounded() -> None:
     assert [f.code for f in result.remaining_findings] == ["TST202"]
 
 
-def test_broken_fix_leaves_the_original_text_and_names_the_rule() -> None:
+def test_broken_fix_is_left_out_and_the_others_apply() -> None:
     text = "old()\nbreaks()\n# keep\n"
+    errors: list[str] = []
+    result = fix_text(text, "m.py", SETTINGS, False, errors=errors)
+    assert result.text == "new()\nbreaks()\n# keep\n" and result.changed
+    assert result.fixed_count_by_code == {"TST101": 1}
+    assert result.error is None
+    assert len(errors) == 1
+    assert "m.py" in errors[0] and "TST301" in errors[0] and "left out" in errors[0]
+    assert [f.code for f in result.remaining_findings] == ["TST301"]
+
+
+def test_fixes_that_break_the_code_only_together_leave_the_original_text(
+    monkeypatch,
+) -> None:
+    import lint_rules.fixer
+
+    real_parse = lint_rules.fixer.parse
+
+    def parse(text, filename):  # each fix parses alone, both together do not
+        if "new()" in text and "step2()" in text:
+            return real_parse("(", filename)
+        return real_parse(text, filename)
+
+    monkeypatch.setattr(lint_rules.fixer, "parse", parse)
+    text = "old()\nstep1()\n"
     result = fix_text(text, "m.py", SETTINGS, False)
     assert result.text == text and not result.changed
     assert result.fixed_count_by_code == {}
     assert result.error is not None
-    assert "TST301 (broken-fix)" in result.error and "TST101" not in result.error
     assert "m.py" in result.error and "left unchanged" in result.error
-    assert sorted(f.code for f in result.remaining_findings) == ["TST101", "TST301"]
 
 
 def test_syntax_error_text_is_returned_unchanged() -> None:
@@ -222,12 +244,13 @@ def test_fix_file_does_not_write_unchanged_files(tmp_path: Path) -> None:
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
-def test_fix_file_with_broken_fix_leaves_the_file(tmp_path: Path) -> None:
+def test_fix_file_with_broken_fix_writes_the_other_fixes(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_bytes(b"old()\nbreaks()\n")
-    result = fix_file(path, SETTINGS, False)
-    assert result.error is not None
-    assert path.read_bytes() == b"old()\nbreaks()\n"
+    errors: list[str] = []
+    result = fix_file(path, SETTINGS, False, errors=errors)
+    assert result.error is None and len(errors) == 1
+    assert path.read_bytes() == b"new()\nbreaks()\n"
 
 
 def test_fix_file_write_false(tmp_path: Path) -> None:

@@ -82,3 +82,62 @@ def test_backend_shaped_programs(source):
 @pytest.mark.parametrize("seed", range(10))
 def test_random_valid_programs(seed):
     assert_dominators_agree(valid_program(seed, depth_limit=6, node_limit=1500))
+
+
+# ------------------------------------------------------------------ with bodies
+
+
+def _flow(source: str, may_swallow=None) -> FunctionFlow:
+    return FunctionFlow(ast.parse(source).body[0], may_swallow)  # type: ignore[arg-type]
+
+
+def _block_of_row(flow: FunctionFlow, row: int) -> Block:
+    return next(
+        b
+        for b in flow.blocks
+        if b.stmt is not None and b.stmt.lineno == row and b.role == "stmt"
+    )
+
+
+WITH_SOURCE = "def f(m):\n    with m:\n        a = 1\n        b = 2\n    c = 3\n"
+
+
+def test_with_body_of_a_manager_that_may_swallow_may_be_left_early():
+    flow = _flow(WITH_SOURCE)
+    roles = [b.role for b in flow.blocks]
+    assert "entered" in roles and "with-exit" in roles
+    after = _block_of_row(flow, 5)
+    assert not flow.dominates(_block_of_row(flow, 3), after)
+    assert not flow.dominates(_block_of_row(flow, 4), after)
+
+
+def test_with_body_of_a_manager_that_never_swallows_runs_to_its_end():
+    flow = _flow(WITH_SOURCE, may_swallow=lambda context: False)
+    assert {b.role for b in flow.blocks}.isdisjoint({"entered", "with-exit"})
+    assert flow.dominates(_block_of_row(flow, 4), _block_of_row(flow, 5))
+
+
+def test_async_with_may_always_be_left_early():
+    source = WITH_SOURCE.replace("def f", "async def f").replace(
+        "with m", "async with m"
+    )
+    flow = _flow(source, may_swallow=lambda context: False)
+    assert not flow.dominates(_block_of_row(flow, 4), _block_of_row(flow, 5))
+
+
+@pytest.mark.parametrize(
+    ("source", "row", "bound"),
+    [
+        ("def f(a):\n    b = a\n", 2, True),
+        ("def f():\n    b = a\n", 2, False),  # a global: not bound here
+        ("def f(c):\n    if c:\n        a = 1\n    b = a\n", 4, False),
+        ("def f(c):\n    if c:\n        a = 1\n    else:\n        a = 2\n    b = a\n", 6, True),
+        ("def f(a):\n    del a\n    b = a\n", 3, False),
+        ("def f(xs):\n    for a in xs:\n        b = a\n", 3, True),
+        ("def f():\n    try:\n        a = g()\n    except E:\n        pass\n    b = a\n", 6, False),
+        ("def f(m):\n    with m:\n        a = g()\n    b = a\n", 4, False),
+    ],
+)  # fmt: skip
+def test_bound_on_entry(source, row, bound):
+    flow = _flow(source)
+    assert flow.bound_on_entry("a", _block_of_row(flow, row)) is bound

@@ -7,7 +7,9 @@ import ast
 
 import pytest
 
+from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.tensor_effects import bound_names, own_statements
 from tests.fuzzing import valid_program
 from tests.test_nodes import EVERY_FORM
 
@@ -61,7 +63,50 @@ def assert_model_agrees(source: str) -> None:
         for node in ast.walk(tree)
         if isinstance(node, (ast.Import, ast.ImportFrom))
     ]
-    assert sorted(map(id, model._scan[1])) == sorted(map(id, imports))
+    assert sorted(map(id, model._scan.imports)) == sorted(map(id, imports))
+    declared = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Global)
+        for name in node.names
+    }
+    assert model._scan.global_names == declared
+    enclosing = _enclosing_functions(tree)
+    for info in model.functions:
+        parent = info.parent.node if info.parent is not None else None
+        assert parent is enclosing[info.node], info.node.name
+        # The scope's bindings are the names the flow sees stored.
+        # (``x: T`` without a value makes x local too, and stores nothing.)
+        flow = FunctionFlow(info.node)
+        stored = (bound_names(flow) | _annotated_only(info.node)) - flow.globals
+        assert set(model.scope(info.node).bindings) == stored, info.node.name
+
+
+def _annotated_only(function: ast.AST) -> set[str]:
+    return {
+        stmt.target.id
+        for stmt in own_statements(function.body)  # type: ignore[attr-defined]
+        if isinstance(stmt, ast.AnnAssign)
+        and stmt.value is None
+        and isinstance(stmt.target, ast.Name)
+    }
+
+
+def _enclosing_functions(tree: ast.AST) -> dict[ast.AST, ast.AST | None]:
+    found: dict[ast.AST, ast.AST | None] = {}
+
+    def visit(node: ast.AST, function: ast.AST | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[child] = function
+                visit(child, child)
+            elif isinstance(child, ast.Lambda):
+                visit(child, function)  # (lambdas are not listed)
+            else:
+                visit(child, function)
+
+    visit(tree, None)
+    return found
 
 
 def test_every_form():

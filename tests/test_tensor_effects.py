@@ -9,9 +9,10 @@ import pytest
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import (
-    Effect,
     TensorUses,
+    UseEffect,
     allocation_of,
     index_kind,
     literal_zero,
@@ -27,8 +28,9 @@ def analyse(body: str, name: str = "x"):
     source += textwrap.indent(textwrap.dedent(body), "    ")
     tree = ast.parse(source)
     function = tree.body[2]
-    flow = FunctionFlow(function)
-    uses = TensorUses(flow, ImportMap(tree))
+    model = ModuleModel(tree)
+    flow = model.flow(function)
+    uses = TensorUses(flow, model.scope(function))
     binding = next(e for e in flow.events_of(name) if e.kind is Kind.STORE)
     return uses, name, binding
 
@@ -503,6 +505,36 @@ def test_with_body_runs():
     assert full_write_on_every_path(body)
 
 
+@pytest.mark.parametrize(
+    "manager",
+    ["suppress(RuntimeError)", "scope()", "self_made", "torch.cuda.stream(s)()"],
+)
+def test_with_body_may_not_finish(manager):
+    # A context manager that may swallow an exception may leave its body
+    # after any statement: the zeros may be returned unwritten.
+    body = f"""
+    x = torch.zeros(n)
+    with {manager}:
+        x.copy_(y)
+    return x
+    """
+    assert not full_write_on_every_path(body)
+
+
+def test_async_with_body_may_not_finish():
+    source = (
+        "import torch\nasync def f(y, n, m):\n    x = torch.zeros(n)\n"
+        "    async with m:\n        x.copy_(y)\n    return x\n"
+    )
+    tree = ast.parse(source)
+    model = ModuleModel(tree)
+    function = tree.body[1]
+    flow = model.flow(function)
+    uses = TensorUses(flow, model.scope(function))
+    binding = next(e for e in flow.events_of("x") if e.kind is Kind.STORE)
+    assert not uses.first_use_is_full_write_on_every_path("x", binding)
+
+
 def test_with_item_use_comes_first():
     body = """
     x = torch.zeros(n)
@@ -698,11 +730,38 @@ def test_a_local_named_like_the_import_is_not_torch():
     )
     tree = ast.parse(source)
     flow = FunctionFlow(tree.body[1])
-    assert local_allocations(flow, ImportMap(tree)) == []
+    scope = ModuleModel(tree).scope(tree.body[1])
+    assert local_allocations(flow, scope) == []
+
+
+@pytest.mark.parametrize(
+    ("header", "found"),
+    [
+        ("def f(y, n):\n    import torch\n", ["x"]),
+        ("def f(y, n):\n    from torch import zeros as torch_zeros\n", []),
+        ("import torch\ndef f(y, n, torch):\n", []),
+        ("import torch\ndef f(y, n):\n    torch = y\n", []),
+        ("from torch import *\ndef f(y, n):\n", []),
+        ("import torch\ndef g():\n    global torch\n    torch = 1\ndef f(y, n):\n", []),
+        ("import torch\ndef outer(torch):\n    def f(y, n):\n", []),
+    ],
+)
+def test_who_torch_is_comes_from_the_scope(header, found):
+    source = header + "    x = torch.zeros(n)\n    x[:] = y\n"
+    source = textwrap.dedent(source) if source.startswith(" ") else source
+    lines = source.splitlines()
+    if lines[-3].startswith("    def f"):  # nested: indent the body once more
+        source = "\n".join(lines[:-2] + ["    " + line for line in lines[-2:]]) + "\n"
+    tree = ast.parse(source)
+    model = ModuleModel(tree)
+    info = next(info for info in model.functions if info.node.name == "f")
+    flow = FunctionFlow(info.node)
+    names = [item.target.id for item in local_allocations(flow, model.scope(info.node))]
+    assert names == found
 
 
 def test_effect_enum_has_every_kind():
-    assert {e.name for e in Effect} == {W, R, U, B, "TRANSPARENT"}
+    assert {e.name for e in UseEffect} == {W, R, U, B, "TRANSPARENT"}
 
 
 @pytest.mark.parametrize(

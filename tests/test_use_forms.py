@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.tensor_effects import Effect, TensorUses, context_effect
+from lint_rules.analysis.tensor_effects import TensorUses, UseEffect, context_effect
 from lint_rules.analysis.use_forms import function_text, may_fully_write, may_read
 from lint_rules.source import Locator
 from tests.fuzzing import backend_programs, valid_program
@@ -32,7 +32,7 @@ def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     ]
 
 
-def effects_by_name(source: str) -> list[tuple[str, str, set[Effect]]]:
+def effects_by_name(source: str) -> list[tuple[str, str, set[UseEffect]]]:
     """(function text, name, effects of its uses) for every name of every
     function, as the flow sees them; conditional full writes count as full
     writes (the filter must not depend on that downgrade)."""
@@ -45,12 +45,12 @@ def effects_by_name(source: str) -> list[tuple[str, str, set[Effect]]]:
         uses = TensorUses(flow, imports)
         text = function_text(locator, function)
         for name, events in flow.events_by_name.items():
-            effects: set[Effect] = set()
+            effects: set[UseEffect] = set()
             for event in events:
                 if event.kind is not Kind.LOAD or event.nested:
                     continue
                 if event.augmented:
-                    effects.add(Effect.READ)
+                    effects.add(UseEffect.READ)
                     continue
                 effect, _ = context_effect(
                     event.node, flow.parents, imports, facts=uses.facts
@@ -63,9 +63,9 @@ def effects_by_name(source: str) -> list[tuple[str, str, set[Effect]]]:
 
 def assert_filters_agree(source: str) -> None:
     for text, name, effects in effects_by_name(source):
-        if Effect.FULL_WRITE in effects:
+        if UseEffect.FULL_WRITE in effects:
             assert may_fully_write(text, name), (name, text)
-        if Effect.READ in effects:
+        if UseEffect.READ in effects:
             assert may_read(text, name), (name, text)
 
 
@@ -152,8 +152,8 @@ NOT_USED_SO = [
 
 @pytest.mark.parametrize(
     ("statement", "effect"),
-    [(statement, Effect.FULL_WRITE) for statement in FULL_WRITES]
-    + [(statement, Effect.READ) for statement in READS],
+    [(statement, UseEffect.FULL_WRITE) for statement in FULL_WRITES]
+    + [(statement, UseEffect.READ) for statement in READS],
 )
 def test_each_form_is_seen(statement, effect):
     """The form has the effect for the flow, and the filter lets it through."""

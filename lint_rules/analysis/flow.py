@@ -11,6 +11,15 @@ creates that scope, marked ``nested``; evaluation that happens on some paths
 only within one statement (the arms of ``a if c else b``, the right operands of
 ``and``/``or``, comprehension bodies) is marked ``conditional``.
 
+Exceptions are followed where code can go on after one: a statement in a
+``try`` body may raise into each handler and the ``finally`` clause, and one
+in a ``with`` body into the code after the ``with`` when its context manager
+may swallow the exception (an ``entered`` block marks the body's start, a
+``with-exit`` block the manager's exit). Managers known never to swallow
+(``torch.no_grad()``, ``torch.cuda.stream(s)``: see ``torch_api``) keep
+their bodies straight-line; which those are, the flow's ``may_swallow``
+says (by default, any manager may swallow).
+
 Rules ask questions of this model (``first_events``, ``dominates``,
 ``blocks_between``); they do not walk the tree for flow themselves.
 """
@@ -19,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from lint_rules.analysis.nodes import LEAVES, NODE_FIELDS, child_nodes, node_fields
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -81,7 +90,8 @@ class Event:
 class Block:
     """A node of the control-flow graph. ``stmt`` is None for the synthetic
     entry and exit; ``role`` is one of "entry", "exit", "stmt", "test",
-    "iter", "next", "target", "items", "handler", "finally", "case"."""
+    "iter", "next", "target", "items", "entered", "with-exit", "handler",
+    "finally", "case"."""
 
     __slots__ = ("index", "stmt", "role", "events", "succs", "preds")
 
@@ -141,6 +151,8 @@ class StmtInfo(Record):
 
 
 _DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
+# Blocks that an exception may enter from the middle of a predecessor.
+_ENTERED_BY_RAISE = frozenset({"handler", "finally", "with-exit"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 # Expressions the builder treats specially (names, conditional evaluation,
 # nested scopes); every other node is just the sum of its children.
@@ -174,8 +186,15 @@ _LEAF_TYPES = _concrete(LEAVES)
 class FunctionFlow:
     """The def-use model and control-flow graph of one function."""
 
-    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def __init__(
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        may_swallow: Callable[[ast.expr], bool] | None = None,
+    ) -> None:
         self.function = function
+        # Whether the context manager ``with`` makes of an expression may
+        # swallow an exception raised in the body (any may, unless told).
+        self.may_swallow = may_swallow or _any_manager_may_swallow
         self.blocks: list[Block] = []
         self.events_by_name: dict[str, list[Event]] = {}
         self.parents: dict[ast.AST, ast.AST] = {}
@@ -264,6 +283,35 @@ class FunctionFlow:
             stack.extend(block.succs)
         firsts.sort(key=lambda e: e.order)
         return firsts, reaches_exit
+
+    def bound_on_entry(self, name: str, block: Block) -> bool:
+        """Whether ``name`` is bound whenever ``block`` starts: every path from
+        the entry to it passes a store of ``name`` (a parameter, an
+        assignment) not followed by a ``del``. A block left for a handler
+        (or the code after a ``with`` that swallowed the exception) may have
+        been left before its own store."""
+        if block is self.entry:
+            return False
+        seen: set[tuple[int, bool]] = set()
+        stack = [(pred, block.role in _ENTERED_BY_RAISE) for pred in block.preds]
+        while stack:
+            current, cut_short = stack.pop()
+            if (current.index, cut_short) in seen:
+                continue
+            seen.add((current.index, cut_short))
+            last = None
+            if not cut_short:
+                for event in current.events:
+                    if event.name == name and not event.nested:
+                        if event.kind is not Kind.LOAD:
+                            last = event.kind
+            if last is Kind.STORE:
+                continue
+            if last is Kind.DEL or current is self.entry:
+                return False
+            raised = current.role in _ENTERED_BY_RAISE
+            stack.extend((pred, raised) for pred in current.preds)
+        return True
 
     # -- questions about control flow -----------------------------------------
 
@@ -661,7 +709,21 @@ class _Builder:
             self.expr(item.context_expr, stmt)
             if item.optional_vars is not None:
                 self.expr(item.optional_vars, stmt)
-        return self.statements(stmt.body, [items], stmt)
+        swallows = self.flow.may_swallow
+        if not any(swallows(item.context_expr) for item in stmt.items) and not (
+            isinstance(stmt, ast.AsyncWith)
+        ):
+            return self.statements(stmt.body, [items], stmt)
+        # A context manager may swallow an exception raised in the body
+        # (``suppress``, an ``__exit__`` returning True): as with ``try``,
+        # every statement of the body may be left for the code after it.
+        leave = self.new_block(stmt, "with-exit")
+        entered = self.start(stmt, "entered", [items])
+        self.link([entered], leave)
+        self.handlers.append([leave])
+        ends = self.statements(stmt.body, [entered], stmt)
+        self.handlers.pop()
+        return ends + [leave]
 
     stmt_AsyncWith = stmt_With
 
@@ -817,6 +879,10 @@ class _Builder:
                 self.record(node.id, kind, node)
         self.conditional -= 1
         self.nested -= 1
+
+
+def _any_manager_may_swallow(context: ast.expr) -> bool:
+    return True
 
 
 def nonempty_literal(node: ast.expr) -> bool:

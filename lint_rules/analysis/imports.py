@@ -63,6 +63,11 @@ class ImportMap:
         parts.append(base)
         return ".".join(reversed(parts))
 
+    def is_builtin(self, name: str) -> bool:
+        """Whether no import anywhere in the module binds ``name`` (the
+        shortcut of a scope's answer: other bindings are not seen)."""
+        return name not in self.modules and name not in self.names
+
     def local_names_for(self, qualified: str) -> list[str]:
         """Local names bound directly to ``qualified`` by a from-import."""
         return [local for local, name in self.names.items() if name == qualified]

@@ -3,7 +3,8 @@
 An expression reads *access paths*: a root name followed by attribute names and
 subscripts (``self.meta[bs].max_len`` is ``("self", "meta", "[]", "max_len")``;
 every subscript is the same ``[]``, its index being read separately). Code
-between the two points has *effects*, listed per block in evaluation order:
+between the two points makes *changes* (``Change``), listed per block in
+evaluation order:
 
 - ``REBIND name``: the name is bound again or deleted;
 - ``STORE path``: an attribute or item store (or ``del``) at ``path``: the
@@ -11,30 +12,47 @@ between the two points has *effects*, listed per block in evaluation order:
   were or are now stored there;
 - ``WRITE path``: the object at ``path``, or something reachable from it, may
   change in place: an augmented assignment, an in-place tensor method (a name
-  ending in ``_``), any other method called on it, or passing it to a call
-  that is not known to leave its arguments alone;
-- ``ANY_CODE``: code this function cannot see runs (an unknown call), so state
-  that is not the function's own (globals, closure cells) may change;
+  ending in ``_``), any other method called on it, passing it to a call that
+  is not known to leave its arguments alone (a torch function given it as
+  ``out``, by keyword or position, or with ``inplace``, ``training`` or
+  ``max_norm`` set, is not), or formatting it (``print(o)``, ``str(o)``,
+  ``f"{o}"`` run its ``__str__``/``__format__``);
+- ``CALL path``: the object at ``path`` is called: a local holding a bound
+  method (``add = x.add_``) changes the object it is bound to;
+- ``ANY_CODE``: code this function cannot see runs (an unknown call, a
+  ``sorted(key=...)``, a generator iterated), so what it can reach may change:
+  globals and closure cells, and the objects that escaped to such code (a
+  local bound to what unknown code returned, ``t = get()``; a path given to
+  it, ``register(t)``, ``t.attach()``);
 - ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change;
-  so may it while entering or leaving ``with lock:`` (other threads run).
+  so may it while entering or leaving ``with lock:`` (other threads run), and
+  ``loss.backward()`` accumulates into the ``.grad`` of any leaf.
 
 A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
-contents) any computation over ``m``'s ``buf``, but not ``m.k``.
+contents) any computation over ``m``'s ``buf``, but not ``m.k``. Views of a
+tensor's own memory (``x.data``, ``x.T``, ``x.mT``, ``x.real``) are the
+tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o``.
 
 Aliasing is per function: ``y = x[:2]`` (or ``m.k = x``, or ``lst.append(x)``)
 makes writes through one reach reads through the other, if the alias is made
 anywhere the later read can be reached from. Distinct parameters, and paths
 with distinct roots the function never connects, are assumed to name distinct
-objects; attribute stores and loads are assumed to be plain (no properties with
-side effects); arithmetic makes new objects (true of tensors and numbers; a list
-built with ``+`` shares its elements): the assumptions a reader of a replay path
-makes too.
+objects, and a parameter's object is not reachable by unknown code unless the
+function gives it away; attribute stores and loads are assumed to be plain
+(no properties with side effects), and so are the operators and conversions
+applied to values (``+``, ``<``, ``len``, ``int``: no ``__add__`` or
+``__len__`` that changes state); arithmetic makes new objects (true of tensors
+and numbers; a list built with ``+`` shares its elements): the assumptions a
+reader of a replay path makes too. Who a name is (a torch function, a
+builtin, a local) the function's scope says; what a torch method or function
+does, ``torch_api``.
 
-Use: ``analysis = invalidation_for(flow, model.imports)``; ``analysis.point(node)``
-(or ``Point(block, stmt)``) names a place; ``executes_before(p1, p2)`` says the
-first always runs before the second; ``changed_between(analysis.read_paths(e),
-p1, p2)`` returns the first effect that may change what ``e`` reads, or None.
+Use: ``analysis = invalidation_for(flow, model.scope(function))``;
+``analysis.point(node)`` (or ``Point(block, stmt)``) names a place;
+``executes_before(p1, p2)`` says the first always runs before the second;
+``changed_between(analysis.read_paths(e), p1, p2)`` returns the first change
+that may change what ``e`` reads, or None.
 """
 
 from __future__ import annotations
@@ -43,54 +61,32 @@ import ast
 import enum
 from collections.abc import Container, Iterable, Iterator
 
-from lint_rules.analysis.flow import Block, FunctionFlow
-from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.flow import Block, FunctionFlow, Kind
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.torch_api import (
+    DETERMINISTIC_METHODS,
+    FRESH_METHODS,
+    GRADIENT_FUNCTIONS,
+    GRADIENT_METHODS,
+    METADATA_ATTRIBUTES,
+    NAMESPACE_ATTRIBUTES,
+    NO_EFFECT_METHODS,
+    VIEW_ATTRIBUTES,
+    is_inplace_method,
+    written_arguments,
+)
 from lint_rules.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.imports import ImportMap
+    from lint_rules.analysis.scopes import Scope
+
+    Names = Scope | ImportMap
 
 Path = tuple[str, ...]
 SUBSCRIPT = "[]"
-
-# Tensor/container methods that change nothing; their results share nothing
-# with the receiver (reductions, comparisons, shape queries, copies).
-FRESH_METHODS = frozenset(
-    {
-        "item", "tolist", "clone", "sum", "mean", "max", "min", "amax",
-        "amin", "argmax", "argmin", "prod", "cumsum", "cumprod", "abs", "neg",
-        "sqrt", "rsqrt", "exp", "log", "sign", "floor", "ceil", "round", "clamp",
-        "clip", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "any", "all",
-        "nonzero", "count_nonzero", "numel", "nelement", "dim", "ndimension",
-        "size", "stride", "element_size", "is_contiguous", "is_floating_point",
-        "data_ptr", "get_device", "storage_offset", "norm", "std", "var",
-        "median", "topk", "argsort", "unique", "bincount", "index_select",
-        "gather", "masked_select", "masked_fill", "repeat", "repeat_interleave",
-        "index", "count", "startswith", "endswith", "format", "join",
-    }
-)  # fmt: skip
-# Methods that change nothing but whose result may share memory (or be) the
-# receiver: views, conversions that are no-ops when nothing needs converting,
-# and container views.
-VIEW_METHODS = frozenset(
-    {
-        "to", "cpu", "cuda", "numpy", "contiguous", "detach", "float", "double",
-        "half", "bfloat16", "int", "long", "short", "bool", "byte", "char",
-        "type", "type_as", "view", "view_as", "reshape", "reshape_as", "flatten",
-        "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "permute",
-        "transpose", "t", "narrow", "select", "split", "chunk", "unbind",
-        "as_strided", "diagonal", "unfold", "movedim", "get", "keys", "values",
-        "items", "copy",
-    }
-)  # fmt: skip
-# Methods that change nothing but allocate memory whose contents are undefined
-# (so they are not deterministic reads).
-_ALLOCATING_METHODS = frozenset(
-    {"new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"}
-)
-NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS | _ALLOCATING_METHODS
-DETERMINISTIC_METHODS = FRESH_METHODS | VIEW_METHODS
-# In-place methods that also make the receiver share the argument's memory.
-_SHARING_INPLACE = frozenset({"set_"})
 
 # Builtins that change none of their arguments.
 NO_EFFECT_BUILTINS = frozenset(
@@ -116,8 +112,9 @@ FRESH_BUILTINS = frozenset(
 DETERMINISTIC_BUILTINS = frozenset(
     {"len", "isinstance", "int", "float", "bool", "str", "abs", "min", "max", "round"}
 )
-# torch namespaces whose functions (not ending in ``_``, without ``out=`` or
-# ``inplace=``) leave their arguments alone.
+# Builtins that format their arguments, running their ``__str__``,
+# ``__repr__`` or ``__format__`` (user code, which may change them).
+_FORMATTING_BUILTINS = frozenset({"print", "str", "repr", "format", "ascii"})
 # Builtins that iterate over an argument (running a generator's code).
 _ITERATING_BUILTINS = frozenset(
     {
@@ -125,10 +122,33 @@ _ITERATING_BUILTINS = frozenset(
         "all", "min", "max", "enumerate", "zip", "reversed", "iter",
     }
 )  # fmt: skip
-# Methods whose results are iterated without running user code.
-_PLAIN_ITERABLE_METHODS = frozenset({"tolist", "items", "keys", "values", "split"})
-_PURE_TORCH_MODULES = frozenset({"torch", "torch.nn.functional"})
+# ... of which these iterate their argument only when given one (``min(a, b)``
+# compares two values).
+_ONE_ITERABLE = frozenset({"min", "max"})
+# Tensor methods whose results (lists, tuples of tensors) are iterated
+# without running user code. (A dict's ``items()`` would be too, but a
+# method known by name only may be another type's, returning a generator.)
+_PLAIN_ITERABLE_METHODS = frozenset({"tolist", "split", "chunk", "unbind"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
+# In-place methods that also make the receiver share the argument's memory.
+_SHARING_INPLACE = frozenset({"set_"})
+# Expressions whose value holds (or is) the value of a part: a call given
+# one of them receives that part's object too.
+_CARRIERS = (
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Starred,
+    ast.keyword,
+    ast.IfExp,
+    ast.BoolOp,
+    ast.NamedExpr,
+    ast.Attribute,
+    ast.Subscript,
+)
+_FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
+_COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _ALIAS_LIMIT = 64
 _HUB = "<call>"  # root of the synthetic path linking a call's arguments
 _ALIASING_NODES = (
@@ -143,23 +163,27 @@ _ALIASING_NODES = (
 )
 
 
-class EffectKind(enum.Enum):
+class ChangeKind(enum.Enum):
+    """The kinds of ``Change`` (see the module's documentation)."""
+
     REBIND = "rebind"
     STORE = "store"
     WRITE = "write"
+    CALL = "call"
     ANY_CODE = "any-code"
     BARRIER = "barrier"
 
 
-class Effect(Record):
+class Change(Record):
     """Something evaluated code does that may change what a later read sees,
-    at ``node``."""
+    at ``node`` (``tensor_effects.UseEffect`` is the other question: what one
+    use of a tensor does to its elements)."""
 
     __slots__ = ("kind", "path", "node")
     _fields = __slots__
 
     def __init__(
-        self, kind: EffectKind, path: Path = (), node: ast.AST | None = None
+        self, kind: ChangeKind, path: Path = (), node: ast.AST | None = None
     ) -> None:
         self.kind = kind
         self.path = path
@@ -195,35 +219,54 @@ def access_path(expr: ast.AST) -> Path | None:
 
 
 def paths_conflict(a: Path, b: Path) -> bool:
-    """One path is a prefix of the other: a write to one may change a read of the other."""
+    """One path is a prefix of the other: a write to one may change a read of
+    the other. Views of a tensor's own memory (``x.data``, ``x.T``,
+    ``x.real``) are the tensor, and ``o.__dict__[k]`` is any attribute of
+    ``o``: paths are compared without them."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return True
+    if _SEE_THROUGH.isdisjoint(a) and _SEE_THROUGH.isdisjoint(b):
+        return False
+    a, b = _seen_through(a), _seen_through(b)
     n = min(len(a), len(b))
     return a[:n] == b[:n]
 
 
-def is_inplace_method(name: str) -> bool:
-    """PyTorch's convention: ``add_``, ``copy_``, ``fill_`` change their receiver."""
-    return name.endswith("_") and not name.startswith("__")
+_SEE_THROUGH = VIEW_ATTRIBUTES | NAMESPACE_ATTRIBUTES
+
+
+def _seen_through(path: Path) -> Path:
+    """``path`` without view attributes, cut at a namespace attribute
+    (``("o", "__dict__", "[]")`` is every attribute of ``o``: ``("o",)``)."""
+    kept: list[str] = [path[0]]
+    for part in path[1:]:
+        if part in NAMESPACE_ATTRIBUTES:
+            break
+        if part not in VIEW_ATTRIBUTES:
+            kept.append(part)
+    return tuple(kept)
 
 
 _UNKNOWN = object()
 
 
-def invalidation_for(
-    flow: FunctionFlow, imports: ImportMap | None = None
-) -> Invalidation:
-    """The (cached) invalidation analysis of ``flow``: rules of one file share it."""
+def invalidation_for(flow: FunctionFlow, names: Names | None = None) -> Invalidation:
+    """The (cached) invalidation analysis of ``flow``: rules of one file share
+    it. ``names`` is the function's scope (who each name is)."""
     analysis = flow.analyses.get("invalidation")
     if analysis is None:
-        analysis = flow.analyses["invalidation"] = Invalidation(flow, imports)
+        analysis = flow.analyses["invalidation"] = Invalidation(flow, names)
     return analysis
 
 
 class Invalidation:
     """Effects of a function's code, and whether they can change a set of reads."""
 
-    def __init__(self, flow: FunctionFlow, imports: ImportMap | None = None) -> None:
+    def __init__(self, flow: FunctionFlow, names: Names | None = None) -> None:
         self.flow = flow
-        self.imports = imports
+        self.names = names
+        self._escapes: dict[str, list[tuple[Path, int]]] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
         # Every (path, entry) of ``_aliases``: a list's ``in`` would cost the
@@ -319,21 +362,23 @@ class Invalidation:
         return None
 
     def is_builtin(self, name: str, among: frozenset[str]) -> bool:
-        """``name`` is one of ``among`` and not rebound in this function or imported."""
+        """``name`` is one of ``among`` and Python's builtin here: not bound
+        by this function, an enclosing one or the module, nor imported."""
         if name not in among or self.flow.stores_of(name):
             return False
-        return self.imports is None or name not in self.imports.names
+        return self.names is None or self.names.is_builtin(name)
 
     def _module_function(self, func: ast.expr) -> str | None:
-        """The qualified name of ``torch.cumsum``-style module functions."""
-        if self.imports is None:
+        """The qualified name of an imported function called as ``func``
+        (``torch.cumsum``, ``F.relu``, ``cumsum`` imported from torch)."""
+        if self.names is None:
             return None
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
         if not isinstance(root, ast.Name) or self.flow.stores_of(root.id):
             return None
-        return self.imports.qualified_name(func)
+        return self.names.qualified_name(func)
 
     # -- what an expression may be --------------------------------------------
 
@@ -353,11 +398,20 @@ class Invalidation:
             if isinstance(func, ast.Name) and self.is_builtin(func.id, FRESH_BUILTINS):
                 return set()
             parts: list[ast.AST] = [*expr.args, *(kw.value for kw in expr.keywords)]
-            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
-                if func.attr in FRESH_METHODS or func.attr in _ALLOCATING_METHODS:
+            qualified = (
+                self._module_function(func)
+                if isinstance(func, (ast.Name, ast.Attribute))
+                else None
+            )
+            if qualified is not None:
+                module, _, name = qualified.rpartition(".")
+                if module == "torch" and name in FRESH_METHODS:
+                    return set()  # ``torch.sum(x)``: new, as ``x.sum()`` is
+            elif isinstance(func, ast.Attribute):
+                if func.attr in FRESH_METHODS:
                     return set()
                 parts.append(func.value)
-            elif not isinstance(func, (ast.Name, ast.Attribute)):
+            elif not isinstance(func, ast.Name):
                 parts.append(func)
             return _union(self.alias_paths(part) for part in parts)
         if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
@@ -374,11 +428,47 @@ class Invalidation:
                 for child in child_nodes(expr)
                 if isinstance(child, ast.expr)
             )
-        # Comprehensions and anything else: whatever names occur in it.
+        if isinstance(expr, _COMPREHENSION_TYPES):
+            # A new container of what its element makes of the iterables'
+            # items: the element's objects, its own targets standing for
+            # those items.
+            targets = {
+                node.id
+                for generator in expr.generators
+                for node in walk_nodes(generator.target)
+                if isinstance(node, ast.Name)
+            }
+            parts = (
+                [expr.key, expr.value] if isinstance(expr, ast.DictComp) else [expr.elt]  # type: ignore[attr-defined]
+            )
+            found = {
+                path
+                for part in parts
+                for path in self.alias_paths(part)
+                if path[0] not in targets
+            }
+            for generator in expr.generators:
+                found |= {
+                    path
+                    for path in self.alias_paths(generator.iter)
+                    if path[0] not in targets
+                }
+            return found
+        # Anything else: whatever names occur in it.
         return {
             (node.id,)
             for node in walk_nodes(expr)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+
+    def formatted_paths(self, expr: ast.AST) -> set[Path]:
+        """The paths whose objects formatting ``expr`` may run the code of
+        (``__str__``, ``__format__``): those it may be, but a tensor's
+        metadata (``x.shape``, ``x.dtype``), which formats as a plain value."""
+        return {
+            path
+            for path in self.alias_paths(expr)
+            if len(path) < 2 or path[-1] not in METADATA_ATTRIBUTES
         }
 
     @property
@@ -557,7 +647,8 @@ class Invalidation:
         return frozenset(found)
 
     def is_shared_root(self, name: str) -> bool:
-        """Whether code elsewhere can rebind ``name`` or reach its object by name."""
+        """Whether code elsewhere can rebind ``name`` or reach its object by
+        name: a global, a free variable, a name a nested scope uses."""
         if name.startswith(_HUB):
             return False
         flow = self.flow
@@ -565,53 +656,264 @@ class Invalidation:
             return True
         return any(event.nested for event in flow.events_of(name))
 
+    def is_reachable(self, path: Path, within: frozenset[int] | None = None) -> bool:
+        """Whether unknown code may change the object at ``path``: its root
+        is shared, or the object (or one holding it, or one it holds)
+        escaped to code this function cannot see. With ``within``, only
+        escapes in those blocks count."""
+        if self.is_shared_root(path[0]):
+            return True
+        for escaped, site in self.escapes(path[0]):
+            if (within is None or site in within) and paths_conflict(escaped, path):
+                return True
+        return False
+
+    @property
+    def aliased_roots(self) -> frozenset[str]:
+        """Root names some alias connects to another path."""
+        found = self.__dict__.get("_aliased_roots")
+        if found is None:
+            roots: set[str] = set()
+            for root, by_path in self.aliases.items():
+                roots.add(root)
+                for entries in by_path.values():
+                    roots.update(other[0] for other, _, _ in entries)
+            found = self.__dict__["_aliased_roots"] = frozenset(roots)
+        return found
+
+    @property
+    def any_local_shared(self) -> bool:
+        """Whether code elsewhere can reach any object a local of this
+        function names (shared, or escaped anywhere): if none, unknown code
+        changes nothing the function reads through its locals, whatever
+        they alias."""
+        found = self.__dict__.get("_any_local_shared")
+        if found is None:
+            flow = self.flow
+            found = self.__dict__["_any_local_shared"] = any(
+                self.is_shared_root(name) or bool(self.escapes(name))
+                for name, events in flow.events_by_name.items()
+                if any(event.kind is not Kind.LOAD for event in events)
+            )
+        return found
+
+    def escapes(self, name: str) -> list[tuple[Path, int]]:
+        """Where objects reached through the local ``name`` escape to code
+        this function cannot see, as (path, block index): the name bound to
+        what unknown code returned (``t = get()``: its whole object), or a
+        path given to unknown code (``register(t)``, ``t.attach()``,
+        ``f((t, u))``, ``f(t.buf)``: that object)."""
+        found = self._escapes.get(name)
+        if found is None:
+            found = []
+            for event in self.flow.events_of(name):
+                if event.nested:
+                    continue
+                if event.kind is Kind.LOAD:
+                    given = self._given_to_unknown_code(event.node)
+                    if given is not None:
+                        found.append((given, event.block.index))
+                elif event.kind is Kind.STORE and self._binds_foreign(event.node):
+                    found.append(((name,), event.block.index))
+            self._escapes[name] = found
+        return found
+
+    def _given_to_unknown_code(self, node: ast.AST) -> Path | None:
+        """The path of the object that the use ``node`` of a name gives to a
+        call that may keep it (as an argument, inside a tuple or keyword, or
+        as the receiver of a method), or None."""
+        parents = self.flow.parents
+        top = node
+        parent = parents.get(top)
+        while (
+            isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top
+        ):
+            call = parents.get(parent)
+            if isinstance(call, ast.Call) and call.func is parent:
+                # ``t.attach()``: the method receives ``t``.
+                if self.leaves_arguments_alone(call):
+                    return None
+                return access_path(top)
+            top, parent = parent, parents.get(parent)
+        path = access_path(top)
+        if path is None:
+            return None
+        child = top
+        while parent is not None:
+            if isinstance(parent, ast.Call):
+                if child is parent.func or self.leaves_arguments_alone(parent):
+                    return None
+                return path
+            if not isinstance(parent, _CARRIERS):
+                return None
+            child, parent = parent, parents.get(parent)
+        return None
+
+    def _binds_foreign(self, target: ast.AST) -> bool:
+        """Whether the store at ``target`` binds an object unknown code may
+        hold: a result of unknown code, an awaited or yielded value, what
+        ``with`` enters, an item of such an iterable, an imported module, a
+        caught exception, a ``match`` capture."""
+        if isinstance(target, _FOREIGN_BINDERS):
+            return True
+        parents = self.flow.parents
+        child = target
+        parent = parents.get(child)
+        while isinstance(parent, (ast.Tuple, ast.List, ast.Starred)):
+            child, parent = parent, parents.get(parent)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            return parent.value is not None and self.may_be_foreign(parent.value)
+        if isinstance(parent, (ast.For, ast.AsyncFor)):
+            return isinstance(parent, ast.AsyncFor) or self.may_be_foreign(parent.iter)
+        if isinstance(parent, ast.withitem):
+            return True
+        if isinstance(parent, (ast.With, ast.AsyncWith)):
+            return True
+        return isinstance(parent, (ast.ExceptHandler, ast.Import, ast.ImportFrom))
+
+    def may_be_foreign(self, expr: ast.AST) -> bool:
+        """Whether the value of ``expr`` may be an object that unknown code
+        returned (and may still hold), rather than one of the function's own
+        objects or a new one."""
+        if isinstance(expr, ast.Call):
+            if not self.leaves_arguments_alone(expr):
+                return True
+            func = expr.func
+            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
+                if func.attr in FRESH_METHODS:
+                    return False
+                return self.may_be_foreign(func.value)  # a view or the receiver
+            return any(self.may_be_foreign(argument) for argument in expr.args)
+        if isinstance(expr, (ast.Await, ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
+            return self.may_be_foreign(expr.value)
+        if isinstance(expr, ast.IfExp):
+            return self.may_be_foreign(expr.body) or self.may_be_foreign(expr.orelse)
+        if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            return any(
+                self.may_be_foreign(child)
+                for child in child_nodes(expr)
+                if isinstance(child, ast.expr)
+            )
+        if isinstance(expr, _COMPREHENSION_TYPES):
+            # A new container of what its element expression makes of the
+            # items of its iterables.
+            parts = [generator.iter for generator in expr.generators]
+            if isinstance(expr, ast.DictComp):
+                parts += [expr.key, expr.value]
+            else:
+                parts.append(expr.elt)
+            return any(self.may_be_foreign(part) for part in parts)
+        return False  # names, constants, arithmetic, f-strings, lambdas
+
     # -- effects ------------------------------------------------------------------
 
     def leaves_arguments_alone(self, call: ast.Call) -> bool:
-        """A known builtin, read-only or in-place method, or ``torch`` function."""
+        """A call that changes none of its arguments nor keeps them: a known
+        builtin, a read-only or in-place method of the torch vocabulary, a
+        function of torch's pure namespaces given nothing it writes."""
         func = call.func
+        if isinstance(func, ast.Name):
+            if self.is_builtin(func.id, NO_EFFECT_BUILTINS):
+                return not any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords)
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        qualified = self._module_function(func)
+        if qualified is not None:
+            return written_arguments(qualified, call) == []
+        if not isinstance(func, ast.Attribute):
+            return False
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             return False
-        if isinstance(func, ast.Name):
-            return self.is_builtin(func.id, NO_EFFECT_BUILTINS)
-        if isinstance(func, ast.Attribute):
-            qualified = self._module_function(func)
-            if qualified is not None:
-                module, _, name = qualified.rpartition(".")
-                return module in _PURE_TORCH_MODULES and not is_inplace_method(name)
-            return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
-        return False
+        return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
-    def call_effects(self, call: ast.Call) -> list[Effect]:
+    def call_effects(self, call: ast.Call) -> list[Change]:
         """What a call may change, once its callee and arguments are evaluated."""
         func = call.func
-        effects: list[Effect] = []
         arguments = [*call.args, *(kw.value for kw in call.keywords)]
+        qualified = (
+            self._module_function(func)
+            if isinstance(func, (ast.Name, ast.Attribute))
+            else None
+        )
+        if qualified is not None:
+            if qualified in GRADIENT_FUNCTIONS:
+                return [Change(ChangeKind.BARRIER, (), call)]
+            written = written_arguments(qualified, call)
+            if written is not None:  # a torch function: it writes these only
+                effects: list[Change] = []
+                for argument in written:
+                    effects += _writes(self.alias_paths(argument), call)
+                return effects
+        elif isinstance(func, ast.Attribute):
+            name = func.attr
+            if name in GRADIENT_METHODS:
+                # ``loss.backward()`` accumulates into the ``.grad`` of every leaf.
+                return [Change(ChangeKind.BARRIER, (), call)]
+            effects = []
+            if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
+                for argument in arguments:
+                    effects += _writes(self.alias_paths(argument), call)
+            if name in NO_EFFECT_METHODS:
+                return effects
+            receiver = self.alias_paths(func.value)
+            if is_inplace_method(name):
+                # PyTorch's in-place methods change their receiver, not their arguments.
+                return effects + _writes(receiver, call)
+            # Any other method: the receiver, the arguments, anything shared.
+            effects += _writes(receiver, call)
+            for argument in arguments:
+                effects += _writes(self.alias_paths(argument), call)
+            effects.append(Change(ChangeKind.ANY_CODE, (), call))
+            return effects
+        elif isinstance(func, ast.Name) and self.is_builtin(
+            func.id, NO_EFFECT_BUILTINS
+        ):
+            return self._builtin_effects(func.id, call, arguments)
+        # An unknown function, or an object called (a bound method, a
+        # closure): it may change its arguments, itself and what it holds.
+        effects = []
+        for argument in arguments:
+            effects += _writes(self.alias_paths(argument), call)
+        for path in self.alias_paths(func):
+            # A callee held by a local may be bound to the function's own
+            # objects (``add = x.add_``); one from elsewhere reaches only
+            # what is shared, as any unknown code does.
+            if self.flow.stores_of(path[0]):
+                effects.append(Change(ChangeKind.CALL, path, call))
+        effects.append(Change(ChangeKind.ANY_CODE, (), call))
+        return effects
+
+    def _builtin_effects(
+        self, name: str, call: ast.Call, arguments: list[ast.expr]
+    ) -> list[Change]:
+        effects: list[Change] = []
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             for argument in arguments:
                 effects += _writes(self.alias_paths(argument), call)
-        if isinstance(func, ast.Attribute) and self._module_function(func) is None:
-            if func.attr in NO_EFFECT_METHODS:
-                return effects
-            receiver = self.alias_paths(func.value)
-            if is_inplace_method(func.attr):
-                # PyTorch's in-place methods change their receiver, not their arguments.
-                return effects + _writes(receiver, call)
-            effects += _writes(receiver, call)
-        elif self.leaves_arguments_alone(call):
-            if (
-                isinstance(func, ast.Name)
-                and func.id in _ITERATING_BUILTINS
-                and not all(plainly_iterable(argument) for argument in call.args)
-            ):
-                # ``list(gen)`` runs the generator's code.
-                effects.append(Effect(EffectKind.ANY_CODE, (), call))
-            return effects
-        elif isinstance(func, ast.Call):
-            effects += _writes(self.alias_paths(func), call)
-        for argument in arguments:
-            effects += _writes(self.alias_paths(argument), call)
-        effects.append(Effect(EffectKind.ANY_CODE, (), call))
+        runs_code = False
+        if name in _FORMATTING_BUILTINS:
+            # ``__str__``/``__repr__``/``__format__`` of the arguments run;
+            # ``print`` writes to ``sys.stdout``, which may be anything.
+            for argument in arguments:
+                paths = self.formatted_paths(argument)
+                effects += _writes(paths, call)
+                runs_code = runs_code or bool(paths)
+            runs_code = runs_code or name == "print"
+        if any(kw.arg == "key" for kw in call.keywords) or any(
+            isinstance(argument, ast.Lambda) for argument in arguments
+        ):
+            runs_code = True  # ``sorted(xs, key=...)`` calls the function given
+        iterated = call.args
+        if name in _ONE_ITERABLE:
+            iterated = call.args[:1] if len(call.args) == 1 else []
+        if name in _ITERATING_BUILTINS and not all(
+            plainly_iterable(argument) for argument in iterated
+        ):
+            runs_code = True  # ``list(gen)`` runs the generator's code
+        if runs_code:
+            effects.append(Change(ChangeKind.ANY_CODE, (), call))
         return effects
 
     def fetch_role(self, stmt: ast.AST) -> str:
@@ -646,7 +948,7 @@ class Invalidation:
                         self._parts[candidate] = items[index]
         return self._parts.get(block)
 
-    def block_effects(self, block: Block) -> list[Effect]:
+    def block_effects(self, block: Block) -> list[Change]:
         """Every effect of ``block``, in evaluation order."""
         return self._walk(block).effects
 
@@ -680,6 +982,11 @@ class Invalidation:
         if block is None or id(node) not in self._walk(block).spans:
             return None
         return Point(block, node)
+
+    def conditional(self, point: Point) -> bool:
+        """Whether ``point.node`` is evaluated on some paths only within its
+        block (an arm of ``a if c else b``, after ``and``/``or``)."""
+        return id(point.node) in self._walk(point.block).conditional
 
     def executes_before(self, first: Point, second: Point) -> bool:
         """Whenever ``second.node`` is evaluated, ``first.node`` was evaluated before
@@ -718,21 +1025,32 @@ class Invalidation:
         blocks = self.flow.blocks  # in index order
         return {blocks[index] for index in forward}
 
-    def effects_between(self, first: Point, second: Point) -> Iterator[Effect]:
+    def effects_between(self, first: Point, second: Point) -> Iterator[Change]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""
+        for _, effect in self.placed_effects_between(first, second):
+            yield effect
+
+    def placed_effects_between(
+        self, first: Point, second: Point
+    ) -> Iterator[tuple[Block, Change]]:
+        """``effects_between``, each with the block whose evaluation makes it."""
         walk1 = self._walk(first.block)
         end1 = walk1.spans[id(first.node)][1]
         walk2 = self._walk(second.block)
         start2 = walk2.spans[id(second.node)][0]
         if first.block is second.block:
-            yield from walk1.effects[end1:start2]
+            for effect in walk1.effects[end1:start2]:
+                yield first.block, effect
             return
-        yield from walk1.effects[end1:]
+        for effect in walk1.effects[end1:]:
+            yield first.block, effect
         for block in sorted(
             self.region(first.block, second.block), key=lambda b: b.index
         ):
-            yield from self._walk(block).effects
-        yield from walk2.effects[:start2]
+            for effect in self._walk(block).effects:
+                yield block, effect
+        for effect in walk2.effects[:start2]:
+            yield second.block, effect
         # Leaving a ``with`` body calls ``__exit__``.
         stmt1 = first.block.stmt
         stmt2 = second.block.stmt
@@ -743,10 +1061,14 @@ class Invalidation:
                     isinstance(outer, (ast.With, ast.AsyncWith))
                     and outer not in around2
                 ):
-                    yield from _BlockWalk.context_exit(self, outer)
+                    for effect in _BlockWalk.context_exit(self, outer):
+                        yield second.block, effect
 
     def watch(
-        self, paths: Iterable[Path], before: Block | None = None
+        self,
+        paths: Iterable[Path],
+        before: Block | None = None,
+        immutable: frozenset[Path] = frozenset(),
     ) -> Watched | None:
         """Prepare reads of ``paths`` for ``changes``; None if aliasing is too tangled.
 
@@ -764,24 +1086,88 @@ class Invalidation:
         return Watched(
             roots=frozenset(path[0] for path in paths),
             expanded=frozenset(expanded),
-            shared=any(self.is_shared_root(path[0]) for path in expanded),
             within=within,
+            immutable=immutable,
         )
 
-    def changes(self, effect: Effect, watched: Watched) -> bool:
-        """Whether ``effect`` may change what a read of the watched paths sees."""
+    def reached_by_unknown_code(
+        self, watched: Watched, at: Block | None = None
+    ) -> bool:
+        """Whether code this function cannot see, run in block ``at``, may
+        change a watched path: one of them (or of their aliases) is reachable
+        (``is_reachable``), or a reachable path may be one of their objects
+        (``y = x`` where a closure uses ``y``). Escapes and aliases count only
+        where made before ``at`` may run (in blocks that can reach it)."""
+        if at is not None and not self.reached_by_unknown_code(watched):
+            return False  # not even by code run just before the reads
+        key = -1 if at is None else at.index
+        shared = watched.reached.get(key)
+        if shared is None:
+            within = watched.within if at is None else self.reaching(at)
+            expanded = watched.expanded
+            shared = any(self.is_reachable(path, within) for path in expanded)
+            if not shared:
+                for path in self.reachable_paths(within):
+                    reach = self.expand(path, within=within)
+                    if reach is None or any(
+                        paths_conflict(r, w) for r in reach for w in expanded
+                    ):
+                        shared = True
+                        break
+            watched.reached[key] = shared
+        return shared
+
+    def reachable_paths(self, within: frozenset[int] | None) -> list[Path]:
+        """The paths of the function's locals that code it cannot see may
+        reach: shared names, and the paths that escaped (in ``within``)."""
+        return [
+            path
+            for path, site in self._reachable_sites
+            if site is None or within is None or site in within
+        ]
+
+    @property
+    def _reachable_sites(self) -> list[tuple[Path, int | None]]:
+        """``reachable_paths`` with the block of each escape (None: shared)."""
+        found = self.__dict__.get("_reachable")
+        if found is None:
+            found = self.__dict__["_reachable"] = []
+            for name, events in self.flow.events_by_name.items():
+                if not any(event.kind is not Kind.LOAD for event in events):
+                    continue
+                if self.is_shared_root(name):
+                    found.append(((name,), None))
+                else:
+                    found.extend(self.escapes(name))
+        return found
+
+    def changes(
+        self, effect: Change, watched: Watched, at: Block | None = None
+    ) -> bool:
+        """Whether ``effect`` (made in block ``at``, if known) may change
+        what a read of the watched paths sees."""
         kind = effect.kind
-        if kind is EffectKind.BARRIER:
+        if kind is ChangeKind.BARRIER:
             return True
-        if kind is EffectKind.REBIND:
+        if kind is ChangeKind.REBIND:
             return effect.path[0] in watched.roots
-        if kind is EffectKind.ANY_CODE:
-            return watched.shared
+        if kind is ChangeKind.ANY_CODE:
+            return self.reached_by_unknown_code(watched, at)
         written = self.expand(
-            effect.path, store=kind is EffectKind.STORE, within=watched.within
+            effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
         if written is None:
             return True
+        if kind is ChangeKind.CALL:
+            # Calling an object may change it and, for a bound method
+            # (``add = x.add_``), the object it is bound to.
+            written = frozenset((path[0],) for path in written)
+        if watched.immutable and kind is not ChangeKind.STORE:
+            written = frozenset(
+                w
+                for w in written
+                if not any(w[: len(i)] == i for i in watched.immutable)
+            )
         return any(paths_conflict(w, r) for w in written for r in watched.expanded)
 
     def changed_between(
@@ -790,14 +1176,15 @@ class Invalidation:
         first: Point,
         second: Point,
         ignore: Container[ast.AST] = (),
-        unknown_code: bool = True,
-    ) -> Effect | None:
+        immutable: frozenset[Path] = frozenset(),
+    ) -> Change | None:
         """An effect between the points that may change a read of ``paths``.
 
         Effects at nodes in ``ignore`` do not count (a caller that knows a store
-        puts back the value already there); with ``unknown_code`` False, nor do
-        calls of unknown code that are passed none of the paths. Returns None
-        when nothing can change the reads; a changing effect otherwise (a
+        puts back the value already there). ``immutable`` paths hold an
+        immutable value (a number) at ``first``: a write to (or through) one
+        changes nothing; binding or storing another value there does. Returns
+        None when nothing can change the reads; a changing effect otherwise (a
         synthetic BARRIER when aliasing is too tangled to tell).
         """
         paths = list(paths)
@@ -805,56 +1192,145 @@ class Invalidation:
         # Aliases are followed last, and only for an effect that needs them:
         # rebinding a name changes no object, and unknown code that can reach
         # one of the roots by name changes the reads whatever the aliases.
-        rest: list[Effect] = []
-        shared: bool | None = None
-        for effect in self.effects_between(first, second):
+        rest: list[tuple[Block, Change]] = []
+        reached: dict[int, bool] = {}  # by the block of unknown code
+        for block, effect in self.placed_effects_between(first, second):
             if effect.node in ignore:
                 continue
             kind = effect.kind
-            if kind is EffectKind.BARRIER:
+            if kind is ChangeKind.BARRIER:
                 return effect
-            if kind is EffectKind.REBIND:
+            if kind is ChangeKind.REBIND:
                 if effect.path[0] in roots:
                     return effect
                 continue
-            if kind is EffectKind.ANY_CODE:
-                if not unknown_code:
-                    continue
+            if kind is ChangeKind.ANY_CODE:
+                # Escapes before the reads first (a superset of those before
+                # the unknown code): most often none, and no block to ask.
+                shared = reached.get(-1)
                 if shared is None:
-                    shared = any(self.is_shared_root(root) for root in roots)
+                    within = self.reaching(second.block)
+                    shared = reached[-1] = any(
+                        self.is_reachable(path, within) for path in paths
+                    )
+                if shared:
+                    shared = reached.get(block.index)
+                    if shared is None:
+                        within = self.reaching(block)
+                        shared = reached[block.index] = any(
+                            self.is_reachable(path, within) for path in paths
+                        )
                 if shared:
                     return effect
-            rest.append(effect)
+                if not self.any_local_shared:
+                    continue  # nothing of this function's is within its reach
+            rest.append((block, effect))
         if not rest:
             return None
-        watched = self.watch(paths, before=second.block)
+        # A write to an object no alias connects to anything, under a root
+        # not read, cannot change the reads, however tangled the others.
+        linked = self.aliased_roots
+        rest = [
+            (block, effect)
+            for block, effect in rest
+            if effect.kind is ChangeKind.ANY_CODE
+            or effect.path[0] in roots
+            or effect.path[0] in linked
+        ]
+        if not rest:
+            return None
+        watched = self.watch(paths, before=second.block, immutable=immutable)
         if watched is None:
-            return Effect(EffectKind.BARRIER, (), first.node)
-        for effect in rest:
-            if self.changes(effect, watched):
+            return Change(ChangeKind.BARRIER, (), first.node)
+        for block, effect in rest:
+            if self.changes(effect, watched, block):
                 return effect
         return None
 
+    def referenced_between(
+        self, path: Path, first: Point, second: Point
+    ) -> ast.AST | None:
+        """A place between two statements (``first`` and ``second``, each
+        its own block) where the object at ``path``, or one holding it, may
+        get another reference that outlives the evaluation: bound to a name,
+        stored, passed to a call that may keep it, returned, captured by a
+        nested scope. None when every use there only reads it (an operand,
+        a read-only method's receiver, an index, a formatted value)."""
+        region = self.region(first.block, second.block)
+        region.discard(first.block)
+        for event in self.flow.events_of(path[0]):
+            if event.kind is not Kind.LOAD or event.block not in region:
+                continue
+            if event.nested:
+                return event.node
+            top: ast.AST = event.node
+            parents = self.flow.parents
+            parent = parents.get(top)
+            while isinstance(parent, (ast.Attribute, ast.Subscript)) and (
+                parent.value is top
+            ):
+                call = parents.get(parent)
+                if isinstance(call, ast.Call) and call.func is parent:
+                    break  # ``top.method(...)``: the receiver of a call
+                top, parent = parent, parents.get(parent)
+            found = access_path(top)
+            if found is not None and not paths_conflict(found, path):
+                continue
+            if self._may_keep(top, parent):
+                return top
+        return None
+
+    def _may_keep(self, expr: ast.AST, parent: ast.AST | None) -> bool:
+        """Whether the context ``parent`` may keep a reference to the value
+        of ``expr`` beyond its own evaluation."""
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            return False
+        if isinstance(parent, ast.Attribute):  # the receiver of a method call
+            return parent.attr not in FRESH_METHODS
+        if isinstance(parent, (ast.FormattedValue, ast.Expr)):
+            return False
+        if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+            return getattr(parent, "test", None) is not expr
+        if isinstance(parent, ast.Subscript):
+            return parent.slice is not expr
+        if isinstance(parent, (ast.AugAssign, ast.Delete)):
+            return False  # a write or a deletion: the caller watches those
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            return (
+                getattr(parent, "value", None) is expr
+            )  # a store target keeps nothing
+        if isinstance(parent, ast.Call):
+            func = parent.func
+            return not (
+                expr is not func
+                and isinstance(func, ast.Name)
+                and self.is_builtin(func.id, FRESH_BUILTINS)
+            )
+        return True
+
 
 class Watched(Record):
-    """Paths being read, with every path they may alias; ``shared``: some
-    path is reachable by code outside this function; ``within``: the blocks
-    whose aliases count."""
+    """Paths being read, with every path they may alias; ``within``: the
+    blocks whose aliases count; ``immutable``: paths holding an immutable
+    value."""
 
-    __slots__ = ("roots", "expanded", "shared", "within")
+    __slots__ = ("roots", "expanded", "within", "immutable", "reached")
     _fields = __slots__
 
     def __init__(
         self,
         roots: frozenset[str],
         expanded: frozenset[Path],
-        shared: bool,
         within: frozenset[int] | None = None,
+        immutable: frozenset[Path] = frozenset(),
     ) -> None:
         self.roots = roots
         self.expanded = expanded
-        self.shared = shared
         self.within = within
+        self.immutable = immutable
+        # Whether unknown code run in a block (by index; -1: anywhere before
+        # the reads) may change them: ``reached_by_unknown_code``'s answers.
+        self.reached: dict[int, bool] = {}
 
 
 class _BlockWalk:
@@ -864,7 +1340,7 @@ class _BlockWalk:
         self, analysis: Invalidation, block: Block, part: ast.AST | None
     ) -> None:
         self.analysis = analysis
-        self.effects: list[Effect] = []
+        self.effects: list[Change] = []
         self.spans: dict[int, tuple[int, int]] = {}
         # Each expression's entry and exit on a clock of evaluation steps, so
         # that nodes without effects are ordered too.
@@ -902,7 +1378,7 @@ class _BlockWalk:
                 if isinstance(name, str):
                     self.rebind(name, node)
             # Value and class patterns may run ``__eq__`` and ``__match_args__``.
-            self.effects.append(Effect(EffectKind.ANY_CODE, (), part.pattern))
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), part.pattern))
             if part.guard is not None:
                 self.expr(part.guard)
         if role != "case":
@@ -913,12 +1389,12 @@ class _BlockWalk:
     def fetch(self, stmt: ast.For | ast.AsyncFor) -> None:
         """Fetching a loop's next item may run a generator's code, or await."""
         if isinstance(stmt, ast.AsyncFor):
-            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
         elif not plainly_iterable(stmt.iter):
-            self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
 
     def rebind(self, name: str, node: ast.AST) -> None:
-        self.effects.append(Effect(EffectKind.REBIND, (name,), node))
+        self.effects.append(Change(ChangeKind.REBIND, (name,), node))
 
     def write(self, paths: Iterable[Path], node: ast.AST) -> None:
         self.effects.extend(_writes(paths, node))
@@ -926,17 +1402,17 @@ class _BlockWalk:
     @staticmethod
     def context_exit(
         analysis: Invalidation, stmt: ast.With | ast.AsyncWith
-    ) -> list[Effect]:
+    ) -> list[Change]:
         if isinstance(stmt, ast.AsyncWith) or any(
             may_be_lock(item.context_expr) for item in stmt.items
         ):
-            return [Effect(EffectKind.BARRIER, (), stmt)]
-        effects: list[Effect] = []
+            return [Change(ChangeKind.BARRIER, (), stmt)]
+        effects: list[Change] = []
         for item in stmt.items:
             effects += _writes(
                 analysis.alias_paths(item.context_expr), item.context_expr
             )
-        effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+        effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
         return effects
 
     # -- statements --------------------------------------------------------------
@@ -976,11 +1452,11 @@ class _BlockWalk:
                 if default is not None:
                     self.expr(default)
             if stmt.decorator_list:
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), stmt))
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, ast.ClassDef):
             # A class body runs arbitrary code at definition.
-            self.effects.append(Effect(EffectKind.BARRIER, (), stmt))
+            self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, (ast.Try, TryStar, ast.Global, ast.Nonlocal)):
             pass  # the try marker evaluates nothing; its clauses are blocks
@@ -998,10 +1474,10 @@ class _BlockWalk:
         for item in stmt.items:
             self.expr(item.context_expr)
             if isinstance(stmt, ast.AsyncWith) or may_be_lock(item.context_expr):
-                self.effects.append(Effect(EffectKind.BARRIER, (), item.context_expr))
+                self.effects.append(Change(ChangeKind.BARRIER, (), item.context_expr))
             else:
                 self.write(analysis.alias_paths(item.context_expr), item.context_expr)
-                self.effects.append(Effect(EffectKind.ANY_CODE, (), item.context_expr))
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), item.context_expr))
             if item.optional_vars is not None:
                 self.target(item.optional_vars)
         # ``__exit__`` runs whenever ``__enter__`` did; count it here as well.
@@ -1017,7 +1493,7 @@ class _BlockWalk:
         """An attribute or item store (or delete) at ``target``."""
         path = access_path(target)
         if path is not None:
-            self.effects.append(Effect(EffectKind.STORE, path, target))
+            self.effects.append(Change(ChangeKind.STORE, path, target))
         else:  # ``f(a).x = v``: something inside what ``f(a)`` may be changes
             self.write(self.analysis.alias_paths(target.value), target)  # type: ignore[attr-defined]
 
@@ -1090,10 +1566,21 @@ class _BlockWalk:
             self.expr(node.value)
             self.rebind(node.target.id, node.target)
             return
+        if isinstance(node, ast.FormattedValue):
+            self.expr(node.value)
+            if node.format_spec is not None:
+                self.expr(node.format_spec)
+            # Formatting runs the value's ``__format__`` (or ``__str__``,
+            # ``__repr__``): user code, which may change it or anything shared.
+            paths = self.analysis.formatted_paths(node.value)
+            if paths:
+                self.write(paths, node)
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
+            return
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             if node.value is not None:
                 self.expr(node.value)
-            self.effects.append(Effect(EffectKind.BARRIER, (), node))
+            self.effects.append(Change(ChangeKind.BARRIER, (), node))
             return
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
@@ -1125,7 +1612,7 @@ class _BlockWalk:
                     if isinstance(inner, ast.Call):
                         self.effects.extend(self.analysis.call_effects(inner))
                     elif isinstance(inner, (ast.Await, ast.Yield, ast.YieldFrom)):
-                        self.effects.append(Effect(EffectKind.BARRIER, (), inner))
+                        self.effects.append(Change(ChangeKind.BARRIER, (), inner))
                     elif isinstance(inner, ast.NamedExpr):
                         self.rebind(inner.target.id, inner.target)
                     elif isinstance(
@@ -1163,8 +1650,8 @@ def may_be_lock(context: ast.expr) -> bool:
 
 def plainly_iterable(expr: ast.AST) -> bool:
     """Iterating ``expr`` runs no user code: a literal, ``range(...)``,
-    ``t.tolist()``, ``d.items()``, or ``enumerate``/``zip`` of those. A name may
-    hold a generator, so it is not."""
+    ``t.tolist()``, ``t.split(n)``, or ``enumerate``/``zip`` of those. A name
+    may hold a generator, so it is not."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant)):
         return True
     if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp, ast.JoinedStr)):
@@ -1182,8 +1669,8 @@ def plainly_iterable(expr: ast.AST) -> bool:
     return False
 
 
-def _writes(paths: Iterable[Path], node: ast.AST) -> list[Effect]:
-    return [Effect(EffectKind.WRITE, path, node) for path in paths]
+def _writes(paths: Iterable[Path], node: ast.AST) -> list[Change]:
+    return [Change(ChangeKind.WRITE, path, node) for path in paths]
 
 
 def _union(sets: Iterable[set[Path]]) -> set[Path]:

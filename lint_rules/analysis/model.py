@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar
+from lint_rules.analysis.scopes import Scope, function_scope, module_scope
 from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
+from lint_rules.analysis.torch_api import NON_SWALLOWING_MANAGERS
 from lint_rules.records import Record
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -22,11 +24,12 @@ BindingStatement = ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.As
 
 
 class FunctionInfo(Record):
-    """A function definition, the class it is a method of (if any), and the
+    """A function definition, the class it is a method of (if any), the
     binding statements of its own code (nested blocks included, nested scopes
-    not) in source order, each with whether it sits in a loop body."""
+    not) in source order, each with whether it sits in a loop body, and the
+    function it is nested in (if any)."""
 
-    __slots__ = ("node", "cls", "bindings")
+    __slots__ = ("node", "cls", "bindings", "parent")
     _fields = __slots__
     _compared = ("node", "cls")
 
@@ -35,39 +38,96 @@ class FunctionInfo(Record):
         node: FunctionNode,
         cls: ast.ClassDef | None,
         bindings: list[tuple[BindingStatement, bool]] | None = None,
+        parent: FunctionInfo | None = None,
     ) -> None:
         self.node = node
         self.cls = cls
         self.bindings: list[tuple[BindingStatement, bool]] = (
             [] if bindings is None else bindings
         )
+        self.parent = parent
 
 
 class ModuleModel:
     """What rules ask about a module. Every part is computed once, when first asked."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, text: str | None = None) -> None:
         self.tree = tree
         self._flows: dict[FunctionNode, FunctionFlow] = {}
+        self._scopes: dict[ast.AST, Scope] = {}
+        self._text = text
 
     @cached_property
     def imports(self) -> ImportMap:
-        return ImportMap.from_statements(self._scan[1])
+        """Every import of the module, wherever it is: the shortcut of the
+        rules' pre-filters (``scope`` says what a name is in one function)."""
+        return ImportMap.from_statements(self._scan.imports)
 
     @cached_property
     def functions(self) -> list[FunctionInfo]:
         """Every function and method, nested ones included, in source order."""
-        return self._scan[0]
+        return self._scan.functions
 
     @cached_property
-    def _scan(self) -> tuple[list[FunctionInfo], list[ast.Import | ast.ImportFrom]]:
+    def _scan(self) -> _Scan:
         """One walk over the module's statements (never its expressions): the
-        functions, with their binding statements, and the import statements."""
-        functions: list[FunctionInfo] = []
-        imports: list[ast.Import | ast.ImportFrom] = []
-        _scan(self.tree.body, None, None, False, functions, imports)
-        functions.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
-        return functions, imports
+        functions, with their binding statements, the import statements and
+        the names declared ``global``."""
+        scan = _Scan()
+        _scan(self.tree.body, None, None, False, scan, None)
+        scan.functions.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
+        return scan
+
+    # -- scopes ---------------------------------------------------------------
+
+    @property
+    def module_scope(self) -> Scope:
+        scope = self._scopes.get(self.tree)
+        if scope is None:
+            scope = self._scopes[self.tree] = module_scope(
+                self.tree, self._scan.global_names, self._walrus_rows
+            )
+        return scope
+
+    @cached_property
+    def _walrus_rows(self) -> list[int] | None:
+        """The rows where the text has a ``:=`` (a binding in an expression);
+        None without the text: any row may."""
+        text = self._text
+        if text is None or "\r" in text:
+            return None  # (rows are not counted in newlines alone)
+        rows: list[int] = []
+        row, counted = 1, 0
+        position = text.find(":=")
+        while position >= 0:
+            row += text.count("\n", counted, position)
+            counted = position
+            rows.append(row)
+            position = text.find(":=", position + 2)
+        return rows
+
+    def scope(self, function: FunctionNode) -> Scope:
+        """The scope of ``function``: who each name used in it is."""
+        scope = self._scopes.get(function)
+        if scope is None:
+            info = self._info_of(function)
+            parent = info.parent if info is not None else None
+            if parent is None:
+                factory = lambda: self.module_scope  # noqa: E731
+            else:
+                factory = lambda: self.scope(parent.node)  # noqa: E731
+            scope = self._scopes[function] = function_scope(
+                function, factory, self._walrus_rows
+            )
+        return scope
+
+    def _info_of(self, function: FunctionNode) -> FunctionInfo | None:
+        by_node = self.__dict__.get("_infos")
+        if by_node is None:
+            by_node = self.__dict__["_infos"] = {
+                info.node: info for info in self.functions
+            }
+        return by_node.get(function)
 
     @cached_property
     def classes(self) -> list[ast.ClassDef]:
@@ -83,15 +143,34 @@ class ModuleModel:
         """Free the flows built so far at once (see ``FunctionFlow.release``);
         the model must not be used afterwards."""
         for flow in self._flows.values():
+            flow.may_swallow = None  # type: ignore[assignment]  # (refers to this model)
             flow.release()
         self._flows.clear()
+        for scope in self._scopes.values():
+            scope.release()
+        self._scopes.clear()
 
     def flow(self, function: FunctionNode) -> FunctionFlow:
         """The def-use model of ``function`` (built once)."""
         flow = self._flows.get(function)
         if flow is None:
-            flow = self._flows[function] = FunctionFlow(function)
+            flow = self._flows[function] = FunctionFlow(
+                function, self._swallow_test(function)
+            )
         return flow
+
+    def _swallow_test(self, function: FunctionNode) -> Callable[[ast.expr], bool]:
+        """Whether ``with`` may swallow exceptions through a context manager
+        made by an expression in ``function``: not one made by a call of a
+        manager the torch vocabulary knows never to (``torch.no_grad()``)."""
+
+        def may_swallow(context: ast.expr) -> bool:
+            if not isinstance(context, ast.Call):
+                return True
+            qualified = self.scope(function).qualified_name(context.func)
+            return qualified not in NON_SWALLOWING_MANAGERS
+
+        return may_swallow
 
     def allocations(
         self, info: FunctionInfo, rows: list[int] | None = None
@@ -156,17 +235,29 @@ def _start_row(binding: tuple[BindingStatement, bool]) -> int:
 _LOOPS = frozenset({ast.For, ast.AsyncFor})
 
 
+class _Scan:
+    """What the walk over the module's statements collects."""
+
+    __slots__ = ("functions", "imports", "global_names")
+
+    def __init__(self) -> None:
+        self.functions: list[FunctionInfo] = []
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        self.global_names: set[str] = set()
+
+
 def _scan(
     body: list[ast.stmt],
     cls: ast.ClassDef | None,
     own: list[tuple[BindingStatement, bool]] | None,
     in_loop: bool,
-    functions: list[FunctionInfo],
-    imports: list[ast.Import | ast.ImportFrom],
+    scan: _Scan,
+    function: FunctionInfo | None,
 ) -> None:
     """Depth first, in source order. ``own`` receives the binding statements
     of the enclosing function's own code (None outside functions and in class
-    bodies); ``in_loop`` tells whether ``body`` is (inside) a loop body."""
+    bodies); ``in_loop`` tells whether ``body`` is (inside) a loop body;
+    ``function`` is the innermost enclosing function."""
     for stmt in body:
         role = _ROLES.get(type(stmt))
         if role is None:  # expressions, returns, raises...: nothing to see
@@ -175,39 +266,43 @@ def _scan(
             if own is not None:
                 own.append((stmt, in_loop))  # type: ignore[arg-type]
         elif role == _IMPORT:
-            imports.append(stmt)  # type: ignore[arg-type]
+            scan.imports.append(stmt)  # type: ignore[arg-type]
+        elif role == _GLOBAL:
+            scan.global_names.update(stmt.names)  # type: ignore[attr-defined]
         elif role == _FUNCTION:
-            info = FunctionInfo(stmt, cls)  # type: ignore[arg-type]
-            functions.append(info)
-            _scan(stmt.body, None, info.bindings, False, functions, imports)  # type: ignore[attr-defined]
+            info = FunctionInfo(stmt, cls, None, function)  # type: ignore[arg-type]
+            scan.functions.append(info)
+            _scan(stmt.body, None, info.bindings, False, scan, info)  # type: ignore[attr-defined]
         elif role == _CLASS:
-            _scan(stmt.body, stmt, None, False, functions, imports)  # type: ignore[arg-type, attr-defined]
+            _scan(stmt.body, stmt, None, False, scan, function)  # type: ignore[arg-type, attr-defined]
         elif role == _LOOP:
             if own is not None and type(stmt) is not ast.While:
                 own.append((stmt, in_loop))  # type: ignore[arg-type]
-            _scan(stmt.body, cls, own, True, functions, imports)  # type: ignore[attr-defined]
+            _scan(stmt.body, cls, own, True, scan, function)  # type: ignore[attr-defined]
             if stmt.orelse:  # type: ignore[attr-defined]
-                _scan(stmt.orelse, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+                _scan(stmt.orelse, cls, own, in_loop, scan, function)  # type: ignore[attr-defined]
         elif role == _IF:
-            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+            _scan(stmt.body, cls, own, in_loop, scan, function)  # type: ignore[attr-defined]
             if stmt.orelse:  # type: ignore[attr-defined]
-                _scan(stmt.orelse, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+                _scan(stmt.orelse, cls, own, in_loop, scan, function)  # type: ignore[attr-defined]
         elif role == _WITH:
-            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+            _scan(stmt.body, cls, own, in_loop, scan, function)  # type: ignore[attr-defined]
         elif role == _TRY:
-            _scan(stmt.body, cls, own, in_loop, functions, imports)  # type: ignore[attr-defined]
+            _scan(stmt.body, cls, own, in_loop, scan, function)  # type: ignore[attr-defined]
             for handler in stmt.handlers:  # type: ignore[attr-defined]
-                _scan(handler.body, cls, own, in_loop, functions, imports)
+                _scan(handler.body, cls, own, in_loop, scan, function)
             for block in (stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
                 if block:
-                    _scan(block, cls, own, in_loop, functions, imports)
+                    _scan(block, cls, own, in_loop, scan, function)
         else:  # match
             for case in stmt.cases:  # type: ignore[attr-defined]
-                _scan(case.body, cls, own, in_loop, functions, imports)
+                _scan(case.body, cls, own, in_loop, scan, function)
 
 
 # What the scan does with each kind of statement (it skips the others).
-_BINDING, _IMPORT, _FUNCTION, _CLASS, _LOOP, _IF, _WITH, _TRY, _MATCH = range(9)
+_BINDING, _IMPORT, _FUNCTION, _CLASS, _LOOP, _IF, _WITH, _TRY, _MATCH, _GLOBAL = range(
+    10
+)
 _ROLES: dict[type, int] = {
     ast.Assign: _BINDING,
     ast.AnnAssign: _BINDING,
@@ -226,4 +321,5 @@ _ROLES: dict[type, int] = {
     ast.Try: _TRY,
     TryStar: _TRY,
     ast.Match: _MATCH,
+    ast.Global: _GLOBAL,
 }

@@ -2,7 +2,10 @@
 
 A use of a tensor-valued local is a *definite full write* (``x.copy_(y)``,
 ``x.fill_(v)``, ``x.zero_()``, in-place random fills, ``x[:] = v``,
-``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a ``torch`` function), a
+``x[...] = v``, ``x[:, :] = v``, ``out=x`` to a function that honours the
+``out=`` contract: torch's own namespaces and ATen operators, not a custom
+operator such as ``torch.ops.mylib.kernel``, whose kernel may leave part of
+``out`` unwritten), a
 *definite read* (``x += 1``, ``x + 1``, ``x < y``, in-place accumulation such
 as ``x.add_(y)`` or ``x.index_add_(...)``, reductions and copies such as
 ``x.sum()``, ``x.item()`` or ``x.clone()``, an indexing read ``y = x[idx]``;
@@ -24,7 +27,13 @@ It also recognizes the allocations involved: the zero-filled family
 (``torch.zeros``, ``zeros_like``, ``Tensor.new_zeros``, ``torch.full`` /
 ``full_like`` / ``Tensor.new_full`` with a literal zero) and the
 uninitialized family (``torch.empty``, ``empty_like``, ``empty_strided``,
-``Tensor.new_empty``), resolved through the module's imports.
+``Tensor.new_empty``), resolved through the function's scope (a local
+``torch`` is not the module; a function-level ``import torch`` is). What each
+method does comes from the torch vocabulary (``torch_api``).
+
+A conditional exit is a path too: a statement in a ``try`` body, or in the
+body of a ``with`` whose context manager may swallow an exception, may be
+the last one run before the code after it (see ``flow``).
 """
 
 from __future__ import annotations
@@ -34,13 +43,32 @@ import enum
 from collections.abc import Container, Iterable, Iterator, Mapping
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
-from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.torch_api import (
+    CONVERSION_METHODS,
+    DTYPE_NAMES,
+    METADATA_ATTRIBUTES,
+    METADATA_METHODS,
+    OVERWRITING_METHODS,
+    READING_METHODS,
+    honours_out_contract,
+)
 from lint_rules.records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.imports import ImportMap
+    from lint_rules.analysis.scopes import Scope
 
-class Effect(enum.Enum):
-    """What one use does to the tensor's memory."""
+    #: Who names are: a function's scope, or the module-wide imports (the
+    #: shortcut of the pre-filters, which see every import everywhere).
+    Names = Scope | ImportMap
+
+
+class UseEffect(enum.Enum):
+    """What one use of a tensor-valued name does to the tensor's elements
+    (``invalidation.Change`` is the other question: what evaluated code may
+    change about a later read)."""
 
     FULL_WRITE = "full write"
     READ = "read"
@@ -57,176 +85,8 @@ class Detail(enum.Enum):
     ESCAPE = "sliced or passed on"  # bound, passed, stored, returned, viewed
 
 
-#: In-place methods that overwrite every element regardless of its old value.
-FULL_WRITE_METHODS = frozenset(
-    {
-        "copy_",
-        "fill_",
-        "zero_",
-        "uniform_",
-        "normal_",
-        "random_",
-        "bernoulli_",
-        "exponential_",
-        "geometric_",
-        "cauchy_",
-        "log_normal_",
-    }
-)
-
-#: Methods whose result depends on the current elements: in-place accumulation
-#: (the untouched or accumulated-into elements survive), reductions,
-#: conversions and copies, elementwise arithmetic.
-READ_METHODS = frozenset(
-    {
-        # in place, keeping (part of) the old contents
-        "add_",
-        "sub_",
-        "mul_",
-        "div_",
-        "true_divide_",
-        "floor_divide_",
-        "remainder_",
-        "fmod_",
-        "pow_",
-        "neg_",
-        "abs_",
-        "exp_",
-        "log_",
-        "sqrt_",
-        "rsqrt_",
-        "sigmoid_",
-        "tanh_",
-        "relu_",
-        "clamp_",
-        "clamp_min_",
-        "clamp_max_",
-        "lerp_",
-        "addcmul_",
-        "addcdiv_",
-        "addmm_",
-        "baddbmm_",
-        "cumsum_",
-        "index_add_",
-        "scatter_add_",
-        "scatter_reduce_",
-        "masked_fill_",
-        # reductions
-        "sum",
-        "max",
-        "min",
-        "mean",
-        "prod",
-        "std",
-        "var",
-        "norm",
-        "amax",
-        "amin",
-        "argmax",
-        "argmin",
-        "any",
-        "all",
-        "count_nonzero",
-        "cumsum",
-        "cumprod",
-        "nonzero",
-        "unique",
-        "sort",
-        "argsort",
-        "topk",
-        # copies out of the tensor
-        "item",
-        "tolist",
-        "clone",
-        # elementwise arithmetic and comparison
-        "add",
-        "sub",
-        "mul",
-        "div",
-        "neg",
-        "abs",
-        "exp",
-        "log",
-        "sqrt",
-        "pow",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "equal",
-        "allclose",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "matmul",
-        "mm",
-        "bmm",
-        "dot",
-        "gather",
-        "index_select",
-        "masked_select",
-        "take",
-        "repeat",
-        "repeat_interleave",
-    }
-)
-
-#: Conversions that return the tensor itself (or a zero-copy view of it) when
-#: there is nothing to convert: ``x.cpu()`` of a CPU tensor, ``x.numpy()``,
-#: ``x.float()`` of a float tensor. Their result is the tensor or a copy of it,
-#: so what is done with the result decides: ``x.to(d).sum()`` reads x,
-#: ``y = x.numpy()`` lets it escape, and a write through the result writes at
-#: most a copy (never a definite full write of x).
-ALIASING_CONVERSIONS = frozenset(
-    {
-        "to",
-        "cpu",
-        "cuda",
-        "numpy",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "int",
-        "long",
-        "short",
-        "bool",
-        "byte",
-        "char",
-        "type",
-        "contiguous",
-        "detach",
-    }
-)
-
-#: Attributes and methods that see only the tensor's metadata.
-METADATA_ATTRIBUTES = frozenset(
-    {"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"}
-)
-METADATA_METHODS = frozenset(
-    {
-        "size",
-        "dim",
-        "ndimension",
-        "numel",
-        "nelement",
-        "stride",
-        "element_size",
-        "is_contiguous",
-        "is_floating_point",
-        "get_device",
-        "storage_offset",
-    }
-)
 #: Builtins that look only at the object (or its length), not its elements.
 _METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
-
-#: ``torch`` functions that allocate without writing, so ``out=x`` does not write x.
-_UNINITIALIZED_FUNCTIONS = frozenset(
-    {"torch.empty", "torch.empty_like", "torch.empty_strided"}
-)
 
 
 class Use(Record):
@@ -236,7 +96,7 @@ class Use(Record):
     _fields = __slots__
 
     def __init__(
-        self, event: Event, effect: Effect, detail: Detail = Detail.NONE
+        self, event: Event, effect: UseEffect, detail: Detail = Detail.NONE
     ) -> None:
         self.event = event
         self.effect = effect
@@ -293,10 +153,22 @@ class Allocation(Record):
     ...; ``method`` tells a tensor method (``x.new_zeros(...)``); ``fill`` is
     the zero fill argument of ``full``. ``torch.full`` infers its dtype from
     the fill when none is given (``0`` -> int64, ``False`` -> bool), and
-    ``torch.empty`` would not: ``inferred_dtype`` is that dtype.
+    ``torch.empty`` would not: ``inferred_dtype`` is that dtype, and
+    ``none_dtype`` the ``dtype=None`` keyword that asks for it explicitly.
+    ``uncertain`` says why the uninitialized counterpart may not be the same
+    tensor (a ``dtype`` that may be None, a size that may be an integer,
+    which ``full`` refuses), None when it is.
     """
 
-    __slots__ = ("call", "function", "method", "fill", "inferred_dtype")
+    __slots__ = (
+        "call",
+        "function",
+        "method",
+        "fill",
+        "inferred_dtype",
+        "none_dtype",
+        "uncertain",
+    )
     _fields = __slots__
 
     def __init__(
@@ -306,12 +178,16 @@ class Allocation(Record):
         method: bool,
         fill: ast.expr | ast.keyword | None = None,
         inferred_dtype: str | None = None,
+        none_dtype: ast.keyword | None = None,
+        uncertain: str | None = None,
     ) -> None:
         self.call = call
         self.function = function
         self.method = method
         self.fill = fill
         self.inferred_dtype = inferred_dtype
+        self.none_dtype = none_dtype
+        self.uncertain = uncertain
 
     @property
     def zero_filled(self) -> bool:
@@ -353,13 +229,11 @@ class Allocation(Record):
         return f"Tensor.{self.function}" if self.method else f"torch.{self.function}"
 
 
-def allocation_of(
-    node: ast.AST, imports: ImportMap, local_names: frozenset[str] = frozenset()
-) -> Allocation | None:
+def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
     """The allocation ``node`` makes, if it is a call to a known allocator.
 
-    ``local_names`` are names bound in the enclosing function: a call through
-    one of them is not a call of the imported ``torch`` function.
+    ``names`` says who the called name is: a function's scope (a local
+    binding of ``torch`` is not the module), or the module's imports.
     """
     if not isinstance(node, ast.Call):
         return None
@@ -368,25 +242,13 @@ def allocation_of(
     if type(func) is ast.Attribute:
         if func.attr not in _ALLOCATOR_ATTRIBUTES:
             return None
-    elif type(func) is ast.Name:
-        if func.id not in imports.names and func.id not in imports.modules:
-            return None
-    else:
+    elif type(func) is not ast.Name:
         return None
     if any(keyword.arg is None or keyword.arg == "out" for keyword in node.keywords):
         return (
             None  # ``**kwargs`` may hide ``out=``; with ``out=`` nothing is allocated
         )
-    base = func
-    while isinstance(base, ast.Attribute):
-        base = base.value
-    if isinstance(base, ast.Name) and base.id in local_names:
-        if not isinstance(func, ast.Attribute) or func.attr not in {
-            **_ZERO_METHODS,
-            **_EMPTY_METHODS,
-        }:
-            return None
-    qualified = imports.qualified_name(func)
+    qualified = names.qualified_name(func)
     method = False
     if qualified in _ZERO_FUNCTIONS:
         function = _ZERO_FUNCTIONS[qualified]
@@ -409,10 +271,55 @@ def allocation_of(
     zero = literal_zero(value)
     if zero is None:
         return None
-    inferred = None
-    if function == "full" and not any(k.arg == "dtype" for k in node.keywords):
-        inferred = {"int": "int64", "bool": "bool"}.get(zero)
-    return Allocation(node, function, method, fill, inferred)
+    uncertain = None
+    if function != "full_like" and not _is_sequence(_size_argument(node), names):
+        uncertain = "its size may be an integer, which `full` refuses"
+    inferred = none_dtype = None
+    if function == "full" and zero in ("int", "bool"):
+        # ``full`` infers int64 or bool from the fill; ``empty`` would not.
+        dtype = next((k for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is None or _is_none(dtype.value):
+            inferred = {"int": "int64", "bool": "bool"}[zero]
+            none_dtype = dtype
+        elif not _is_dtype(dtype.value, names):
+            uncertain = (
+                uncertain or "its `dtype` may be None, and the fill's then decides"
+            )
+    return Allocation(node, function, method, fill, inferred, none_dtype, uncertain)
+
+
+def _size_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "size"), None)
+
+
+def _is_sequence(size: ast.expr | None, names: Names) -> bool:
+    """A size that is certainly a sequence: a tuple or list display,
+    ``x.shape``, ``x.size()``, ``torch.Size(...)``."""
+    if isinstance(size, (ast.Tuple, ast.List)):
+        return True
+    if isinstance(size, ast.Attribute):
+        return size.attr == "shape"
+    if isinstance(size, ast.Call):
+        func = size.func
+        if isinstance(func, ast.Attribute) and func.attr == "size":
+            return not size.args and not size.keywords
+        return names.qualified_name(func) == "torch.Size"
+    return False
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_dtype(node: ast.expr, names: Names) -> bool:
+    """``torch.int32`` and the like: an expression that is certainly a dtype."""
+    qualified = names.qualified_name(node)
+    if qualified is None:
+        return False
+    module, _, name = qualified.rpartition(".")
+    return module == "torch" and name in DTYPE_NAMES
 
 
 def _fill_argument(call: ast.Call) -> ast.expr | ast.keyword | None:
@@ -497,53 +404,51 @@ def _is_view_component(part: ast.expr) -> bool:
 def context_effect(
     expr: ast.expr,
     parents: Mapping[ast.AST, ast.AST],
-    imports: ImportMap,
+    names: Names,
     whole: bool = True,
     facts: LocalFacts = NO_FACTS,
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     """The effect of the context around ``expr``, whose value is the tensor.
 
     ``whole`` says whether ``expr`` stands for all of the tensor's elements
-    (the name itself, ``x[:]``) rather than a part of them. ``facts`` tell
-    which names the function binds (so ``len`` there is not the builtin) and
-    which hold integers or slices (so ``x[i]`` is a view, not a gather).
+    (the name itself, ``x[:]``) rather than a part of them. ``names`` says
+    who called names are (``len`` may not be the builtin); ``facts`` tell
+    which names the function binds and which hold integers or slices (so
+    ``x[i]`` is a view, not a gather).
     """
     parent = parents.get(expr)
     if isinstance(parent, ast.Attribute) and parent.value is expr:
         call = parents.get(parent)
         if (
-            parent.attr in ALIASING_CONVERSIONS
+            parent.attr in CONVERSION_METHODS
             and isinstance(call, ast.Call)
             and call.func is parent
         ):
-            effect, detail = context_effect(call, parents, imports, False, facts)
-            if effect is Effect.TRANSPARENT:
-                return Effect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
+            effect, detail = context_effect(call, parents, names, False, facts)
+            if effect is UseEffect.TRANSPARENT:
+                return UseEffect.UNKNOWN, Detail.ESCAPE  # a conversion may copy
             return effect, detail
         return _attribute_effect(parent, parents, whole)
     if isinstance(parent, ast.Subscript) and parent.value is expr:
-        return _subscript_effect(parent, parents, imports, whole, facts)
+        return _subscript_effect(parent, parents, names, whole, facts)
     if isinstance(parent, ast.Compare) and all(
         isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops
     ):
-        return Effect.TRANSPARENT, Detail.NONE  # ``x is None``: identity only
+        return UseEffect.TRANSPARENT, Detail.NONE  # ``x is None``: identity only
     if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
-        return Effect.READ, Detail.NONE
+        return UseEffect.READ, Detail.NONE
     if isinstance(parent, ast.AugAssign):
         # ``y += x`` reads x; ``x += y`` is recorded as an augmented event.
-        return Effect.READ, Detail.NONE
+        return UseEffect.READ, Detail.NONE
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
         if parent.arg == "out" and isinstance(call, ast.Call):
-            qualified = imports.qualified_name(call.func) or ""
-            if (
-                qualified.startswith("torch.")
-                and qualified not in _UNINITIALIZED_FUNCTIONS
-            ):
+            qualified = names.qualified_name(call.func)
+            if qualified is not None and honours_out_contract(qualified):
                 if whole:
-                    return Effect.FULL_WRITE, Detail.NONE
-                return Effect.UNKNOWN, Detail.PARTIAL
-        return Effect.UNKNOWN, Detail.ESCAPE
+                    return UseEffect.FULL_WRITE, Detail.NONE
+                return UseEffect.UNKNOWN, Detail.PARTIAL
+        return UseEffect.UNKNOWN, Detail.ESCAPE
     if isinstance(parent, ast.Call) and expr in parent.args:
         func = parent.func
         if (
@@ -551,69 +456,72 @@ def context_effect(
             and func.attr == "copy_"
             and parent.args[0] is expr
         ):
-            return Effect.READ, Detail.NONE  # the source of a copy
+            return UseEffect.READ, Detail.NONE  # the source of a copy
         if (
             isinstance(func, ast.Name)
             and func.id in _METADATA_BUILTINS
             and func.id not in facts.bound
-            and imports.qualified_name(func) is None
+            and names.is_builtin(func.id)
         ):
-            return Effect.TRANSPARENT, Detail.NONE
-    return Effect.UNKNOWN, Detail.ESCAPE
+            return UseEffect.TRANSPARENT, Detail.NONE
+    return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
 def _attribute_effect(
     attribute: ast.Attribute, parents: Mapping[ast.AST, ast.AST], whole: bool
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     name = attribute.attr
     if name in METADATA_ATTRIBUTES and isinstance(attribute.ctx, ast.Load):
-        return Effect.TRANSPARENT, Detail.NONE
+        return UseEffect.TRANSPARENT, Detail.NONE
     call = parents.get(attribute)
     if not (isinstance(call, ast.Call) and call.func is attribute):
-        return Effect.UNKNOWN, Detail.ESCAPE
+        return UseEffect.UNKNOWN, Detail.ESCAPE
     if name in METADATA_METHODS:
-        return Effect.TRANSPARENT, Detail.NONE
-    if name in FULL_WRITE_METHODS:
+        return UseEffect.TRANSPARENT, Detail.NONE
+    if name in OVERWRITING_METHODS:
         if whole:
-            return Effect.FULL_WRITE, Detail.NONE
-        return Effect.UNKNOWN, Detail.PARTIAL
-    if name in READ_METHODS:
-        return Effect.READ, Detail.NONE
+            return UseEffect.FULL_WRITE, Detail.NONE
+        return UseEffect.UNKNOWN, Detail.PARTIAL
+    if name in READING_METHODS:
+        return UseEffect.READ, Detail.NONE
     if name.endswith("_"):
-        return Effect.UNKNOWN, Detail.PARTIAL  # another in-place method (scatter_, ...)
-    return Effect.UNKNOWN, Detail.ESCAPE
+        return (
+            UseEffect.UNKNOWN,
+            Detail.PARTIAL,
+        )  # another in-place method (scatter_, ...)
+    return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
 def _subscript_effect(
     subscript: ast.Subscript,
     parents: Mapping[ast.AST, ast.AST],
-    imports: ImportMap,
+    names: Names,
     whole: bool,
     facts: LocalFacts,
-) -> tuple[Effect, Detail]:
+) -> tuple[UseEffect, Detail]:
     kind = index_kind(subscript.slice, facts.basic_indices)
     if isinstance(subscript.ctx, ast.Store):
         if _augmented_target(subscript, parents):
-            return Effect.READ, Detail.NONE
+            return UseEffect.READ, Detail.NONE
         if whole and kind == "full":
-            return Effect.FULL_WRITE, Detail.NONE
-        return Effect.UNKNOWN, Detail.PARTIAL
+            return UseEffect.FULL_WRITE, Detail.NONE
+        return UseEffect.UNKNOWN, Detail.PARTIAL
     if isinstance(subscript.ctx, ast.Del):
-        return Effect.UNKNOWN, Detail.PARTIAL
+        return UseEffect.UNKNOWN, Detail.PARTIAL
     if kind != "gather":
         # A view: what happens to the view happens to (part of) the tensor.
         full = whole and kind == "full"
-        return context_effect(subscript, parents, imports, full, facts)
+        return context_effect(subscript, parents, names, full, facts)
     # An element or gather index: bound to a name, ``x[i]`` holds the tensor's
     # values (``y = x[idx]`` reads x). Passed to a call it may be a view that
     # the call writes into (``kernel(out=x[i])`` with an integer or slice i).
-    effect, detail = context_effect(subscript, parents, imports, False, facts)
-    if effect is Effect.READ:
-        return Effect.READ, Detail.NONE
+    effect, detail = context_effect(subscript, parents, names, False, facts)
+    if effect is UseEffect.READ:
+        return UseEffect.READ, Detail.NONE
     if detail is Detail.ESCAPE and _assigned_value(subscript, parents):
-        return Effect.READ, Detail.NONE
-    if effect is Effect.TRANSPARENT:
-        return Effect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
+        return UseEffect.READ, Detail.NONE
+    if effect is UseEffect.TRANSPARENT:
+        return UseEffect.UNKNOWN, Detail.ESCAPE  # ``x[i].shape``: a view or a gather
     return effect, detail
 
 
@@ -636,34 +544,34 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
 class TensorUses:
     """Effects of the uses of names in one function, and the path questions."""
 
-    def __init__(self, flow: FunctionFlow, imports: ImportMap) -> None:
+    def __init__(self, flow: FunctionFlow, names: Names) -> None:
         self.flow = flow
-        self.imports = imports
-        self._effects: dict[int, tuple[Effect, Detail]] = {}
-        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow))
+        self.names = names
+        self._effects: dict[int, tuple[UseEffect, Detail]] = {}
+        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow, names))
 
-    def effect(self, event: Event) -> tuple[Effect, Detail]:
+    def effect(self, event: Event) -> tuple[UseEffect, Detail]:
         """The effect of one event on the tensor its name holds."""
         cached = self._effects.get(id(event))
         if cached is None:
             cached = self._effects[id(event)] = self._event_effect(event)
         return cached
 
-    def _event_effect(self, event: Event) -> tuple[Effect, Detail]:
+    def _event_effect(self, event: Event) -> tuple[UseEffect, Detail]:
         if event.kind is not Kind.LOAD:
-            return Effect.REBIND, Detail.NONE
+            return UseEffect.REBIND, Detail.NONE
         if event.nested:
-            return Effect.UNKNOWN, Detail.ESCAPE
+            return UseEffect.UNKNOWN, Detail.ESCAPE
         if event.augmented:
-            return Effect.READ, Detail.NONE
+            return UseEffect.READ, Detail.NONE
         effect, detail = context_effect(
             event.node,  # type: ignore[arg-type]
             self.flow.parents,
-            self.imports,
+            self.names,
             facts=self.facts,
         )
-        if effect is Effect.FULL_WRITE and event.conditional:
-            return Effect.UNKNOWN, Detail.PARTIAL
+        if effect is UseEffect.FULL_WRITE and event.conditional:
+            return UseEffect.UNKNOWN, Detail.PARTIAL
         return effect, detail
 
     def first_uses(self, name: str, after: Event) -> tuple[list[Use], bool]:
@@ -721,6 +629,7 @@ class TensorUses:
                 if succ is not self.flow.exit and succ.role not in (
                     "handler",
                     "finally",
+                    "with-exit",
                 ):
                     return None
                 pending = pending - {entry}
@@ -735,9 +644,9 @@ class TensorUses:
         events = [e for e in block.events if e.name == name and e.order > after_order]
         for index, event in enumerate(events):
             effect, detail = self.effect(event)
-            if effect is Effect.TRANSPARENT:
+            if effect is UseEffect.TRANSPARENT:
                 continue
-            if effect is Effect.FULL_WRITE:
+            if effect is UseEffect.FULL_WRITE:
                 # ``x.copy_(f(x))``: the arguments are evaluated before the write.
                 inner = self._inside_write(event, events[index + 1 :])
                 if inner is not None:
@@ -758,10 +667,10 @@ class TensorUses:
             if id(other.node) not in arguments:
                 break
             effect, detail = self.effect(other)
-            if effect is Effect.TRANSPARENT:
+            if effect is UseEffect.TRANSPARENT:
                 continue
-            if effect is Effect.FULL_WRITE:
-                return Use(other, Effect.UNKNOWN, Detail.PARTIAL)
+            if effect is UseEffect.FULL_WRITE:
+                return Use(other, UseEffect.UNKNOWN, Detail.PARTIAL)
             return Use(other, effect, detail)
         return None
 
@@ -775,16 +684,16 @@ class TensorUses:
         """
         uses, _ = self.first_uses(name, after)
         effects = {use.effect for use in uses}
-        return Effect.FULL_WRITE in effects and effects <= {
-            Effect.FULL_WRITE,
-            Effect.REBIND,
+        return UseEffect.FULL_WRITE in effects and effects <= {
+            UseEffect.FULL_WRITE,
+            UseEffect.REBIND,
         }
 
     def first_reads_on_some_path(self, name: str, after: Event) -> list[Use]:
         """The uses that are, on some path from ``after``, a definite read of
         ``name`` before anything else touches it."""
         uses, _ = self.first_uses(name, after)
-        return [use for use in uses if use.effect is Effect.READ]
+        return [use for use in uses if use.effect is UseEffect.READ]
 
 
 def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call | None:
@@ -811,7 +720,7 @@ def bound_names(flow: FunctionFlow) -> frozenset[str]:
 _INT_OR_SLICE_BUILTINS = frozenset({"int", "len", "slice"})
 
 
-def basic_index_names(flow: FunctionFlow) -> frozenset[str]:
+def basic_index_names(flow: FunctionFlow, names: Names | None = None) -> frozenset[str]:
     """Names every binding of which is an integer or a slice: a literal,
     ``int(...)``, ``len(...)``, ``slice(...)``, the target of
     ``for i in range(...)`` or the index of ``for i, v in enumerate(...)``.
@@ -820,13 +729,13 @@ def basic_index_names(flow: FunctionFlow) -> frozenset[str]:
     found: set[str] = set()
     for name, events in flow.events_by_name.items():
         stores = [e for e in events if e.kind is Kind.STORE]
-        if stores and all(_binds_int_or_slice(e, flow, bound) for e in stores):
+        if stores and all(_binds_int_or_slice(e, flow, bound, names) for e in stores):
             found.add(name)
     return frozenset(found)
 
 
 def _binds_int_or_slice(
-    event: Event, flow: FunctionFlow, bound: frozenset[str]
+    event: Event, flow: FunctionFlow, bound: frozenset[str], names: Names | None
 ) -> bool:
     node = event.node
     if event.nested or not isinstance(node, ast.Name):
@@ -835,7 +744,7 @@ def _binds_int_or_slice(
     if isinstance(parent, ast.AugAssign):
         return _is_int_literal(parent.value)
     if isinstance(parent, ast.Assign) and node in parent.targets:
-        return _is_int_or_slice(parent.value, bound)
+        return _is_int_or_slice(parent.value, bound, names)
     if isinstance(parent, ast.Tuple):
         # ``i, j = 0, slice(None)``: the matching element of a tuple literal.
         assign = flow.parents.get(parent)
@@ -847,7 +756,7 @@ def _binds_int_or_slice(
             and len(value.elts) == len(parent.elts)
             and not any(isinstance(e, ast.Starred) for e in parent.elts)
         ):
-            return _is_int_or_slice(value.elts[parent.elts.index(node)], bound)
+            return _is_int_or_slice(value.elts[parent.elts.index(node)], bound, names)
     loop = parent
     first_of_tuple = False
     if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is node:
@@ -859,14 +768,16 @@ def _binds_int_or_slice(
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)):
         return False
     function = iterable.func.id
-    if function in bound:
+    if function in bound or (names is not None and not names.is_builtin(function)):
         return False
     if target is node:
         return function == "range"
     return first_of_tuple and target is parent and function == "enumerate"
 
 
-def _is_int_or_slice(value: ast.expr, bound: frozenset[str]) -> bool:
+def _is_int_or_slice(
+    value: ast.expr, bound: frozenset[str], names: Names | None
+) -> bool:
     if _is_int_literal(value):
         return True
     return (
@@ -874,6 +785,7 @@ def _is_int_or_slice(value: ast.expr, bound: frozenset[str]) -> bool:
         and isinstance(value.func, ast.Name)
         and value.func.id in _INT_OR_SLICE_BUILTINS
         and value.func.id not in bound
+        and (names is None or names.is_builtin(value.func.id))
     )
 
 
@@ -957,21 +869,21 @@ def bound_allocations(
     return found
 
 
-def local_allocations(flow: FunctionFlow, imports: ImportMap) -> list[LocalAllocation]:
-    """Allocations bound directly to one private local of the function.
+def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
+    """Allocations bound directly to one private local of the function;
+    ``names`` is the function's scope (who ``torch`` is there).
 
     A name that a nested scope uses anywhere in the function is left out: a
     closure defined earlier could read the buffer at any call.
     """
     found: list[LocalAllocation] = []
-    local_names = bound_names(flow)
     for stmt in flow.stmt_info:
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             continue
         target = bound_local(stmt)
         if target is None:
             continue
-        allocation = allocation_of(stmt.value, imports, local_names)
+        allocation = allocation_of(stmt.value, names)
         if allocation is None:
             continue
         name = target.id

@@ -17,10 +17,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from lint_rules.analysis.tensor_effects import (
-    ALIASING_CONVERSIONS,
-    FULL_WRITE_METHODS,
-    READ_METHODS,
+from lint_rules.analysis.torch_api import (
+    CONVERSION_METHODS,
+    OVERWRITING_METHODS,
+    READING_METHODS,
 )
 from lint_rules.source import Locator
 
@@ -29,7 +29,7 @@ from lint_rules.source import Locator
 _GAP = r"(?:[\s\\()]|#[^\r\n]*)*"
 # ``[:]``, ``[...]``, ``[:, ::]``, ``[(..., :)]``: an index of the whole tensor.
 _FULL_INDEX = r"\[(?:[\s:,.()\\]|#[^\r\n]*)*\]"
-_METHODS = "|".join(sorted(FULL_WRITE_METHODS))
+_METHODS = "|".join(sorted(OVERWRITING_METHODS))
 _OPERATOR_CHARS = frozenset("+-*/%@&|^~<>=!")
 _WORD_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
@@ -202,9 +202,9 @@ def _chain(text: str, index: int) -> tuple[str, int, bool]:
         while stop < size and text[stop] in _WORD_CHARS:
             stop += 1
         attribute = text[start:stop]
-        if attribute in READ_METHODS:
+        if attribute in READING_METHODS:
             return _READ, stop, indexed
-        if attribute not in ALIASING_CONVERSIONS and not loose:
+        if attribute not in CONVERSION_METHODS and not loose:
             return _OTHER, stop, indexed
         index = stop
 

@@ -11,8 +11,8 @@ from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
-    Effect,
     TensorUses,
+    UseEffect,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_fully_write
@@ -34,7 +34,13 @@ class ZerosOverwritten(Rule):
     and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
     zero; the full overwrites are `x.copy_(...)`, `x.fill_(...)`, `x.zero_()`,
     an in-place random fill such as `x.uniform_()`, `x[:] = ...`,
-    `x[...] = ...`, `x[:, :] = ...`, and `out=x` of a `torch` function.
+    `x[...] = ...`, `x[:, :] = ...`, and `out=x` of a function that resizes
+    and writes all of `out`: one of torch's own (`torch.mul`,
+    `torch.linalg.norm`) or an ATen operator (`torch.ops.aten.mul.out`). A
+    custom operator's `out=` (`torch.ops.mylib.kernel(..., out=x)`) is not a
+    full write: attention kernels leave padding rows of `out` unwritten. Who
+    `torch` is, the function's scope says: a function-level `import torch`
+    is the module, a parameter or local named `torch` is not.
 
     ## Why is this bad?
     Zero-filling is a kernel launch and a full pass over the memory; when
@@ -47,9 +53,13 @@ class ZerosOverwritten(Rule):
     `x.sum()`, `x[i]`), writes only part of it (`x[:n] = y`, `x[1:] = y`,
     `x[:n].copy_(y)`, `x.scatter_(...)`), or lets it escape (passing it to a
     function, storing it, returning it, taking a view) keeps the zeros, as
-    does a write that happens in one branch only or in a loop that may not
-    run. Uses that see only metadata (`x.shape`, `x.size()`, `len(x)`) are
-    skipped over.
+    does a write that happens in one branch only, in a loop that may not
+    run, in a `try` body, or in the body of a `with` whose context manager
+    may swallow an exception (`contextlib.suppress`, a class whose
+    `__exit__` returns True, any manager but those torch's vocabulary knows
+    never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). Uses
+    that see only metadata (`x.shape`, `x.size()`, `len(x)`) are skipped
+    over.
 
     ## Example
     ```python
@@ -73,15 +83,22 @@ class ZerosOverwritten(Rule):
     `empty_like`, `new_zeros` to `new_empty`, and `full`/`full_like`/
     `new_full` to `empty`/`empty_like`/`new_empty` without the fill value,
     keeping every other argument as written. `torch.full` with an integer or
-    boolean zero and no `dtype` gets the dtype it inferred (`dtype=torch.int64`
-    or `dtype=torch.bool`). An allocator imported by name
+    boolean zero and no `dtype`, or `dtype=None`, gets the dtype it inferred
+    (`dtype=torch.int64` or `dtype=torch.bool`). An allocator imported by name
     (`from torch import zeros`) gets its counterpart added to that import.
+
+    The fix is unsafe where the uninitialized counterpart may not be the same
+    tensor: `torch.full` with an integer or boolean zero and a `dtype` that
+    is not a torch dtype constant (`dtype=dt` may be None, and then `full`
+    makes int64 where `empty` makes the default float), and `full` or
+    `new_full` with a size that may be an integer (`full(n, 0)` raises a
+    `TypeError`; `empty(n)` does not).
     """
 
     code = "ATN101"
     name = "zeros-overwritten"
     triggers = ("zeros", "full")
-    fix_availability = "safe"
+    fix_availability = "sometimes"
     severity = "error"
 
     valid = (
@@ -122,6 +139,13 @@ class ZerosOverwritten(Rule):
         "import torch\ndef f(y, n):\n    global x\n    x = torch.zeros(n)\n    x.copy_(y)\n",
         # A write only in the arm of a conditional expression.
         "import torch\ndef f(y, n, c):\n    x = torch.zeros(n)\n    x.copy_(y) if c else None\n    return x\n",
+        # A custom operator may write part of `out`.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n    torch.ops.mylib.kernel(y, out=x)\n    return x\n",
+        # A context manager may swallow the exception of a failed copy.
+        "import torch\nfrom contextlib import suppress\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    with suppress(RuntimeError):\n        x.copy_(y)\n    return x\n",
+        # `torch` here is a parameter, not the module.
+        "def f(torch, y, n):\n    x = torch.zeros(n)\n    x[:] = y\n    return x\n",
     )
     invalid = (
         Invalid(
@@ -158,6 +182,27 @@ class ZerosOverwritten(Rule):
             fixed="import torch\n\ndef f(y, n):\n    x = torch.empty((n,), dtype=torch.int64)\n"
             "    x[...] = y\n    return x\n",
         ),
+        # A function-level import of torch, and a manager that never swallows.
+        Invalid(
+            "def f(y, n):\n    import torch\n    x = torch.zeros(n)\n"
+            "    with torch.no_grad():\n        x[:] = y\n    return x\n",
+            fixed="def f(y, n):\n    import torch\n    x = torch.empty(n)\n"
+            "    with torch.no_grad():\n        x[:] = y\n    return x\n",
+        ),
+        # `dtype=None`: `full` infers int64 from the fill, and the fix says so.
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x = torch.full((n,), 0, dtype=None)\n"
+            "    x.copy_(y)\n    return x\n",
+            fixed="import torch\n\ndef f(y, n):\n    x = torch.empty((n,), dtype=torch.int64)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        # A dtype that may be None: the fix is unsafe.
+        Invalid(
+            "import torch\n\ndef f(y, n, dt=None):\n    x = torch.full((n,), 0, dtype=dt)\n"
+            "    x.copy_(y)\n    return x\n",
+            fixed="import torch\n\ndef f(y, n, dt=None):\n    x = torch.empty((n,), dtype=dt)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
         Invalid(
             "import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.zeros(n)\n"
             "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
@@ -187,8 +232,9 @@ class ZerosOverwritten(Rule):
             if not any(may_fully_write(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
-            uses = TensorUses(flow, model.imports)
-            for local in local_allocations(flow, model.imports):
+            scope = model.scope(info.node)
+            uses = TensorUses(flow, scope)
+            for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
                     continue
@@ -198,7 +244,7 @@ class ZerosOverwritten(Rule):
                 fix = rewriter.fix(allocation, Applicability.SAFE)
                 firsts, _ = uses.first_uses(name, local.binding)
                 writes = sorted(
-                    {u.row for u in firsts if u.effect is Effect.FULL_WRITE}
+                    {u.row for u in firsts if u.effect is UseEffect.FULL_WRITE}
                 )
                 where = ", ".join(str(row) for row in writes)
                 message = (
@@ -243,7 +289,6 @@ class EmptyRewriter:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.imports: ImportMap = ctx.model.imports
         self._identifiers: set[str] | None = None
         self._module_imports: ImportMap | None = None
 
@@ -256,7 +301,11 @@ class EmptyRewriter:
 
     def fix(self, allocation: Allocation, applicability: Applicability) -> Fix | None:
         """The rewrite of ``allocation`` to its uninitialized counterpart, or
-        None when it cannot be written without changing meaning."""
+        None when it cannot be written without changing meaning; unsafe
+        whatever ``applicability`` says when the counterpart may not be the
+        same tensor (``allocation.uncertain``)."""
+        if allocation.uncertain is not None:
+            applicability = Applicability.UNSAFE
         new = EMPTY_COUNTERPART[allocation.function]
         call = allocation.call
         locator = self.ctx.locator
@@ -281,6 +330,19 @@ class EmptyRewriter:
             if fill_edit is None:
                 return None
             edits.append(fill_edit)
+        if allocation.none_dtype is not None:
+            # ``dtype=None`` asked for the fill's dtype: name it.
+            module = self._torch_module()
+            if module is None:
+                return None
+            value = allocation.none_dtype.value
+            edits.append(
+                Edit(
+                    locator.start(value),
+                    locator.end(value),
+                    f"{module}.{allocation.inferred_dtype}",
+                )
+            )
         message = f"Replace `{allocation.display}` with `{shown}`"
         return Fix(tuple(edits), applicability, message)
 
@@ -330,7 +392,7 @@ class EmptyRewriter:
         start, end = locator.start(fill), locator.end(fill)
         if isinstance(fill, ast.expr):
             start, end = _unparenthesize(text, start, end)
-        if allocation.inferred_dtype is not None:
+        if allocation.inferred_dtype is not None and allocation.none_dtype is None:
             module = self._torch_module()
             if module is None:
                 return None

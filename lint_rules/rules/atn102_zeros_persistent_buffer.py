@@ -8,15 +8,14 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterator
 
-from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import FunctionNode, ModuleModel
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.tensor_effects import (
     Allocation,
     Detail,
-    Effect,
+    UseEffect,
     allocation_of,
-    bound_names,
     context_effect,
     own_statements,
 )
@@ -68,7 +67,7 @@ class BufferUse(Record):
     _fields = __slots__
 
     def __init__(
-        self, node: ast.AST, method: FunctionNode, effect: Effect, detail: Detail
+        self, node: ast.AST, method: FunctionNode, effect: UseEffect, detail: Detail
     ) -> None:
         self.node = node
         self.method = method
@@ -77,11 +76,11 @@ class BufferUse(Record):
 
     @property
     def is_write(self) -> bool:
-        return self.effect is Effect.FULL_WRITE
+        return self.effect is UseEffect.FULL_WRITE
 
     @property
     def verb(self) -> str:
-        if self.effect is Effect.READ:
+        if self.effect is UseEffect.READ:
             return "read"
         if self.is_write:
             return "written"
@@ -138,7 +137,9 @@ class ZerosPersistentBuffer(Rule):
     depends on capture and replay code that the analysis cannot follow. It is
     the same rewrite as ATN101 (`zeros` -> `empty`, `zeros_like` ->
     `empty_like`, `new_zeros` -> `new_empty`, `full` -> `empty` without the
-    fill value), applied only with `--unsafe-fixes`.
+    fill value, and the dtype `full` inferred from it), applied only with
+    `--unsafe-fixes`. A `dtype` that may be None, or a size that may be an
+    integer, is one more thing the test run has to confirm (see ATN101).
 
     ## Options
     - `graph-state-methods` (glob patterns of method names; default
@@ -226,18 +227,9 @@ class ZerosPersistentBuffer(Rule):
             receiver = _receiver(method)
             if receiver is None:
                 continue
-            imports = model.imports
-            buffers = list(_stored_buffers(method, receiver, imports, frozenset()))
-            if not buffers:
-                continue
-            # A buffer allocated through a name the method binds itself (its
-            # own ``torch``) is not one: the method's local names come from
-            # its flow, built only where one of those names may be bound.
-            bases = {_function_base(buffer.allocation) for buffer in buffers}
-            bases.discard(None)
-            if bases and _may_bind(ctx, method, bases):  # type: ignore[arg-type]
-                local_names = bound_names(model.flow(method))
-                buffers = list(_stored_buffers(method, receiver, imports, local_names))
+            # Who ``torch`` is in the method (a local binding shadows the
+            # module's import; a function-level import is one).
+            buffers = list(_stored_buffers(method, receiver, model.scope(method)))
             for buffer in buffers:
                 uses = class_uses.get(info.cls)
                 if uses is None:
@@ -260,7 +252,7 @@ def _buffer_attributes(
     for method in model.methods_of(cls):
         receiver = _receiver(method)
         if receiver is not None and _matches(method.name, patterns):
-            for buffer in _stored_buffers(method, receiver, model.imports, frozenset()):
+            for buffer in _stored_buffers(method, receiver, model.scope(method)):
                 attributes.add(buffer.attribute)
     return attributes
 
@@ -279,41 +271,6 @@ def _matches(name: str, patterns: tuple[str, ...]) -> bool:
 _MATCHERS: dict[tuple[str, ...], Callable[[str], re.Match[str] | None]] = {}
 
 
-def _function_base(allocation: Allocation) -> str | None:
-    """The name a function-style allocation is called through (``torch`` of
-    ``torch.zeros(n)``, ``zeros`` of ``zeros(n)``): what a local binding of
-    that name would turn into another call. None for a tensor method
-    (``x.new_zeros(n)``), which no local name changes."""
-    func = allocation.call.func
-    if allocation.method:
-        return None
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return func.id if isinstance(func, ast.Name) else None
-
-
-def _may_bind(ctx: Context, method: FunctionNode, names: set[str]) -> bool:
-    """Whether ``method`` may bind one of ``names`` (a parameter, an
-    assignment, an import, ...): False only when its text, ASCII, shows each
-    of them followed by ``.`` or ``(`` only, never after ``def`` or
-    ``class``, and imports nothing."""
-    text, _ = _ascii_text(ctx, method)
-    if text is None or "import" in text:
-        return True
-    for name in names:
-        for match in re.finditer(rf"\b{re.escape(name)}\b", text):
-            if not _CALL_OR_ATTRIBUTE.match(text, match.end()):
-                return True
-            start = match.start()
-            if _AFTER_DEF_OR_CLASS.search(text, max(0, start - 16), start):
-                return True
-    return False
-
-
-_CALL_OR_ATTRIBUTE = re.compile(r"[ \t]*[.(]")
-_AFTER_DEF_OR_CLASS = re.compile(r"\b(?:def|class)[ \t]+$")
-
-
 def _receiver(method: FunctionNode) -> str | None:
     """The name of the instance (or class) parameter, if the method has one."""
     for decorator in method.decorator_list:
@@ -324,10 +281,10 @@ def _receiver(method: FunctionNode) -> str | None:
 
 
 def _stored_buffers(
-    method: FunctionNode, receiver: str, imports: ImportMap, local_names: frozenset[str]
+    method: FunctionNode, receiver: str, names: Scope
 ) -> Iterator[Buffer]:
     def allocation(node: ast.AST | None) -> Allocation | None:
-        found = allocation_of(node, imports, local_names) if node is not None else None
+        found = allocation_of(node, names) if node is not None else None
         return found if found is not None and found.zero_filled else None
 
     for stmt in own_statements(method.body):
@@ -391,7 +348,7 @@ class _ClassUses:
 
     def __init__(self, ctx: Context, cls: ast.ClassDef, attributes: set[str]) -> None:
         self.ctx = ctx
-        self.imports = ctx.model.imports
+        self.model = ctx.model
         self.attributes = attributes
         # (method, receiver, its ASCII text or None, the text's offset)
         self._methods: list[tuple[FunctionNode, str, str | None, int]] = []
@@ -473,7 +430,7 @@ class _ClassUses:
             return None
         # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
         # neither reads nor writes the buffer's memory.
-        skipped = (Effect.TRANSPARENT, Effect.REBIND)
+        skipped = (UseEffect.TRANSPARENT, UseEffect.REBIND)
         for method, receiver, text, offset in self._methods:
             if method is exclude:
                 continue
@@ -514,9 +471,9 @@ class _ClassUses:
     ) -> BufferUse:
         if isinstance(expr, ast.Subscript) and not isinstance(expr.ctx, ast.Load):
             return BufferUse(expr, method, _store_effect(expr, parents), Detail.NONE)
-        effect, detail = context_effect(expr, parents, self.imports)  # type: ignore[arg-type]
-        if effect is Effect.FULL_WRITE and _only_sometimes(expr, parents, method):
-            effect, detail = Effect.UNKNOWN, Detail.PARTIAL
+        effect, detail = context_effect(expr, parents, self.model.scope(method))  # type: ignore[arg-type]
+        if effect is UseEffect.FULL_WRITE and _only_sometimes(expr, parents, method):
+            effect, detail = UseEffect.UNKNOWN, Detail.PARTIAL
         return BufferUse(expr, method, effect, detail)
 
 
@@ -581,13 +538,13 @@ def _spans(node: ast.AST, rows: list[int]) -> bool:
     return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
-def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Effect:
+def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> UseEffect:
     """``self.x += 1`` reads the buffer; ``self.x = v``, ``self.x["k"] = v`` and
     ``del self.x`` replace it without touching its memory."""
     parent = parents.get(node)
     if isinstance(parent, ast.AugAssign) and parent.target is node:
-        return Effect.READ
-    return Effect.REBIND
+        return UseEffect.READ
+    return UseEffect.REBIND
 
 
 def _only_sometimes(

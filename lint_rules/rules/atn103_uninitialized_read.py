@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
     Detail,
-    Effect,
     TensorUses,
     Use,
+    UseEffect,
     local_allocations,
 )
 from lint_rules.analysis.use_forms import function_text, may_read
@@ -146,8 +146,9 @@ class UninitializedRead(Rule):
             if not any(may_read(text, name) for name in names):
                 continue
             flow = model.flow(info.node)
-            uses = TensorUses(flow, model.imports)
-            for local in local_allocations(flow, model.imports):
+            scope = model.scope(info.node)
+            uses = TensorUses(flow, scope)
+            for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if allocation.zero_filled or allocation.has_no_data:
                     continue
@@ -177,7 +178,7 @@ def _partly_written_before(
     start, end = binding.block, read.event.block
     between = flow.blocks_between(start, end) if start is not end else set()
     for event in flow.loads_of(name):
-        if uses.effect(event) != (Effect.UNKNOWN, Detail.PARTIAL):
+        if uses.effect(event) != (UseEffect.UNKNOWN, Detail.PARTIAL):
             continue
         block = event.block
         if (

@@ -9,18 +9,18 @@ from collections.abc import Hashable, Iterator
 
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
-    EffectKind,
+    ChangeKind,
     Invalidation,
     Point,
     invalidation_for,
 )
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.torch_api import SYNC_METHODS
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inside_fstring
 from lint_rules.rules.base import Invalid, Rule
 
-SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
 # What may follow a sync method's name in a call without arguments: blanks,
 # line ends, continuations and comments around the parentheses.
 _EMPTY_CALL = re.compile(r"(?:\s|\\|#[^\r\n]*)*\((?:\s|\\|#[^\r\n]*)*\)")
@@ -43,12 +43,25 @@ class RepeatedHostSync(Rule):
     The first evaluation must run whenever the second does: an earlier
     statement of the same block or of an enclosing block (not a sibling
     branch, not an earlier loop iteration, not a conditional part of an
-    expression). Between them nothing may rebind a name the chain reads,
-    write its base or a prefix of its attribute chain (`x.add_(1)`,
-    `x[i] = v`, `m.x = v`, `x += 1`, `del x`), pass the base or a value that
-    may alias it to a call other than a known read-only builtin, method or
-    `torch` function, or call a method on an object the chain reads through
-    (`self.reset()` changes every `self.` chain).
+    expression, not the body of a `try` or of a `with` whose context manager
+    may swallow an exception). Between them nothing may rebind a name the
+    chain reads, write its base or a prefix of its attribute chain
+    (`x.add_(1)`, `x[i] = v`, `m.x = v`, `x += 1`, `del x`), also through a
+    view or view attribute (`x.data[0] = v`, `v = x.T; v.zero_()`,
+    `x.real.mul_(2)`) or the object's `__dict__`; pass the base or a value
+    that may alias it to a call other than a known read-only builtin, method
+    or `torch` function (a torch function given it as `out`, by keyword or
+    by position, or with `inplace`, `training` or `max_norm` set, writes
+    it); call a method on an object the chain reads through (`self.reset()`
+    changes every `self.` chain); call a bound method of it (`add = x.add_`);
+    format it (`print(obj)`, `f"{obj}"` run its `__str__`); or run
+    `backward()`, which accumulates into every leaf's `.grad`. Unknown code
+    (a call of a function the module cannot see, a `sorted(key=...)`) may
+    change what it can reach: globals, names closures use, and objects that
+    escaped to such code: a local bound to what an unknown function returned
+    (`t = get()`), or given to one before (`register(t)`). Methods are
+    known by their torch names; a `join` or `get` may be a thread's or a
+    queue's, and is unknown code.
 
     ## Example
     ```python
@@ -79,9 +92,11 @@ class RepeatedHostSync(Rule):
 
     Both the finding and the fix rest on what a reader of a replay path
     assumes too: distinct parameters (and paths from distinct roots that the
-    function never connects) are distinct objects, and attribute loads and
-    stores are plain (no properties with side effects). A call that only
-    receives other objects cannot reach the chain's tensor.
+    function never connects) are distinct objects, attribute loads and
+    stores are plain (no properties with side effects), and so are the
+    operators and conversions applied to values (`+`, `<`, `len`, `int`). A
+    call that only receives other objects cannot reach a parameter's tensor
+    unless the function gave it to unknown code before.
     """
 
     code = "ATN201"
@@ -128,6 +143,18 @@ class RepeatedHostSync(Rule):
         "def f(x):\n    a = next_batch(x).item()\n    b = next_batch(x).item()\n",
         # A global tensor and an unknown call between.
         "def f():\n    a = LENS.max().item()\n    refresh()\n    b = LENS.max().item()\n",
+        # Written through a view attribute.
+        "def f(x):\n    a = x[0].item()\n    x.data[0] = 5\n    b = x[0].item()\n",
+        # Written in place by a torch function asked to (`inplace` by position).
+        "import torch.nn.functional as F\ndef f(x):\n    a = x.min().item()\n"
+        "    F.relu(x, True)\n    b = x.min().item()\n",
+        # A local returned by unknown code, which may change it later.
+        "def f():\n    t = get()\n    a = t.max().item()\n    bump()\n"
+        "    b = t.max().item()\n",
+        # The first evaluation may not run: the manager may swallow.
+        "from contextlib import suppress\ndef f(x):\n    a = 0\n"
+        "    with suppress(ValueError):\n        int('x')\n        a = x.max().item()\n"
+        "    b = x.max().item()\n",
     )
     invalid = (
         Invalid(
@@ -143,6 +170,11 @@ class RepeatedHostSync(Rule):
         # Not bound to a name: reported, not fixed.
         Invalid(
             "def f(x, m):\n    if x.sum().item() > 0:\n        m.total = int(x.sum().item())\n",
+        ),
+        # A read-only method between changes nothing.
+        Invalid(
+            "def f(s):\n    a = s.max().item()\n    s.isnan()\n    c = s.max().item()\n",
+            fixed="def f(s):\n    a = s.max().item()\n    s.isnan()\n    c = a\n",
         ),
         # A mutation of an unrelated buffer does not matter.
         Invalid(
@@ -199,7 +231,7 @@ class RepeatedHostSync(Rule):
             flow = model.flow(function)
             if flow.dynamic_scope:
                 continue
-            analysis = invalidation_for(flow, model.imports)
+            analysis = invalidation_for(flow, model.scope(info.node))
             yield from self._check_function(ctx, flow, analysis, groups)
 
     def _check_function(
@@ -285,7 +317,7 @@ class RepeatedHostSync(Rule):
             if method == "item":
                 # An int or float cannot change in place: only rebinding matters.
                 if any(
-                    effect.kind is EffectKind.REBIND and effect.path == (name,)
+                    effect.kind is ChangeKind.REBIND and effect.path == (name,)
                     for effect in analysis.effects_between(after_binding, point2)
                 ):
                     continue
@@ -434,10 +466,10 @@ def _numpy_value(flow: FunctionFlow, analysis: Invalidation, target: ast.AST) ->
         value = statement.value
     else:
         return False
-    imports = analysis.imports
-    while imports is not None:
+    names = analysis.names
+    while names is not None:
         if isinstance(value, ast.Call):
-            qualified = imports.qualified_name(value.func)
+            qualified = names.qualified_name(value.func)
             if qualified is not None:
                 return qualified.startswith("numpy.")
             if not isinstance(value.func, ast.Attribute):

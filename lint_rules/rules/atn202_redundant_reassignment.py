@@ -8,8 +8,8 @@ from collections.abc import Callable, Hashable, Iterator
 from lint_rules.analysis.flow import Block, FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
-    Effect,
-    EffectKind,
+    Change,
+    ChangeKind,
     Invalidation,
     Path,
     Point,
@@ -58,10 +58,14 @@ class RedundantReassignment(Rule):
     comparisons, subscripts and tuples of those, and `.item()` chains over
     them (`s.max().item()`), so evaluating it again gives the same value when
     nothing it reads has changed. It must not read the target itself
-    (`x = x + 1` twice is not redundant). Between the two statements nothing
-    may rebind or write the target or anything the value reads, in place or
-    through an alias, nor pass them to a call that might change them; the
-    rules are those of ATN201.
+    (`x = x + 1` twice is not redundant). The earlier one must run whenever
+    the later one does, to its end: not in a branch, a loop that may not
+    run, a `try` body, or the body of a `with` whose context manager may
+    swallow an exception. Between the two statements nothing may rebind or
+    write the target or anything the value reads, in place or through an
+    alias, nor pass them to a call that might change them; the rules are
+    those of ATN201 (a number held by the target, from `.item()` or a
+    constant, cannot change in place: only a store replaces it).
 
     ## Example
     ```python
@@ -83,13 +87,19 @@ class RedundantReassignment(Rule):
     is safe under the analysis's assumptions: attribute stores and loads on
     the target and value are plain (no property or `__setattr__` with side
     effects), and distinct parameters are distinct objects.
+
+    It is unsafe when the value makes a new object each time (`x * 2`,
+    `(a, b)`) and the first one got another reference in between (`b = a`,
+    a call it was passed to): without the later statement the target keeps
+    that object, so a change made through the other reference (`b.add_(1)`)
+    shows through the target, and the two are now one object.
     """
 
     code = "ATN202"
     name = "redundant-reassignment"
     # Only functions are analyzed, so a file without one cannot have a finding.
     triggers = ("def ", "def\t")
-    fix_availability = "safe"
+    fix_availability = "sometimes"
     severity = "error"
 
     valid = (
@@ -131,6 +141,9 @@ class RedundantReassignment(Rule):
         # The first is in a `try` body, the second in its handler.
         "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n"
         "        m.k = a\n",
+        # The first is in a `with` body its manager may leave early.
+        "from contextlib import suppress\ndef f(m, a):\n    with suppress(ValueError):\n"
+        "        int('x')\n        m.k = a\n    m.k = a\n",
         # The first is in a loop over an iterable that may be empty.
         "def f(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
     )
@@ -165,6 +178,11 @@ class RedundantReassignment(Rule):
             "def f(m, a):\n    for _ in range(2):\n        m.k = a\n    m.k = a\n",
             fixed="def f(m, a):\n    for _ in range(2):\n        m.k = a\n",
         ),
+        # The first value got another name: deleting the second is unsafe.
+        Invalid(
+            "def f(x):\n    a = x * 2\n    b = a\n    a = x * 2\n    b.add_(1)\n    return a\n",
+            fixed="def f(x):\n    a = x * 2\n    b = a\n    b.add_(1)\n    return a\n",
+        ),
         # Three times: both repeats go, one per fixer pass.
         Invalid(
             "def f(m, a):\n    m.k = a\n    m.k = a\n    m.k = a\n",
@@ -185,7 +203,7 @@ class RedundantReassignment(Rule):
             flow = model.flow(info.node)
             if flow.dynamic_scope:
                 continue
-            analysis = invalidation_for(flow, model.imports)
+            analysis = invalidation_for(flow, model.scope(info.node))
             yield from self._check_function(ctx, flow, analysis, groups)
 
     def _check_function(
@@ -196,11 +214,18 @@ class RedundantReassignment(Rule):
         groups: list[list[ast.Assign]],
     ) -> Iterator[Finding]:
         for statements in groups:
-            for first, second in _group_pairs(flow, analysis, statements):
-                yield self._report(ctx, flow, first, second)
+            for first, second, applicability in _group_pairs(
+                flow, analysis, statements
+            ):
+                yield self._report(ctx, flow, first, second, applicability)
 
     def _report(
-        self, ctx: Context, flow: FunctionFlow, first: ast.Assign, second: ast.Assign
+        self,
+        ctx: Context,
+        flow: FunctionFlow,
+        first: ast.Assign,
+        second: ast.Assign,
+        applicability: Applicability,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -215,7 +240,7 @@ class RedundantReassignment(Rule):
         info = flow.stmt_info[second]
         fix = Fix(
             (delete_statement(second, info.body, ctx.locator),),
-            Applicability.SAFE,
+            applicability,
             "Remove the redundant assignment",
             isolation=id(info.body),
         )
@@ -224,9 +249,9 @@ class RedundantReassignment(Rule):
 
 def _group_pairs(
     flow: FunctionFlow, analysis: Invalidation, statements: list[ast.Assign]
-) -> Iterator[tuple[ast.Assign, ast.Assign]]:
-    """(first, second): ``second`` repeats ``first``, in one group of equal
-    statements (see :func:`_redundant_pairs`)."""
+) -> Iterator[tuple[ast.Assign, ast.Assign, Applicability]]:
+    """(first, second, how safe deleting ``second`` is): ``second`` repeats
+    ``first``, in one group of equal statements (see :func:`_redundant_pairs`)."""
     first_stmt = statements[0]
     target = access_path(first_stmt.targets[0])
     reads = analysis.read_paths(first_stmt.value)
@@ -235,9 +260,15 @@ def _group_pairs(
     watched = [*reads, target]
     # Stores by the group's own statements put back the same value.
     own_stores = {statement.targets[0] for statement in statements}
+    # A number cannot change in place: only a store replaces it.
+    immutable = (
+        frozenset({target}) if _holds_immutable(first_stmt.value) else frozenset()
+    )
 
     def unchanged(point1: Point, point2: Point) -> bool:
-        changed = analysis.changed_between(watched, point1, point2, ignore=own_stores)
+        changed = analysis.changed_between(
+            watched, point1, point2, ignore=own_stores, immutable=immutable
+        )
         return changed is None
 
     # Whether storing to the target can change what the value reads is asked
@@ -249,7 +280,41 @@ def _group_pairs(
     def reads_target(point2: Point) -> bool:
         return anywhere and _reads_target(analysis, reads, target, point2)
 
-    yield from _redundant_pairs(flow, analysis, statements, unchanged, reads_target)
+    new_object = not immutable and type(first_stmt.value) in _NEW_OBJECTS
+    # second -> whether the target may get another name between the first
+    # statement of its chain and it, found step by step along the chain.
+    referenced: dict[ast.Assign, bool] = {}
+
+    def referenced_between(first: ast.Assign, second: ast.Assign) -> bool:
+        if _consecutive(flow, first, second):
+            return False
+        return (
+            analysis.referenced_between(
+                target,
+                Point(flow.block_of(first), first),
+                Point(flow.block_of(second), second),
+            )
+            is not None
+        )
+
+    for first, near, second in _redundant_pairs(
+        flow, analysis, statements, unchanged, reads_target
+    ):
+        applicability = Applicability.SAFE
+        if new_object:
+            if near is None or near is first:
+                referenced[second] = referenced_between(first, second)
+            else:
+                before = referenced.get(near)
+                if before is None:
+                    before = referenced_between(first, near)
+                referenced[second] = before or referenced_between(near, second)
+            if referenced[second]:
+                # The first value is a new object that got another name:
+                # without the second, the target keeps it, and a change
+                # through the other name shows.
+                applicability = Applicability.UNSAFE
+        yield first, second, applicability
 
 
 # -- which statement repeats which ----------------------------------------------
@@ -267,12 +332,13 @@ def _redundant_pairs(
     statements: list[ast.Assign],
     unchanged: Unchanged,
     reads_target: ReadsTarget,
-) -> Iterator[tuple[ast.Assign, ast.Assign]]:
-    """(first, second) for each statement of the group (equal ``T = V``, in
-    source order) that repeats an earlier one: ``first`` is the earliest
-    statement that always runs before ``second`` with nothing between them
-    changing the target or the value's reads; ``second`` must not read its
-    own target.
+) -> Iterator[tuple[ast.Assign, ast.Assign | None, ast.Assign]]:
+    """(first, near, second) for each statement of the group (equal
+    ``T = V``, in source order) that repeats an earlier one: ``first`` is the
+    earliest statement that always runs before ``second`` with nothing
+    between them changing the target or the value's reads, ``near`` the
+    nearest one of that chain before ``second``; ``second`` must not read
+    its own target.
 
     The statements that always run before a statement form a chain (its
     dominators), ordered as in the source. Each statement is compared with
@@ -300,7 +366,7 @@ def _redundant_pairs(
             continue
         origin[second] = origin[near]
         if not reads_target(points[second]):
-            yield origin[near], second
+            yield origin[near], near, second
 
 
 def _redundant_pairs_pairwise(
@@ -309,9 +375,10 @@ def _redundant_pairs_pairwise(
     statements: list[ast.Assign],
     unchanged: Unchanged,
     reads_target: ReadsTarget,
-) -> Iterator[tuple[ast.Assign, ast.Assign]]:
-    """What :func:`_redundant_pairs` yields, found by comparing every later
-    statement with every other one (quadratic: the tests' oracle)."""
+) -> Iterator[tuple[ast.Assign, ast.Assign | None, ast.Assign]]:
+    """What :func:`_redundant_pairs` yields (with no ``near``), found by
+    comparing every later statement with every other one (quadratic: the
+    tests' oracle)."""
     for second in statements[1:]:
         point2 = Point(flow.block_of(second), second)
         for first in statements:
@@ -323,7 +390,7 @@ def _redundant_pairs_pairwise(
             if reads_target(point2):
                 break
             if unchanged(point1, point2):
-                yield first, second
+                yield first, None, second
                 break
 
 
@@ -418,7 +485,28 @@ def _reads_target(
     watched = analysis.watch(reads, before=at.block if at is not None else None)
     if watched is None:
         return True
-    return analysis.changes(Effect(EffectKind.STORE, target), watched)
+    return analysis.changes(Change(ChangeKind.STORE, target), watched)
+
+
+# Values that make a new object each time they are evaluated.
+_NEW_OBJECTS = frozenset({ast.BinOp, ast.UnaryOp, ast.Compare, ast.Tuple, ast.Call})
+
+
+def _holds_immutable(value: ast.expr) -> bool:
+    """Whether a pure value is certainly an immutable one: a constant, an
+    ``.item()`` (a Python number), arithmetic and tuples of those."""
+    kind = type(value)
+    if kind is ast.Constant:
+        return True
+    if kind is ast.Call:
+        return _is_item_call(value)  # type: ignore[arg-type]
+    if kind is ast.BinOp:
+        return _holds_immutable(value.left) and _holds_immutable(value.right)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        return _holds_immutable(value.operand)  # type: ignore[attr-defined]
+    if kind is ast.Tuple:
+        return all(_holds_immutable(element) for element in value.elts)  # type: ignore[attr-defined]
+    return False
 
 
 def _value_key(node: ast.AST) -> Hashable | None:

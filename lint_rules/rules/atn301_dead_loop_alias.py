@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
+from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.tensor_effects import basic_index_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -41,7 +42,9 @@ class DeadLoopAlias(Rule):
     arithmetic repeats its kernels, and a list or tensor result changed in
     place through the alias would no longer be shared. Used once, nothing
     between the assignment and the use may change what its names hold (an
-    in-place method, a store into it, passing it to an unknown call).
+    in-place method, a store into it, passing it to an unknown call, unknown
+    code that can reach it: a closure that uses it, or any call once it
+    came from or was given to unknown code).
 
     ## Example
     ```python
@@ -58,15 +61,28 @@ class DeadLoopAlias(Rule):
     ```
 
     ## Fix safety
-    The fix is safe: it puts the aliased expression at each use, in
-    parentheses where the surrounding operator binds tighter (`xs[i] * (i + 1)`),
-    and deletes the assignment. An alias that is never used is deleted.
+    The fix puts the aliased expression at each use, in parentheses where the
+    surrounding operator binds tighter (`xs[i] * (i + 1)`), and deletes the
+    assignment. An alias that is never used is deleted. It is safe when the
+    value cannot raise: a constant, a name bound on every path to the
+    assignment, a sum or difference of names that hold numbers.
+
+    A value that may raise (`v + 1` of a string, a name that may be unbound)
+    raises at the assignment; once inlined it raises at the first use
+    instead, and once deleted not at all. The fix is then unsafe, unless the
+    first use is what the very next statement evaluates first, outside any
+    `try` or other body, with nothing before it that has an effect.
+
+    No fix is offered where the alias's name is part of the output
+    (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
+    go inside an f-string on Python before 3.12 (which does not allow the
+    same quotes, or a backslash, there).
     """
 
     code = "ATN301"
     name = "dead-loop-alias"
     triggers = ("for ", "while ")
-    fix_availability = "safe"
+    fix_availability = "sometimes"
     severity = "error"
 
     valid = (
@@ -97,6 +113,10 @@ class DeadLoopAlias(Rule):
         # Tensor arithmetic used twice: inlining would run its kernel twice.
         "def f(rows, first):\n    for row in rows:\n        rel = row - first\n"
         "        print(rel.max(), rel.min())\n",
+        # A closure changes an operand between the alias and its use.
+        "def f(rows, extra):\n    acc = [0]\n    def bump():\n        acc.append(9)\n"
+        "    for r in rows:\n        before = acc + extra\n        bump()\n"
+        "        print(before)\n",
         # A name the value reads is changed in place before the use.
         "def f(rows, acc):\n    for row in rows:\n        before = acc + row\n"
         "        acc.add_(row)\n        print(before)\n",
@@ -126,6 +146,15 @@ class DeadLoopAlias(Rule):
         Invalid(
             "def f(n):\n    for i in range(n):\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
             fixed="def f(n):\n    for i in range(n):\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
+        ),
+        # Self-documenting f-string: the name is printed, no fix.
+        Invalid(
+            "def f(n):\n    for i in range(n):\n        s = i + 1\n        print(f'{s=}')\n"
+        ),
+        # May raise (a string plus one): deleting it is unsafe.
+        Invalid(
+            "def f(vs):\n    for v in vs:\n        s = v + 1\n        print(v)\n",
+            fixed="def f(vs):\n    for v in vs:\n        print(v)\n",
         ),
         Invalid(
             "def f(xs):\n    for i in xs:\n        j = i; print(j)\n",
@@ -189,27 +218,67 @@ class DeadLoopAlias(Rule):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
-        if isinstance(value, ast.BinOp) and loads:
+        numbers = read_names <= self._integer_names(ctx, flow)
+        if isinstance(value, ast.BinOp) and loads and not numbers:
             # Inlined, the sum is computed anew at each use.
-            if not read_names <= self._integer_names(flow):
-                if len(loads) > 1:
-                    return None  # tensor arithmetic repeated, or a fresh list shared
-                if self._changed_before_use(ctx, flow, stmt, loads[0].node):
-                    return None
+            if len(loads) > 1:
+                return None  # tensor arithmetic repeated, or a fresh list shared
+            if self._changed_before_use(ctx, flow, stmt, loads[0].node):
+                return None
         value_text = ctx.locator.segment(value)
         fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
+        if fix is not None and self._may_raise(flow, stmt, read_names, numbers):
+            # The value may raise (``v + 1`` of a string, an unbound name):
+            # deleting it drops the exception; inlining moves it to the first
+            # use, which must then come first in the very next statement.
+            if not loads or not self._raises_in_place(ctx, flow, stmt, loads):
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
         if loads:
             message = f"Loop alias `{alias}` only renames `{value_text}`; use `{value_text}` directly"
         else:
             message = f"Loop alias `{alias}` is assigned but never used"
         return ctx.report(self, stmt, message, fix)
 
-    def _integer_names(self, flow: FunctionFlow) -> frozenset[str]:
+    def _integer_names(self, ctx: Context, flow: FunctionFlow) -> frozenset[str]:
         cache = self.__dict__.setdefault("_integers", {})
         found = cache.get(flow)
         if found is None:
-            found = cache[flow] = integer_names(flow)
+            found = cache[flow] = integer_names(flow, ctx.model.scope(flow.function))
         return found
+
+    @staticmethod
+    def _may_raise(
+        flow: FunctionFlow, stmt: ast.Assign, read_names: set[str], numbers: bool
+    ) -> bool:
+        """Whether evaluating the alias's value may raise: a sum or difference
+        of names not known to hold numbers (a string and an int), or a name
+        that may be unbound there."""
+        if isinstance(stmt.value, ast.BinOp) and not numbers:
+            return True
+        block = flow.block_of(stmt)
+        return not all(flow.bound_on_entry(name, block) for name in read_names)
+
+    @staticmethod
+    def _raises_in_place(
+        ctx: Context, flow: FunctionFlow, stmt: ast.Assign, loads: list
+    ) -> bool:
+        """Whether the first use of the alias, once inlined, raises where the
+        assignment did: it is evaluated first, unconditionally, by the very
+        next statement of the same block (not inside a ``try`` or any other
+        body), with nothing evaluated before it that has an effect."""
+        info = flow.stmt_info[stmt]
+        if info.index + 1 >= len(info.body):
+            return False
+        following = info.body[info.index + 1]
+        first = min(loads, key=lambda load: load.order).node
+        analysis = invalidation_for(flow, ctx.model.scope(flow.function))
+        at = analysis.point(first)
+        if at is None or at.block is not flow.block_of(following):
+            return False
+        if analysis.conditional(at):
+            return False
+        after = Point(flow.block_of(stmt), stmt)
+        return next(iter(analysis.effects_between(after, at)), None) is None
 
     def _changed_before_use(
         self, ctx: Context, flow: FunctionFlow, stmt: ast.Assign, use: ast.AST
@@ -218,24 +287,26 @@ class DeadLoopAlias(Rule):
         value reads: an in-place method or a store on one of its names, or a
         call they are passed to (``acc.add_(row)``, ``kernel(acc)``). Code
         that is merely unknown, with none of them in reach, is not counted."""
-        analysis = invalidation_for(flow, ctx.model.imports)
+        analysis = invalidation_for(flow, ctx.model.scope(flow.function))
         reads = analysis.read_paths(stmt.value)
         after = Point(flow.block_of(stmt), stmt)
         at = analysis.point(use)
         if reads is None or at is None:
             return True
-        changed = analysis.changed_between(reads, after, at, unknown_code=False)
+        changed = analysis.changed_between(reads, after, at)
         return changed is not None
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
         has_str = any(
-            isinstance(n, ast.Constant) and isinstance(n.value, str)
+            isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
             for n in ast.walk(value)
         )
         edits = [delete_statement(stmt, body, ctx.locator)]
         for load in loads:
             if has_str and inside_fstring(load.node, flow.parents):
                 return None
+            if self_documenting(load.node, flow.parents, ctx):
+                return None  # ``f"{alias=}"`` prints the name itself
             parent = flow.parents.get(load.node)
             text = inline_text(value, value_text, load.node, parent)
             edits.append(
@@ -246,6 +317,18 @@ class DeadLoopAlias(Rule):
         else:
             message = "Remove the assignment"
         return Fix(tuple(edits), Applicability.SAFE, message, isolation=id(body))
+
+
+def self_documenting(node: ast.AST, parents: dict, ctx: Context) -> bool:
+    """Whether ``node`` is the expression of ``f"{node=}"``, which prints its
+    own text."""
+    if not isinstance(parents.get(node), ast.FormattedValue):
+        return False
+    text = ctx.text
+    cursor = ctx.locator.end(node)
+    while cursor < len(text) and text[cursor] in " \t\r\n":
+        cursor += 1
+    return text.startswith("=", cursor) and not text.startswith("==", cursor)
 
 
 def _statement_stores(bindings: list[tuple[ast.stmt, bool]]) -> Counter[str]:
@@ -347,7 +430,7 @@ _INTEGER_OPERATORS = (
 _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
 
 
-def integer_names(flow: FunctionFlow) -> frozenset[str]:
+def integer_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
     """Local names that always hold an immutable number.
 
     ``range`` and ``enumerate`` indices and names bound only to ``int(...)``,
@@ -356,7 +439,7 @@ def integer_names(flow: FunctionFlow) -> frozenset[str]:
     is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
     ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
     """
-    known = set(basic_index_names(flow))
+    known = set(basic_index_names(flow, scope))
     candidates: dict[str, list[ast.expr]] = {}
     for name, events in flow.events_by_name.items():
         if name in known:
@@ -398,35 +481,42 @@ def integer_names(flow: FunctionFlow) -> frozenset[str]:
     while changed:
         changed = False
         for name in list(candidates):
-            if not all(_integer_value(v, holding, flow) for v in candidates[name]):
+            if not all(
+                _integer_value(v, holding, flow, scope) for v in candidates[name]
+            ):
                 del candidates[name]
                 holding.discard(name)
                 changed = True
     return frozenset(holding)
 
 
-def _integer_value(value: ast.expr, names: set[str], flow: FunctionFlow) -> bool:
+def _integer_value(
+    value: ast.expr, names: set[str], flow: FunctionFlow, scope: Scope | None = None
+) -> bool:
     if isinstance(value, ast.Constant):
         return type(value.value) in (int, float, bool)
     if isinstance(value, ast.Name):
         return value.id in names
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-        return _integer_value(value.operand, names, flow)
+        return _integer_value(value.operand, names, flow, scope)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _INTEGER_OPERATORS):
-        return _integer_value(value.left, names, flow) and _integer_value(
-            value.right, names, flow
+        return _integer_value(value.left, names, flow, scope) and _integer_value(
+            value.right, names, flow, scope
         )
     if isinstance(value, ast.Call) and not any(
         isinstance(a, ast.Starred) for a in value.args
     ):
         func = value.func
         if isinstance(func, ast.Name):
-            # A builtin, unless the function rebinds the name.
+            # A builtin, unless the function or the module binds the name.
             if flow.stores_of(func.id) or value.keywords:
+                return False
+            if scope is not None and not scope.is_builtin(func.id):
                 return False
             if func.id in _INTEGER_OF_INTEGERS:
                 return bool(value.args) and all(
-                    _integer_value(argument, names, flow) for argument in value.args
+                    _integer_value(argument, names, flow, scope)
+                    for argument in value.args
                 )
             return func.id in _INTEGER_BUILTINS
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:

@@ -652,7 +652,6 @@ def test_atn102_negative_storage(store):
         "for torch in [fake_torch]: pass",
         "with open(max_bs) as torch: pass",
         "import numpy as torch",
-        "import torch.nn",
         "from fakes import torch",
         "def torch(): pass",
         "class torch(object): pass",
@@ -664,6 +663,15 @@ def test_atn102_allocator_called_through_a_local_binding(binding):
     # ``torch`` bound by the method itself is not the imported module.
     store = f"{binding}\n        self.buf = torch.zeros(max_bs)"
     assert findings(state(store)) == []
+
+
+@pytest.mark.parametrize(
+    "binding", ["import torch", "import torch.nn", "import torch as torch"]
+)
+def test_atn102_allocator_imported_by_the_method(binding):
+    # A function-level import binds the name to the module: it is torch.
+    store = f"{binding}\n        self.buf = torch.zeros(max_bs)"
+    assert findings(state(store)) == [(7, "ATN102")]
 
 
 @pytest.mark.parametrize(

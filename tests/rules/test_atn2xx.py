@@ -816,15 +816,17 @@ def test_message_names_target_value_and_first_line():
     ],
 )
 def test_pure_values(value):
-    source = f"def f(m, a, b, i, j, s):\n    m.k = {value}\n    print(m.k)\n    m.k = {value}\n"
+    source = (
+        f"def f(m, a, b, i, j, s):\n    m.k = {value}\n    n = 1\n    m.k = {value}\n"
+    )
     assert codes(source, ATN202) == [(4, "ATN202")]
 
 
 def test_name_target():
-    source = "def f(a):\n    x = a * 2\n    print(x)\n    x = a * 2\n    return x\n"
+    source = "def f(a):\n    x = a * 2\n    y = x + 1\n    x = a * 2\n    return x, y\n"
     assert (
         fixed(source, ATN202)
-        == "def f(a):\n    x = a * 2\n    print(x)\n    return x\n"
+        == "def f(a):\n    x = a * 2\n    y = x + 1\n    return x, y\n"
     )
 
 
@@ -909,9 +911,11 @@ def test_target_holder_aliased_only_in_a_sibling_branch():
         # A `try` body dominates its `else`.
         "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
         "    else:\n        m.k = a\n",
-        # A `with` body always runs. (A scope made by the statement: entering
-        # or leaving an existing object, `with lock:`, lets other threads run.)
-        "def f(m, a, scope):\n    with scope():\n        m.k = a\n    m.k = a\n",
+        # The body of a `with` whose manager never swallows an exception
+        # always runs to its end. (A scope made by the statement: entering or
+        # leaving an existing object, `with lock:`, lets other threads run.)
+        "import torch\ndef f(m, a):\n    with torch.no_grad():\n        m.k = a\n"
+        "    m.k = a\n",
     ],
     ids=[
         "other_arm_returns",
@@ -928,6 +932,21 @@ def test_first_nested_where_it_still_dominates(source):
 # ------------------------------------------------------------------- ATN202: negatives
 
 NEGATIVES_202 = {
+    "first_in_a_with_body_that_may_not_finish": """
+        def f(m, a, scope):
+            with scope():
+                m.k = a
+            m.k = a
+    """,
+    "first_in_a_suppressing_with": """
+        from contextlib import suppress
+
+        def f(m, a):
+            with suppress(ValueError):
+                int("x")
+                m.k = a
+            m.k = a
+    """,
     "value_input_rebound": """
         def f(m, a):
             m.k = a + 1

@@ -303,3 +303,21 @@ def test_tangled_aliasing_does_not_matter_when_nothing_runs_between():
 def test_tangled_aliasing_counts_when_something_writes_between():
     assert codes(_tangled("        ys.clear()\n")) == []
     assert codes(_tangled("        acc.add_(y)\n")) == []
+
+
+def test_a_builtin_the_module_redefines_makes_no_number():
+    # `int` here is the module's own function: what it returns may be anything.
+    source = """
+    def int(value):
+        return [value]
+
+    def f(xs):
+        for v in xs:
+            n = int(v)
+            m = n + n
+            print(m, m)
+    """
+    assert codes(source) == []
+    assert codes(source.replace("def int(value):\n        return [value]\n", "")) == [
+        (6, "ATN301")
+    ]

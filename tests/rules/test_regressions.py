@@ -145,6 +145,11 @@ ATN301_STILL_FLAGGED = {
         """,
     ),
     # Unknown code between that cannot reach the operands does not matter.
+}
+
+# A difference of values not known to be numbers may raise (a string minus
+# an int): inlined after a call, it would raise after that call's effect.
+ATN301_FLAGGED_UNSAFE = {
     "unrelated_call_before_the_only_use": (
         """
         def f(pairs, out):
@@ -160,6 +165,19 @@ ATN301_STILL_FLAGGED = {
                 out.append(end - start)
         """,
     ),
+    "unused_difference": (
+        """
+        def f(pairs, out):
+            for start, end in pairs:
+                length = end - start
+                out.append(start)
+        """,
+        """
+        def f(pairs, out):
+            for start, end in pairs:
+                out.append(start)
+        """,
+    ),
 }
 
 
@@ -168,6 +186,15 @@ def test_atn301_true_positive_is_kept_and_fixed(name: str) -> None:
     source, expected = ATN301_STILL_FLAGGED[name]
     assert [code for _, code in findings(source)] == ["ATN301"]
     assert fixed(source) == textwrap.dedent(expected)
+
+
+@pytest.mark.parametrize("name", sorted(ATN301_FLAGGED_UNSAFE))
+def test_atn301_fix_that_may_move_an_exception_is_unsafe(name: str) -> None:
+    source, expected = ATN301_FLAGGED_UNSAFE[name]
+    assert [code for _, code in findings(source)] == ["ATN301"]
+    assert fixed(source) == textwrap.dedent(source)
+    result = fix_text(textwrap.dedent(source), "t.py", ATN301, unsafe_fixes=True)
+    assert result.text == textwrap.dedent(expected)
 
 
 # ------------------------------------------------- ATN201: NumPy arrays do not sync

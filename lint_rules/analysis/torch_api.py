@@ -1,0 +1,557 @@
+"""The torch vocabulary: what each tensor method and torch function does.
+
+One table per kind of callee, each the only source of its facts:
+
+- ``METHODS``: for a tensor method or attribute, what it does to the
+  receiver and what its result is (flags below): reads the elements, writes
+  them (some or all), returns a view or the receiver itself, synchronizes
+  with the host, sees metadata only. The analyses read the sets derived from
+  it: the effect of a use of a tensor (``tensor_effects``, ATN101-ATN103) and
+  what code between two points may change (``invalidation``, ATN201,
+  ATN202, ATN301).
+- The functions of torch's namespaces: which honour the ``out=`` contract
+  (``out`` is resized and written whole), which change some of their
+  arguments and when (``inplace``, ``training``, ``max_norm``, an ``out``
+  given by position), which leave them alone.
+- Context managers that never swallow an exception raised in their body.
+
+``tests/test_torch_api.py`` checks every entry against torch itself: each
+name exists, in-place names end in ``_`` and no other writes, the positions
+of ``inplace`` and ``out`` are those of the real signatures, and no public
+torch function whose schema writes an argument is taken for a pure one.
+
+A method is recognized by its name alone (the receiver's type is unknown):
+the names here are torch's, and a receiver of another type with a method of
+the same name is assumed to behave alike. Names that other common types use
+for something else (``join``, ``get``, ``items``) are not here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# --------------------------------------------------------------------------- methods
+
+#: The result depends on the receiver's elements.
+READS = 1
+#: Changes the receiver's elements in place (some of them, or all keeping
+#: their old values in the result: ``add_``).
+WRITES = 2
+#: Overwrites every element whatever it held (``copy_``, ``fill_``).
+OVERWRITES = 4
+#: The result may share memory with the receiver: a view (``view``,
+#: ``transpose``, ``x.T``) or a conversion that returns the receiver itself
+#: when there is nothing to convert (``to``, ``cpu``, ``contiguous``).
+ALIASES = 8
+#: One of those conversions: what is done with the result is done with the
+#: receiver or with a copy of it.
+CONVERTS = 16
+#: Copies to host memory: waits for the device (``item``, ``tolist``).
+SYNCS = 32
+#: Sees only metadata (shape, dtype, device, strides): no element is read.
+METADATA = 64
+#: The result is new memory whose contents are undefined (``new_empty``).
+UNDEFINED = 128
+#: Accumulates into the ``.grad`` of every leaf the result depends on.
+ACCUMULATES_GRAD = 256
+
+_IN_PLACE_READING = READS | WRITES  # ``add_``: the old values survive in the result
+_OVERWRITING = WRITES | OVERWRITES
+_CONVERSION = READS | ALIASES | CONVERTS
+_VIEW = ALIASES
+
+#: Tensor methods (and, where noted, attributes) and what they do.
+METHODS: dict[str, int] = {
+    # in place, every element overwritten
+    "copy_": _OVERWRITING,
+    "fill_": _OVERWRITING,
+    "zero_": _OVERWRITING,
+    "uniform_": _OVERWRITING,
+    "normal_": _OVERWRITING,
+    "random_": _OVERWRITING,
+    "bernoulli_": _OVERWRITING,
+    "exponential_": _OVERWRITING,
+    "geometric_": _OVERWRITING,
+    "cauchy_": _OVERWRITING,
+    "log_normal_": _OVERWRITING,
+    # in place, keeping (part of) the old contents
+    **dict.fromkeys(
+        (
+            "add_",
+            "sub_",
+            "mul_",
+            "div_",
+            "true_divide_",
+            "floor_divide_",
+            "remainder_",
+            "fmod_",
+            "pow_",
+            "neg_",
+            "abs_",
+            "exp_",
+            "log_",
+            "sqrt_",
+            "rsqrt_",
+            "sigmoid_",
+            "tanh_",
+            "relu_",
+            "clamp_",
+            "clamp_min_",
+            "clamp_max_",
+            "lerp_",
+            "addcmul_",
+            "addcdiv_",
+            "addmm_",
+            "baddbmm_",
+            "cumsum_",
+            "index_add_",
+            "scatter_add_",
+            "scatter_reduce_",
+            "masked_fill_",
+        ),
+        _IN_PLACE_READING,
+    ),
+    # reductions, copies and elementwise arithmetic: a new tensor (or number)
+    **dict.fromkeys(
+        (
+            "sum",
+            "max",
+            "min",
+            "mean",
+            "prod",
+            "std",
+            "var",
+            "norm",
+            "amax",
+            "amin",
+            "argmax",
+            "argmin",
+            "any",
+            "all",
+            "count_nonzero",
+            "cumsum",
+            "cumprod",
+            "nonzero",
+            "unique",
+            "sort",
+            "argsort",
+            "topk",
+            "median",
+            "bincount",
+            "clone",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "neg",
+            "abs",
+            "exp",
+            "log",
+            "sqrt",
+            "rsqrt",
+            "pow",
+            "sign",
+            "floor",
+            "ceil",
+            "round",
+            "clamp",
+            "clip",
+            "logical_not",
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+            "equal",
+            "allclose",
+            "isnan",
+            "isinf",
+            "isfinite",
+            "matmul",
+            "mm",
+            "bmm",
+            "dot",
+            "gather",
+            "index_select",
+            "masked_select",
+            "masked_fill",
+            "take",
+            "repeat",
+            "repeat_interleave",
+        ),
+        READS,
+    ),
+    # copies to the host
+    "item": READS | SYNCS,
+    "tolist": READS | SYNCS,
+    # conversions that may return the receiver itself
+    "to": _CONVERSION,
+    "cpu": _CONVERSION | SYNCS,
+    "numpy": _CONVERSION | SYNCS,
+    **dict.fromkeys(
+        (
+            "cuda",
+            "float",
+            "half",
+            "double",
+            "bfloat16",
+            "int",
+            "long",
+            "short",
+            "bool",
+            "byte",
+            "char",
+            "type",
+            "type_as",
+            "contiguous",
+            "detach",
+        ),
+        _CONVERSION,
+    ),
+    # views: the result shares the receiver's memory (or may, for reshape)
+    **dict.fromkeys(
+        (
+            "view",
+            "view_as",
+            "reshape",
+            "reshape_as",
+            "flatten",
+            "unflatten",
+            "squeeze",
+            "unsqueeze",
+            "expand",
+            "expand_as",
+            "permute",
+            "transpose",
+            "t",
+            "narrow",
+            "select",
+            "split",
+            "chunk",
+            "unbind",
+            "as_strided",
+            "diagonal",
+            "unfold",
+            "movedim",
+            "values",
+        ),
+        _VIEW,
+    ),
+    # metadata only
+    **dict.fromkeys(
+        (
+            "size",
+            "dim",
+            "ndimension",
+            "numel",
+            "nelement",
+            "stride",
+            "element_size",
+            "is_contiguous",
+            "is_floating_point",
+            "get_device",
+            "storage_offset",
+            "data_ptr",
+        ),
+        METADATA,
+    ),
+    # new tensors shaped like the receiver
+    "new_empty": UNDEFINED,
+    "new_zeros": METADATA,
+    "new_ones": METADATA,
+    "new_full": METADATA,
+    "new_tensor": METADATA,
+    # autograd
+    "backward": ACCUMULATES_GRAD,
+}
+
+#: Tensor attributes that see only metadata (``x.shape``).
+METADATA_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"}
+)
+#: Tensor attributes that are views of the tensor's own memory: a write
+#: through ``x.data``, ``x.T`` or ``x.real`` writes ``x``.
+VIEW_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
+#: Attributes through which a store reaches every attribute of the object.
+NAMESPACE_ATTRIBUTES = frozenset({"__dict__"})
+
+
+def _having(flag: int, without: int = 0) -> frozenset[str]:
+    return frozenset(
+        name for name, flags in METHODS.items() if flags & flag and not flags & without
+    )
+
+
+#: In-place methods that overwrite every element regardless of its old value.
+OVERWRITING_METHODS = _having(OVERWRITES)
+#: Methods whose result (or the receiver afterwards) depends on the current
+#: elements and is not the receiver itself: in-place accumulation,
+#: reductions, copies out of the tensor, elementwise arithmetic.
+READING_METHODS = _having(READS, without=CONVERTS)
+#: Conversions that may return the receiver itself (``x.to(d)``).
+CONVERSION_METHODS = _having(CONVERTS)
+#: Methods that see only metadata.
+METADATA_METHODS = _having(METADATA, without=READS | UNDEFINED | ALIASES)
+#: Methods that copy to the host, synchronizing with the device.
+SYNC_METHODS = _having(SYNCS)
+#: Methods that change nothing and return a value sharing nothing with the receiver.
+FRESH_METHODS = frozenset(
+    name
+    for name, flags in METHODS.items()
+    if not flags & (WRITES | ALIASES | ACCUMULATES_GRAD)
+)
+#: Methods that change nothing but whose result may share memory with the receiver.
+VIEW_METHODS = _having(ALIASES, without=WRITES)
+#: Methods that change nothing.
+NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS
+#: Methods that change nothing and whose result is a function of what they read.
+DETERMINISTIC_METHODS = frozenset(
+    name for name in NO_EFFECT_METHODS if not METHODS[name] & UNDEFINED
+)
+#: Methods that change the ``.grad`` of tensors they are not called on.
+GRADIENT_METHODS = _having(ACCUMULATES_GRAD)
+
+
+def is_inplace_method(name: str) -> bool:
+    """PyTorch's convention: ``add_``, ``copy_``, ``fill_`` change their receiver."""
+    return name.endswith("_") and not name.startswith("__")
+
+
+#: The dtypes torch names as attributes (``torch.int32``): an expression
+#: naming one of them is a dtype, never None.
+DTYPE_NAMES = frozenset(
+    {
+        "bool",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "short",
+        "int",
+        "long",
+        "float16",
+        "half",
+        "bfloat16",
+        "float32",
+        "float",
+        "float64",
+        "double",
+        "complex32",
+        "chalf",
+        "complex64",
+        "cfloat",
+        "complex128",
+        "cdouble",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+    }
+)
+
+
+# --------------------------------------------------------------------------- functions
+
+#: Namespaces whose functions follow PyTorch's ``out=`` contract: the
+#: ``out`` tensor is resized to the result and every element written.
+_OUT_CONTRACT_NAMESPACES = frozenset(
+    {"torch", "torch.linalg", "torch.special", "torch.fft", "torch.nn.functional"}
+)
+#: ... except those that allocate without writing.
+_UNINITIALIZED = frozenset(
+    {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty"}
+)
+
+
+def honours_out_contract(qualified: str) -> bool:
+    """Whether ``out=`` of the function ``qualified`` is resized and written
+    whole: a function of torch's own namespaces (``torch.mul``,
+    ``torch.linalg.norm``) or an ATen operator (``torch.ops.aten.mul.out``),
+    not an allocator of uninitialized memory. A custom operator
+    (``torch.ops.mylib.kernel``) writes what its kernel writes: attention
+    kernels leave padding rows of ``out`` alone."""
+    parts = qualified.split(".")
+    if len(parts) >= 4 and parts[0] == "torch" and parts[1] == "ops":
+        return parts[2] == "aten" and parts[3] not in _UNINITIALIZED
+    module, _, name = qualified.rpartition(".")
+    return (
+        module in _OUT_CONTRACT_NAMESPACES
+        and not name.startswith("_")
+        and name not in _UNINITIALIZED
+    )
+
+
+#: Namespaces whose public functions leave their arguments alone unless
+#: ``ARGUMENT_WRITES`` says otherwise, their name ends in ``_``, or they are
+#: given ``out=``.
+PURE_NAMESPACES = frozenset({"torch", "torch.nn.functional"})
+
+# How a function changes its arguments: (written arguments, flag, when).
+# Each argument is (position, keyword). The flag is (position, keyword,
+# default) or None when the arguments are written whenever they are passed;
+# ``when`` is "true" (written when the flag is true) or "given" (when it is
+# not None).
+_INPUT = ((0, "input"),)
+
+
+def _inplace(position: int) -> tuple:
+    return (_INPUT, (position, "inplace", False), "true")
+
+
+ARGUMENT_WRITES: dict[str, tuple] = {
+    # ``inplace=True``, by keyword or by position
+    "torch.nn.functional.relu": _inplace(1),
+    "torch.nn.functional.relu6": _inplace(1),
+    "torch.nn.functional.selu": _inplace(1),
+    "torch.nn.functional.silu": _inplace(1),
+    "torch.nn.functional.mish": _inplace(1),
+    "torch.nn.functional.hardswish": _inplace(1),
+    "torch.nn.functional.hardsigmoid": _inplace(1),
+    "torch.nn.functional.elu": _inplace(2),
+    "torch.nn.functional.celu": _inplace(2),
+    "torch.nn.functional.leaky_relu": _inplace(2),
+    "torch.nn.functional.hardtanh": _inplace(3),
+    "torch.nn.functional.threshold": _inplace(3),
+    "torch.nn.functional.dropout": _inplace(3),
+    "torch.nn.functional.dropout1d": _inplace(3),
+    "torch.nn.functional.dropout2d": _inplace(3),
+    "torch.nn.functional.dropout3d": _inplace(3),
+    "torch.nn.functional.alpha_dropout": _inplace(3),
+    "torch.nn.functional.feature_alpha_dropout": _inplace(3),
+    "torch.nn.functional.rrelu": _inplace(4),
+    # ``out`` by position
+    "torch.nn.functional.normalize": (((4, "out"),), None, "given"),
+    "torch.norm": (((4, "out"),), None, "given"),
+    "torch.tensordot": (((3, "out"),), None, "given"),
+    "torch.fbgemm_linear_fp16_weight": (((3, "output"),), None, "given"),
+    "torch.fbgemm_linear_fp16_weight_fp32_activation": (
+        ((3, "output"),),
+        None,
+        "given",
+    ),
+    # running statistics updated in training
+    "torch.nn.functional.batch_norm": (
+        ((1, "running_mean"), (2, "running_var")),
+        (5, "training", False),
+        "true",
+    ),
+    "torch.nn.functional.instance_norm": (
+        ((1, "running_mean"), (2, "running_var")),
+        (5, "use_input_stats", True),
+        "true",
+    ),
+    "torch.batch_norm": (
+        ((3, "running_mean"), (4, "running_var")),
+        (5, "training", True),
+        "true",
+    ),
+    "torch.instance_norm": (
+        ((3, "running_mean"), (4, "running_var")),
+        (5, "use_input_stats", True),
+        "true",
+    ),
+    "torch.native_batch_norm": (
+        ((3, "running_mean"), (4, "running_var")),
+        (5, "training", True),
+        "true",
+    ),
+    "torch.cudnn_batch_norm": (
+        ((3, "running_mean"), (4, "running_var")),
+        (5, "training", True),
+        "true",
+    ),
+    "torch.miopen_batch_norm": (
+        ((3, "running_mean"), (4, "running_var")),
+        (5, "training", True),
+        "true",
+    ),
+    "torch.fused_moving_avg_obs_fake_quant": (
+        ((3, "running_min"), (4, "running_max"), (5, "scale"), (6, "zero_point")),
+        None,
+        "given",
+    ),
+    # rows of the weight renormalized in place
+    "torch.nn.functional.embedding": (((1, "weight"),), (3, "max_norm", None), "given"),
+    "torch.nn.functional.embedding_bag": (
+        ((1, "weight"),),
+        (3, "max_norm", None),
+        "given",
+    ),
+}
+
+#: Functions that accumulate into the ``.grad`` of tensors not passed to them.
+GRADIENT_FUNCTIONS = frozenset({"torch.autograd.backward"})
+
+
+def written_arguments(qualified: str, call: ast.Call) -> list[ast.expr] | None:
+    """The arguments of ``call`` (a call of the function ``qualified``) that it
+    may change in place; None when the function is not known to leave the
+    others alone (it is outside ``PURE_NAMESPACES``, private, in place by its
+    name, or its arguments cannot be matched: ``*args``, ``**kwargs``)."""
+    module, _, name = qualified.rpartition(".")
+    if module not in PURE_NAMESPACES or name.startswith("_") or name.endswith("_"):
+        return None
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        keyword.arg is None for keyword in call.keywords
+    ):
+        return None
+    written: list[ast.expr] = [kw.value for kw in call.keywords if kw.arg == "out"]
+    entry = ARGUMENT_WRITES.get(qualified)
+    if entry is None:
+        if any(kw.arg == "inplace" for kw in call.keywords):
+            return None  # an ``inplace`` flag this table does not know
+        return written
+    arguments, flag, when = entry
+    if flag is not None:
+        position, keyword, default = flag
+        value = _argument(call, position, keyword)
+        if value is None:
+            active = default is not None and default is not False
+        elif isinstance(value, ast.Constant):
+            active = value.value is not None if when == "given" else bool(value.value)
+        else:
+            active = True  # not a literal: it may be set
+        if not active:
+            return written
+    for position, keyword in arguments:
+        value = _argument(call, position, keyword)
+        if value is not None:
+            written.append(value)
+    return written
+
+
+def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    if position < len(call.args):
+        return call.args[position]
+    return next((kw.value for kw in call.keywords if kw.arg == keyword), None)
+
+
+# --------------------------------------------------------------------------- context managers
+
+#: Context managers (made by calling these) whose ``__exit__`` never swallows
+#: an exception raised in the ``with`` body. Any other may (``suppress``, a
+#: class whose ``__exit__`` returns True): its body may not finish.
+NON_SWALLOWING_MANAGERS = frozenset(
+    {
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.inference_mode",
+        "torch.set_grad_enabled",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.cpu.amp.autocast",
+        "torch.device",
+        "torch.cuda.device",
+        "torch.cuda.stream",
+        "torch.cuda.graph",
+        "torch.profiler.record_function",
+        "torch.autograd.profiler.record_function",
+        "contextlib.nullcontext",
+    }
+)

@@ -1,0 +1,540 @@
+"""Programs whose safe fixes once changed what they compute, one per cause.
+
+Each is a module for ``tests.differential.compare``: entry points named
+``case...``, arguments from ``make_args()``. The generator of
+tests/differential_programs.py starts from these.
+"""
+
+from __future__ import annotations
+
+REPRODUCTIONS: dict[str, str] = {
+    # 1. A custom operator's ``out=`` writes what its kernel writes, not all of it.
+    "custom_op_out_is_not_a_full_write": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+def case(y, n):
+    x = torch.zeros(n)
+    torch.ops.attnlint_diff.half_copy(y, out=x)
+    return x
+""",
+    # 2. ``torch.full(s, 0, dtype=None)`` is int64; ``torch.empty(s, dtype=None)`` is not.
+    "full_with_dtype_none_parameter": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 0.5, 6)
+
+def case(y, n, dtype=None):
+    x = torch.full((n,), 0, dtype=dtype)
+    x.copy_(y)
+    return x
+""",
+    "full_with_literal_dtype_none": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 0.5, 6)
+
+def case(y, n):
+    x = torch.full((n,), 0, dtype=None)
+    x.copy_(y)
+    return x
+""",
+    "full_with_an_integer_size": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 0.5, 6)
+
+def case(y, n):
+    x = torch.full(n, 0)
+    x.copy_(y)
+    return x
+""",
+    "full_with_keyword_fill": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 0.5, 6)
+
+def case_keyword(y, n):
+    x = torch.full((n,), fill_value=0)
+    x.copy_(y)
+    return x
+
+def case_keywords(y, n):
+    x = torch.full(size=(n,), fill_value=0)
+    x.copy_(y)
+    return x
+
+def case_bool(y, n):
+    x = torch.full((n,), fill_value=False)
+    x.copy_(y)
+    return x
+
+def case_like(y, n):
+    x = torch.full_like(y, fill_value=0)
+    x.copy_(y)
+    return x
+
+def case_keyword_dtype_first(y, n):
+    x = torch.full((n,), dtype=None, fill_value=0)
+    x.copy_(y)
+    return x
+""",
+    # 3. A context manager may swallow an exception: the ``with`` body may not finish.
+    "with_suppress_zeros": """
+import torch
+from contextlib import suppress
+
+def make_args():
+    return (torch.arange(5.0) + 1, 6)
+
+def case(y, n):
+    x = torch.zeros(n)
+    with suppress(RuntimeError):
+        x.copy_(y)
+    return x
+""",
+    "with_suppress_repeated_sync": """
+import torch
+from contextlib import suppress
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = 0
+    with suppress(ZeroDivisionError):
+        1 / 0
+        a = x.max().item()
+    b = x.max().item()
+    return a, b
+""",
+    "with_suppress_reassignment": """
+import torch
+from contextlib import suppress
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    with suppress(ZeroDivisionError):
+        1 / 0
+        s = x * 2
+    s = x * 2
+    return s
+""",
+    "with_swallowing_class": """
+import torch
+
+class Swallow:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = -1.0
+    with Swallow():
+        int("not a number")
+        a = x.max().item()
+    b = x.max().item()
+    return a, b
+""",
+    # 4. ATN202: the first value has another name; deleting the second shares it.
+    "reassignment_through_alias": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = x * 2
+    b = a
+    a = x * 2
+    b.add_(1)
+    return a
+""",
+    # 5. Writes through views and view attributes between two syncs.
+    "write_through_data": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = x[0].item()
+    x.data[0] = 5
+    b = x[0].item()
+    return a, b
+""",
+    "write_through_transpose": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0).reshape(2, 3),)
+
+def case_t(x):
+    a = x[0, 1].item()
+    v = x.T
+    v.zero_()
+    b = x[0, 1].item()
+    return a, b
+
+def case_mt(x):
+    a = x[0, 1].item()
+    x.mT.fill_(3)
+    b = x[0, 1].item()
+    return a, b
+
+def case_real(x):
+    a = x[0, 1].item()
+    x.real.mul_(2)
+    b = x[0, 1].item()
+    return a, b
+""",
+    # 6. A local returned by a call, or passed to one, is not private.
+    "local_returned_by_a_call": """
+import torch
+
+BUF = torch.arange(6.0)
+
+def get():
+    return BUF
+
+def bump():
+    BUF.add_(1)
+
+def make_args():
+    return ()
+
+def case():
+    t = get()
+    a = t.max().item()
+    bump()
+    b = t.max().item()
+    return a, b
+""",
+    "local_passed_to_a_call": """
+import torch
+
+REGISTRY = []
+
+def register(t):
+    REGISTRY.append(t)
+
+def bump_all():
+    for t in REGISTRY:
+        t.add_(1)
+
+def make_args():
+    return (6,)
+
+def case(n):
+    t = torch.arange(n * 1.0)
+    register(t)
+    a = t.max().item()
+    bump_all()
+    b = t.max().item()
+    return a, b
+""",
+    # 7. Calls that change tensors.
+    "relu_inplace_positional": """
+import torch
+import torch.nn.functional as F
+
+def make_args():
+    return (torch.arange(6.0) - 3,)
+
+def case(x):
+    a = x.min().item()
+    F.relu(x, True)
+    b = x.min().item()
+    return a, b
+""",
+    "batch_norm_training": """
+import torch
+import torch.nn.functional as F
+
+def make_args():
+    return (torch.arange(12.0).reshape(4, 3), torch.zeros(3), torch.ones(3))
+
+def case(x, mean, var):
+    a = mean.sum().item()
+    F.batch_norm(x, mean, var, training=True)
+    b = mean.sum().item()
+    return a, b
+
+def case_positional(x, mean, var):
+    a = mean.sum().item()
+    F.batch_norm(x, mean, var, None, None, True)
+    b = mean.sum().item()
+    return a, b
+""",
+    "embedding_max_norm": """
+import torch
+import torch.nn.functional as F
+
+def make_args():
+    return (torch.tensor([0, 1]), torch.arange(8.0).reshape(4, 2))
+
+def case(idx, weight):
+    a = weight.sum().item()
+    F.embedding(idx, weight, max_norm=1.0)
+    b = weight.sum().item()
+    return a, b
+""",
+    "normalize_positional_out": """
+import torch
+import torch.nn.functional as F
+
+def make_args():
+    return (torch.arange(6.0) + 1, torch.zeros(6))
+
+def case(x, y):
+    a = y.sum().item()
+    F.normalize(x, 2.0, 0, 1e-12, y)
+    b = y.sum().item()
+    return a, b
+""",
+    "thread_join": """
+import threading
+import time
+import torch
+
+def worker(t):
+    time.sleep(0.2)
+    t.add_(1)
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    thread = threading.Thread(target=worker, args=(x,))
+    thread.start()
+    a = x.sum().item()
+    thread.join()
+    b = x.sum().item()
+    return a, b
+""",
+    "queue_get": """
+import queue
+import threading
+import time
+import torch
+
+def worker(t, q):
+    time.sleep(0.2)
+    t.add_(1)
+    q.put(1)
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    q = queue.Queue()
+    threading.Thread(target=worker, args=(x, q)).start()
+    a = x.sum().item()
+    q.get()
+    b = x.sum().item()
+    return a, b
+""",
+    "bound_method": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    add = x.add_
+    a = x.sum().item()
+    add(1)
+    b = x.sum().item()
+    return a, b
+""",
+    "closure_through_an_alias": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0), torch.arange(6.0) + 1, [1, 2, 3])
+
+def case(x, y, xs):
+    a = y.min().item()
+    x = y
+    sorted(xs, key=lambda v: (x.add_(1), v)[1])
+    c = y.min().item()
+    return a, c
+""",
+    "sorted_key_lambda": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = x.sum().item()
+    sorted([1, 2], key=lambda v: (x.add_(1), v)[1])
+    b = x.sum().item()
+    return a, b
+""",
+    "builtin_redefined_at_module_level": """
+import torch
+
+def len(t):
+    t.add_(1)
+    return 0
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    a = x.sum().item()
+    len(x)
+    b = x.sum().item()
+    return a, b
+""",
+    "print_runs_str": """
+import torch
+
+class Loud:
+    def __init__(self, t):
+        self.t = t
+
+    def __str__(self):
+        self.t.add_(1)
+        return "loud"
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    print(loud)
+    b = x.sum().item()
+    return a, b
+""",
+    "store_through_dict": """
+import torch
+
+class Box:
+    pass
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    box = Box()
+    box.t = x
+    a = box.t.sum().item()
+    box.__dict__["t"] = x * 2
+    b = box.t.sum().item()
+    return a, b
+""",
+    "backward_accumulates_grad": """
+import torch
+
+def make_args():
+    return ()
+
+def case():
+    w = torch.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    a = w.grad.sum().item()
+    (w * 3).sum().backward()
+    b = w.grad.sum().item()
+    return a, b
+""",
+    # 8. ATN301 and f-strings.
+    "fstring_self_documenting": """
+def make_args():
+    return (3,)
+
+def case(n):
+    out = []
+    for i in range(n):
+        s = i + 1
+        out.append(f"{s=}")
+    return out
+""",
+    "fstring_bytes": """
+def make_args():
+    return (3,)
+
+def case(n):
+    out = []
+    for i in range(n):
+        b = b'x'
+        out.append(f'{b}')
+    return out
+
+def case_other(n):
+    out = []
+    for i in range(n):
+        j = i
+        out.append(j)
+    return out
+""",
+    # 9. ATN301 and a closure that changes an operand between the alias and its use.
+    "closure_changes_operand": """
+def make_args():
+    return ([1, 2], [7])
+
+def case(rows, extra):
+    acc = [0]
+
+    def bump():
+        acc.append(9)
+
+    out = []
+    for r in rows:
+        before = acc + extra
+        bump()
+        out.append(before)
+    return out
+""",
+    # 10. ATN301 and exceptions.
+    "unused_alias_raises": """
+def make_args():
+    return (["a", "b"],)
+
+def case(vs):
+    out = []
+    for v in vs:
+        s = v + 1
+        out.append(v)
+    return out
+""",
+    "inlined_raise_after_side_effect": """
+def make_args():
+    return (["a", "b"],)
+
+def case(vs):
+    for v in vs:
+        s = v + 1
+        print("before")
+        print(s)
+""",
+    "inlined_raise_into_try": """
+def make_args():
+    return (["a", "b"],)
+
+def case(vs):
+    out = []
+    for v in vs:
+        s = v + 1
+        try:
+            out.append(s)
+        except TypeError:
+            out.append("caught")
+    return out
+""",
+}

@@ -1,0 +1,95 @@
+"""Safe fixes, proven by execution: programs run before and after ``--fix``
+compute the same results, change their arguments the same way, raise the
+same exceptions and print the same output (tests/differential.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+from tests.differential import SETTINGS, Tally, compare
+from tests.differential_programs import program, programs
+from tests.differential_reproductions import REPRODUCTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Programs of the CI run (the reproductions first): about 15 s on two cores.
+CI_PROGRAMS = 400
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
+def test_reproduction_computes_the_same_after_fix(name):
+    comparison = compare(REPRODUCTIONS[name].lstrip())
+    assert comparison.same, comparison.explain()
+
+
+def test_generated_programs_compute_the_same_after_fix():
+    tally = Tally()
+    for source in islice(programs(0), CI_PROGRAMS):
+        tally.add(compare(source))
+    assert not tally.differences, tally.differences[0].explain()
+    # The programs are in the rules' shapes: each rule's fixes really apply.
+    for code in ("ATN101", "ATN201", "ATN202", "ATN301"):
+        assert tally.fixed_programs[code] >= 30, tally.summary()
+
+
+def test_programs_fixed_by_the_command_line_compute_the_same(tmp_path):
+    sources = {f"program_{seed}.py": program(seed) for seed in range(50_000, 50_030)}
+    for name, source in sources.items():
+        (tmp_path / name).write_text(source, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--fix", "--no-cache",
+         "--exit-zero", "-q", "."],
+        cwd=tmp_path, env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    fixed_some = 0
+    for name, source in sources.items():
+        fixed = (tmp_path / name).read_text(encoding="utf-8")
+        assert fixed == fix_text(source, name, SETTINGS, False).text
+        fixed_some += fixed != source
+        comparison = compare(source, fixed=fixed)
+        assert comparison.same, comparison.explain()
+    assert fixed_some >= 15
+
+
+def test_one_unparsable_inlining_drops_no_other_fix():
+    comparison = compare(REPRODUCTIONS["fstring_bytes"].lstrip())
+    assert comparison.error is None
+    assert comparison.fixed_by_code.get("ATN301") == 1  # ``j = i`` in case_other
+
+
+def _codes(source: str, select: str) -> list[tuple[int, str]]:
+    found = check_source(textwrap.dedent(source), "t.py", Settings(select=(select,)))
+    return [(f.location.row, f.code) for f in found]
+
+
+def test_read_only_method_between_syncs_is_no_write():
+    source = """
+        def f(s):
+            a = s.max().item()
+            s.isnan()
+            c = s.max().item()
+            return a, c
+    """
+    assert _codes(source, "ATN201") == [(5, "ATN201")]
+
+
+def test_function_level_import_resolves_to_torch():
+    source = """
+        def f(y, n):
+            import torch
+            x = torch.zeros(n)
+            x[:] = y
+            return x
+    """
+    assert _codes(source, "ATN101") == [(4, "ATN101")]

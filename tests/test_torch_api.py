@@ -1,0 +1,289 @@
+"""The torch vocabulary, checked against torch itself: every name exists,
+in-place names end in ``_``, the positions of ``inplace`` and ``out`` are
+those of the real signatures, no public torch function whose schema writes
+an argument is taken for a pure one, and the context managers said never to
+swallow an exception do not."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+import pytest
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+from lint_rules.analysis import torch_api
+from lint_rules.analysis.torch_api import (
+    ARGUMENT_WRITES,
+    DTYPE_NAMES,
+    METADATA_ATTRIBUTES,
+    METHODS,
+    NON_SWALLOWING_MANAGERS,
+    OVERWRITES,
+    PURE_NAMESPACES,
+    VIEW_ATTRIBUTES,
+    WRITES,
+    honours_out_contract,
+    written_arguments,
+)
+
+
+def _resolve(qualified: str):
+    module, _, name = qualified.rpartition(".")
+    owner = {"torch": torch, "torch.nn.functional": F}.get(module)
+    if owner is None:
+        owner = torch
+        for part in module.split(".")[1:]:
+            owner = getattr(owner, part)
+    return getattr(owner, name)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_method_exists_on_tensor(name):
+    assert hasattr(torch.Tensor, name)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_in_place_methods_and_only_they_end_in_underscore(name):
+    flags = METHODS[name]
+    assert bool(flags & WRITES) == name.endswith("_")
+    if flags & OVERWRITES:
+        assert flags & WRITES
+
+
+@pytest.mark.parametrize("name", sorted(METADATA_ATTRIBUTES | VIEW_ATTRIBUTES))
+def test_attribute_exists_on_tensor(name):
+    assert hasattr(torch.Tensor, name)
+
+
+def test_view_attributes_share_the_tensors_memory():
+    x = torch.arange(6.0).reshape(2, 3)
+    for name in VIEW_ATTRIBUTES - {"imag"}:
+        assert getattr(x, name).untyped_storage().data_ptr() == x.data_ptr(), name
+    z = torch.zeros(3, dtype=torch.complex64)
+    assert z.imag.untyped_storage().data_ptr() == z.data_ptr()
+
+
+def test_overwriting_methods_overwrite_every_element():
+    for name, flags in METHODS.items():
+        if not flags & OVERWRITES:
+            continue
+        x = torch.full((4,), float("nan"))
+        args = (
+            (torch.ones(4),) if name == "copy_" else (1.0,) if name == "fill_" else ()
+        )
+        if name in ("bernoulli_", "geometric_"):
+            args = (0.5,)
+        getattr(x, name)(*args)
+        assert not x.isnan().any(), name
+
+
+def test_read_only_methods_leave_the_receiver_alone():
+    for name in torch_api.FRESH_METHODS | torch_api.VIEW_METHODS:
+        flags = METHODS[name]
+        assert not flags & WRITES, name
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_NAMES))
+def test_dtype_names_are_dtypes(name):
+    assert isinstance(getattr(torch, name), torch.dtype)
+
+
+@pytest.mark.parametrize("qualified", sorted(ARGUMENT_WRITES))
+def test_argument_write_positions_match_the_signatures(qualified):
+    function = _resolve(qualified)
+    arguments, flag, _ = ARGUMENT_WRITES[qualified]
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        # A builtin: one of its schemas names the arguments so.
+        schemas = torch._C._jit_get_schemas_for_operator(
+            "aten::" + qualified.rpartition(".")[2]
+        )
+        places = [*arguments, *([flag[:2]] if flag else [])]
+        assert any(
+            all(
+                position < len(schema.arguments)
+                and schema.arguments[position].name
+                in (keyword, "self" if keyword == "input" else keyword)
+                for position, keyword in places
+            )
+            for schema in schemas
+        ), qualified
+        return
+    for position, keyword in (*arguments, *([flag[:2]] if flag else [])):
+        assert parameters[position] == keyword, (qualified, position, keyword)
+
+
+def _public_functions(module, prefix: str):
+    for name in sorted(dir(module)):
+        if name.startswith("_"):
+            continue
+        value = getattr(module, name)
+        if callable(value) and not isinstance(value, type):
+            yield f"{prefix}.{name}", value
+
+
+def test_every_inplace_and_positional_out_parameter_is_known():
+    """Every public function of the pure namespaces whose signature can be
+    read and that has an ``inplace`` parameter, or an ``out`` parameter that
+    may be passed by position, is in ``ARGUMENT_WRITES`` at that position."""
+    checked = 0
+    for prefix, module in (("torch.nn.functional", F), ("torch", torch)):
+        for qualified, function in _public_functions(module, prefix):
+            try:
+                parameters = inspect.signature(function).parameters
+            except (TypeError, ValueError):
+                continue
+            checked += 1
+            for position, (name, parameter) in enumerate(parameters.items()):
+                positional = parameter.kind in (
+                    parameter.POSITIONAL_ONLY,
+                    parameter.POSITIONAL_OR_KEYWORD,
+                )
+                if name == "inplace" or (name == "out" and positional):
+                    entry = ARGUMENT_WRITES.get(qualified)
+                    assert entry is not None, qualified
+                    places = [*entry[0], *([entry[1][:2]] if entry[1] else [])]
+                    assert (position, name) in places, qualified
+    assert checked > 100
+
+
+def test_no_public_torch_function_that_writes_an_argument_is_taken_as_pure():
+    """Where torch's operator schema marks an argument written (``Tensor(a!)``)
+    by a public function of the ``torch`` namespace, other than its ``out``
+    overloads and TorchScript's list and generator helpers, the vocabulary
+    says so."""
+    found = []
+    for qualified, _ in _public_functions(torch, "torch"):
+        name = qualified.rpartition(".")[2]
+        if name.endswith("_"):
+            continue  # in place by its name
+        for schema in torch._C._jit_get_schemas_for_operator("aten::" + name):
+            if schema.overload_name in _NOT_TENSOR:
+                continue
+            written = [
+                argument
+                for argument in schema.arguments
+                if argument.alias_info is not None
+                and argument.alias_info.is_write
+                and "Tensor" in str(argument.type)  # not a generator's state
+            ]
+            # Outputs passed by keyword (``out=``, ``values=``) are the out
+            # contract's: the vocabulary reads ``out=`` itself.
+            if any(not argument.kwarg_only for argument in written):
+                found.append((qualified, schema.overload_name))
+    assert found, "the schema search finds nothing: it checks nothing"
+    unknown = [entry for entry in found if entry[0] not in ARGUMENT_WRITES]
+    assert unknown == []
+
+
+# TorchScript's overloads for lists and generators (``aten::sort.int`` sorts a
+# Python list in place; ``aten::manual_seed.generator`` seeds a generator):
+# not what ``torch.sort`` or ``torch.manual_seed`` do to tensors.
+_NOT_TENSOR = frozenset({"int", "float", "bool", "str", "any", "Tensor", "generator"})
+
+
+def test_written_arguments_reads_flags_by_keyword_and_position():
+    def call(text: str) -> ast.Call:
+        return ast.parse(text).body[0].value  # type: ignore[attr-defined]
+
+    def written(text: str) -> list[str] | None:
+        found = written_arguments(qualified_of(text), call(text))
+        return None if found is None else [ast.unparse(node) for node in found]
+
+    def qualified_of(text: str) -> str:
+        name = text.partition("(")[0]
+        return name.replace("F.", "torch.nn.functional.")
+
+    assert written("F.relu(x)") == []
+    assert written("F.relu(x, True)") == ["x"]
+    assert written("F.relu(x, inplace=True)") == ["x"]
+    assert written("F.relu(x, False)") == []
+    assert written("F.relu(x, flag)") == ["x"]
+    assert written("F.batch_norm(x, m, v)") == []
+    assert written("F.batch_norm(x, m, v, training=True)") == ["m", "v"]
+    assert written("F.batch_norm(x, m, v, None, None, True)") == ["m", "v"]
+    assert written("F.instance_norm(x, m, v)") == ["m", "v"]
+    assert written("F.embedding(i, w)") == []
+    assert written("F.embedding(i, w, max_norm=1.0)") == ["w"]
+    assert written("F.embedding(i, w, None, None)") == []
+    assert written("F.normalize(x, 2.0, 0, 1e-12, y)") == ["y"]
+    assert written("torch.add(x, y, out=z)") == ["z"]
+    assert written("torch.add_(x, y)") is None
+    assert written("F.relu(*args)") is None
+    assert written("F.relu(x, **kwargs)") is None
+    assert written("F.gelu(x, inplace=True)") is None  # a flag not in the table
+
+
+@pytest.mark.parametrize(
+    ("qualified", "honoured"),
+    [
+        ("torch.mul", True),
+        ("torch.linalg.norm", True),
+        ("torch.nn.functional.normalize", True),
+        ("torch.ops.aten.mul.out", True),
+        ("torch.ops.aten.empty.out", False),
+        ("torch.ops.mylib.kernel", False),
+        ("torch.ops.vllm.unified_attention_with_output", False),
+        ("torch.empty", False),
+        ("torch._private", False),
+        ("torch.distributed.all_gather_into_tensor", False),
+    ],
+)
+def test_out_contract(qualified, honoured):
+    assert honours_out_contract(qualified) is honoured
+
+
+def test_out_contract_holds_for_torch_functions():
+    # A torch function resizes ``out`` and writes every element of it.
+    out = torch.full((2,), float("nan"))
+    torch.mul(torch.arange(5.0), 2, out=out)
+    assert out.shape == (5,) and not out.isnan().any()
+
+
+def test_pure_namespaces_exist():
+    for namespace in PURE_NAMESPACES:
+        assert namespace.startswith("torch")
+
+
+@pytest.mark.parametrize("qualified", sorted(NON_SWALLOWING_MANAGERS))
+def test_non_swallowing_managers_exist(qualified):
+    if qualified.startswith("contextlib."):
+        import contextlib
+
+        assert hasattr(contextlib, qualified.rpartition(".")[2])
+    else:
+        assert callable(_resolve(qualified))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.no_grad(),
+        lambda: torch.enable_grad(),
+        lambda: torch.inference_mode(),
+        lambda: torch.set_grad_enabled(True),
+        lambda: torch.autocast("cpu"),
+        lambda: torch.device("cpu"),
+        lambda: torch.profiler.record_function("step"),
+        lambda: torch.autograd.profiler.record_function("step"),
+    ],
+)
+def test_non_swallowing_managers_let_exceptions_through(make):
+    with pytest.raises(RuntimeError), make():
+        raise RuntimeError("must propagate")
+
+
+def test_gradient_functions_and_methods_exist():
+    for qualified in torch_api.GRADIENT_FUNCTIONS:
+        assert callable(_resolve(qualified))
+    for name in torch_api.GRADIENT_METHODS:
+        assert hasattr(torch.Tensor, name)
+
+
+def test_sync_methods_copy_to_the_host():
+    x = torch.arange(3.0)
+    assert isinstance(x.sum().item(), float) and isinstance(x.tolist(), list)
+    assert torch_api.SYNC_METHODS == {"item", "tolist", "cpu", "numpy"}
