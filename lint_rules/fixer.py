@@ -54,7 +54,9 @@ class FixResult:
     ``remaining_findings`` are the findings on ``text``, and
     ``original_findings`` those on the text before any fix; ``error`` says why
     nothing was changed when a fix broke the code; ``converged`` is False when
-    the pass limit was reached with fixes still applying.
+    the pass limit was reached with fixes still applying; ``left_out`` says,
+    for each fix left out because it alone broke the code, which rule made it
+    (those messages also go to ``errors``).
     """
 
     text: str
@@ -64,6 +66,7 @@ class FixResult:
     converged: bool = True
     changed: bool = False
     original_findings: list[Finding] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -153,6 +156,7 @@ def fix_text(
     fixed: Counter[str] = Counter()
     first_findings: list[Finding] | None = None
     findings: list[Finding] = []
+    left_out: list[str] = []
     for _ in range(MAX_PASSES):
         findings = check_source(text, filename, settings, tree=tree, errors=errors)
         if first_findings is None:
@@ -161,6 +165,7 @@ def fix_text(
         if not candidates:
             break
         code_of = {id(fix): finding.code for finding, fix in candidates}
+        name_of = {id(fix): finding.name for finding, fix in candidates}
         new_text, applied = apply_fixes(text, (fix for _, fix in candidates))
         if not applied or new_text == text:
             break
@@ -169,15 +174,16 @@ def fix_text(
             # A fix that breaks the code on its own is left out (and reported
             # as the bug it is); the others still apply.
             broken = _breaking_alone(text, filename, applied)
-            if broken and errors is not None:
-                for fix in broken:
-                    message = (
-                        f"{filename}: a fix by {code_of[id(fix)]} ({fix.message}) "
-                        "produced invalid code and was left out. This is a bug in "
-                        "attnlint; please report it together with the file."
-                    )
-                    if message not in errors:
-                        errors.append(message)
+            for fix in broken:
+                message = (
+                    f"{filename}: a fix by {code_of[id(fix)]} ({name_of[id(fix)]}: "
+                    f"{fix.message}) produced invalid code and was left out. This "
+                    "is a bug in attnlint; please report it together with the file."
+                )
+                if message not in left_out:
+                    left_out.append(message)
+                if errors is not None and message not in errors:
+                    errors.append(message)
             if broken:
                 kept = [fix for _, fix in candidates if fix not in broken]
                 new_text, applied = apply_fixes(text, kept)
@@ -190,6 +196,7 @@ def fix_text(
                 remaining_findings=first_findings,
                 error=_broken_fix_message(filename, text, candidates, applied, parsed),
                 original_findings=first_findings,
+                left_out=left_out,
             )
         fixed.update(code_of[id(fix)] for fix in applied)
         text, tree = new_text, parsed
@@ -202,6 +209,7 @@ def fix_text(
             converged=False,
             changed=text != original,
             original_findings=first_findings or [],
+            left_out=left_out,
         )
     return FixResult(
         text,
@@ -209,6 +217,7 @@ def fix_text(
         findings,
         changed=text != original,
         original_findings=first_findings or [],
+        left_out=left_out,
     )
 
 

@@ -85,14 +85,15 @@ def is_safe_fix(finding: Finding) -> bool:
 
 def fix_all(
     text: str, filename: str, settings: Settings, errors: list[str]
-) -> tuple[str, str | None]:
+) -> tuple[str, str | None, tuple[str, ...]]:
     """``text`` with every safe fix applied, repeated until nothing fixable is
-    left (``attnlint check --fix``), and the error that kept it unchanged
-    (a fix that produced code which does not parse), if any."""
+    left (``attnlint check --fix``); the error that kept it unchanged (fixes
+    that together produced code which does not parse), if any; and what to
+    tell the user about fixes left out because each alone broke the code."""
     from lint_rules.fixer import fix_text
 
     result = fix_text(text, filename, settings, unsafe_fixes=False, errors=errors)
-    return result.text, result.error
+    return result.text, result.error, tuple(result.left_out)
 
 
 def noqa_edit(text: str, row: int, code: str) -> Edit | None:

@@ -85,7 +85,7 @@ class CheckResult:
         self.config_error = config_error
         self.errors = errors
         # (text, error) of the safe fix-all of this text, once asked for.
-        self.fixed: tuple[str, str | None] | None = None
+        self.fixed: tuple[str, str | None, tuple[str, ...]] | None = None
 
     @property
     def parses(self) -> bool:
@@ -604,15 +604,18 @@ class AttnlintServer(LanguageServer):
                 result.settings,
                 errors,
             )
+            shown = [result.fixed[1]] if result.fixed[1] is not None else []
+            shown += result.fixed[2]
             for message in errors:
-                self.log(message, types.MessageType.Error)
-            if result.fixed[1] is not None:  # said once per text
+                if message not in shown:
+                    self.log(message, types.MessageType.Error)
+            for message in shown:  # said once per text
                 self.window_show_message(
                     types.ShowMessageParams(
-                        type=types.MessageType.Error, message=result.fixed[1]
+                        type=types.MessageType.Error, message=f"attnlint: {message}"
                     )
                 )
-        fixed, error = result.fixed
+        fixed, error, _ = result.fixed
         if error is None:
             action.edit = actions.fix_all_edit(self._target(uri, result), fixed)
         return action
