@@ -182,10 +182,7 @@ def settings_fingerprint(settings: Settings) -> str:
         __version__,
         sys.implementation.cache_tag,
         _source_stamp(),
-        sorted(settings.enabled_codes),
-        settings.per_file_ignores,
-        settings.graph_state_methods,
-        os.path.abspath(settings.root),
+        settings.findings_key(),
     )
     return repr(parts)
 

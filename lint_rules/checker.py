@@ -216,7 +216,7 @@ def check_source(
     if not rules and not reviewers:
         return []
     locator = Locator(text)
-    ctx = Context(text, tree, filename, settings, locator)
+    ctx = Context(text, tree, filename, settings.options, locator)
     failed: set[str] = set()
     too_deep = [rule for rule in rules if not _run_rule(rule, ctx, errors, failed)]
     if too_deep:

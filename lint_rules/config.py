@@ -403,78 +403,298 @@ def default_codes() -> tuple[str, ...]:
     return tuple(rule.code for rule in default_registry())
 
 
+# ------------------------------------------------------------------------ options
+
+
+class Option(Record):
+    """One configuration option, declared once in :data:`OPTIONS`.
+
+    ``key`` is the TOML key (kebab-case, as ruff spells it); the Settings
+    attribute is the key in snake_case. ``kind`` names the TOML type (for
+    messages and ``--show-settings``); ``validate(value, where, codes)`` checks
+    a TOML value and returns it as Settings holds it (raising ConfigError);
+    ``default`` is the value when no file sets the key. ``affects_findings``:
+    the value can change which findings a file gets, so it is part of the
+    cache key. ``for_rules``: rules read it, from ``Context.options``.
+    ``extends``: the key of an option this one adds to (its values merged
+    into that option's, as ``extend-per-file-ignores`` into
+    ``per-file-ignores``); such an option has no attribute of its own.
+    """
+
+    __slots__ = (
+        "key",
+        "kind",
+        "validate",
+        "default",
+        "affects_findings",
+        "for_rules",
+        "extends",
+        "help",
+    )
+    _fields = __slots__
+
+    def __init__(
+        self,
+        key: str,
+        kind: str,
+        validate: Any,
+        default: object,
+        *,
+        affects_findings: bool,
+        for_rules: bool = False,
+        extends: str | None = None,
+        help: str = "",
+    ) -> None:
+        self.key = key
+        self.kind = kind
+        self.validate = validate
+        self.default = default
+        self.affects_findings = affects_findings or for_rules
+        self.for_rules = for_rules
+        self.extends = extends
+        self.help = help
+
+    @property
+    def attribute(self) -> str:
+        """The Settings attribute that holds the value."""
+        return self.key.replace("-", "_")
+
+
+def _validate_codes(value: object, where: str, codes: tuple[str, ...]) -> object:
+    return validate_selectors(_string_list(value, where), codes, where)
+
+
+def _validate_globs(value: object, where: str, codes: tuple[str, ...]) -> object:
+    patterns = _string_list(value, where)
+    for pattern in patterns:
+        _check_glob(pattern, where)
+    return patterns
+
+
+def _validate_bool(value: object, where: str, codes: tuple[str, ...]) -> object:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_type_name(value)}")
+    return value
+
+
+def _validate_str(value: object, where: str, codes: tuple[str, ...]) -> object:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def _validate_format(value: object, where: str, codes: tuple[str, ...]) -> object:
+    if value not in OUTPUT_FORMATS:
+        raise ConfigError(
+            f"{where}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
+        )
+    return value
+
+
+def _validate_per_file(value: object, where: str, codes: tuple[str, ...]) -> object:
+    """A table of pattern = [selectors], as a tuple of (pattern, selectors) pairs."""
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: expected a table of pattern = [codes], got {_type_name(value)}"
+        )
+    result: list[tuple[str, tuple[str, ...]]] = []
+    for pattern, selectors in value.items():
+        entry = (
+            f"{where}.{pattern}" if pattern.isidentifier() else f"{where}.{pattern!r}"
+        )
+        _check_glob(pattern, entry)
+        result.append(
+            (pattern, validate_selectors(_string_list(selectors, entry), codes, entry))
+        )
+    return tuple(result)
+
+
+_CODES = "array of rule selectors"
+_GLOBS = "array of globs"
+_PER_FILE = "table of glob = [rule selectors]"
+
+#: Every configuration option, each declared once. Settings' attributes and
+#: defaults, the keys ``[tool.attnlint]`` accepts and how each is checked,
+#: the cache key and ``Context.options`` are all derived from this table:
+#: adding an option is adding one entry (see the README's Development section).
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "select",
+        _CODES,
+        _validate_codes,
+        (ALL_SELECTOR,),
+        affects_findings=True,
+        help="rules to check (codes, prefixes or ALL)",
+    ),
+    Option(
+        "ignore",
+        _CODES,
+        _validate_codes,
+        (),
+        affects_findings=True,
+        help="rules not to check",
+    ),
+    Option(
+        "extend-select",
+        _CODES,
+        _validate_codes,
+        (),
+        affects_findings=True,
+        help="rules to check on top of select",
+    ),
+    Option(
+        "per-file-ignores",
+        _PER_FILE,
+        _validate_per_file,
+        (),
+        affects_findings=True,
+        help="rules not to check in the files a glob matches",
+    ),
+    Option(
+        "extend-per-file-ignores",
+        _PER_FILE,
+        _validate_per_file,
+        (),
+        affects_findings=True,
+        extends="per-file-ignores",
+        help="per-file-ignores added to those of per-file-ignores",
+    ),
+    Option(
+        "exclude",
+        _GLOBS,
+        _validate_globs,
+        DEFAULT_EXCLUDES,
+        affects_findings=False,
+        help="files and folders never discovered",
+    ),
+    Option(
+        "extend-exclude",
+        _GLOBS,
+        _validate_globs,
+        (),
+        affects_findings=False,
+        help="excludes added to exclude",
+    ),
+    Option(
+        "force-exclude",
+        "boolean",
+        _validate_bool,
+        False,
+        affects_findings=False,
+        help="apply excludes to paths named on the command line too",
+    ),
+    Option(
+        "graph-state-methods",
+        _GLOBS,
+        _validate_globs,
+        DEFAULT_GRAPH_STATE_METHODS,
+        affects_findings=True,
+        for_rules=True,
+        help="method-name globs that set up CUDA-graph state (ATN102)",
+    ),
+    Option(
+        "cache-dir",
+        "string",
+        _validate_str,
+        DEFAULT_CACHE_DIR,
+        affects_findings=False,
+        help="where the cache is kept",
+    ),
+    Option(
+        "fix",
+        "boolean",
+        _validate_bool,
+        False,
+        affects_findings=False,
+        help="apply fixes",
+    ),
+    # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
+    Option(
+        "unsafe-fixes",
+        "boolean",
+        _validate_bool,
+        None,
+        affects_findings=False,
+        help="include unsafe fixes",
+    ),
+    Option(
+        "show-fixes",
+        "boolean",
+        _validate_bool,
+        False,
+        affects_findings=False,
+        help="list what was fixed",
+    ),
+    Option(
+        "output-format",
+        "string",
+        _validate_format,
+        "concise",
+        affects_findings=False,
+        help="how findings are printed",
+    ),
+)
+
+#: The options by key.
+OPTIONS_BY_KEY: dict[str, Option] = {option.key: option for option in OPTIONS}
+
+#: The options Settings holds an attribute for (not those that extend another).
+_OWN_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.extends is None)
+
+
+class RuleOptions(Record):
+    """The options a rule may read (``for_rules`` in :data:`OPTIONS`), as
+    attributes named like Settings': ``ctx.options.graph_state_methods``."""
+
+    def __init__(self, values: Mapping[str, object] | None = None) -> None:
+        given = dict(values or {})
+        for option in OPTIONS:
+            if option.for_rules:
+                name = option.attribute
+                setattr(self, name, given.pop(name, option.default))
+        if given:
+            raise TypeError(f"not options rules read: {', '.join(sorted(given))}")
+        self._fields = tuple(o.attribute for o in OPTIONS if o.for_rules)
+
+
 # ------------------------------------------------------------------------ settings
 
 
 class Settings(Record):
     """Everything that decides what a run checks, fixes and prints.
 
-    ``select``/``ignore``/``extend_select`` are the configuration file's layer
-    of rule selection; ``extra_selections`` are later layers (the command
-    line's). ``registry`` is the set of rules to choose from; None means
-    :data:`lint_rules.rules.ALL_RULES` (tests and embedders may pass their own).
-    ``project_root`` anchors relative patterns; empty means the current directory.
+    One attribute per option of :data:`OPTIONS` (in snake_case), plus:
+    ``extra_selections``, later layers of rule selection than the
+    configuration file's (the command line's); ``project_root``, which
+    anchors relative patterns (empty: the current directory); ``config_file``,
+    the file the options came from (None: none); ``registry``, the set of
+    rules to choose from (None: :data:`lint_rules.rules.ALL_RULES`; tests and
+    embedders may pass their own).
     """
 
     _fields = (
-        "select",
-        "ignore",
-        "extend_select",
+        *(option.attribute for option in _OWN_OPTIONS),
         "extra_selections",
-        "per_file_ignores",
-        "exclude",
-        "extend_exclude",
-        "force_exclude",
-        "graph_state_methods",
-        "cache_dir",
-        "fix",
-        "unsafe_fixes",
-        "show_fixes",
-        "output_format",
         "project_root",
         "config_file",
         "registry",
     )
     _compared = _fields[:-1]
+    _others = {
+        "extra_selections": (),
+        "project_root": "",
+        "config_file": None,
+        "registry": None,
+    }
 
-    def __init__(
-        self,
-        select: tuple[str, ...] = (ALL_SELECTOR,),
-        ignore: tuple[str, ...] = (),
-        extend_select: tuple[str, ...] = (),
-        extra_selections: tuple[RuleSelection, ...] = (),
-        per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = (),
-        exclude: tuple[str, ...] = DEFAULT_EXCLUDES,
-        extend_exclude: tuple[str, ...] = (),
-        force_exclude: bool = False,
-        graph_state_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
-        cache_dir: str = DEFAULT_CACHE_DIR,
-        fix: bool = False,
-        # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
-        unsafe_fixes: bool | None = None,
-        show_fixes: bool = False,
-        output_format: str = "concise",
-        project_root: str = "",
-        config_file: str | None = None,
-        registry: tuple[type[Rule], ...] | None = None,
-    ) -> None:
-        self.select = select
-        self.ignore = ignore
-        self.extend_select = extend_select
-        self.extra_selections = extra_selections
-        self.per_file_ignores = per_file_ignores
-        self.exclude = exclude
-        self.extend_exclude = extend_exclude
-        self.force_exclude = force_exclude
-        self.graph_state_methods = graph_state_methods
-        self.cache_dir = cache_dir
-        self.fix = fix
-        self.unsafe_fixes = unsafe_fixes
-        self.show_fixes = show_fixes
-        self.output_format = output_format
-        self.project_root = project_root
-        self.config_file = config_file
-        self.registry = registry
+    def __init__(self, **values: Any) -> None:
+        for option in _OWN_OPTIONS:
+            name = option.attribute
+            setattr(self, name, values.pop(name, option.default))
+        for name, default in self._others.items():
+            setattr(self, name, values.pop(name, default))
+        if values:
+            raise TypeError(f"Settings has no field {', '.join(sorted(values))}")
 
     def replace(self, **changes: Any) -> Settings:
         """These settings with the fields named in ``changes`` changed."""
@@ -522,6 +742,27 @@ class Settings(Record):
         """Selected rules, in registry order."""
         enabled = self.enabled_codes
         return tuple(rule for rule in self.available_rules if rule.code in enabled)
+
+    @cached_property
+    def options(self) -> RuleOptions:
+        """The options rules read (``Context.options``)."""
+        return RuleOptions(
+            {o.attribute: getattr(self, o.attribute) for o in OPTIONS if o.for_rules}
+        )
+
+    def findings_key(self) -> tuple[object, ...]:
+        """Everything in these settings that decides a file's findings: the
+        enabled codes, the root that anchors patterns, and the value of every
+        option marked ``affects_findings`` (the cache's key)."""
+        return (
+            tuple(sorted(self.enabled_codes)),
+            os.path.abspath(self.root),
+            tuple(
+                (option.key, getattr(self, option.attribute))
+                for option in _OWN_OPTIONS
+                if option.affects_findings
+            ),
+        )
 
     def rule_for_code(self, code: str) -> type[Rule] | None:
         for rule in self.available_rules:
@@ -587,23 +828,6 @@ class Settings(Record):
 
 
 # ------------------------------------------------------------------------- loading
-
-_KEY_TYPES: dict[str, str] = {
-    "select": "codes",
-    "ignore": "codes",
-    "extend-select": "codes",
-    "per-file-ignores": "per-file",
-    "extend-per-file-ignores": "per-file",
-    "exclude": "globs",
-    "extend-exclude": "globs",
-    "force-exclude": "bool",
-    "graph-state-methods": "globs",
-    "cache-dir": "str",
-    "fix": "bool",
-    "unsafe-fixes": "bool",
-    "show-fixes": "bool",
-    "output-format": "format",
-}
 
 
 def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
@@ -735,39 +959,27 @@ def settings_from_table(
     )
     values: dict[str, Any] = {}
     for key, value in table.items():
-        where = f"{config_file}: [tool.attnlint] {key}"
-        kind = _KEY_TYPES.get(key)
-        if kind is None:
-            close = _close_match(key, _KEY_TYPES)
+        option = OPTIONS_BY_KEY.get(key)
+        if option is None:
+            close = _close_match(key, OPTIONS_BY_KEY)
             hint = f" (did you mean {close!r}?)" if close else ""
             raise ConfigError(
                 f"{config_file}: [tool.attnlint] unknown key {key!r}{hint}"
             )
-        values[key] = _validate(kind, value, where, codes)
-    per_file = dict(values.get("per-file-ignores", {}))
-    for pattern, selectors in values.get("extend-per-file-ignores", {}).items():
-        per_file[pattern] = per_file.get(pattern, ()) + selectors
-    settings = Settings(
-        select=values.get("select", (ALL_SELECTOR,)),
-        ignore=values.get("ignore", ()),
-        extend_select=values.get("extend-select", ()),
-        per_file_ignores=tuple(per_file.items()),
-        exclude=values.get("exclude", DEFAULT_EXCLUDES),
-        extend_exclude=values.get("extend-exclude", ()),
-        force_exclude=values.get("force-exclude", False),
-        graph_state_methods=values.get(
-            "graph-state-methods", DEFAULT_GRAPH_STATE_METHODS
-        ),
-        cache_dir=values.get("cache-dir", DEFAULT_CACHE_DIR),
-        fix=values.get("fix", False),
-        unsafe_fixes=values.get("unsafe-fixes"),
-        show_fixes=values.get("show-fixes", False),
-        output_format=values.get("output-format", "concise"),
+        where = f"{config_file}: [tool.attnlint] {key}"
+        values[key] = option.validate(value, where, codes)
+    for option in OPTIONS:
+        if option.extends is not None and option.key in values:
+            merged = dict(values.get(option.extends, ()))
+            for pattern, selectors in values.pop(option.key):
+                merged[pattern] = merged.get(pattern, ()) + selectors
+            values[option.extends] = tuple(merged.items())
+    return Settings(
+        **{OPTIONS_BY_KEY[key].attribute: value for key, value in values.items()},
         project_root=project_root,
         config_file=config_file,
         registry=registry,
     )
-    return settings
 
 
 def _type_name(value: object) -> str:
@@ -801,47 +1013,3 @@ def _check_glob(pattern: str, where: str) -> None:
         glob_to_regex(pattern[1:] if pattern.startswith("!") else pattern)
     except GlobError as error:
         raise ConfigError(f"{where}: invalid glob: {error}") from None
-
-
-def _validate(kind: str, value: object, where: str, codes: tuple[str, ...]) -> object:
-    if kind == "codes":
-        return validate_selectors(_string_list(value, where), codes, where)
-    if kind == "globs":
-        patterns = _string_list(value, where)
-        for pattern in patterns:
-            _check_glob(pattern, where)
-        return patterns
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(
-                f"{where}: expected true or false, got {_type_name(value)}"
-            )
-        return value
-    if kind == "str":
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"{where}: expected a non-empty string, got {value!r}")
-        return value
-    if kind == "format":
-        if value not in OUTPUT_FORMATS:
-            raise ConfigError(
-                f"{where}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
-            )
-        return value
-    if kind == "per-file":
-        if not isinstance(value, dict):
-            raise ConfigError(
-                f"{where}: expected a table of pattern = [codes], got {_type_name(value)}"
-            )
-        result: dict[str, tuple[str, ...]] = {}
-        for pattern, selectors in value.items():
-            entry = (
-                f"{where}.{pattern!r}"
-                if not pattern.isidentifier()
-                else f"{where}.{pattern}"
-            )
-            _check_glob(pattern, entry)
-            result[pattern] = validate_selectors(
-                _string_list(selectors, entry), codes, entry
-            )
-        return result
-    raise AssertionError(kind)  # pragma: no cover

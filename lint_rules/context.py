@@ -11,25 +11,27 @@ from lint_rules.source import Locator
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.model import ModuleModel
-    from lint_rules.config import Settings
+    from lint_rules.config import RuleOptions
     from lint_rules.rules.base import Rule
 
 
 class Context:
-    """One parsed file: its text, tree, positions, settings and analysis model."""
+    """One parsed file: its text, tree, positions, analysis model, and the
+    options rules read (``options``: the ``for_rules`` options of
+    :data:`lint_rules.config.OPTIONS`, as ``ctx.options.graph_state_methods``)."""
 
     def __init__(
         self,
         text: str,
         tree: ast.Module,
         filename: str,
-        settings: Settings,
+        options: RuleOptions,
         locator: Locator | None = None,
     ) -> None:
         self.text = text
         self.tree = tree
         self.filename = filename
-        self.settings = settings
+        self.options = options
         self.locator = locator or Locator(text)
         self.findings: list[Finding] = []
 

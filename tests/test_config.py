@@ -10,6 +10,7 @@ import pytest
 from lint_rules.config import (
     DEFAULT_EXCLUDES,
     DEFAULT_GRAPH_STATE_METHODS,
+    OPTIONS,
     ConfigError,
     GlobError,
     RuleSelection,
@@ -382,3 +383,66 @@ def test_default_excludes_cover_ruffs_list_and_build_output() -> None:
     settings = Settings(project_root="/p")
     assert settings.is_excluded("/p/x/node_modules")
     assert not settings.is_excluded("/p/x/building")
+
+
+# ------------------------------------------------------------------ option table
+
+#: A TOML value other than the default, per option kind (an option of a new
+#: kind needs one here, so that the tests below cover it).
+SAMPLE_VALUES = {
+    "array of rule selectors": ["ATN301"],
+    "array of globs": ["zz_*"],
+    "table of glob = [rule selectors]": {"zz.py": ["ATN3"]},
+    "string": "json",
+}
+
+
+def sample_value(option):
+    if option.kind == "boolean":
+        return not option.default
+    assert option.kind in SAMPLE_VALUES, f"add a sample value for {option.kind!r}"
+    return SAMPLE_VALUES[option.kind]
+
+
+def test_every_option_is_a_settings_attribute_with_its_default() -> None:
+    settings = Settings()
+    for option in OPTIONS:
+        if option.extends is None:
+            assert getattr(settings, option.attribute) == option.default, option.key
+            assert option.attribute in Settings._fields
+        else:
+            assert option.extends in {o.key for o in OPTIONS}
+
+
+@pytest.mark.parametrize("key", [option.key for option in OPTIONS])
+def test_an_option_is_in_the_cache_key_exactly_when_it_affects_findings(
+    key: str,
+) -> None:
+    from lint_rules.cache import settings_fingerprint
+    from lint_rules.config import OPTIONS_BY_KEY
+
+    option = OPTIONS_BY_KEY[key]
+    value = sample_value(option)
+    default = settings_from_table({}, project_root="/p")
+    changed = settings_from_table({key: value}, project_root="/p")
+    assert changed != default, key
+    differs = settings_fingerprint(changed) != settings_fingerprint(default)
+    assert differs is option.affects_findings, key
+
+
+def test_rule_options_are_the_options_rules_read() -> None:
+    from lint_rules.config import RuleOptions
+
+    names = {option.attribute for option in OPTIONS if option.for_rules}
+    assert "graph_state_methods" in names
+    assert set(RuleOptions()._fields) == names
+    custom = Settings(graph_state_methods=("setup_*",)).options
+    assert custom.graph_state_methods == ("setup_*",)
+    assert custom == RuleOptions({"graph_state_methods": ("setup_*",)})
+    with pytest.raises(TypeError, match="cache_dir"):
+        RuleOptions({"cache_dir": "x"})
+
+
+def test_unknown_settings_field_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="no_such_option"):
+        Settings(no_such_option=1)

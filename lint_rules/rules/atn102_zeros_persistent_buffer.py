@@ -215,7 +215,7 @@ class ZerosPersistentBuffer(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        patterns = tuple(getattr(ctx.settings, "graph_state_methods", ()))
+        patterns = ctx.options.graph_state_methods
         if not patterns:
             return
         rewriter: EmptyRewriter | None = None
