@@ -117,6 +117,7 @@ def _add_check_parser(subparsers: Any) -> None:
         ),
         ("--ignore", "rules not to check"),
         ("--extend-select", "rules to check on top of those selected"),
+        ("--extend-ignore", "rules not to check, on top of those ignored"),
     ):
         rules.add_argument(
             flag,
@@ -126,13 +127,73 @@ def _add_check_parser(subparsers: Any) -> None:
             default=None,
             help=text,
         )
+    rules.add_argument(
+        "--per-file-ignores",
+        action="append",
+        type=_comma_list,
+        metavar="PATTERN:CODE",
+        default=None,
+        help="rules not to check in the files a glob matches, comma-separated "
+        "PATTERN:CODE pairs (replaces per-file-ignores)",
+    )
+    rules.add_argument(
+        "--extend-per-file-ignores",
+        action="append",
+        type=_comma_list,
+        metavar="PATTERN:CODE",
+        default=None,
+        help="PATTERN:CODE pairs added to per-file-ignores",
+    )
     files = check.add_argument_group("files")
     files.add_argument(
         "--config",
         action="append",
         default=[],
         metavar="PATH|KEY=VALUE",
-        help="a pyproject.toml to use, or a [tool.attnlint] setting in TOML (repeatable)",
+        help="a configuration file to use for every file (no discovery), or a "
+        "setting in TOML (repeatable)",
+    )
+    files.add_argument(
+        "--exclude",
+        action="append",
+        type=_comma_list,
+        metavar="GLOB",
+        default=None,
+        help="files and folders not to discover, comma-separated (replaces exclude)",
+    )
+    files.add_argument(
+        "--extend-exclude",
+        action="append",
+        type=_comma_list,
+        metavar="GLOB",
+        default=None,
+        help="files and folders not to discover, on top of exclude",
+    )
+    files.add_argument(
+        "--respect-gitignore",
+        dest="respect_gitignore",
+        action="store_const",
+        const=True,
+        default=None,
+        help=argparse.SUPPRESS,
+    )
+    files.add_argument(
+        "--no-respect-gitignore",
+        dest="respect_gitignore",
+        action="store_const",
+        const=False,
+        help="discover files that .gitignore files ignore too",
+    )
+    files.add_argument(
+        "--show-files",
+        action="store_true",
+        help="list the files that would be checked, and stop",
+    )
+    files.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the settings of the first file to check and where they "
+        "come from, and stop",
     )
     files.add_argument(
         "--force-exclude",
@@ -173,6 +234,12 @@ def _add_check_parser(subparsers: Any) -> None:
         choices=OUTPUT_FORMATS,
         default=None,
         help="how to print findings (default: concise)",
+    )
+    out.add_argument(
+        "-o",
+        "--output-file",
+        metavar="PATH",
+        help="write the report to PATH instead of stdout (whole, or not at all)",
     )
     out.add_argument("--statistics", action="store_true", help="print counts per rule")
     out.add_argument(
@@ -226,7 +293,7 @@ def _add_clean_parser(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="PATH|KEY=VALUE",
-        help="a pyproject.toml to use, or a [tool.attnlint] setting in TOML (repeatable)",
+        help="a configuration file to use, or a setting in TOML (repeatable)",
     )
     clean.add_argument("--cache-dir", metavar="PATH", help="the cache folder to delete")
     clean.set_defaults(func=run_clean)
@@ -577,51 +644,138 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
     return path, overrides
 
 
-def _settings_for(args: argparse.Namespace) -> Any:
-    from lint_rules.config import (
-        ConfigError,
-        RuleSelection,
-        load_settings,
-        validate_selectors,
-    )
+def _resolver_for(args: argparse.Namespace) -> Any:
+    """The settings of the run: the default (from ``--config PATH``, or the
+    nearest configuration file above the first path) and, unless a file was
+    named, those of the nearest configuration file of each file; the command
+    line's options on top of each."""
+    from lint_rules.config import ConfigError, load_settings
+    from lint_rules.resolver import Resolver
 
     config_path, overrides = _split_config_args(args.config)
     start = args.stdin_filename or (
         args.paths[0] if args.paths and args.paths[0] != "-" else None
     )
     try:
-        settings = load_settings(config_path, start=start, overrides=overrides)
-        codes = settings.available_codes
-
-        def flags(
-            values: list[list[str]] | None, option: str
-        ) -> tuple[str, ...] | None:
-            if values is None:
-                return None
-            flat = [code for group in values for code in group]
-            return validate_selectors(flat, codes, option)
-
-        selection = RuleSelection(
-            select=flags(args.select, "--select"),
-            ignore=flags(args.ignore, "--ignore") or (),
-            extend_select=flags(args.extend_select, "--extend-select") or (),
-        )
+        default = load_settings(config_path, start=start, overrides=overrides)
+        on_top = _command_line_layer(args, default.available_codes)
     except ConfigError as error:
         raise UsageError(str(error)) from None
-    settings = settings.with_cli_selection(selection)
+    load = None
+    if config_path is None:
+
+        def load(path: Any) -> Any:
+            return on_top(load_settings(path, overrides=overrides))
+
+    return Resolver(on_top(default), load)
+
+
+def _here(pattern: str) -> str:
+    """A glob given on the command line, relative to the current folder: one
+    with a ``/`` made absolute, one without left to match base names."""
+    negated = pattern.startswith("!")
+    bare = pattern[1:] if negated else pattern
+    if "/" in bare or os.sep in bare:
+        bare = os.path.join(os.getcwd(), bare)
+    return ("!" if negated else "") + bare
+
+
+def _command_line_layer(args: argparse.Namespace, codes: Sequence[str]) -> Any:
+    """What the command line's options do to a file's settings (validated
+    here, once): a function from settings to settings."""
+    from lint_rules.config import (
+        ConfigError,
+        GlobError,
+        RuleSelection,
+        glob_to_regex,
+        validate_selectors,
+    )
+
+    def flat(values: list[list[str]] | None) -> list[str] | None:
+        return None if values is None else [item for group in values for item in group]
+
+    def selectors(
+        values: list[list[str]] | None, option: str
+    ) -> tuple[str, ...] | None:
+        given = flat(values)
+        return None if given is None else validate_selectors(given, codes, option)
+
+    def globs(values: list[list[str]] | None, option: str) -> tuple[str, ...] | None:
+        given = flat(values)
+        if given is None:
+            return None
+        for pattern in given:
+            try:
+                glob_to_regex(pattern[1:] if pattern.startswith("!") else pattern)
+            except GlobError as error:
+                raise ConfigError(f"{option}: invalid glob: {error}") from None
+        return tuple(_here(pattern) for pattern in given)
+
+    def pairs(
+        values: list[list[str]] | None, option: str
+    ) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        given = flat(values)
+        if given is None:
+            return None
+        merged: dict[str, tuple[str, ...]] = {}
+        for pair in given:
+            pattern, colon, code = pair.rpartition(":")
+            if not colon or not pattern or not code:
+                raise ConfigError(f"{option}: expected PATTERN:CODE, got {pair!r}")
+            (pattern,) = globs([[pattern]], option) or ()
+            merged[pattern] = merged.get(pattern, ()) + tuple(
+                validate_selectors([code], codes, option)
+            )
+        return tuple(merged.items())
+
+    ignore = (selectors(args.ignore, "--ignore") or ()) + (
+        selectors(args.extend_ignore, "--extend-ignore") or ()
+    )
+    selection = RuleSelection(
+        select=selectors(args.select, "--select"),
+        ignore=ignore,
+        extend_select=selectors(args.extend_select, "--extend-select") or (),
+    )
     changes: dict[str, Any] = {}
-    for name in ("fix", "unsafe_fixes", "force_exclude", "show_fixes", "output_format"):
-        value = getattr(args, name)
+    for name in (
+        "fix",
+        "unsafe_fixes",
+        "force_exclude",
+        "show_fixes",
+        "output_format",
+        "respect_gitignore",
+    ):
+        value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
-    if args.cache_dir:
+    if getattr(args, "cache_dir", None):
         # On the command line a path is relative to the current directory, as in ruff.
         changes["cache_dir"] = os.path.abspath(args.cache_dir)
-    return settings.replace(**changes)
+    exclude = globs(args.exclude, "--exclude")
+    if exclude is not None:
+        changes["exclude"] = exclude
+    extend_exclude = globs(args.extend_exclude, "--extend-exclude")
+    per_file = pairs(args.per_file_ignores, "--per-file-ignores")
+    extend_per_file = pairs(args.extend_per_file_ignores, "--extend-per-file-ignores")
+
+    def on_top(settings: Any) -> Any:
+        more = dict(changes)
+        if extend_exclude:
+            more["extend_exclude"] = settings.extend_exclude + extend_exclude
+        entries = settings.per_file_ignores if per_file is None else per_file
+        if per_file is not None or extend_per_file:
+            merged = dict(entries)
+            for pattern, codes_ in extend_per_file or ():
+                merged[pattern] = merged.get(pattern, ()) + codes_
+            more["per_file_ignores"] = tuple(merged.items())
+        return settings.with_cli_selection(selection).replace(**more)
+
+    return on_top
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from lint_rules.discover import DiscoveryError, discover_files, is_force_excluded
+    from lint_rules.config import ConfigError
+    from lint_rules.discover import is_force_excluded
     from lint_rules.output import (
         TEXT_FORMATS,
         Run,
@@ -639,7 +793,10 @@ def run_check(args: argparse.Namespace) -> int:
         run_files,
     )
 
-    settings = _settings_for(args)
+    resolver = _resolver_for(args)
+    settings = resolver.default
+    if args.show_settings or args.show_files:
+        return _show(args, resolver)
     mode = "diff" if args.diff else ("fix" if settings.fix else "check")
     noqa_reason: str | None = None
     if args.add_noqa is not None:
@@ -650,6 +807,11 @@ def run_check(args: argparse.Namespace) -> int:
     use_stdin = args.stdin_filename is not None or args.paths == ["-"]
     outcomes: list[FileOutcome] = []
     stdout: IO[str] = sys.stdout
+    report: IO[str] | None = None
+    if args.output_file:
+        import io
+
+        report = stdout = io.StringIO()
     errors: list[str] = []
 
     if use_stdin:
@@ -657,6 +819,11 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError("--stdin-filename reads stdin; do not also name paths")
         filename = args.stdin_filename or "-"
         data = sys.stdin.buffer.read()
+        if filename != "-":
+            try:
+                settings = resolver.settings_for(filename)
+            except ConfigError as error:
+                raise UsageError(str(error)) from None
         if (
             settings.force_exclude
             and filename != "-"
@@ -681,23 +848,12 @@ def run_check(args: argparse.Namespace) -> int:
             new_bytes = outcome.new_bytes
             sys.stdout.buffer.write(new_bytes if new_bytes is not None else data)
             sys.stdout.buffer.flush()
-            stdout = sys.stderr
+            if report is None:
+                stdout = sys.stderr
     else:
-        paths = args.paths or ["."]
-        try:
-            files = discover_files(paths, settings)
-        except DiscoveryError as error:
-            raise UsageError(str(error)) from None
+        files = _discover(args, resolver)
         if not files:
             _warning("No Python files found under the given path(s)")
-        cache = None
-        if not args.no_cache:
-            from lint_rules.cache import Cache, CacheError
-
-            try:
-                cache = Cache.for_settings(settings)
-            except CacheError as error:
-                _warning(str(error))
 
         def write(outcome: FileOutcome) -> None:
             from lint_rules.fixer import FileNotRewritten, write_atomic
@@ -725,19 +881,36 @@ def run_check(args: argparse.Namespace) -> int:
                     f"{error.strerror or error}; left as it was"
                 )
 
-        outcomes = run_files(
-            [str(path) for path in files],
-            settings,
-            mode,
-            unsafe_fixes,
-            jobs=args.jobs if args.jobs is not None else default_jobs(),
-            cache=cache,
-            display=display_path,
-            write=write,
-            noqa_reason=noqa_reason,
-        )
-        if cache is not None:
-            cache.save()
+        # Files of one configuration are checked together, with its cache.
+        groups: dict[int, tuple[Any, list[str]]] = {}
+        for path in files:
+            own = resolver.settings_for(path)
+            groups.setdefault(id(own), (own, []))[1].append(str(path))
+        by_file: dict[str, FileOutcome] = {}
+        for own, group in groups.values():
+            cache = None
+            if not args.no_cache:
+                from lint_rules.cache import Cache, CacheError
+
+                try:
+                    cache = Cache.for_settings(own)
+                except CacheError as error:
+                    _warning(str(error))
+            for outcome in run_files(
+                group,
+                own,
+                mode,
+                unsafe_fixes,
+                jobs=args.jobs if args.jobs is not None else default_jobs(),
+                cache=cache,
+                display=display_path,
+                write=write,
+                noqa_reason=noqa_reason,
+            ):
+                by_file[outcome.filename] = outcome
+            if cache is not None:
+                cache.save()
+        outcomes = [by_file[str(path)] for path in files if str(path) in by_file]
     for outcome in outcomes:
         for message in outcome.warnings:
             _warning(message)
@@ -787,6 +960,8 @@ def run_check(args: argparse.Namespace) -> int:
                     stdout.write("\n" + "\n".join(lines) + "\n\n")
             write_summary(run, stdout)
     stdout.flush()
+    if report is not None:
+        _write_report(args.output_file, report.getvalue())
     for message in errors:
         _error(message)
 
@@ -799,6 +974,148 @@ def run_check(args: argparse.Namespace) -> int:
     if mode == "fix" and args.exit_non_zero_on_fix and run.fixed_total:
         return 1
     return 1 if findings else 0
+
+
+def _discover(args: argparse.Namespace, resolver: Any) -> list[Any]:
+    """The files to check (``discover_files`` with the run's settings)."""
+    from lint_rules.config import ConfigError
+    from lint_rules.discover import DiscoveryError, discover_files
+
+    try:
+        return discover_files(args.paths or ["."], resolver)
+    except (DiscoveryError, ConfigError) as error:
+        raise UsageError(str(error)) from None
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write the report to ``path`` whole: to a temporary file beside it,
+    then renamed over it, so a reader never sees half a report."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(
+            prefix=".attnlint-report-", dir=folder, text=True
+        )
+    except OSError as error:
+        raise UsageError(
+            f"--output-file: {path}: cannot write: {error.strerror or error}"
+        ) from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        with _suppressed(OSError):
+            os.unlink(temporary)
+        raise UsageError(
+            f"--output-file: {path}: cannot write: {error.strerror or error}"
+        ) from None
+    except BaseException:
+        with _suppressed(OSError):
+            os.unlink(temporary)
+        raise
+
+
+class _suppressed:
+    """``contextlib.suppress`` without importing contextlib on this path."""
+
+    def __init__(self, *kinds: type[BaseException]) -> None:
+        self._kinds = kinds
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+        return kind is not None and issubclass(kind, self._kinds)
+
+
+def _show(args: argparse.Namespace, resolver: Any) -> int:
+    """``--show-files`` (the files a check would read) and ``--show-settings``
+    (the settings of the first of them, and the file they come from)."""
+    from lint_rules.config import ConfigError
+
+    use_stdin = args.stdin_filename is not None or args.paths == ["-"]
+    if use_stdin:
+        files = [args.stdin_filename] if args.stdin_filename else []
+    else:
+        files = _discover(args, resolver)
+    out = sys.stdout
+    if args.show_files:
+        for path in files:
+            out.write(f"{os.path.abspath(path)}\n")
+        return 0
+    try:
+        if files:
+            target = os.path.abspath(files[0])
+            settings = resolver.settings_for(target)
+        else:
+            target = os.path.abspath((args.paths or ["."])[0])
+            settings = (
+                resolver.settings_for_folder(target)
+                if os.path.isdir(target)
+                else resolver.settings_for(target)
+            )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    out.write(show_settings(target, settings))
+    return 0
+
+
+def show_settings(target: str, settings: Any) -> str:
+    """The text of ``--show-settings``: the file, where its settings come
+    from, then every option as TOML would write it, and the enabled rules."""
+    from lint_rules.config import OPTIONS
+
+    source = settings.config_file or "(none: the defaults)"
+    lines = [
+        f"Resolved settings for: {target}",
+        f"Settings path: {source}",
+        f"Project root: {os.path.abspath(settings.root)}",
+        "",
+    ]
+    for option in OPTIONS:
+        if option.extends is not None:
+            continue  # merged into the option it extends
+        value = getattr(settings, option.attribute)
+        lines.append(f"{option.key} = {_toml(value)}")
+    for layer in settings.extra_selections:
+        lines.append(
+            "# command line: "
+            + ", ".join(
+                f"{name.replace('_', '-')} = {_toml(getattr(layer, name))}"
+                for name in ("select", "ignore", "extend_select")
+                if getattr(layer, name)
+            )
+        )
+    enabled = [
+        code for code in settings.available_codes if code in settings.enabled_codes
+    ]
+    lines.append(f"# enabled rules = {_toml(tuple(enabled))}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: object) -> str:
+    """``value`` as a TOML value (a table of pairs as an inline table)."""
+    import json
+
+    if value is None:
+        return '"unset"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if (
+        isinstance(value, tuple)
+        and value
+        and all(isinstance(item, tuple) and len(item) == 2 for item in value)
+    ):
+        return (
+            "{ "
+            + ", ".join(f"{json.dumps(key)} = {_toml(codes)}" for key, codes in value)
+            + " }"
+        )
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def _add_noqa_reason(args: argparse.Namespace, settings: Any) -> str | None:

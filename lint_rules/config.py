@@ -830,28 +830,61 @@ class Settings(Record):
 # ------------------------------------------------------------------------- loading
 
 
-def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.attnlint]`` table, searching upward.
+#: The configuration files of one folder, in the order the first found wins
+#: (ruff's: ``.ruff.toml``, ``ruff.toml``, ``pyproject.toml``). The first two
+#: hold the options at the top level, ``pyproject.toml`` in ``[tool.attnlint]``
+#: (one without that table is passed over).
+CONFIG_FILE_NAMES: tuple[str, ...] = (
+    ".attnlint.toml",
+    "attnlint.toml",
+    "pyproject.toml",
+)
 
-    ``start`` is a file or folder (default: the current directory). A
-    ``pyproject.toml`` without the table is passed over, as ruff passes over
-    one without ``[tool.ruff]``; one that cannot be read, or whose ``tool``
-    or ``tool.attnlint`` is not a table, is an error (ConfigError), never
-    passed over: its excludes would be lost.
+
+def config_in_folder(
+    folder: str | os.PathLike[str], names: Iterable[str] | None = None
+) -> Path | None:
+    """The configuration file of ``folder`` itself, if it has one.
+
+    ``names`` are the folder's entries when the caller has listed them (a
+    walk), so that no file is looked for that is not there. Raises
+    ConfigError for a file that cannot be read or is malformed: a broken
+    configuration is never passed over (its excludes would be lost).
     """
-    here = Path(start if start is not None else os.getcwd()).absolute()
-    if not here.is_dir():
-        here = here.parent
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
+    present = None if names is None else set(names)
+    for name in CONFIG_FILE_NAMES:
+        if present is not None and name not in present:
+            continue
+        candidate = Path(folder, name)
         try:
             found = candidate.is_file()
         except OSError as error:
             raise ConfigError(
                 f"{candidate}: cannot read: {error.strerror or error}"
             ) from None
-        if found and _has_attnlint_table(candidate):
+        if not found:
+            continue
+        if name != "pyproject.toml" or _has_attnlint_table(candidate):
             return candidate
+    return None
+
+
+def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest configuration file (:data:`CONFIG_FILE_NAMES`), searching
+    upward from ``start``, a file or folder (default: the current directory).
+
+    A ``pyproject.toml`` without a ``[tool.attnlint]`` table is passed over,
+    as ruff passes over one without ``[tool.ruff]``; one that cannot be read,
+    or whose ``tool`` or ``tool.attnlint`` is not a table, is an error
+    (ConfigError), never passed over: its excludes would be lost.
+    """
+    here = Path(start if start is not None else os.getcwd()).absolute()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        found = config_in_folder(folder)
+        if found is not None:
+            return found
     return None
 
 
@@ -860,6 +893,22 @@ def _has_attnlint_table(path: Path) -> bool:
     if b"attnlint" not in raw:
         return False  # cheap skip; the parse below is then unnecessary
     return _attnlint_table(_parse_toml(raw, path), path) is not None
+
+
+def read_config_table(path: Path) -> tuple[dict[str, Any], str]:
+    """The options of a configuration file, and how messages name their
+    place: ``[tool.attnlint]`` of a ``pyproject.toml`` (empty without one),
+    or of another file that has that table (``--config other.toml``); the
+    top level of any other file (``attnlint.toml``)."""
+    document = _read_toml(path)
+    table = _attnlint_table(document, path)
+    if table is not None or path.name == "pyproject.toml":
+        return table or {}, TOOL_SECTION
+    return document, ""
+
+
+#: How messages name the place of a key in ``pyproject.toml``.
+TOOL_SECTION = "[tool.attnlint] "
 
 
 def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | None:
@@ -909,7 +958,7 @@ def load_settings(
     registry: tuple[type[Rule], ...] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Settings from ``config`` (a pyproject.toml) or the nearest one above ``start``.
+    """Settings from ``config`` (a configuration file) or the nearest one above ``start``.
 
     Without any configuration file: the defaults, rooted at the current
     directory. ``overrides`` are ``[tool.attnlint]`` keys that win over the
@@ -919,17 +968,17 @@ def load_settings(
     table: dict[str, Any] = {}
     config_file: str | None = None
     project_root = os.getcwd()
+    path: Path | None = None
     if config is not None:
         path = Path(config).absolute()
         if not path.is_file():
             raise ConfigError(f"{config}: configuration file not found")
-        table = _attnlint_table(_read_toml(path), path) or {}
-        config_file, project_root = str(path), str(path.parent)
     else:
-        found = find_config(start)
-        if found is not None:
-            table = _attnlint_table(_read_toml(found), found) or {}
-            config_file, project_root = str(found), str(found.parent)
+        path = find_config(start)
+    section = TOOL_SECTION
+    if path is not None:
+        table, section = read_config_table(path)
+        config_file, project_root = str(path), str(path.parent)
     if overrides:
         # Validate the overrides on their own first, so an error names them.
         settings_from_table(overrides, config_file="--config", registry=registry)
@@ -941,6 +990,7 @@ def load_settings(
         config_file=config_file or "--config",
         project_root=project_root,
         registry=registry,
+        section=section,
     )
 
 
@@ -950,8 +1000,10 @@ def settings_from_table(
     config_file: str = "pyproject.toml",
     project_root: str = "",
     registry: tuple[type[Rule], ...] | None = None,
+    section: str = TOOL_SECTION,
 ) -> Settings:
-    """Validate a ``[tool.attnlint]`` table and turn it into Settings."""
+    """Validate the options of a configuration file and turn them into
+    Settings; ``section`` is how messages name their place in the file."""
     codes = (
         tuple(rule.code for rule in registry)
         if registry is not None
@@ -963,10 +1015,8 @@ def settings_from_table(
         if option is None:
             close = _close_match(key, OPTIONS_BY_KEY)
             hint = f" (did you mean {close!r}?)" if close else ""
-            raise ConfigError(
-                f"{config_file}: [tool.attnlint] unknown key {key!r}{hint}"
-            )
-        where = f"{config_file}: [tool.attnlint] {key}"
+            raise ConfigError(f"{config_file}: {section}unknown key {key!r}{hint}")
+        where = f"{config_file}: {section}{key}"
         values[key] = option.validate(value, where, codes)
     for option in OPTIONS:
         if option.extends is not None and option.key in values:

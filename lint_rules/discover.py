@@ -3,7 +3,9 @@
 Inside a directory: ``*.py`` and ``*.pyi`` files, skipping hidden folders,
 virtual environments (a folder holding ``pyvenv.cfg`` or ``conda-meta``),
 ``exclude``/``extend-exclude`` matches (by default ruff's list plus build
-output and caches). Symbolic links to folders are not followed, so a link
+output and caches) and, with ``respect-gitignore`` (the default), what git
+ignores. Each folder is judged by its own settings: those of the nearest
+configuration file above it (:mod:`lint_rules.resolver`). Symbolic links to folders are not followed, so a link
 loop cannot make the walk run forever; links to files are checked.
 
 A file named on the command line is always checked, whatever its name,
@@ -21,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lint_rules.config import Settings
+from lint_rules.resolver import Resolver
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 _VENV_MARKERS = ("pyvenv.cfg", "conda-meta")
@@ -64,17 +67,19 @@ def _is_within(path: str, root: str) -> bool:
 
 def discover_files(
     paths: Iterable[str | os.PathLike[str]],
-    settings: Settings,
+    settings: Settings | Resolver,
     *,
     force_exclude: bool | None = None,
 ) -> list[Path]:
     """The Python files under ``paths``, each once, sorted.
 
-    Raises DiscoveryError for a path that does not exist or cannot be read.
-    ``force_exclude`` (default: the setting) applies excludes to files and
-    folders named explicitly too.
+    ``settings``: one Settings for every file, or a Resolver that gives each
+    folder its own. Raises DiscoveryError for a path that does not exist or
+    cannot be read (ConfigError for a broken configuration file met on the
+    way). ``force_exclude`` (default: the setting) applies excludes to files
+    and folders named explicitly too.
     """
-    force = settings.force_exclude if force_exclude is None else force_exclude
+    resolver = settings if isinstance(settings, Resolver) else Resolver(settings)
     found: dict[str, Path] = {}
     for raw in paths:
         path = os.fspath(raw)
@@ -87,27 +92,44 @@ def discover_files(
             # A FIFO would block the read, /dev/zero would never end it.
             raise DiscoveryError(f"{path}: not a regular file")
         absolute = os.path.abspath(path)
-        if force and is_force_excluded(absolute, settings):
+        is_folder = stat.S_ISDIR(info.st_mode)
+        own = (
+            resolver.settings_for_folder(absolute)
+            if is_folder
+            else resolver.settings_for(absolute)
+        )
+        force = own.force_exclude if force_exclude is None else force_exclude
+        if force and is_force_excluded(absolute, own):
             continue
-        if os.path.isdir(path):
+        if is_folder:
             if not os.access(path, os.R_OK | os.X_OK):
                 raise DiscoveryError(f"{path}: Permission denied")
-            for file, file_absolute in _walk(path, absolute, settings):
+            for file, file_absolute in _walk(path, absolute, resolver):
                 found.setdefault(file_absolute, file)
         else:
             found.setdefault(absolute, path)
     return sorted((Path(file) for file in found.values()), key=str)
 
 
-def _walk(top: str, absolute_top: str, settings: Settings) -> list[tuple[str, str]]:
+def _walk(top: str, absolute_top: str, resolver: Resolver) -> list[tuple[str, str]]:
     """Python files under ``top``, depth first, entries in name order: each as
     found (under ``top``) and absolute (under ``absolute_top``, which is
     ``os.path.abspath(top)``; an entry's name has no separator, so joining it
-    is all ``abspath`` would do)."""
+    is all ``abspath`` would do). Each folder's entries are judged by that
+    folder's settings; the ignore files that apply are carried down."""
+    from lint_rules.gitignore import GITIGNORE, IgnoreFile, ignore_files_above
+    from lint_rules.gitignore import is_ignored as git_ignores
+
     result: list[tuple[str, str]] = []
-    stack = [(top, absolute_top)]
+    # Each folder to scan with the ignore files of the folders above it,
+    # shallowest first, or None outside a git repository (none then apply).
+    above = ignore_files_above(os.path.dirname(absolute_top))
+    in_repository = bool(above) or _is_repository(os.path.dirname(absolute_top))
+    stack: list[tuple[str, str, tuple[IgnoreFile, ...] | None]] = [
+        (top, absolute_top, above if in_repository else None)
+    ]
     while stack:
-        folder, absolute_folder = stack.pop()
+        folder, absolute_folder, chain = stack.pop()
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
@@ -115,8 +137,24 @@ def _walk(top: str, absolute_top: str, settings: Settings) -> list[tuple[str, st
             # An unreadable folder found inside a tree is skipped, as git
             # and ruff do; a named one was already rejected above.
             continue
+        names = [entry.name for entry in entries]
+        settings = resolver.settings_for_folder(absolute_folder, names)
+        if not chain and ".git" in names:
+            # A repository starts here: its own excludes apply first.
+            exclude = IgnoreFile.read(
+                os.path.join(absolute_folder, ".git", "info", "exclude"),
+                absolute_folder,
+            )
+            chain = (exclude,) if exclude is not None else ()
+        if chain is not None and GITIGNORE in names:
+            own = IgnoreFile.read(
+                os.path.join(absolute_folder, GITIGNORE), absolute_folder
+            )
+            if own is not None:
+                chain = (*chain, own)
+        gitignored = chain if chain and settings.respect_gitignore else ()
         prefix = absolute_folder.rstrip(os.sep) + os.sep
-        subfolders: list[tuple[str, str]] = []
+        subfolders: list[tuple[str, str, tuple[IgnoreFile, ...] | None]] = []
         for entry in entries:
             name = entry.name
             try:
@@ -124,14 +162,26 @@ def _walk(top: str, absolute_top: str, settings: Settings) -> list[tuple[str, st
                     if name.startswith("."):
                         continue
                     absolute = prefix + name
-                    if settings.is_excluded(absolute) or is_virtual_env(entry.path):
+                    if (
+                        settings.is_excluded(absolute)
+                        or is_virtual_env(entry.path)
+                        or (gitignored and git_ignores(gitignored, absolute, True))
+                    ):
                         continue
-                    subfolders.append((entry.path, absolute))
+                    subfolders.append((entry.path, absolute, chain))
                 elif is_python_file(name) and entry.is_file():
                     absolute = prefix + name
-                    if not settings.is_excluded(absolute):
+                    if not settings.is_excluded(absolute) and not (
+                        gitignored and git_ignores(gitignored, absolute, False)
+                    ):
                         result.append((entry.path, absolute))
             except OSError:
                 continue  # a broken or looping link
         stack.extend(reversed(subfolders))
     return result
+
+
+def _is_repository(folder: str) -> bool:
+    from lint_rules.gitignore import repository_root
+
+    return repository_root(folder) is not None

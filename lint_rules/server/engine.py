@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from lint_rules.checker import add_noqa_edit, check_source
+from lint_rules.config import CONFIG_FILE_NAMES as _CONFIG_FILE_NAMES
 from lint_rules.config import ConfigError, Settings, load_settings
 from lint_rules.diagnostics import (
     IO_ERROR_CODE,
@@ -42,10 +43,8 @@ __all__ = [
     "settings_for",
 ]
 
-#: File names whose change can change the settings of files below them
-#: (``attnlint.toml``: a configuration file of attnlint's own name, for a
-#: loader that reads one; watching it costs nothing meanwhile).
-CONFIG_FILE_NAMES: tuple[str, ...] = ("pyproject.toml", "attnlint.toml")
+#: File names whose change can change the settings of files below them.
+CONFIG_FILE_NAMES: tuple[str, ...] = _CONFIG_FILE_NAMES
 
 _NOT_RULES = (SYNTAX_ERROR_CODE, IO_ERROR_CODE)
 
