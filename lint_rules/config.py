@@ -584,6 +584,14 @@ OPTIONS: tuple[Option, ...] = (
         help="apply excludes to paths named on the command line too",
     ),
     Option(
+        "respect-gitignore",
+        "boolean",
+        _validate_bool,
+        True,
+        affects_findings=False,
+        help="skip the files and folders that git ignores",
+    ),
+    Option(
         "graph-state-methods",
         _GLOBS,
         _validate_globs,
