@@ -1,16 +1,21 @@
 """attnlint as a flake8 plugin (entry point ``ATN`` in ``flake8.extension``).
 
 flake8 hands over the tree it already parsed, so nothing is parsed twice; the
-same rules run with the same messages. flake8 applies ``--select``/``--ignore``
-and per-file ignores; attnlint's own configuration (``[tool.attnlint]``) is
-not read here. Suppression comments are read as ``attnlint check`` reads them
-(:mod:`lint_rules.noqa`), so both report the same findings: attnlint's
-reading holds flake8's (flake8 then applies its own, which finds nothing
-more to suppress) and adds what flake8 does not read, ``# attnlint: noqa``
-and ``#noqa`` without a space. ``flake8 --disable-noqa`` turns both off.
-ATN001 (unused-noqa) does not run here. One option is offered:
-``--attnlint-graph-state-methods`` (or ``attnlint-graph-state-methods`` in
-flake8's configuration), a comma-separated list of method-name globs.
+same rules run with the same messages. Each file gets the settings ``attnlint
+check`` would give it: those of the nearest configuration file above it
+(``.attnlint.toml``, ``attnlint.toml``, ``pyproject.toml`` with
+``[tool.attnlint]``), with their rule selection, ``per-file-ignores``,
+excludes and options, so flake8 and the command report the same findings.
+flake8 then applies its own ``--select``/``--ignore`` and per-file ignores
+on top. Suppression comments are read as ``attnlint check`` reads them
+(:mod:`lint_rules.noqa`): attnlint's reading holds flake8's (flake8 then
+applies its own, which finds nothing more to suppress) and adds what flake8
+does not read, ``# attnlint: noqa`` and ``#noqa`` without a space. ``flake8
+--disable-noqa`` turns both off. ATN001 (unused-noqa) does not run here.
+One option is offered: ``--attnlint-graph-state-methods`` (or
+``attnlint-graph-state-methods`` in flake8's configuration), a
+comma-separated list of method-name globs that, when given, replaces
+``graph-state-methods`` of the configuration files.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any, ClassVar
 
 from lint_rules import __version__
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, Settings
+from lint_rules.resolver import Resolver
 
 
 class Flake8Checker:
@@ -30,8 +36,13 @@ class Flake8Checker:
     name = "attnlint"
     version = __version__
 
+    # Settings for every file, when set (tests and embedders); otherwise each
+    # file's come from the configuration files, as in ``attnlint check``.
     settings: ClassVar[Settings | None] = None
-    _triggers: ClassVar[tuple[str, ...] | None] = None
+    # --attnlint-graph-state-methods, when given.
+    graph_state_methods: ClassVar[tuple[str, ...] | None] = None
+    _resolver: ClassVar[Resolver | None] = None
+    _triggers: ClassVar[dict[int, tuple[str, ...] | None]] = {}
     # flake8's --disable-noqa: report findings whatever the comments say.
     disable_noqa: ClassVar[bool] = False
 
@@ -44,11 +55,12 @@ class Flake8Checker:
     def add_options(cls, option_manager: Any) -> None:
         option_manager.add_option(
             "--attnlint-graph-state-methods",
-            default=",".join(DEFAULT_GRAPH_STATE_METHODS),
+            default=None,
             parse_from_config=True,
             comma_separated_list=True,
-            help="method-name globs that set up CUDA-graph state (attnlint ATN102). "
-            "(Default: %(default)s)",
+            help="method-name globs that set up CUDA-graph state (attnlint ATN102); "
+            "replaces graph-state-methods of attnlint's configuration "
+            f"(default there: {','.join(DEFAULT_GRAPH_STATE_METHODS)})",
         )
 
     @classmethod
@@ -56,36 +68,57 @@ class Flake8Checker:
         methods = getattr(options, "attnlint_graph_state_methods", None)
         if isinstance(methods, str):
             methods = [part.strip() for part in methods.split(",") if part.strip()]
-        cls.settings = Settings(
-            graph_state_methods=tuple(methods)
-            if methods
-            else DEFAULT_GRAPH_STATE_METHODS
-        )
-        cls._triggers = None
+        cls.graph_state_methods = tuple(methods) if methods else None
+        cls.settings = None
+        cls._resolver = None
+        cls._triggers = {}
         cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     @classmethod
-    def _settings(cls) -> Settings:
-        if cls.settings is None:
-            cls.settings = Settings()
-        return cls.settings
+    def settings_for(cls, filename: str) -> Settings | None:
+        """The settings of ``filename``; None when its configuration excludes it."""
+        if cls.settings is not None:
+            return cls.settings
+        from lint_rules.config import load_settings
+        from lint_rules.discover import is_force_excluded
+
+        resolver = cls._resolver
+        if resolver is None:
+            override = cls.graph_state_methods
+
+            def load(path: Any = None) -> Settings:
+                settings = load_settings(path)
+                if override is not None:
+                    settings = settings.replace(graph_state_methods=override)
+                return settings
+
+            resolver = cls._resolver = Resolver(load(), load)
+        settings = resolver.settings_for(filename)
+        if filename not in ("-", "stdin") and is_force_excluded(filename, settings):
+            return None
+        return settings
 
     @classmethod
-    def _all_triggers(cls) -> tuple[str, ...] | None:
-        """Every rule's triggers, or None when some rule can fire on any text."""
-        if cls._triggers is None:
+    def _all_triggers(cls, settings: Settings) -> tuple[str, ...] | None:
+        """Every enabled rule's triggers, or None when some rule can fire on any text."""
+        key = id(settings)
+        if key not in cls._triggers:
             triggers: list[str] = []
-            for rule in cls._settings().enabled_rules:
+            for rule in settings.enabled_rules:
                 if not rule.triggers:
-                    cls._triggers = ()
-                    return None
+                    cls._triggers[key] = None
+                    break
                 triggers.extend(rule.triggers)
-            cls._triggers = tuple(triggers)
-        return cls._triggers or None
+            else:
+                cls._triggers[key] = tuple(triggers)
+        return cls._triggers[key]
 
     def run(self) -> Iterator[tuple[int, int, str, type[Flake8Checker]]]:
+        settings = self.settings_for(self.filename)
+        if settings is None:
+            return
         text = "".join(self.lines)
-        triggers = self._all_triggers()
+        triggers = self._all_triggers(settings)
         if triggers is not None and not any(trigger in text for trigger in triggers):
             return
         from lint_rules.checker import check_source
@@ -99,7 +132,7 @@ class Flake8Checker:
             findings = check_source(
                 text,
                 self.filename,
-                self._settings(),
+                settings,
                 tree=self.tree,
                 apply_noqa=not self.disable_noqa,
                 review_suppressions=False,

@@ -20,13 +20,16 @@ pytest.importorskip("flake8")
 
 @pytest.fixture(autouse=True)
 def fresh_plugin_settings() -> None:
-    Flake8Checker.settings = None
-    Flake8Checker._triggers = None
-    Flake8Checker.disable_noqa = False
+    def reset() -> None:
+        Flake8Checker.settings = None
+        Flake8Checker.graph_state_methods = None
+        Flake8Checker._resolver = None
+        Flake8Checker._triggers = {}
+        Flake8Checker.disable_noqa = False
+
+    reset()
     yield
-    Flake8Checker.settings = None
-    Flake8Checker._triggers = None
-    Flake8Checker.disable_noqa = False
+    reset()
 
 
 def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -200,13 +203,99 @@ def test_flake8_and_the_cli_agree_on_every_spelling(tmp_path: Path) -> None:
             assert cli_found[name] == file_expected[line], line
 
 
-def test_parse_options_sets_graph_state_methods() -> None:
+def test_parse_options_sets_graph_state_methods(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "attnlint.toml").write_text("graph-state-methods = ['from_config']\n")
+    monkeypatch.chdir(tmp_path)
+
     class Options:
-        attnlint_graph_state_methods = ["init_*_graph_state", "setup"]
+        attnlint_graph_state_methods = None
 
     Flake8Checker.parse_options(Options())
-    assert Flake8Checker.settings is not None
-    assert Flake8Checker.settings.graph_state_methods == ("init_*_graph_state", "setup")
+    settings = Flake8Checker.settings_for(str(tmp_path / "m.py"))
+    assert settings is not None and settings.graph_state_methods == ("from_config",)
+    Options.attnlint_graph_state_methods = ["init_*_graph_state", "setup"]
+    Flake8Checker.parse_options(Options())
+    settings = Flake8Checker.settings_for(str(tmp_path / "m.py"))
+    assert settings is not None
+    assert settings.graph_state_methods == ("init_*_graph_state", "setup")
+
+
+# ATN301 twice (rows 3-4) and ATN102 once in a method that only a configured
+# graph-state-methods names (row 12).
+CONFIGURED = ACCEPTANCE + (
+    "\n\nimport torch\n\nclass Backend:\n"
+    "    def setup_graph_buffers(self, max_bs):\n"
+    "        self.lens = torch.zeros(max_bs, dtype=torch.int32)\n"
+)
+
+
+def cli_rows(cwd: Path, *paths: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", *paths],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(
+        " ".join(line.split()[:2]).replace("[*]", "").strip()
+        for line in result.stdout.splitlines()
+        if ": ATN" in line
+    )
+
+
+def flake8_rows(cwd: Path, *args: str) -> list[str]:
+    result = flake8(cwd, "--select", "ATN", *args)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(
+        " ".join(line.split()[:2]).removeprefix("./")
+        for line in result.stdout.splitlines()
+    )
+
+
+def test_flake8_reads_tool_attnlint_and_reports_what_the_cli_reports(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.attnlint]\n"
+        'ignore = ["ATN301"]\n'
+        'graph-state-methods = ["setup_graph_*"]\n'
+    )
+    (tmp_path / "rows.py").write_text(CONFIGURED)
+    by_cli = cli_rows(tmp_path, "rows.py")
+    assert by_cli == ["rows.py:12:21: ATN102"]
+    assert flake8_rows(tmp_path, "rows.py") == by_cli
+    assert flake8_rows(tmp_path, ".") == by_cli
+
+
+def test_flake8_gives_each_file_its_nearest_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.attnlint]\nper-file-ignores = { 'skipped.py' = ['ATN3'] }\n"
+    )
+    for name in ("rows.py", "skipped.py", "sub/rows.py", "sub/gen/made.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(CONFIGURED)
+    (tmp_path / "sub" / ".attnlint.toml").write_text(
+        "select = ['ATN301']\nextend-exclude = ['gen']\n"
+    )
+    by_cli = cli_rows(tmp_path, ".")
+    assert by_cli == [
+        "rows.py:3:9: ATN301",
+        "rows.py:4:9: ATN301",
+        "sub/rows.py:3:9: ATN301",
+        "sub/rows.py:4:9: ATN301",
+    ]
+    assert flake8_rows(tmp_path, ".") == by_cli
+
+
+def test_a_broken_configuration_fails_flake8_with_its_message(tmp_path: Path) -> None:
+    (tmp_path / "attnlint.toml").write_text("selec = ['ATN']\n")
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    result = flake8(tmp_path, "--select", "ATN", "rows.py")
+    assert result.returncode != 0
+    assert "unknown key 'selec'" in result.stdout + result.stderr
 
 
 def test_flake8_reports_the_same_two_findings(tmp_path: Path) -> None:
