@@ -8,7 +8,6 @@ import textwrap
 import pytest
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
-from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import (
     TensorUses,
@@ -612,7 +611,7 @@ def test_break_leaves_the_loop_before_the_write():
 
 def allocation(expr: str, header: str = "import torch\n"):
     tree = ast.parse(header + f"v = {expr}\n")
-    return allocation_of(tree.body[-1].value, ImportMap(tree))
+    return allocation_of(tree.body[-1].value, ModuleModel(tree).imports)
 
 
 @pytest.mark.parametrize(
@@ -720,7 +719,9 @@ def test_local_allocations_skip_names_a_closure_uses():
     )
     tree = ast.parse(source)
     flow = FunctionFlow(tree.body[1])
-    names = [item.target.id for item in local_allocations(flow, ImportMap(tree))]
+    names = [
+        item.target.id for item in local_allocations(flow, ModuleModel(tree).imports)
+    ]
     assert names == ["b"]
 
 

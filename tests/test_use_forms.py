@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lint_rules.analysis.flow import FunctionFlow, Kind
-from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import TensorUses, UseEffect, context_effect
 from lint_rules.analysis.use_forms import function_text, may_fully_write, may_read
 from lint_rules.source import Locator
@@ -37,7 +37,7 @@ def effects_by_name(source: str) -> list[tuple[str, str, set[UseEffect]]]:
     function, as the flow sees them; conditional full writes count as full
     writes (the filter must not depend on that downgrade)."""
     tree = ast.parse(source)
-    imports = ImportMap(tree)
+    imports = ModuleModel(tree, source).imports
     locator = Locator(source)
     found = []
     for function in _functions(tree):

@@ -924,19 +924,6 @@ CAPTURE_READ_FIRST = """\
 PLANTED_BUFFER = '"cu_seqlens_q": torch.zeros('
 
 
-def _atn102_available() -> bool:
-    try:
-        from lint_rules.rules import RULES_BY_CODE
-    except ImportError:
-        return False
-    return "ATN102" in RULES_BY_CODE
-
-
-needs_atn102 = pytest.mark.skipif(
-    not _atn102_available(), reason="ATN102 is not in lint_rules.rules yet"
-)
-
-
 def copy_reference_project(root: Path) -> Path:
     """reference_backend/, tests/backend/ and the unoptimized fixture, under ``root``."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -965,7 +952,6 @@ def verify_reference_fixture(fixture: Path) -> tuple[int, dict, str]:
     return code, json.loads(out.getvalue()), err.getvalue()
 
 
-@needs_atn102
 @pytest.mark.slow
 def test_reference_backend_fixture_every_atn102_fix_confirmed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -980,7 +966,6 @@ def test_reference_backend_fixture_every_atn102_fix_confirmed(
     assert report["files_changed"] == ["tests/fixtures/" + FIXTURE.name]
 
 
-@needs_atn102
 @pytest.mark.slow
 def test_reference_backend_planted_early_read_rejects_exactly_that_fix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

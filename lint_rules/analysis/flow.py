@@ -425,9 +425,6 @@ class FunctionFlow:
             node = self.parents.get(node)  # type: ignore[assignment]
         return node  # type: ignore[return-value]
 
-    def _reachable_from(self, start: Block) -> set[int]:
-        return self._search([start], lambda b: b.succs, stop=set())
-
     @staticmethod
     def _search(starts, step, stop) -> set[int]:
         seen: set[int] = set()

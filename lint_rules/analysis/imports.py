@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from lint_rules.analysis.nodes import TryStar
-
 
 class ImportMap:
     """The module's imports: local names bound to modules and to imported names.
@@ -17,13 +15,11 @@ class ImportMap:
 
     __slots__ = ("modules", "names")
 
-    def __init__(self, tree: ast.Module | None = None) -> None:
+    def __init__(self) -> None:
         # local name -> dotted module path ("th" -> "torch", "F" -> "torch.nn.functional")
         self.modules: dict[str, str] = {}
         # local name -> dotted qualified name ("zl" -> "torch.zeros_like")
         self.names: dict[str, str] = {}
-        if tree is not None:
-            self._add(_import_statements(tree))
 
     @classmethod
     def from_statements(
@@ -71,40 +67,3 @@ class ImportMap:
     def local_names_for(self, qualified: str) -> list[str]:
         """Local names bound directly to ``qualified`` by a from-import."""
         return [local for local, name in self.names.items() if name == qualified]
-
-
-# Statements that hold other statements (imports may sit in any of them).
-_COMPOUND = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    TryStar,
-    ast.Match,
-)
-
-
-def _import_statements(tree: ast.Module):
-    """Every import statement, without descending into expressions."""
-    stack: list[ast.stmt] = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-            continue
-        if not isinstance(node, _COMPOUND):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if block:
-                stack.extend(reversed(block))
-        for handler in getattr(node, "handlers", ()):
-            stack.extend(reversed(handler.body))
-        for case in getattr(node, "cases", ()):
-            stack.extend(reversed(case.body))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from lint_rules.records import Record
@@ -97,15 +96,3 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"{self.code} {self.name}"
-
-
-def node_children_stmts(node: ast.AST) -> Iterator[list[ast.stmt]]:
-    """Statement lists directly under a compound statement (bodies, branches)."""
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(node, name, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-    for handler in getattr(node, "handlers", ()):
-        yield handler.body
-    for case in getattr(node, "cases", ()):
-        yield case.body
