@@ -206,11 +206,12 @@ class Cache:
         cls, settings: Settings, directory: str | os.PathLike[str] | None = None
     ) -> Cache | None:
         """The cache for ``settings`` (loaded if present), or None when a run with
-        them cannot be cached (a registry of rules other than attnlint's own).
+        them cannot be cached (rules other than attnlint's own: the caller
+        passes no registry of its own then, and the codes are the catalogue's).
         Raises CacheError when the cache folder exists and is not attnlint's."""
-        from lint_rules.config import uses_attnlint_rules
+        from lint_rules.catalogue import CODES
 
-        if settings.registry is not None or not uses_attnlint_rules():
+        if settings.available_codes != CODES:
             return None
         fingerprint = settings_fingerprint(settings)
         folder = os.path.abspath(

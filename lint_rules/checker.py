@@ -27,6 +27,7 @@ from lint_rules.diagnostics import (
 from lint_rules.noqa import NoqaDirectives as NoqaDirectives  # also imported from here
 from lint_rules.noqa import SuppressionFacts, has_noqa_comment, may_span_rows
 from lint_rules.noqa import add_noqa_edit as add_noqa_edit  # also imported from here
+from lint_rules.rules import Registry, default_registry
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile, read_regular_file
 
@@ -127,9 +128,12 @@ def syntax_error_finding(error: SyntaxError, text: str, filename: str) -> Findin
 # ----------------------------------------------------------------------- checking
 
 
-def rules_for_file(settings: Settings, filename: str) -> tuple[type[Rule], ...]:
-    """Selected rules minus those that ``per-file-ignores`` switches off for ``filename``."""
-    rules = settings.enabled_rules
+def rules_for_file(
+    settings: Settings, filename: str, registry: Registry | None = None
+) -> tuple[type[Rule], ...]:
+    """Selected rules minus those that ``per-file-ignores`` switches off for
+    ``filename``, as classes of ``registry`` (default: attnlint's)."""
+    rules = (registry or default_registry()).rules_for(settings.enabled_codes)
     ignored = settings.ignored_codes_for(filename)
     if not ignored:
         return rules
@@ -186,6 +190,7 @@ def check_source(
     errors: list[str] | None = None,
     apply_noqa: bool = True,
     review_suppressions: bool = True,
+    registry: Registry | None = None,
 ) -> list[Finding]:
     """Findings of the selected rules on ``text``, suppressions applied, sorted.
 
@@ -196,8 +201,9 @@ def check_source(
     ``apply_noqa=False`` leaves ``# noqa`` comments to the caller. Rules
     that judge the suppression comments (ATN001) run only where they are
     applied, and not with ``review_suppressions=False`` (the flake8 plugin).
+    ``registry`` maps the selected codes to rules (default: attnlint's).
     """
-    selected = rules_for_file(settings, filename)
+    selected = rules_for_file(settings, filename, registry)
     # Rules that judge the suppression comments run last, on every other
     # rule's findings (and only where suppression comments are applied here).
     reviewers = [rule for rule in selected if rule.checks_suppressions]
@@ -344,6 +350,7 @@ def check_file(
     settings: Settings,
     *,
     errors: list[str] | None = None,
+    registry: Registry | None = None,
 ) -> list[Finding]:
     """Read, decode and check one file. Unreadable or undecodable: one ``E902`` finding."""
     filename = os.fspath(path)
@@ -353,4 +360,6 @@ def check_file(
         return [io_error_finding(filename, os_error_message(error))]
     except SourceError as error:
         return [io_error_finding(filename, str(error))]
-    return check_source(source.text, filename, settings, errors=errors)
+    return check_source(
+        source.text, filename, settings, errors=errors, registry=registry
+    )

@@ -393,8 +393,11 @@ def _values_after_equals_only(arguments: list[str]) -> list[str]:
     return [f"{arg}=" if arg in _EQUALS_ONLY else arg for arg in arguments]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``attnlint`` with ``argv`` (default: the command line); return the exit code."""
+def main(argv: Sequence[str] | None = None, *, registry: Any = None) -> int:
+    """Run ``attnlint`` with ``argv`` (default: the command line); return the
+    exit code. ``registry`` (a :class:`lint_rules.rules.Registry`) is the set
+    of rules to choose from; None: attnlint's (tests and embedders pass
+    their own; results are then never cached)."""
     arguments = _values_after_equals_only(list(sys.argv[1:] if argv is None else argv))
     _reconfigure_streams()
     parser = build_parser(arguments)
@@ -405,6 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    args.registry = registry
     try:
         with _termination_raises():
             return int(args.func(args))
@@ -656,8 +660,12 @@ def _resolver_for(args: argparse.Namespace) -> Any:
     start = args.stdin_filename or (
         args.paths[0] if args.paths and args.paths[0] != "-" else None
     )
+    registry = getattr(args, "registry", None)
+    known: dict[str, Any] = {}
+    if registry is not None:
+        known = {"codes": registry.codes, "opt_in_codes": registry.opt_in_codes}
     try:
-        default = load_settings(config_path, start=start, overrides=overrides)
+        default = load_settings(config_path, start=start, overrides=overrides, **known)
         on_top = _command_line_layer(args, default.available_codes)
     except ConfigError as error:
         raise UsageError(str(error)) from None
@@ -665,7 +673,7 @@ def _resolver_for(args: argparse.Namespace) -> Any:
     if config_path is None:
 
         def load(path: Any) -> Any:
-            return on_top(load_settings(path, overrides=overrides))
+            return on_top(load_settings(path, overrides=overrides, **known))
 
     return Resolver(on_top(default), load)
 
@@ -840,6 +848,7 @@ def run_check(args: argparse.Namespace) -> int:
             unsafe_fixes,
             display_path(filename),
             keep_text=True,
+            registry=args.registry,
         )
         outcomes.append(outcome)
         if mode == "fix":
@@ -889,7 +898,7 @@ def run_check(args: argparse.Namespace) -> int:
         by_file: dict[str, FileOutcome] = {}
         for own, group in groups.values():
             cache = None
-            if not args.no_cache:
+            if not args.no_cache and args.registry is None:
                 from lint_rules.cache import Cache, CacheError
 
                 try:
@@ -906,6 +915,7 @@ def run_check(args: argparse.Namespace) -> int:
                 display=display_path,
                 write=write,
                 noqa_reason=noqa_reason,
+                registry=args.registry,
             ):
                 by_file[outcome.filename] = outcome
             if cache is not None:
@@ -928,7 +938,7 @@ def run_check(args: argparse.Namespace) -> int:
         resolved={o.filename: o.resolved for o in outcomes if o.fixed},
         unsafe_fixes=settings.unsafe_fixes,
         fix_mode=mode,
-        rules=_RulesByCode(settings),
+        rules=_RulesByCode(args.registry),
     )
 
     if mode == "add-noqa":
@@ -1144,13 +1154,16 @@ class _RulesByCode(Mapping):  # Mapping[str, Any]
     """code -> rule class, importing the rules only when an output asks
     (concise output of cached findings never does)."""
 
-    def __init__(self, settings: Any) -> None:
-        self._settings = settings
+    def __init__(self, registry: Any = None) -> None:
+        self._registry = registry
         self._rules: dict[str, Any] | None = None
 
     def _load(self) -> dict[str, Any]:
         if self._rules is None:
-            self._rules = {rule.code: rule for rule in self._settings.available_rules}
+            from lint_rules.rules import default_registry
+
+            registry = self._registry or default_registry()
+            self._rules = {rule.code: rule for rule in registry.rules}
         return self._rules
 
     def __getitem__(self, code: str) -> Any:

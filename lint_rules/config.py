@@ -22,13 +22,12 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 
+from lint_rules.catalogue import CODES, OPT_IN_CODES
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
-
-    from lint_rules.rules.base import Rule
 
 #: Method names (glob patterns) whose body sets up state that CUDA-graph
 #: replays reuse; ATN102 looks for zero-filled buffers stored there.
@@ -378,31 +377,6 @@ def validate_selectors(
     return tuple(result)
 
 
-def default_registry() -> tuple[type[Rule], ...]:
-    from lint_rules.rules import ALL_RULES
-
-    return ALL_RULES
-
-
-_ATTNLINT_REGISTRY = default_registry
-
-
-def uses_attnlint_rules() -> bool:
-    """Whether ``default_registry`` still gives attnlint's own rules (tests and
-    embedders may replace it)."""
-    return default_registry is _ATTNLINT_REGISTRY
-
-
-def default_codes() -> tuple[str, ...]:
-    """The codes of ``default_registry()``; for attnlint's own rules, read from
-    the catalogue without importing them."""
-    if uses_attnlint_rules():
-        from lint_rules.rules import CODES
-
-        return CODES
-    return tuple(rule.code for rule in default_registry())
-
-
 # ------------------------------------------------------------------------ options
 
 
@@ -675,9 +649,11 @@ class Settings(Record):
     ``extra_selections``, later layers of rule selection than the
     configuration file's (the command line's); ``project_root``, which
     anchors relative patterns (empty: the current directory); ``config_file``,
-    the file the options came from (None: none); ``registry``, the set of
-    rules to choose from (None: :data:`lint_rules.rules.ALL_RULES`; tests and
-    embedders may pass their own).
+    the file the options came from (None: none); ``available_codes`` and
+    ``opt_in_codes``, the codes of the rules to choose from (attnlint's by
+    default; ``Registry.settings`` gives those of another registry). Settings
+    hold codes, never rule classes: :mod:`lint_rules.rules` maps codes to
+    classes.
     """
 
     _fields = (
@@ -685,14 +661,15 @@ class Settings(Record):
         "extra_selections",
         "project_root",
         "config_file",
-        "registry",
+        "available_codes",
+        "opt_in_codes",
     )
-    _compared = _fields[:-1]
     _others = {
         "extra_selections": (),
         "project_root": "",
         "config_file": None,
-        "registry": None,
+        "available_codes": CODES,
+        "opt_in_codes": OPT_IN_CODES,
     }
 
     def __init__(self, **values: Any) -> None:
@@ -713,43 +690,11 @@ class Settings(Record):
     # ---------------------------------------------------------------- rules
 
     @cached_property
-    def available_rules(self) -> tuple[type[Rule], ...]:
-        return self.registry if self.registry is not None else default_registry()
-
-    @cached_property
-    def available_codes(self) -> tuple[str, ...]:
-        """The codes of ``available_rules`` (attnlint's own: without importing them)."""
-        if self.registry is not None:
-            return tuple(rule.code for rule in self.registry)
-        return default_codes()
-
-    @cached_property
-    def opt_in_codes(self) -> frozenset[str]:
-        """The codes of rules users opt into (``Rule.opt_in``)."""
-        if self.registry is not None:
-            return frozenset(
-                rule.code for rule in self.registry if getattr(rule, "opt_in", False)
-            )
-        if uses_attnlint_rules():
-            from lint_rules.rules import OPT_IN_CODES
-
-            return OPT_IN_CODES
-        return frozenset(
-            rule.code for rule in default_registry() if getattr(rule, "opt_in", False)
-        )
-
-    @cached_property
     def enabled_codes(self) -> frozenset[str]:
         layers = (RuleSelection(self.select, self.ignore, self.extend_select),)
         return resolve_selection(
             self.available_codes, layers + self.extra_selections, self.opt_in_codes
         )
-
-    @cached_property
-    def enabled_rules(self) -> tuple[type[Rule], ...]:
-        """Selected rules, in registry order."""
-        enabled = self.enabled_codes
-        return tuple(rule for rule in self.available_rules if rule.code in enabled)
 
     @cached_property
     def options(self) -> RuleOptions:
@@ -771,12 +716,6 @@ class Settings(Record):
                 if option.affects_findings
             ),
         )
-
-    def rule_for_code(self, code: str) -> type[Rule] | None:
-        for rule in self.available_rules:
-            if rule.code == code:
-                return rule
-        return None
 
     # ------------------------------------------------------------------ paths
 
@@ -963,7 +902,8 @@ def load_settings(
     config: str | os.PathLike[str] | None = None,
     *,
     start: str | os.PathLike[str] | None = None,
-    registry: tuple[type[Rule], ...] | None = None,
+    codes: tuple[str, ...] = CODES,
+    opt_in_codes: frozenset[str] = OPT_IN_CODES,
     overrides: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Settings from ``config`` (a configuration file) or the nearest one above ``start``.
@@ -989,15 +929,20 @@ def load_settings(
         config_file, project_root = str(path), str(path.parent)
     if overrides:
         # Validate the overrides on their own first, so an error names them.
-        settings_from_table(overrides, config_file="--config", registry=registry)
+        settings_from_table(overrides, config_file="--config", codes=codes)
         table = {**table, **overrides}
     if not table and config_file is None:
-        return Settings(registry=registry, project_root=project_root)
+        return Settings(
+            project_root=project_root,
+            available_codes=codes,
+            opt_in_codes=opt_in_codes,
+        )
     return settings_from_table(
         table,
         config_file=config_file or "--config",
         project_root=project_root,
-        registry=registry,
+        codes=codes,
+        opt_in_codes=opt_in_codes,
         section=section,
     )
 
@@ -1007,16 +952,12 @@ def settings_from_table(
     *,
     config_file: str = "pyproject.toml",
     project_root: str = "",
-    registry: tuple[type[Rule], ...] | None = None,
+    codes: tuple[str, ...] = CODES,
+    opt_in_codes: frozenset[str] = OPT_IN_CODES,
     section: str = TOOL_SECTION,
 ) -> Settings:
     """Validate the options of a configuration file and turn them into
     Settings; ``section`` is how messages name their place in the file."""
-    codes = (
-        tuple(rule.code for rule in registry)
-        if registry is not None
-        else default_codes()
-    )
     values: dict[str, Any] = {}
     for key, value in table.items():
         option = OPTIONS_BY_KEY.get(key)
@@ -1036,7 +977,8 @@ def settings_from_table(
         **{OPTIONS_BY_KEY[key].attribute: value for key, value in values.items()},
         project_root=project_root,
         config_file=config_file,
-        registry=registry,
+        available_codes=codes,
+        opt_in_codes=opt_in_codes,
     )
 
 

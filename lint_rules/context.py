@@ -10,9 +10,10 @@ from lint_rules.source import Locator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.analysis.model import ModuleModel
     from lint_rules.config import RuleOptions
-    from lint_rules.rules.base import Rule
 
 
 class Context:
@@ -54,12 +55,13 @@ class Context:
 
     def report(
         self,
-        rule: Rule | type[Rule],
+        rule: Any,
         node: ast.AST,
         message: str,
         fix: Fix | None = None,
     ) -> Finding:
-        """Record a finding spanning ``node``."""
+        """Record a finding of ``rule`` (a rule or its class: what has a
+        ``code`` and a ``name``) spanning ``node``."""
         locator = self.locator
         row = node.lineno  # type: ignore[attr-defined]
         start = locator.offset(row, node.col_offset)  # type: ignore[attr-defined]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from lint_rules.checker import check_source, parse
 from lint_rules.config import Settings
 from lint_rules.diagnostics import Edit, Finding, Fix
+from lint_rules.rules import Registry
 from lint_rules.source import (
     FileKey,
     content_digest,
@@ -141,6 +142,7 @@ def fix_text(
     unsafe_fixes: bool,
     *,
     errors: list[str] | None = None,
+    registry: Registry | None = None,
 ) -> FixResult:
     """Fix ``text`` until nothing fixable remains (at most MAX_PASSES passes).
 
@@ -149,7 +151,8 @@ def fix_text(
     ``errors``, and the others apply. If a pass still yields text that does
     not parse, the result is the original text, unchanged, with ``error``
     naming the rule(s) whose fixes broke it and the findings of the first
-    check. Internal rule failures go to ``errors``.
+    check. Internal rule failures go to ``errors``. ``registry`` maps the
+    selected codes to rules (default: attnlint's).
     """
     original = text
     tree: ast.Module | None = None
@@ -158,7 +161,9 @@ def fix_text(
     findings: list[Finding] = []
     left_out: list[str] = []
     for _ in range(MAX_PASSES):
-        findings = check_source(text, filename, settings, tree=tree, errors=errors)
+        findings = check_source(
+            text, filename, settings, tree=tree, errors=errors, registry=registry
+        )
         if first_findings is None:
             first_findings = findings
         candidates = applicable_fixes(findings, unsafe_fixes)
@@ -201,7 +206,9 @@ def fix_text(
         fixed.update(code_of[id(fix)] for fix in applied)
         text, tree = new_text, parsed
     else:
-        findings = check_source(text, filename, settings, tree=tree, errors=errors)
+        findings = check_source(
+            text, filename, settings, tree=tree, errors=errors, registry=registry
+        )
         return FixResult(
             text,
             dict(fixed),
@@ -586,6 +593,7 @@ def fix_file(
     *,
     errors: list[str] | None = None,
     write: bool = True,
+    registry: Registry | None = None,
 ) -> FixResult:
     """Fix one file in place (only if its text changed), keeping encoding and BOM.
 
@@ -598,7 +606,12 @@ def fix_file(
     raw, info = read_regular_file(path)
     source = decode_source(raw)
     result = fix_text(
-        source.text, os.fspath(path), settings, unsafe_fixes, errors=errors
+        source.text,
+        os.fspath(path),
+        settings,
+        unsafe_fixes,
+        errors=errors,
+        registry=registry,
     )
     if write and result.changed and result.error is None:
         try:

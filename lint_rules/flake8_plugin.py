@@ -104,7 +104,9 @@ class Flake8Checker:
         key = id(settings)
         if key not in cls._triggers:
             triggers: list[str] = []
-            for rule in settings.enabled_rules:
+            from lint_rules.rules import default_registry
+
+            for rule in default_registry().rules_for(settings.enabled_codes):
                 if not rule.triggers:
                     cls._triggers[key] = None
                     break

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from lint_rules.config import Settings
     from lint_rules.diagnostics import Finding
+    from lint_rules.rules import Registry
 
 #: The modes that write files: their outcomes carry the digest of the bytes read.
 WRITING_MODES = ("fix", "add-noqa")
@@ -179,6 +180,7 @@ def process_file(
     keep_text: bool = False,
     digest: bool = False,
     noqa_reason: str | None = None,
+    registry: Registry | None = None,
 ) -> FileOutcome:
     """Check, fix or diff one file's bytes (read here when ``data`` is None),
     or add ``# noqa`` directives to it (mode "add-noqa", with ``noqa_reason``).
@@ -202,6 +204,7 @@ def process_file(
             keep_text,
             digest,
             noqa_reason,
+            registry,
         )
     except Exception as error:  # a bug in attnlint must not end the run
         outcome.findings, outcome.new_bytes, outcome.fixed = [], None, {}
@@ -223,6 +226,7 @@ def _process(
     keep_text: bool,
     digest: bool,
     noqa_reason: str | None = None,
+    registry: Registry | None = None,
 ) -> None:
     from lint_rules.checker import check_source, decode_source, io_error_finding
     from lint_rules.source import SourceError, content_digest, read_regular_file
@@ -246,17 +250,22 @@ def _process(
         if keep_text:
             outcome.text = source.text
         outcome.findings = check_source(
-            source.text, filename, settings, errors=outcome.errors
+            source.text, filename, settings, errors=outcome.errors, registry=registry
         )
         return
     if mode == "add-noqa":
-        _add_noqa(outcome, source, settings, display, noqa_reason)
+        _add_noqa(outcome, source, settings, display, noqa_reason, registry)
         return
     from lint_rules.fixer import fix_text
 
     outcome.text = source.text
     result = fix_text(
-        source.text, filename, settings, unsafe_fixes, errors=outcome.errors
+        source.text,
+        filename,
+        settings,
+        unsafe_fixes,
+        errors=outcome.errors,
+        registry=registry,
     )
     outcome.findings = result.remaining_findings
     if result.error is not None:
@@ -298,6 +307,7 @@ def _add_noqa(
     settings: Settings,
     display: str,
     reason: str | None,
+    registry: Registry | None = None,
 ) -> None:
     """``--add-noqa`` on one decoded file: a directive on every row with a
     finding, checked by checking the new text again (it must report exactly
@@ -314,13 +324,19 @@ def _add_noqa(
         settings,
         errors=outcome.errors,
         review_suppressions=False,
+        registry=registry,
     )
     outcome.findings = findings
     new_text, added, left = add_noqa_directives(source.text, findings, reason=reason)
     if not added:
         return
     again = check_source(
-        new_text, filename, settings, errors=[], review_suppressions=False
+        new_text,
+        filename,
+        settings,
+        errors=[],
+        review_suppressions=False,
+        registry=registry,
     )
     if sorted(map(_place, again)) != sorted(map(_place, left)):
         outcome.errors.append(
@@ -352,7 +368,7 @@ def _place(finding: Finding) -> tuple[str, int, int]:
 # ------------------------------------------------------------------ worker side
 
 # What every task of a run shares; set in each worker by ``_start_worker``.
-_job: tuple[Settings, str, bool, bool, str | None] | None = None
+_job: tuple[Settings, str, bool, bool, str | None, Registry | None] | None = None
 
 # A finished file as sent back by a worker: (index, findings, text, fixed,
 # diff, errors, warnings, new_bytes, read_key, digest, original_findings,
@@ -380,11 +396,12 @@ def _start_worker(
     unsafe_fixes: bool,
     digest: bool,
     noqa_reason: str | None = None,
+    registry: Registry | None = None,
 ) -> None:
     import signal
 
     global _job
-    _job = (settings, mode, unsafe_fixes, digest, noqa_reason)
+    _job = (settings, mode, unsafe_fixes, digest, noqa_reason, registry)
     # The parent handles Ctrl-C and SIGTERM and stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -418,7 +435,7 @@ class _SilentOnceOrphaned:
 
 def _work(task: tuple[int, str, str]) -> _Result:
     assert _job is not None
-    settings, mode, unsafe_fixes, digest, noqa_reason = _job
+    settings, mode, unsafe_fixes, digest, noqa_reason, registry = _job
     index, filename, display = task
     outcome = process_file(
         filename,
@@ -429,6 +446,7 @@ def _work(task: tuple[int, str, str]) -> _Result:
         display,
         digest=digest,
         noqa_reason=noqa_reason,
+        registry=registry,
     )
     result = _pack(index, outcome)
     if gc.get_count()[0] > WORKER_GC_OBJECTS:
@@ -503,6 +521,7 @@ def run_files(
     display: Callable[[str], str] = str,
     write: Callable[[FileOutcome], None] | None = None,
     noqa_reason: str | None = None,
+    registry: Registry | None = None,
 ) -> list[FileOutcome]:
     """The outcome of every file in ``files``, in that order.
 
@@ -537,6 +556,7 @@ def run_files(
         sizes,
         digest=cache is not None,
         noqa_reason=noqa_reason,
+        registry=registry,
     ):
         if outcome.new_bytes is not None and write is not None:
             write(outcome)
@@ -614,6 +634,7 @@ def _check(
     *,
     digest: bool = False,
     noqa_reason: str | None = None,
+    registry: Registry | None = None,
 ) -> Iterator[tuple[int, FileOutcome]]:
     """(index, outcome) of each file to check, as they finish; ``digest``:
     outcomes carry their content digest (for the cache)."""
@@ -633,6 +654,7 @@ def _check(
                     display(filename),
                     digest=digest,
                     noqa_reason=noqa_reason,
+                    registry=registry,
                 )
                 if gc.get_count()[0] > WORKER_GC_OBJECTS:
                     gc.collect()
@@ -661,7 +683,7 @@ def _check(
     with context.Pool(
         workers,
         initializer=_start_worker,
-        initargs=(settings, mode, unsafe_fixes, digest, noqa_reason),
+        initargs=(settings, mode, unsafe_fixes, digest, noqa_reason, registry),
     ) as pool:
         for result in pool.imap_unordered(_work, tasks, chunksize):
             index = result[0]

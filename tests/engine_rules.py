@@ -1,7 +1,8 @@
 """Test-only rules that exercise the engine (checker, fixer, output, CLI).
 
-They are not registered anywhere: tests pass them as ``Settings(registry=...)``
-or patch ``lint_rules.config.default_registry``. Each flags calls to one
+They are not registered anywhere: tests pass them as a registry
+(``ENGINE``, or ``Registry(rules)``) to the checker, the fixer, the runner,
+the command (``main(argv, registry=...)``) or the language server. Each flags calls to one
 function name, so a test's source says plainly which rule fires where.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
+from lint_rules.rules import Registry
 from lint_rules.rules.base import Rule
 
 
@@ -185,3 +187,7 @@ ENGINE_RULES: tuple[type[Rule], ...] = (
     Crashes,
     Everywhere,
 )
+
+#: The test-only rules as a registry: tests build settings over it
+#: (``ENGINE.settings(select=...)``) and pass it to the checker.
+ENGINE = Registry(ENGINE_RULES)

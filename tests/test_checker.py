@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from lint_rules import checker
-from lint_rules.checker import check_file, check_source
-from lint_rules.config import Settings
+from lint_rules.checker import check_file as _check_file
+from lint_rules.checker import check_source as _check_source
 from lint_rules.diagnostics import Location
+from lint_rules.rules import Registry
 from tests.engine_rules import (
-    ENGINE_RULES,
+    ENGINE,
     Crashes,
     Everywhere,
     NoFix,
@@ -21,8 +22,19 @@ from tests.engine_rules import (
     UnsafeRename,
 )
 
-SETTINGS = Settings(registry=ENGINE_RULES)
-TRIGGERED_ONLY = Settings(registry=(SafeRename, UnsafeRename, NoFix, Crashes))
+SETTINGS = ENGINE.settings()
+
+
+def check_source(text, filename, settings, **kwargs):
+    """The checker, choosing among the test-only rules."""
+    return _check_source(text, filename, settings, registry=ENGINE, **kwargs)
+
+
+def check_file(path, settings, **kwargs):
+    return _check_file(path, settings, registry=ENGINE, **kwargs)
+
+
+TRIGGERED_ONLY = Registry((SafeRename, UnsafeRename, NoFix, Crashes)).settings()
 
 
 def codes(findings) -> list[str]:
@@ -47,18 +59,18 @@ def test_broken_text_without_triggers_is_still_reported() -> None:
 
 
 def test_rule_without_triggers_always_runs() -> None:
-    findings = check_source('"""doc"""\n', "m.py", Settings(registry=(Everywhere,)))
+    findings = check_source('"""doc"""\n', "m.py", Registry((Everywhere,)).settings())
     assert codes(findings) == ["TST501"]
 
 
 def test_no_selected_rule_runs_no_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(checker, "Context", lambda *a, **k: pytest.fail("rules ran"))
-    settings = Settings(registry=ENGINE_RULES, select=("TST101",), ignore=("TST101",))
+    settings = ENGINE.settings(select=("TST101",), ignore=("TST101",))
     assert check_source("old()\n", "m.py", settings) == []
 
 
 def test_no_selected_rule_still_reports_syntax_errors() -> None:
-    settings = Settings(registry=ENGINE_RULES, select=("TST101",), ignore=("TST101",))
+    settings = ENGINE.settings(select=("TST101",), ignore=("TST101",))
     assert codes(check_source("old(\n", "m.py", settings)) == ["E999"]
 
 
@@ -88,15 +100,12 @@ def test_columns_count_characters_not_bytes() -> None:
 
 
 def test_select_and_ignore_are_honoured() -> None:
-    settings = Settings(
-        registry=ENGINE_RULES, ignore=("TST10",), extend_select=("TST103",)
-    )
+    settings = ENGINE.settings(ignore=("TST10",), extend_select=("TST103",))
     assert codes(check_source("old()\nplain()\n", "m.py", settings)) == ["TST103"]
 
 
 def test_per_file_ignores(tmp_path: Path) -> None:
-    settings = Settings(
-        registry=ENGINE_RULES,
+    settings = ENGINE.settings(
         project_root=str(tmp_path),
         per_file_ignores=(("tests/*", ("TST101",)),),
     )

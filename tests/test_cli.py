@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import lint_rules.config
 from lint_rules import __version__
 from lint_rules.cli import build_parser, main
-from tests.engine_rules import ENGINE_RULES
+from tests.engine_rules import ENGINE
 from tests.permissions import make_unreadable
 
 # The foundation issue's acceptance file: two dead loop aliases.
@@ -41,16 +40,17 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def engine_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the test-only rules the registry the CLI chooses from."""
-    monkeypatch.setattr(lint_rules.config, "default_registry", lambda: ENGINE_RULES)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(
+    capsys: pytest.CaptureFixture[str], *argv: str, registry: object = None
+) -> tuple[int, str, str]:
+    code = main(list(argv), registry=registry)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def run_engine(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """The command, choosing among the test-only rules."""
+    return run(capsys, *argv, registry=ENGINE)
 
 
 # ------------------------------------------------------------ acceptance (ATN301)
@@ -267,20 +267,20 @@ def test_unreadable_file_is_an_error_exit_2(project: Path, capsys, monkeypatch) 
 
 
 def test_broken_fix_is_left_out_the_others_written_and_exits_2(
-    project: Path, capsys, engine_rules
+    project: Path, capsys
 ) -> None:
     path = project / "m.py"
     path.write_bytes(b"old()\r\nbreaks()\r\n")
-    code, out, err = run(capsys, "check", "--fix", "m.py")
+    code, out, err = run_engine(capsys, "check", "--fix", "m.py")
     assert code == 2
     assert path.read_bytes() == b"new()\r\nbreaks()\r\n"
     assert "TST301" in err and "left out" in err
     assert "m.py:2:1: TST301" in out  # the finding is still reported
 
 
-def test_rule_crash_reports_and_exits_2(project: Path, capsys, engine_rules) -> None:
+def test_rule_crash_reports_and_exits_2(project: Path, capsys) -> None:
     (project / "m.py").write_text("explode()\nold()\n")
-    code, out, err = run(capsys, "check", "m.py")
+    code, out, err = run_engine(capsys, "check", "m.py")
     assert code == 2
     assert "m.py:2:1: TST101" in out
     assert err.startswith(
@@ -305,30 +305,28 @@ def test_internal_failure_is_one_line_exit_2(
     assert err.count("\n") == 1
 
 
-def test_unsafe_fix_flags(project: Path, capsys, engine_rules) -> None:
+def test_unsafe_fix_flags(project: Path, capsys) -> None:
     path = project / "m.py"
     path.write_text("risky()\nold()\n")
-    code, out, _ = run(capsys, "check", "m.py")
+    code, out, _ = run_engine(capsys, "check", "m.py")
     assert "m.py:1:1: TST102 Call" in out
     assert "(1 hidden fix can be enabled with the `--unsafe-fixes` option)" in out
-    code, out, _ = run(capsys, "check", "--unsafe-fixes", "m.py")
+    code, out, _ = run_engine(capsys, "check", "--unsafe-fixes", "m.py")
     assert "m.py:1:1: TST102 [*] Call" in out
-    code, out, _ = run(capsys, "check", "--no-unsafe-fixes", "m.py")
+    code, out, _ = run_engine(capsys, "check", "--no-unsafe-fixes", "m.py")
     assert "hidden" not in out
-    assert run(capsys, "check", "--fix", "m.py")[0] == 1
+    assert run_engine(capsys, "check", "--fix", "m.py")[0] == 1
     assert path.read_text() == "risky()\nnew()\n"
-    assert run(capsys, "check", "--fix", "--unsafe-fixes", "m.py")[0] == 0
+    assert run_engine(capsys, "check", "--fix", "--unsafe-fixes", "m.py")[0] == 0
     assert path.read_text() == "careful()\nnew()\n"
 
 
-def test_select_ignore_extend_select_override_config(
-    project: Path, capsys, engine_rules
-) -> None:
+def test_select_ignore_extend_select_override_config(project: Path, capsys) -> None:
     (project / "pyproject.toml").write_text("[tool.attnlint]\nselect = ['TST101']\n")
     (project / "m.py").write_text("old()\nplain()\nrisky()\n")
 
     def reported(*args: str) -> list[str]:
-        out = run(capsys, "check", "--output-format", "json", *args, "m.py")[1]
+        out = run_engine(capsys, "check", "--output-format", "json", *args, "m.py")[1]
         return [entry["code"] for entry in json.loads(out)]
 
     assert reported() == ["TST101"]
@@ -338,21 +336,19 @@ def test_select_ignore_extend_select_override_config(
     assert reported("--select", "TST102", "--select", "TST103") == ["TST103", "TST102"]
 
 
-def test_config_file_and_inline_overrides(project: Path, capsys, engine_rules) -> None:
+def test_config_file_and_inline_overrides(project: Path, capsys) -> None:
     other = project / "other.toml"
     other.write_text("[tool.attnlint]\nselect = ['TST103']\n")
     (project / "m.py").write_text("old()\nplain()\n")
-    out = run(capsys, "check", "--config", str(other), "m.py")[1]
+    out = run_engine(capsys, "check", "--config", str(other), "m.py")[1]
     assert "TST103" in out and "TST101" not in out
-    out = run(capsys, "check", "--config", "select = ['TST101']", "m.py")[1]
+    out = run_engine(capsys, "check", "--config", "select = ['TST101']", "m.py")[1]
     assert "TST101" in out and "TST103" not in out
-    code, _, err = run(capsys, "check", "--config", "nonsense", "m.py")
+    code, _, err = run_engine(capsys, "check", "--config", "nonsense", "m.py")
     assert code == 2 and err.startswith("error: --config: nonsense")
 
 
-def test_per_file_ignores_and_extend_exclude_from_config(
-    project: Path, capsys, engine_rules
-) -> None:
+def test_per_file_ignores_and_extend_exclude_from_config(project: Path, capsys) -> None:
     (project / "pyproject.toml").write_text(
         "[tool.attnlint]\n"
         "extend-exclude = ['generated']\n"
@@ -362,11 +358,13 @@ def test_per_file_ignores_and_extend_exclude_from_config(
     for name in ("generated/g.py", "tests/t.py", "src/s.py"):
         (project / name).parent.mkdir(exist_ok=True)
         (project / name).write_text("old()\n")
-    code, out, _ = run(capsys, "check", "--quiet")
+    code, out, _ = run_engine(capsys, "check", "--quiet")
     assert code == 1 and out == "src/s.py:1:1: TST101 [*] Call to `old`\n"
-    out = run(capsys, "check", "--quiet", "generated/g.py")[1]
+    out = run_engine(capsys, "check", "--quiet", "generated/g.py")[1]
     assert out.startswith("generated/g.py:1:1")
-    assert run(capsys, "check", "--quiet", "--force-exclude", "generated/g.py")[:2] == (
+    assert run_engine(capsys, "check", "--quiet", "--force-exclude", "generated/g.py")[
+        :2
+    ] == (
         0,
         "",
     )

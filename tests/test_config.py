@@ -21,17 +21,9 @@ from lint_rules.config import (
     resolve_selection,
     settings_from_table,
 )
-from tests.engine_rules import ENGINE_RULES
+from tests.engine_rules import ENGINE, ENGINE_RULES
 
 CODES = ("ATN101", "ATN102", "ATN103", "ATN201", "ATN202", "ATN301")
-
-
-class FakeRule:
-    def __init__(self, code: str) -> None:
-        self.code = code
-
-
-FAKE_REGISTRY = tuple(FakeRule(code) for code in CODES)
 
 
 def enabled(*layers: RuleSelection) -> list[str]:
@@ -46,7 +38,7 @@ def write_pyproject(folder: Path, body: str) -> Path:
 
 def load_table(table: dict, **kwargs) -> Settings:
     return settings_from_table(
-        table, config_file="pyproject.toml", registry=FAKE_REGISTRY, **kwargs
+        table, config_file="pyproject.toml", codes=CODES, **kwargs
     )
 
 
@@ -81,16 +73,17 @@ def test_unused_noqa_is_selected_only_by_name(layers, on: bool) -> None:
 
 
 def test_opt_in_codes_are_the_rules_that_say_so() -> None:
-    from lint_rules.rules import ALL_RULES, OPT_IN_CODES
+    from lint_rules.rules import ALL_RULES, OPT_IN_CODES, Registry, default_registry
 
     assert OPT_IN_CODES == {rule.code for rule in ALL_RULES if rule.opt_in}
     assert Settings().opt_in_codes == OPT_IN_CODES
-    assert Settings(registry=ALL_RULES).opt_in_codes == OPT_IN_CODES
+    assert Registry(ALL_RULES).settings().opt_in_codes == OPT_IN_CODES
+    assert default_registry().opt_in_codes == OPT_IN_CODES
 
 
 def test_default_settings_enable_every_rule() -> None:
-    settings = Settings(registry=ENGINE_RULES)
-    assert settings.enabled_rules == ENGINE_RULES
+    settings = ENGINE.settings()
+    assert ENGINE.rules_for(settings.enabled_codes) == ENGINE_RULES
 
 
 def test_select_prefix_enables_the_family() -> None:
@@ -134,9 +127,9 @@ def test_later_extend_select_reenables_an_ignored_rule() -> None:
 
 
 def test_with_cli_selection_layers_on_top() -> None:
-    settings = Settings(registry=ENGINE_RULES, ignore=("TST1",))
+    settings = ENGINE.settings(ignore=("TST1",))
     layered = settings.with_cli_selection(RuleSelection(select=("TST101",)))
-    assert [rule.code for rule in layered.enabled_rules] == ["TST101"]
+    assert layered.enabled_codes == {"TST101"}
     assert settings.with_cli_selection(RuleSelection()) is settings
 
 
@@ -323,7 +316,7 @@ def test_per_file_ignores_basename_path_and_negation(tmp_path: Path) -> None:
             ("tests/**/*.py", ("ATN3",)),
             ("!src/*", ("ATN2",)),
         ),
-        registry=FAKE_REGISTRY,  # type: ignore[arg-type]
+        available_codes=CODES,
     )
     assert settings.ignored_codes_for(str(tmp_path / "a" / "conftest.py")) == (
         "ATN1",

@@ -8,12 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.config import Settings
 from lint_rules.diagnostics import Applicability, Edit, Fix
-from lint_rules.fixer import MAX_PASSES, apply_fixes, fix_file, fix_text, write_atomic
-from tests.engine_rules import ENGINE_RULES
+from lint_rules.fixer import MAX_PASSES, apply_fixes, write_atomic
+from lint_rules.fixer import fix_file as _fix_file
+from lint_rules.fixer import fix_text as _fix_text
+from tests.engine_rules import ENGINE
 
-SETTINGS = Settings(registry=ENGINE_RULES)
+SETTINGS = ENGINE.settings()
+
+
+def fix_text(text, filename, settings, unsafe_fixes, **kwargs):
+    """The fixer, choosing among the test-only rules."""
+    return _fix_text(text, filename, settings, unsafe_fixes, registry=ENGINE, **kwargs)
+
+
+def fix_file(path, settings, unsafe_fixes, **kwargs):
+    return _fix_file(path, settings, unsafe_fixes, registry=ENGINE, **kwargs)
 
 
 def fix(*edits: Edit, isolation: int | None = None) -> Fix:

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import pytest
 
-from lint_rules.checker import NoqaDirectives, add_noqa_edit, check_source
-from lint_rules.config import Settings
+from lint_rules.checker import NoqaDirectives, add_noqa_edit
+from lint_rules.checker import check_source as _check_source
 from lint_rules.diagnostics import Applicability, Finding, Fix, Location
 from lint_rules.fixer import apply_fixes
 from lint_rules.noqa import reason_problem
-from tests.engine_rules import ENGINE_RULES
+from tests.engine_rules import ENGINE
 
-SETTINGS = Settings(registry=ENGINE_RULES)
+SETTINGS = ENGINE.settings()
+
+
+def check_source(text, filename, settings, **kwargs):
+    """The checker, choosing among the test-only rules."""
+    return _check_source(text, filename, settings, registry=ENGINE, **kwargs)
 
 
 def apply(text: str, row: int, codes: list[str]) -> str | None:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.checker import check_source
-from lint_rules.config import Settings
+from lint_rules.checker import check_source as _check_source
 from lint_rules.output import (
     Run,
     display_path,
@@ -21,9 +20,16 @@ from lint_rules.output import (
     write_statistics,
 )
 from lint_rules.runner import process_file, resolved_by_fixes
-from tests.engine_rules import ENGINE_RULES
+from tests.engine_rules import ENGINE, ENGINE_RULES
 
-SETTINGS = Settings(registry=ENGINE_RULES)
+SETTINGS = ENGINE.settings()
+
+
+def check_source(text, filename, settings, **kwargs):
+    """The checker, choosing among the test-only rules."""
+    return _check_source(text, filename, settings, registry=ENGINE, **kwargs)
+
+
 RULES = {rule.code: rule for rule in ENGINE_RULES}
 TEXT = "x = 1\nold()\nrisky()  # c\nplain()\n"
 
@@ -125,7 +131,13 @@ def test_summary_lines(
 def test_fix_counts_exclude_fixes_that_other_fixes_exposed(tmp_path: Path) -> None:
     # step1() -> step2() exposes a second TST201 finding, fixed in a later pass.
     outcome = process_file(
-        str(tmp_path / "m.py"), b"step1()\nold()\n", SETTINGS, "fix", False, "m.py"
+        str(tmp_path / "m.py"),
+        b"step1()\nold()\n",
+        SETTINGS,
+        "fix",
+        False,
+        "m.py",
+        registry=ENGINE,
     )
     assert outcome.fixed == {"TST201": 2, "TST101": 1}
     assert outcome.resolved == {"TST201": 1, "TST101": 1}

@@ -12,11 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-import lint_rules.config
 from lint_rules.server.server import AttnlintServer
-from tests.engine_rules import ENGINE_RULES
+from tests.engine_rules import ENGINE
 
 
 class Session:
@@ -28,7 +25,8 @@ class Session:
         Session.started.append(self)
         self.folder = folder
         self.capabilities = capabilities
-        self.server = AttnlintServer(debounce=0.0)
+        # The server chooses among the test-only rules.
+        self.server = AttnlintServer(debounce=0.0, registry=ENGINE)
         self.received: list[dict[str, Any]] = []
         self.server.protocol.set_writer(self)
         self._ids = 0
@@ -100,11 +98,6 @@ def run(scenario: Any) -> None:
         for session in Session.started:
             session.server.shutdown()
         Session.started.clear()
-
-
-@pytest.fixture(autouse=True)
-def engine_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lint_rules.config, "default_registry", lambda: ENGINE_RULES)
 
 
 def open_params(path: Path, text: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
-from lint_rules.rules import CODES
+from lint_rules.rules import CODES, default_registry
 from lint_rules.server import convert
 from lint_rules.server.engine import (
     is_syntax_error,
@@ -159,7 +159,7 @@ def test_diff_edits_touch_only_changed_lines() -> None:
 
 def test_editor_severity_comes_from_the_rules_level_and_fix() -> None:
     # The table of convert's docstring, derived from each rule's own facts.
-    settings = Settings()
+    registry = default_registry()
     expected = {
         "ATN101": 2,  # Warning: proven waste, safe fix
         "ATN102": 3,  # Information: an audit (level "warning")
@@ -169,11 +169,11 @@ def test_editor_severity_comes_from_the_rules_level_and_fix() -> None:
         "ATN301": 2,
     }
     derived = {
-        code: convert.severity(code, rule_facts(code, settings)) for code in CODES
+        code: convert.severity(code, rule_facts(code, registry)) for code in CODES
     }
     assert {code: derived[code] for code in expected} == expected
     for code in CODES:
-        rule = settings.rule_for_code(code)
+        rule = registry.rule_for_code(code)
         if rule.severity == "warning":
             assert derived[code] == 3
         else:
@@ -182,14 +182,15 @@ def test_editor_severity_comes_from_the_rules_level_and_fix() -> None:
 
 
 def test_rule_explanations_are_the_why_section() -> None:
-    settings = Settings()
+    registry = default_registry()
     for code in CODES:
-        name, why = rule_explanation(code, settings)
-        rule = settings.rule_for_code(code)
+        name, why = rule_explanation(code, registry)
+        rule = registry.rule_for_code(code)
         assert name == rule.name
         assert why and "##" not in why
         assert why in rule.documentation()
-    assert rule_explanation("E999", settings) is None
+    assert rule_explanation("E999", registry) is None
+    assert rule_explanation("E999") is None
 
 
 def test_diagnostic_fields() -> None:
@@ -199,16 +200,15 @@ def test_diagnostic_fields() -> None:
     assert diagnostic.code == "E999" and diagnostic.source == "attnlint"
     assert diagnostic.severity == convert.severity("E999") == 1  # Error
     assert diagnostic.code_description is None
-    assert rule_url("E999", Settings()) is None
+    assert rule_url("E999") is None
     linked = convert.diagnostic(finding, LineIndex(""), "utf-16", "https://x.test/E999")
     assert linked.code_description.href == "https://x.test/E999"
 
 
 def test_rule_urls_come_from_the_rules(monkeypatch) -> None:
-    settings = Settings()
-    rule = settings.rule_for_code("ATN101")
-    assert rule_url("ATN101", settings) == rule.url()
+    rule = default_registry().rule_for_code("ATN101")
+    assert rule_url("ATN101") == rule.url()
     monkeypatch.setattr(
         rule, "url", classmethod(lambda cls: f"https://x.test/{cls.code}")
     )
-    assert rule_url("ATN101", settings) == "https://x.test/ATN101"
+    assert rule_url("ATN101") == "https://x.test/ATN101"

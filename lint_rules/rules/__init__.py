@@ -1,49 +1,27 @@
 """The rule registry: one module per rule, found here by code.
 
-``CATALOGUE`` names every rule (code, name, module, class) without importing
-it; ``ALL_RULES``, ``RULES_BY_CODE`` and ``RULES_BY_NAME`` import the rule
-modules when first asked for. A run whose findings all come from the cache
-never loads the rules (nor the analysis they use). A test keeps the
-catalogue and the rule classes in agreement.
+``CATALOGUE`` (from :mod:`lint_rules.catalogue`) names every rule (code,
+name, module, class) without importing it; ``ALL_RULES``, ``RULES_BY_CODE``
+and ``RULES_BY_NAME`` import the rule modules when first asked for. A run
+whose findings all come from the cache never loads the rules (nor the
+analysis they use). Settings hold codes; a :class:`Registry` maps them to
+rule classes, and the checker asks it: :func:`default_registry` is
+attnlint's, tests pass their own.
 """
 
 from __future__ import annotations
 
 import importlib
 
+from lint_rules.catalogue import CATALOGUE, CODES, OPT_IN_CODES
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
+    from lint_rules.config import Settings
     from lint_rules.rules.base import Rule
-
-#: (code, name, module in this package, class), in registry order.
-CATALOGUE: tuple[tuple[str, str, str, str], ...] = (
-    ("ATN001", "unused-noqa", "atn001_unused_noqa", "UnusedNoqa"),
-    ("ATN101", "zeros-overwritten", "atn101_zeros_overwritten", "ZerosOverwritten"),
-    (
-        "ATN102",
-        "zeros-persistent-buffer",
-        "atn102_zeros_persistent_buffer",
-        "ZerosPersistentBuffer",
-    ),
-    ("ATN103", "uninitialized-read", "atn103_uninitialized_read", "UninitializedRead"),
-    ("ATN201", "repeated-host-sync", "atn201_repeated_host_sync", "RepeatedHostSync"),
-    (
-        "ATN202",
-        "redundant-reassignment",
-        "atn202_redundant_reassignment",
-        "RedundantReassignment",
-    ),
-    ("ATN301", "dead-loop-alias", "atn301_dead_loop_alias", "DeadLoopAlias"),
-)
-
-#: The codes of the rules, in registry order (no rule module imported).
-CODES: tuple[str, ...] = tuple(code for code, _, _, _ in CATALOGUE)
-
-#: The codes of the rules users opt into (``Rule.opt_in``): ``ALL`` and
-#: ``ATN`` do not select them, ``ATN0`` or the code itself does.
-OPT_IN_CODES: frozenset[str] = frozenset({"ATN001"})
 
 ALL_RULES: tuple[type[Rule], ...]
 RULES_BY_CODE: dict[str, type[Rule]]
@@ -62,6 +40,82 @@ def _load() -> dict[str, Any]:
     }
 
 
+class Registry:
+    """The rules a run chooses from, by code.
+
+    ``rules`` are the classes, or a function that gives them, called when
+    first needed (attnlint's registry knows its codes from the catalogue and
+    imports no rule until a file is checked).
+    """
+
+    def __init__(
+        self,
+        rules: tuple[type[Rule], ...] | Callable[[], tuple[type[Rule], ...]],
+        codes: tuple[str, ...] | None = None,
+        opt_in_codes: frozenset[str] | None = None,
+    ) -> None:
+        if callable(rules):
+            self._load = rules
+            self._rules: tuple[type[Rule], ...] | None = None
+        else:
+            self._rules = tuple(rules)
+            codes = tuple(rule.code for rule in self._rules)
+            opt_in_codes = frozenset(
+                rule.code for rule in self._rules if getattr(rule, "opt_in", False)
+            )
+        assert codes is not None and opt_in_codes is not None
+        self.codes = codes
+        self.opt_in_codes = opt_in_codes
+        self._selected: dict[frozenset[str], tuple[type[Rule], ...]] = {}
+
+    @property
+    def rules(self) -> tuple[type[Rule], ...]:
+        if self._rules is None:
+            self._rules = tuple(self._load())
+        return self._rules
+
+    def rules_for(self, codes: Iterable[str]) -> tuple[type[Rule], ...]:
+        """The rules with these codes, in registry order."""
+        key = frozenset(codes)
+        selected = self._selected.get(key)
+        if selected is None:
+            selected = tuple(rule for rule in self.rules if rule.code in key)
+            self._selected[key] = selected
+        return selected
+
+    def rule_for_code(self, code: str) -> type[Rule] | None:
+        for rule in self.rules:
+            if rule.code == code:
+                return rule
+        return None
+
+    def settings(self, **values: Any) -> Settings:
+        """Settings (``values`` as ``Settings`` takes them) choosing among these rules."""
+        from lint_rules.config import Settings
+
+        return Settings(
+            available_codes=self.codes, opt_in_codes=self.opt_in_codes, **values
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Workers get attnlint's registry as the function that builds it.
+        if self is _DEFAULT:
+            return (default_registry, ())
+        return (Registry, (self.rules,))
+
+
+def _attnlint_rules() -> tuple[type[Rule], ...]:
+    return __getattr__("ALL_RULES")
+
+
+_DEFAULT = Registry(_attnlint_rules, CODES, OPT_IN_CODES)
+
+
+def default_registry() -> Registry:
+    """attnlint's own rules."""
+    return _DEFAULT
+
+
 def __getattr__(name: str) -> Any:
     if name in ("ALL_RULES", "RULES_BY_CODE", "RULES_BY_NAME"):
         values = _load()
@@ -76,6 +130,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ALL_RULES",
+    "Registry",
+    "default_registry",
     "CATALOGUE",
     "CODES",
     "OPT_IN_CODES",

@@ -11,6 +11,7 @@ same configuration, the same suppressions.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from lint_rules.checker import add_noqa_edit, check_source
 from lint_rules.config import CONFIG_FILE_NAMES as _CONFIG_FILE_NAMES
@@ -23,6 +24,7 @@ from lint_rules.diagnostics import (
     Finding,
 )
 from lint_rules.discover import is_force_excluded, is_python_file
+from lint_rules.rules import Registry, default_registry
 
 __all__ = [
     "CONFIG_FILE_NAMES",
@@ -49,12 +51,18 @@ CONFIG_FILE_NAMES: tuple[str, ...] = _CONFIG_FILE_NAMES
 _NOT_RULES = (SYNTAX_ERROR_CODE, IO_ERROR_CODE)
 
 
-def settings_for(folder: str, fallback_root: str | None = None) -> Settings:
+def settings_for(
+    folder: str, fallback_root: str | None = None, registry: Registry | None = None
+) -> Settings:
     """The settings ``attnlint check`` would use for a file in ``folder``:
     those of the nearest configuration file above it. Without one, the
     defaults, anchored at ``fallback_root`` (the workspace folder) rather
-    than the server's working directory. Raises ConfigError."""
-    settings = load_settings(start=folder)
+    than the server's working directory. ``registry``: the rules to choose
+    from (default: attnlint's). Raises ConfigError."""
+    registry = registry or default_registry()
+    settings = load_settings(
+        start=folder, codes=registry.codes, opt_in_codes=registry.opt_in_codes
+    )
     if settings.config_file is None and fallback_root:
         settings = settings.replace(project_root=fallback_root)
     return settings
@@ -67,11 +75,17 @@ def is_excluded(path: str, settings: Settings) -> bool:
 
 
 def check_text(
-    text: str, filename: str, settings: Settings, errors: list[str]
+    text: str,
+    filename: str,
+    settings: Settings,
+    errors: list[str],
+    registry: Registry | None = None,
 ) -> list[Finding]:
     """The findings of ``attnlint check`` on ``text`` (noqa applied, sorted);
     internal rule failures are appended to ``errors``."""
-    return check_source(text, os.fspath(filename), settings, errors=errors)
+    return check_source(
+        text, os.fspath(filename), settings, errors=errors, registry=registry
+    )
 
 
 def is_syntax_error(finding: Finding) -> bool:
@@ -83,7 +97,11 @@ def is_safe_fix(finding: Finding) -> bool:
 
 
 def fix_all(
-    text: str, filename: str, settings: Settings, errors: list[str]
+    text: str,
+    filename: str,
+    settings: Settings,
+    errors: list[str],
+    registry: Registry | None = None,
 ) -> tuple[str, str | None, tuple[str, ...]]:
     """``text`` with every safe fix applied, repeated until nothing fixable is
     left (``attnlint check --fix``); the error that kept it unchanged (fixes
@@ -91,7 +109,14 @@ def fix_all(
     tell the user about fixes left out because each alone broke the code."""
     from lint_rules.fixer import fix_text
 
-    result = fix_text(text, filename, settings, unsafe_fixes=False, errors=errors)
+    result = fix_text(
+        text,
+        filename,
+        settings,
+        unsafe_fixes=False,
+        errors=errors,
+        registry=registry,
+    )
     return result.text, result.error, tuple(result.left_out)
 
 
@@ -100,29 +125,36 @@ def noqa_edit(text: str, row: int, code: str) -> Edit | None:
     return add_noqa_edit(text, row, (code,))
 
 
-def rule_explanation(code: str, settings: Settings) -> tuple[str, str] | None:
-    """(name, the "Why is this bad?" section) of the rule with ``code``, or
-    None for a code that is no rule (``E999``) or not known."""
+def _rule(code: str, registry: Registry | None) -> Any:
+    """The rule with ``code`` (None for a code that is no rule, or unknown)."""
     if code in _NOT_RULES:
         return None
-    rule = settings.rule_for_code(code)
+    return (registry or default_registry()).rule_for_code(code)
+
+
+def rule_explanation(
+    code: str, registry: Registry | None = None
+) -> tuple[str, str] | None:
+    """(name, the "Why is this bad?" section) of the rule with ``code``, or
+    None for a code that is no rule (``E999``) or not known."""
+    rule = _rule(code, registry)
     if rule is None:
         return None
     return rule.name, _section(rule.documentation(), "why is this bad?")
 
 
-def rule_facts(code: str, settings: Settings) -> tuple[str, str] | None:
+def rule_facts(code: str, registry: Registry | None = None) -> tuple[str, str] | None:
     """(level, fix availability) of the rule with ``code``: how CI levels its
     findings (``Rule.severity``) and what fix it offers; None for a code that
     is no rule (``E999``) or not known."""
-    rule = None if code in _NOT_RULES else settings.rule_for_code(code)
+    rule = _rule(code, registry)
     return (rule.severity, rule.fix_availability) if rule is not None else None
 
 
-def rule_url(code: str, settings: Settings) -> str | None:
+def rule_url(code: str, registry: Registry | None = None) -> str | None:
     """Where the rule's documentation is published, if anywhere (none is yet:
     ``attnlint rule CODE`` and the hover text are the reference)."""
-    rule = None if code in _NOT_RULES else settings.rule_for_code(code)
+    rule = _rule(code, registry)
     return rule.url() if rule is not None else None
 
 

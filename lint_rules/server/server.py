@@ -147,7 +147,9 @@ class _Protocol(LanguageServerProtocol):
 
 
 class AttnlintServer(LanguageServer):
-    def __init__(self, debounce: float = DEFAULT_DEBOUNCE) -> None:
+    def __init__(
+        self, debounce: float = DEFAULT_DEBOUNCE, registry: Any = None
+    ) -> None:
         super().__init__(
             "attnlint",
             __version__,
@@ -155,6 +157,8 @@ class AttnlintServer(LanguageServer):
             protocol_cls=_Protocol,
         )
         self.debounce = debounce
+        # The rules to choose from (a lint_rules.rules.Registry; None: attnlint's).
+        self.registry = registry
         self.documents: dict[str, _OpenDocument] = {}
         self.results: dict[str, CheckResult] = {}
         self.encoding = UTF16
@@ -414,7 +418,9 @@ class AttnlintServer(LanguageServer):
         settings = self._settings.get(folder)
         if settings is None:
             try:
-                settings = engine.settings_for(folder, self._root_of(folder))
+                settings = engine.settings_for(
+                    folder, self._root_of(folder), self.registry
+                )
             except engine.ConfigError as error:
                 settings = error
             self._settings[folder] = settings
@@ -444,10 +450,12 @@ class AttnlintServer(LanguageServer):
         errors: list[str] = []
         findings: list[engine.Finding] = []
         if not self._skipped(document, settings):
-            findings = engine.check_text(index.text, job.filename, settings, errors)
+            findings = engine.check_text(
+                index.text, job.filename, settings, errors, self.registry
+            )
         codes = _codes(findings)
-        urls = {code: engine.rule_url(code, settings) for code in codes}
-        facts = {code: engine.rule_facts(code, settings) for code in codes}
+        urls = {code: engine.rule_url(code, self.registry) for code in codes}
+        facts = {code: engine.rule_facts(code, self.registry) for code in codes}
         diagnostics = [
             convert.diagnostic(
                 finding,
@@ -603,6 +611,7 @@ class AttnlintServer(LanguageServer):
                 result.filename,
                 result.settings,
                 errors,
+                self.registry,
             )
             shown = [result.fixed[1]] if result.fixed[1] is not None else []
             shown += result.fixed[2]
@@ -635,7 +644,7 @@ class AttnlintServer(LanguageServer):
         ):
             if not actions.touches(diagnostic.range, point):
                 continue
-            explained = engine.rule_explanation(finding.code, result.settings)
+            explained = engine.rule_explanation(finding.code, self.registry)
             if explained is None:
                 continue
             parts.append(actions.explanation(finding, *explained, self._markdown))

@@ -12,6 +12,7 @@ import pytest
 from lint_rules.checker import check_source
 from lint_rules.config import RuleSelection, Settings
 from lint_rules.fixer import apply_fixes
+from lint_rules.rules import Registry
 from lint_rules.rules.atn001_unused_noqa import UnusedNoqa
 from tests.engine_rules import ENGINE_RULES
 
@@ -195,10 +196,15 @@ def _others(text: str) -> list[tuple[int, str]]:
 
 
 def test_codes_of_a_rule_that_failed_are_not_judged() -> None:
-    settings = Settings(registry=(*ENGINE_RULES, UnusedNoqa), extend_select=("ATN0",))
+    registry = Registry((*ENGINE_RULES, UnusedNoqa))
+    settings = registry.settings(extend_select=("ATN0",))
     errors: list[str] = []
     findings = check_source(
-        "explode()  # noqa: TST401, TST101\n", "m.py", settings, errors=errors
+        "explode()  # noqa: TST401, TST101\n",
+        "m.py",
+        settings,
+        errors=errors,
+        registry=registry,
     )
     assert errors and "TST401" in errors[0]
     assert [f.message for f in findings] == [

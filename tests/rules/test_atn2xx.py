@@ -10,18 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.checker import check_source
+from lint_rules.checker import check_source as _check_source
 from lint_rules.cli import main
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
+from lint_rules.rules import Registry
 from lint_rules.rules.atn201_repeated_host_sync import RepeatedHostSync
 from lint_rules.rules.atn202_redundant_reassignment import RedundantReassignment
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
-RULES = (RepeatedHostSync, RedundantReassignment)
-BOTH = Settings(registry=RULES, select=("ATN2",))
-ATN201 = Settings(registry=RULES, select=("ATN201",))
-ATN202 = Settings(registry=RULES, select=("ATN202",))
+RULES = Registry((RepeatedHostSync, RedundantReassignment))
+BOTH = RULES.settings(select=("ATN2",))
+ATN201 = RULES.settings(select=("ATN201",))
+ATN202 = RULES.settings(select=("ATN202",))
+
+
+def check_source(text, filename, settings, **kwargs):
+    """The checker, choosing between these two rules."""
+    return _check_source(text, filename, settings, registry=RULES, **kwargs)
+
 
 COMPOSITION = (
     "def replay(m, s, step, y):\n"
@@ -50,7 +57,9 @@ def codes(source: str, settings: Settings = BOTH) -> list[tuple[int, str]]:
 
 
 def fixed(source: str, settings: Settings = BOTH, unsafe: bool = False) -> str:
-    result = fix_text(textwrap.dedent(source), "t.py", settings, unsafe_fixes=unsafe)
+    result = fix_text(
+        textwrap.dedent(source), "t.py", settings, unsafe_fixes=unsafe, registry=RULES
+    )
     assert result.error is None
     ast.parse(result.text)
     return result.text
@@ -1165,8 +1174,7 @@ def test_composition_through_the_cli(tmp_path: Path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
     (tmp_path / "replay.py").write_text(COMPOSITION)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("lint_rules.config.default_registry", lambda: RULES)
-    code = main(["check", "--fix", "--no-cache", "replay.py"])
+    code = main(["check", "--fix", "--no-cache", "replay.py"], registry=RULES)
     out, err = capsys.readouterr()
     assert code == 0, out + err
     assert (tmp_path / "replay.py").read_text() == COMPOSITION_FIXED
@@ -1179,8 +1187,10 @@ def test_cli_reports_both_codes_without_fix(tmp_path: Path, monkeypatch, capsys)
     (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
     (tmp_path / "replay.py").write_text(source)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("lint_rules.config.default_registry", lambda: RULES)
-    code = main(["check", "--no-cache", "--output-format", "concise", "replay.py"])
+    code = main(
+        ["check", "--no-cache", "--output-format", "concise", "replay.py"],
+        registry=RULES,
+    )
     out, _ = capsys.readouterr()
     assert code == 1
     rows = [line.split(" ")[:2] for line in out.splitlines() if "ATN2" in line]
