@@ -1,4 +1,6 @@
-"""Settings, and loading them from ``[tool.attnlint]`` in ``pyproject.toml``.
+"""Settings, and loading them from configuration files: ``.attnlint.toml``
+and ``attnlint.toml`` (options at the top level) or ``[tool.attnlint]`` in
+``pyproject.toml``. Every option is declared once, in :data:`OPTIONS`.
 
 Keys and their meaning follow ruff (kebab-case, same names where ruff has the
 same option). Rule selectors are codes or code prefixes (``ATN``, ``ATN1``,
@@ -8,7 +10,7 @@ one layer of selection the more specific selector wins and ``ignore`` beats
 ``select`` starts afresh, one that only ignores or extends refines.
 
 Paths in the configuration (excludes, per-file-ignores, cache-dir) are
-relative to the directory of the ``pyproject.toml`` that sets them.
+relative to the directory of the configuration file that sets them.
 """
 
 from __future__ import annotations
