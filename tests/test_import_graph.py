@@ -44,9 +44,7 @@ def imported_modules(module: str, path: Path, known: set[str]) -> set[str]:
             # ``from package import module`` names the module; a name that
             # is no module is one of ``base``.
             targets = [
-                f"{base}.{alias.name}"
-                if f"{base}.{alias.name}" in known
-                else base
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
                 for alias in node.names
             ]
         for target in targets:
