@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from lint_rules import __version__
+from lint_rules.analysis import prefilter
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, Settings
 
 
@@ -86,7 +87,12 @@ class Flake8Checker:
     def run(self) -> Iterator[tuple[int, int, str, type[Flake8Checker]]]:
         text = "".join(self.lines)
         triggers = self._all_triggers()
-        if triggers is not None and not any(trigger in text for trigger in triggers):
+        if (
+            triggers is not None
+            and not any(trigger in text for trigger in triggers)
+            and prefilter.enabled()
+            and not prefilter.may_respell_ascii(text)
+        ):
             return
         from lint_rules.checker import check_source
 
