@@ -10,9 +10,9 @@ from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
-    TensorUses,
     UseEffect,
     local_allocations,
+    tensor_uses_for,
 )
 from lint_rules.analysis.use_forms import functions_to_analyze, may_fully_write
 from lint_rules.context import Context
@@ -221,7 +221,7 @@ class ZerosOverwritten(Rule):
         ):
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope)
+            uses = tensor_uses_for(flow, scope)
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:

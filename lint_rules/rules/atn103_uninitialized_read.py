@@ -12,6 +12,7 @@ from lint_rules.analysis.tensor_effects import (
     Use,
     UseEffect,
     local_allocations,
+    tensor_uses_for,
 )
 from lint_rules.analysis.use_forms import functions_to_analyze, may_read
 from lint_rules.context import Context
@@ -134,7 +135,7 @@ class UninitializedRead(Rule):
         for info in functions_to_analyze(ctx, _EMPTY_NAMES, _uninitialized, may_read):
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope)
+            uses = tensor_uses_for(flow, scope)
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if allocation.zero_filled or allocation.has_no_data:
