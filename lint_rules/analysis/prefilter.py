@@ -53,7 +53,8 @@ def may_respell_ascii(text: str) -> bool:
     import unicodedata
 
     return any(
-        any(c in _WORD_CHARS for c in unicodedata.normalize("NFKC", char))
+        ("a" + char).isidentifier()  # (``²`` reads as ``2``, but in no name)
+        and any(c in _WORD_CHARS for c in unicodedata.normalize("NFKC", char))
         for char in set(_NON_ASCII.findall(text))
     )
 
