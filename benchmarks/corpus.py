@@ -55,7 +55,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpora import TIERS, corpus, python_files  # noqa: E402
-from lint_rules.analysis import prefilter  # noqa: E402
+from lint_rules import prefilter  # noqa: E402
 from lint_rules.checker import check_source, decode_source, parse  # noqa: E402
 from lint_rules.config import Settings  # noqa: E402
 from lint_rules.diagnostics import (  # noqa: E402

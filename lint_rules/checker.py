@@ -13,7 +13,7 @@ import ast
 import os
 from collections.abc import Iterable
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
 from lint_rules.deep_stack import call_with_deep_stack

@@ -20,8 +20,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-from lint_rules import __version__
-from lint_rules.analysis import prefilter
+from lint_rules import __version__, prefilter
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, Settings
 
 

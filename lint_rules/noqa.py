@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.diagnostics import Edit, Finding
 from lint_rules.records import Record
 from lint_rules.source import Locator

@@ -16,7 +16,7 @@ import ast
 
 from hypothesis import strategies as st
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.checker import triggered_rules
 from lint_rules.config import Settings
 from lint_rules.context import Context
@@ -186,7 +186,7 @@ def test_environment_variable_is_the_switch(value, enabled):
         [
             sys.executable,
             "-c",
-            "from lint_rules.analysis import prefilter; print(prefilter.enabled())",
+            "from lint_rules import prefilter; print(prefilter.enabled())",
         ],
         env=env,
         capture_output=True,

@@ -7,7 +7,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar

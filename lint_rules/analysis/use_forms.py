@@ -12,7 +12,7 @@ cheaply (a non-ASCII function, whose identifiers Python normalizes) answers
 True.
 
 ``functions_to_analyze`` puts them together, and lets every function through
-when the pre-filters are off (``lint_rules.analysis.prefilter``).
+when the pre-filters are off (``lint_rules.prefilter``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.torch_api import (
     CONVERSION_METHODS,
     OVERWRITING_METHODS,

@@ -8,7 +8,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.model import FunctionNode, ModuleModel
 from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.scopes import Scope

@@ -7,7 +7,7 @@ import bisect
 import re
 from collections.abc import Hashable, Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
     ChangeKind,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Hashable, Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.flow import Block, FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,

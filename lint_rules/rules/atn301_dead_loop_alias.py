@@ -6,7 +6,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 
-from lint_rules.analysis import prefilter
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
 from lint_rules.analysis.scopes import Scope
