@@ -2,6 +2,7 @@
 
     python -m benchmarks.corpus [--tier backends|packages ...] [--jobs N]
                                 [--findings-dir DIR] [--keep]
+                                [--prefilters on|off|compare]
 
 On each tier of ``benchmarks/corpora.py`` (``backends``: 257 attention-backend
 files; ``packages``: all 7,950 files of sglang and vllm, 3.1M lines), in order:
@@ -19,6 +20,12 @@ files; ``packages``: all 7,950 files of sglang and vllm, 3.1M lines), in order:
    text in the file's own encoding, BOM and line endings), and stderr must be
    empty. Then ``attnlint check --unsafe-fixes --output-format json`` on the
    fixed copy must report no fixable finding.
+
+``--prefilters off`` runs both steps without the rules' pre-filters (as
+``ATTNLINT_NO_PREFILTER=1`` does), so every function goes through the
+analysis; ``--prefilters compare`` checks each file in step 1 both ways,
+before and after fixing, and counts a difference in the findings as a
+problem (the pre-filters are shortcuts: they must never change a finding).
 
 Fails (exit 1) on any crash: an internal rule error, an ``E902`` other than an
 undecodable file (those are listed), a fix that breaks the code, a fix loop
@@ -48,6 +55,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpora import TIERS, corpus, python_files  # noqa: E402
+from lint_rules import prefilter  # noqa: E402
 from lint_rules.checker import check_source, decode_source, parse  # noqa: E402
 from lint_rules.config import Settings  # noqa: E402
 from lint_rules.diagnostics import (  # noqa: E402
@@ -62,6 +70,8 @@ from lint_rules.rules import ALL_RULES  # noqa: E402
 from lint_rules.source import SourceError  # noqa: E402
 
 SETTINGS = Settings()
+# "on", "off" or "compare" (``--prefilters``), set before the workers fork.
+PREFILTERS = "on"
 
 
 @dataclass
@@ -144,6 +154,7 @@ def analyze(path: str, root: str) -> FileReport:
     report.lines = text.count("\n") + 1
     errors: list[str] = []
     findings = check_source(text, path, SETTINGS, errors=errors)
+    _compare_prefilters(text, path, findings, report, "")
     report.findings = [_finding_record(f, text) for f in findings]
     for finding in findings:
         if finding.code == SYNTAX_ERROR_CODE:
@@ -184,6 +195,8 @@ def analyze(path: str, root: str) -> FileReport:
     else:
         report.problems.append(f"fixes did not settle after {MAX_PASSES} passes")
     after = check_source(current, path, SETTINGS, tree=tree, errors=errors)
+    if current != text:
+        _compare_prefilters(current, path, after, report, " after fixing")
     left = [f for f in after if f.fix is not None]
     if left:
         report.problems.append(
@@ -200,12 +213,41 @@ def analyze(path: str, root: str) -> FileReport:
     return report
 
 
+def _compare_prefilters(
+    text: str, path: str, findings: list[Finding], report: FileReport, when: str
+) -> None:
+    """In ``--prefilters compare``: check ``text`` again without the
+    pre-filters, and record a problem if the findings differ."""
+    if PREFILTERS != "compare":
+        return
+    errors: list[str] = []
+    prefilter.set_enabled(False)
+    try:
+        unfiltered = check_source(text, path, SETTINGS, errors=errors)
+    finally:
+        prefilter.set_enabled(True)
+    report.problems.extend(errors)
+    if unfiltered != findings:
+        only_with = [
+            f"{f.code}:{f.location.row}" for f in findings if f not in unfiltered
+        ]
+        only_without = [
+            f"{f.code}:{f.location.row}" for f in unfiltered if f not in findings
+        ]
+        report.problems.append(
+            f"the pre-filters change the findings{when}: only with them "
+            f"{only_with}, only without them {only_without}"
+        )
+
+
 def _analyze_star(arguments: tuple[str, str]) -> FileReport:
     return analyze(*arguments)
 
 
 def _attnlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if PREFILTERS == "off":
+        env["ATTNLINT_NO_PREFILTER"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "lint_rules", *args],
         cwd=cwd,
@@ -218,7 +260,10 @@ def _attnlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def run_tier(tier: str, jobs: int, findings_dir: Path, keep: bool) -> bool:
     source_root = corpus(tier)
     files = python_files(source_root)
-    print(f"\n== {tier}: {len(files)} files in {source_root}", flush=True)
+    print(
+        f"\n== {tier}: {len(files)} files in {source_root} (pre-filters: {PREFILTERS})",
+        flush=True,
+    )
     started = time.monotonic()
     work = [(str(path), str(source_root)) for path in files]
     reports: list[FileReport] = []
@@ -386,7 +431,17 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "attnlint-corpus",
     )
     parser.add_argument("--keep", action="store_true", help="keep the fixed copies")
+    parser.add_argument(
+        "--prefilters",
+        choices=("on", "off", "compare"),
+        default="on",
+        help="run without the rules' pre-filters (off), or check each file "
+        "both ways and require the same findings (compare)",
+    )
     args = parser.parse_args(argv)
+    global PREFILTERS
+    PREFILTERS = args.prefilters
+    prefilter.set_enabled(PREFILTERS != "off")
     results = [
         run_tier(tier, args.jobs, args.findings_dir, args.keep)
         for tier in (args.tier or TIERS)

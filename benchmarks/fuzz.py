@@ -1,7 +1,8 @@
 """Long-running fuzzing: ``python -m benchmarks.fuzz [--minutes N]``.
 
-Runs the properties of tests/fuzzing.py on many more programs than CI does,
-from all three generators (hypothesmith from the grammar and from libcst
+Runs the properties of tests/fuzzing.py on many more programs than CI does
+(each program is checked with the rules' pre-filters and without them, and
+the findings must be the same), from all three generators (hypothesmith from the grammar and from libcst
 nodes, pysource-codegen), and stops at the first counterexample (printed,
 and saved to ``fuzz-failure.py``).
 """

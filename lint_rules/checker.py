@@ -13,6 +13,7 @@ import ast
 import os
 from collections.abc import Iterable
 
+from lint_rules import prefilter
 from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
 from lint_rules.deep_stack import call_with_deep_stack
@@ -147,7 +148,11 @@ def rules_for_file(
 def triggered_rules(rules: Iterable[type[Rule]], text: str) -> list[type[Rule]]:
     """Rules that can fire on ``text``: no triggers, or one of them occurs in it.
     Each trigger is looked for once (rules share some, and a trigger that does
-    not occur costs a scan of the whole text)."""
+    not occur costs a scan of the whole text). All of them without the
+    pre-filters, or where an identifier may be spelled with characters that
+    Python reads as ASCII ones (``ｚｅｒｏｓ`` is ``zeros``)."""
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return list(rules)
     present: dict[str, bool] = {}
     triggered: list[type[Rule]] = []
     for rule in rules:

@@ -25,7 +25,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-from lint_rules import __version__
+from lint_rules import __version__, prefilter
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, Settings
 from lint_rules.resolver import Resolver
 
@@ -121,7 +121,12 @@ class Flake8Checker:
             return
         text = "".join(self.lines)
         triggers = self._all_triggers(settings)
-        if triggers is not None and not any(trigger in text for trigger in triggers):
+        if (
+            triggers is not None
+            and not any(trigger in text for trigger in triggers)
+            and prefilter.enabled()
+            and not prefilter.may_respell_ascii(text)
+        ):
             return
         from lint_rules.checker import check_source
 

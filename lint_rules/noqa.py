@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from lint_rules import prefilter
 from lint_rules.diagnostics import Edit, Finding
 from lint_rules.records import Record
 from lint_rules.source import Locator
@@ -50,12 +51,12 @@ _MAY_SPAN_ROWS = re.compile(r"\"\"\"|'''|\\\r?\n|\\\r")
 def may_span_rows(text: str) -> bool:
     """Whether ``text`` may hold a multi-line string or a continuation (a
     shortcut: False means no finding's noqa row differs from its own)."""
-    return _MAY_SPAN_ROWS.search(text) is not None
+    return not prefilter.enabled() or _MAY_SPAN_ROWS.search(text) is not None
 
 
 def has_noqa_comment(text: str) -> bool:
     """Whether ``text`` may hold a suppression comment (a shortcut)."""
-    return re.search("noqa", text, re.IGNORECASE) is not None
+    return not prefilter.enabled() or re.search("noqa", text, re.IGNORECASE) is not None
 
 
 def code_listed(code: str, codes: Iterable[str]) -> bool:

@@ -16,6 +16,7 @@ import ast
 
 from hypothesis import strategies as st
 
+from lint_rules import prefilter
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
@@ -98,12 +99,31 @@ def _block(draw, depth: int, budget: int) -> list[str]:
     return lines
 
 
+def findings_both_ways(source: str, filename: str = "fuzz.py", settings=SETTINGS):
+    """The findings on ``source`` with the pre-filters, and without them
+    (checked directly, never through the cache), and the internal errors of
+    both runs."""
+    errors: list[str] = []
+    previous = prefilter.set_enabled(True)
+    try:
+        filtered = check_source(source, filename, settings, errors=errors)
+        prefilter.set_enabled(False)
+        unfiltered = check_source(source, filename, settings, errors=errors)
+    finally:
+        prefilter.set_enabled(previous)
+    return filtered, unfiltered, errors
+
+
 def check_properties(source: str) -> None:
     """What must hold for any input: no crash (not even one the checker catches
-    and reports as an internal error); a fix parses, converges, and is a fixpoint."""
-    errors: list[str] = []
-    check_source(source, "fuzz.py", SETTINGS, errors=errors)  # must not raise
+    and reports as an internal error); the pre-filters change no finding; a
+    fix parses, converges, and is a fixpoint."""
+    filtered, unfiltered, errors = findings_both_ways(source)  # must not raise
     assert errors == [], errors
+    assert filtered == unfiltered, (
+        "the pre-filters changed the findings:\n"
+        f"with them: {filtered}\nwithout them: {unfiltered}"
+    )
     try:
         ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -7,6 +7,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar
@@ -92,9 +93,9 @@ class ModuleModel:
     @cached_property
     def _walrus_rows(self) -> list[int] | None:
         """The rows where the text has a ``:=`` (a binding in an expression);
-        None without the text: any row may."""
+        None without the text, or without the pre-filters: any row may."""
         text = self._text
-        if text is None or "\r" in text:
+        if text is None or "\r" in text or not prefilter.enabled():
             return None  # (rows are not counted in newlines alone)
         rows: list[int] = []
         row, counted = 1, 0

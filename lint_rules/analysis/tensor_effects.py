@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 
 from lint_rules.analysis.flow import Block, Event, FunctionFlow, Kind
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -57,6 +57,8 @@ from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from lint_rules.analysis.imports import ImportMap
     from lint_rules.analysis.scopes import Scope
 
@@ -541,8 +543,28 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
 # --------------------------------------------------------------------------- paths
 
 
+def tensor_uses_for(flow: FunctionFlow, names: Names) -> TensorUses:
+    """The (cached) ``TensorUses`` of ``flow``: the rules of one file share
+    it, and the effects it has classified. ``names`` is the function's scope."""
+    return _derived(flow, "tensor_uses", names, lambda: TensorUses(flow, names))
+
+
+def _derived(
+    flow: FunctionFlow, key: str, names: object, compute: Callable[[], Any]
+) -> Any:
+    """``compute()``, once per flow and ``names`` (the function's scope, or
+    the module's imports): kept with the flow, which frees it with itself."""
+    found = flow.analyses.get(key)
+    if found is not None and found[0] is names:
+        return found[1]
+    value = compute()
+    flow.analyses[key] = (names, value)
+    return value
+
+
 class TensorUses:
-    """Effects of the uses of names in one function, and the path questions."""
+    """Effects of the uses of names in one function, and the path questions
+    (``tensor_uses_for`` shares one per function)."""
 
     def __init__(self, flow: FunctionFlow, names: Names) -> None:
         self.flow = flow
@@ -709,7 +731,12 @@ def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call
 
 
 def bound_names(flow: FunctionFlow) -> frozenset[str]:
-    """Names the function itself binds (parameters included)."""
+    """Names the function itself binds (parameters included); computed once
+    per flow."""
+    return _derived(flow, "bound_names", None, lambda: _bound_names(flow))
+
+
+def _bound_names(flow: FunctionFlow) -> frozenset[str]:
     return frozenset(
         name
         for name, events in flow.events_by_name.items()
@@ -724,7 +751,14 @@ def basic_index_names(flow: FunctionFlow, names: Names | None = None) -> frozens
     """Names every binding of which is an integer or a slice: a literal,
     ``int(...)``, ``len(...)``, ``slice(...)``, the target of
     ``for i in range(...)`` or the index of ``for i, v in enumerate(...)``.
-    Indexing a tensor with them is basic indexing (a view), not a gather."""
+    Indexing a tensor with them is basic indexing (a view), not a gather.
+    Computed once per flow and ``names``."""
+    return _derived(
+        flow, "basic_index_names", names, lambda: _basic_index_names(flow, names)
+    )
+
+
+def _basic_index_names(flow: FunctionFlow, names: Names | None) -> frozenset[str]:
     bound = bound_names(flow)
     found: set[str] = set()
     for name, events in flow.events_by_name.items():
@@ -871,11 +905,18 @@ def bound_allocations(
 
 def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
     """Allocations bound directly to one private local of the function;
-    ``names`` is the function's scope (who ``torch`` is there).
+    ``names`` is the function's scope (who ``torch`` is there). Computed once
+    per flow and ``names`` (the caller must not change the list).
 
     A name that a nested scope uses anywhere in the function is left out: a
     closure defined earlier could read the buffer at any call.
     """
+    return _derived(
+        flow, "local_allocations", names, lambda: _local_allocations(flow, names)
+    )
+
+
+def _local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
     found: list[LocalAllocation] = []
     for stmt in flow.stmt_info:
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.imports import ImportMap
@@ -11,11 +10,11 @@ from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
-    TensorUses,
     UseEffect,
     local_allocations,
+    tensor_uses_for,
 )
-from lint_rules.analysis.use_forms import function_text, may_fully_write
+from lint_rules.analysis.use_forms import functions_to_analyze, may_fully_write
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.rules.base import Invalid, Rule
@@ -213,27 +212,16 @@ class ZerosOverwritten(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        rows = sorted(rows_naming(ctx, ZERO_FILL_NAMES))
-        if not rows:
-            return
         rewriter = EmptyRewriter(ctx)
-        for info in model.functions_spanning(rows):
-            # Before the flow: a zero-filled buffer whose name is never used in
-            # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
-            # cannot be reported.
-            names = {
-                name
-                for name, allocation in model.allocations(info, rows)
-                if allocation.zero_filled
-            }
-            if not names:
-                continue
-            text = function_text(ctx.locator, info.node)
-            if not any(may_fully_write(text, name) for name in names):
-                continue
+        # Before the flow: a zero-filled buffer whose name is never used in a
+        # form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
+        # cannot be reported.
+        for info in functions_to_analyze(
+            ctx, ZERO_FILL_NAMES, _zero_filled, may_fully_write
+        ):
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope)
+            uses = tensor_uses_for(flow, scope)
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
@@ -255,30 +243,8 @@ class ZerosOverwritten(Rule):
                 yield ctx.report(self, allocation.call, message, fix)
 
 
-def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
-    """1-based rows that may call a ``torch`` function whose name contains one
-    of ``names``: rows holding the name, or a local alias imported for it
-    (``from torch import zeros_like as zl``). A text pre-filter per function."""
-    words = set(names)
-    for local, qualified in ctx.model.imports.names.items():
-        module, _, function = qualified.rpartition(".")
-        if module == "torch" and any(name in function for name in names):
-            words.add(local)
-    # A call: the name (possibly a longer one, ``zeros_like``) and its parenthesis.
-    # Each occurrence of a name is found by str.find (a regular expression
-    # starting with alternatives would try every position of the text).
-    text = ctx.text
-    starts: set[int] = set()
-    for word in words:
-        position = text.find(word)
-        while position >= 0:
-            if _CALL_AFTER_NAME.match(text, position + len(word)):
-                starts.add(position)
-            position = text.find(word, position + 1)
-    return ctx.locator.rows_of(starts)
-
-
-_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\)*\(")
+def _zero_filled(allocation: Allocation) -> bool:
+    return allocation.zero_filled
 
 
 # --------------------------------------------------------------------------- the rewrite

@@ -8,6 +8,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterator
 
+from lint_rules import prefilter
 from lint_rules.analysis.model import FunctionNode, ModuleModel
 from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.scopes import Scope
@@ -411,7 +412,7 @@ class _ClassUses:
     ) -> list[int] | None:
         """Sorted rows of ``text`` holding one of ``words`` (as ``attributes``:
         only where it may be the name after a dot); None: all rows."""
-        if text is None:
+        if text is None or not prefilter.enabled():
             return None
         positions: list[int] = []
         for word in words:

@@ -6,16 +6,17 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
+    Allocation,
     Detail,
     TensorUses,
     Use,
     UseEffect,
     local_allocations,
+    tensor_uses_for,
 )
-from lint_rules.analysis.use_forms import function_text, may_read
+from lint_rules.analysis.use_forms import functions_to_analyze, may_read
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
-from lint_rules.rules.atn101_zeros_overwritten import rows_naming
 from lint_rules.rules.base import Invalid, Rule
 
 #: Names of the uninitialized allocators (``empty`` also finds ``empty_like``, ...).
@@ -128,26 +129,13 @@ class UninitializedRead(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        rows = sorted(rows_naming(ctx, _EMPTY_NAMES))
-        if not rows:
-            return
-        for info in model.functions_spanning(rows):
-            # Before the flow: a buffer whose name is never used in a form that
-            # can read it (an operand, ``x.sum()``, ``y.copy_(x)``, ...) cannot
-            # be reported.
-            names = {
-                name
-                for name, allocation in model.allocations(info, rows)
-                if not allocation.zero_filled and not allocation.has_no_data
-            }
-            if not names:
-                continue
-            text = function_text(ctx.locator, info.node)
-            if not any(may_read(text, name) for name in names):
-                continue
+        # Before the flow: a buffer whose name is never used in a form that
+        # can read it (an operand, ``x.sum()``, ``y.copy_(x)``, ...) cannot be
+        # reported.
+        for info in functions_to_analyze(ctx, _EMPTY_NAMES, _uninitialized, may_read):
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope)
+            uses = tensor_uses_for(flow, scope)
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if allocation.zero_filled or allocation.has_no_data:
@@ -162,6 +150,10 @@ class UninitializedRead(Rule):
                         f"`{allocation.display}` at line {row} leaves its memory uninitialized"
                     )
                     yield ctx.report(self, use.event.node, message)
+
+
+def _uninitialized(allocation: Allocation) -> bool:
+    return not allocation.zero_filled and not allocation.has_no_data
 
 
 def _partly_written_before(

@@ -7,6 +7,7 @@ import bisect
 import re
 from collections.abc import Hashable, Iterator
 
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
     ChangeKind,
@@ -205,19 +206,20 @@ class RepeatedHostSync(Rule):
         # Where a sync call's method name may be, found once: a function is
         # looked at only if two fall within its lines, and only their rows.
         found = _sync_call_names(text)
-        if len(found) < 2:
+        if found is not None and len(found) < 2:
             return
-        found_rows = locator.row_of_each(found)
+        found_rows = None if found is None else locator.row_of_each(found)
         ascii_text = text.isascii()
         for info in model.functions:
             function = info.node
             end_row = function.end_lineno or function.lineno
-            first = bisect.bisect_left(found_rows, function.lineno)
-            last = bisect.bisect_right(found_rows, end_row)
-            if last - first < 2:
-                continue
             rows = None
-            if (
+            if found_rows is not None:
+                first = bisect.bisect_left(found_rows, function.lineno)
+                last = bisect.bisect_right(found_rows, end_row)
+                if last - first < 2:
+                    continue
+            if found_rows is not None and (
                 ascii_text
                 or text[
                     locator.line_start(function.lineno) : locator.full_line_end(end_row)
@@ -398,12 +400,15 @@ def _repeated_sync_calls(
     return repeated
 
 
-def _sync_call_names(text: str) -> list[int]:
+def _sync_call_names(text: str) -> list[int] | None:
     """Sorted offsets of every sync method name (``item``...) that is a whole
     word followed by an empty argument list, however spelled (``x.item ()``,
     ``x.item(\\n)``): a sync call's name spelled in ASCII is always one of
-    them. (A name spelled with other characters that Python reads as the
-    same, ``ｉｔｅｍ``, is not seen; the rule's triggers do not see it either.)"""
+    them. None (look everywhere) without the pre-filters, or where a name
+    may be spelled with other characters that Python reads as the same
+    (``ｉｔｅｍ``)."""
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return None
     found: list[int] = []
     for name in SYNC_METHODS:
         position = text.find(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Hashable, Iterator
 
+from lint_rules import prefilter
 from lint_rules.analysis.flow import Block, FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
@@ -98,7 +99,7 @@ class RedundantReassignment(Rule):
     code = "ATN202"
     name = "redundant-reassignment"
     # Only functions are analyzed, so a file without one cannot have a finding.
-    triggers = ("def ", "def\t")
+    triggers = ("def",)
     fix_availability = "sometimes"
     severity = "error"
 
@@ -616,10 +617,14 @@ def _repeated_assignments(
         )
         # A large group goes to the flow graph without this test of every
         # pair (its cost would grow with the square of the group's size).
-        if len(members) > _PAIRS_TESTED_UP_TO or any(
-            _may_dominate(first, second, placement.owners)
-            for i, (_, first) in enumerate(members)
-            for _, second in members[i + 1 :]
+        if (
+            not prefilter.enabled()
+            or len(members) > _PAIRS_TESTED_UP_TO
+            or any(
+                _may_dominate(first, second, placement.owners)
+                for i, (_, first) in enumerate(members)
+                for _, second in members[i + 1 :]
+            )
         ):
             groups.append([statement for statement, _ in members])
     return groups

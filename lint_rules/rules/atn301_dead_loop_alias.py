@@ -6,6 +6,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterator
 
+from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
 from lint_rules.analysis.scopes import Scope
@@ -81,7 +82,7 @@ class DeadLoopAlias(Rule):
 
     code = "ATN301"
     name = "dead-loop-alias"
-    triggers = ("for ", "while ")
+    triggers = ("for", "while")
     fix_availability = "sometimes"
     severity = "error"
 
@@ -175,12 +176,13 @@ class DeadLoopAlias(Rule):
                 continue
             # Before the flow: an alias that another statement of the function
             # also binds is not an alias of one value (most candidates).
-            stored = _statement_stores(info.bindings)
-            candidates = [
-                stmt for stmt in candidates if stored[stmt.targets[0].id] == 1
-            ]
-            if not candidates:
-                continue
+            if prefilter.enabled():
+                stored = _statement_stores(info.bindings)
+                candidates = [
+                    stmt for stmt in candidates if stored[stmt.targets[0].id] == 1
+                ]
+                if not candidates:
+                    continue
             flow = model.flow(info.node)
             for stmt in candidates:
                 finding = self._check_alias(ctx, flow, stmt)

@@ -1,0 +1,196 @@
+"""The pre-filters are shortcuts, never a second opinion: every rule reports
+the same findings with them and without them (``ATTNLINT_NO_PREFILTER=1``),
+on the rules' own examples, the engine's fixtures and the reference backend,
+and on generated programs (here, and in every property of tests/fuzzing.py).
+The rules are run directly, never through the cache, so no stored result can
+hide a difference."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from lint_rules import prefilter
+from lint_rules.checker import triggered_rules
+from lint_rules.config import Settings
+from lint_rules.context import Context
+from lint_rules.rules import ALL_RULES
+from tests.fuzzing import backend_programs, findings_both_ways
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _examples() -> list[tuple[str, str]]:
+    examples = []
+    for rule in ALL_RULES:
+        for index, source in enumerate(rule.valid):
+            examples.append((f"{rule.code}-valid-{index}", source))
+        for index, invalid in enumerate(rule.invalid):
+            examples.append((f"{rule.code}-invalid-{index}", invalid.source))
+            if invalid.fixed is not None:
+                examples.append((f"{rule.code}-fixed-{index}", invalid.fixed))
+    return examples
+
+
+def _engine_files() -> list[Path]:
+    return sorted(
+        [
+            *(ROOT / "tests" / "fixtures").rglob("*.py"),
+            *(ROOT / "reference_backend").glob("*.py"),
+        ]
+    )
+
+
+def _assert_same(source: str, filename: str) -> None:
+    filtered, unfiltered, errors = findings_both_ways(
+        source, filename, Settings(select=("ALL", "ATN001"))
+    )
+    assert errors == []
+    assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(("name", "source"), _examples(), ids=lambda v: v)
+def test_rule_examples_same_findings_both_ways(name, source):
+    _assert_same(source, f"{name}.py")
+
+
+@pytest.mark.parametrize("path", _engine_files(), ids=lambda p: p.name)
+def test_engine_files_same_findings_both_ways(path):
+    _assert_same(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_engine_files_have_findings():
+    # (else the comparison above would compare nothing)
+    found = 0
+    for path in _engine_files():
+        filtered, _, _ = findings_both_ways(path.read_text(encoding="utf-8"), str(path))
+        found += len(filtered)
+    assert found > 10
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(backend_programs())
+def test_generated_programs_same_findings_both_ways(source):
+    _assert_same(source, "generated.py")
+
+
+# Each shortcut below once missed a finding that the analysis makes: the
+# spelling a text search did not see is one Python reads as the name.
+@pytest.mark.parametrize(
+    ("code", "source"),
+    [
+        # Identifiers Python reads in NFKC form: ``ｉｔｅｍ`` is ``item``.
+        (
+            "ATN201",
+            "def f(x):\n    a = x.ｉｔｅｍ()\n    b = x.ｉｔｅｍ()\n    return a, b\n",
+        ),
+        (
+            "ATN101",
+            "import torch\ndef f(y, n):\n    x = torch.ｚｅｒｏｓ(n)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        # A comment between an allocator's name and its parenthesis.
+        (
+            "ATN101",
+            "import torch\ndef f(y, n):\n    x = (torch.zeros  # n rows\n  (n))\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        # ``for`` without a space after it.
+        (
+            "ATN301",
+            "def f(x, n):\n    for(i)in range(n):\n        t = x + 1\n        print(t)\n",
+        ),
+    ],
+)
+def test_spellings_the_text_shortcuts_once_missed(code, source):
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == [code]
+    assert filtered == unfiltered
+
+
+def _flows_built(rule_code: str, source: str) -> int:
+    import ast
+
+    (rule,) = [rule for rule in ALL_RULES if rule.code == rule_code]
+    ctx = Context(source, ast.parse(source), "f.py", Settings())
+    list(rule().check(ctx))
+    return len(ctx.model._flows)
+
+
+@pytest.mark.parametrize(
+    ("code", "source"),
+    [
+        # Never written whole: ATN101's text scan skips the flow.
+        ("ATN101", "import torch\ndef f(n):\n    x = torch.zeros(n)\n    return x\n"),
+        # Never read: ATN103's text scan skips the flow.
+        ("ATN103", "import torch\ndef f(n):\n    x = torch.empty(n)\n    return x\n"),
+        # Equal assignments in sibling branches: neither may dominate.
+        (
+            "ATN202",
+            "def f(c, y):\n    if c:\n        x = y\n    else:\n        x = y\n",
+        ),
+        # The alias is bound twice.
+        ("ATN301", "def f(a):\n    for i in a:\n        t = i\n        t = a\n"),
+    ],
+)
+def test_switch_turns_each_shortcut_off(code, source):
+    previous = prefilter.set_enabled(True)
+    try:
+        assert _flows_built(code, source) == 0
+        prefilter.set_enabled(False)
+        assert _flows_built(code, source) == 1
+    finally:
+        prefilter.set_enabled(previous)
+
+
+def test_switch_turns_sync_call_names_off():
+    # (ATN201 builds a flow only for equal sync calls, which its scan never
+    # misses: what the switch changes is where it looks for them)
+    from lint_rules.rules.atn201_repeated_host_sync import _sync_call_names
+
+    previous = prefilter.set_enabled(True)
+    try:
+        assert _sync_call_names("a = x.item()\n") == [6]
+        prefilter.set_enabled(False)
+        assert _sync_call_names("a = x.item()\n") is None
+    finally:
+        prefilter.set_enabled(previous)
+
+
+def test_switch_turns_triggers_off():
+    rules = list(ALL_RULES)
+    previous = prefilter.set_enabled(True)
+    try:
+        assert triggered_rules(rules, "x = 1\n") != rules
+        prefilter.set_enabled(False)
+        assert triggered_rules(rules, "x = 1\n") == rules
+    finally:
+        prefilter.set_enabled(previous)
+
+
+@pytest.mark.parametrize(("value", "enabled"), [("1", False), ("0", True), ("", True)])
+def test_environment_variable_is_the_switch(value, enabled):
+    env = dict(os.environ, ATTNLINT_NO_PREFILTER=value)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from lint_rules import prefilter; print(prefilter.enabled())",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == str(enabled)
