@@ -32,7 +32,7 @@ CACHE_CONTENT = _MAGIC.decode("latin-1") + "..."
 def _file(path: Path, age_ns: int, content: str = CACHE_CONTENT) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content, encoding="latin-1")
-    stamp = NOW - age_ns
+    stamp = time.time_ns() - age_ns  # ages against the clock now, not at import
     os.utime(path, ns=(stamp, stamp))
     return path
 
