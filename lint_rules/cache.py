@@ -185,6 +185,7 @@ def settings_fingerprint(settings: Settings) -> str:
         sorted(settings.enabled_codes),
         settings.per_file_ignores,
         settings.graph_state_methods,
+        settings.full_write_calls,
         os.path.abspath(settings.root),
     )
     return repr(parts)

@@ -426,6 +426,7 @@ class Settings(Record):
         "extend_exclude",
         "force_exclude",
         "graph_state_methods",
+        "full_write_calls",
         "cache_dir",
         "fix",
         "unsafe_fixes",
@@ -448,6 +449,8 @@ class Settings(Record):
         extend_exclude: tuple[str, ...] = (),
         force_exclude: bool = False,
         graph_state_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
+        # (call name, positions from 0 and keyword names it writes in full)
+        full_write_calls: tuple[tuple[str, tuple[int | str, ...]], ...] = (),
         cache_dir: str = DEFAULT_CACHE_DIR,
         fix: bool = False,
         # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
@@ -467,6 +470,7 @@ class Settings(Record):
         self.extend_exclude = extend_exclude
         self.force_exclude = force_exclude
         self.graph_state_methods = graph_state_methods
+        self.full_write_calls = full_write_calls
         self.cache_dir = cache_dir
         self.fix = fix
         self.unsafe_fixes = unsafe_fixes
@@ -598,6 +602,7 @@ _KEY_TYPES: dict[str, str] = {
     "extend-exclude": "globs",
     "force-exclude": "bool",
     "graph-state-methods": "globs",
+    "full-write-calls": "full-writes",
     "cache-dir": "str",
     "fix": "bool",
     "unsafe-fixes": "bool",
@@ -758,6 +763,7 @@ def settings_from_table(
         graph_state_methods=values.get(
             "graph-state-methods", DEFAULT_GRAPH_STATE_METHODS
         ),
+        full_write_calls=values.get("full-write-calls", ()),
         cache_dir=values.get("cache-dir", DEFAULT_CACHE_DIR),
         fix=values.get("fix", False),
         unsafe_fixes=values.get("unsafe-fixes"),
@@ -844,4 +850,42 @@ def _validate(kind: str, value: object, where: str, codes: tuple[str, ...]) -> o
                 _string_list(selectors, entry), codes, entry
             )
         return result
+    if kind == "full-writes":
+        return _full_write_calls(value, where)
     raise AssertionError(kind)  # pragma: no cover
+
+
+def _full_write_calls(
+    value: object, where: str
+) -> tuple[tuple[str, tuple[int | str, ...]], ...]:
+    """``{ "decode_attention_fwd" = [3], "k" = ["out"] }``: each call name
+    (dotted, as written or as imported) to the arguments it writes in full,
+    by position from 0 or by keyword name; sorted by name."""
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: expected a table of call name = [positions or keywords], "
+            f"got {_type_name(value)}"
+        )
+    found: list[tuple[str, tuple[int | str, ...]]] = []
+    for name, written in value.items():
+        entry = f"{where}.{name!r}"
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(
+                f"{entry}: expected a call name such as `decode_attention_fwd` "
+                "or `module.kernel`"
+            )
+        if not isinstance(written, list) or not written:
+            raise ConfigError(
+                f"{entry}: expected a non-empty array of argument positions "
+                f"(integers from 0) or keyword names, got {written!r}"
+            )
+        for item in written:
+            positional = type(item) is int and item >= 0
+            keyword = isinstance(item, str) and item.isidentifier()
+            if not (positional or keyword):
+                raise ConfigError(
+                    f"{entry}: {item!r} is neither an argument position "
+                    "(an integer from 0) nor a keyword name"
+                )
+        found.append((name, tuple(written)))
+    return tuple(sorted(found, key=lambda item: item[0]))

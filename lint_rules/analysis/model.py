@@ -11,6 +11,7 @@ from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import TryStar
 from lint_rules.analysis.scopes import Scope, function_scope, module_scope
+from lint_rules.analysis.summaries import CallEffects, Declarations, ModuleSummaries
 from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
 from lint_rules.analysis.torch_api import NON_SWALLOWING_MANAGERS
 from lint_rules.records import Record
@@ -136,6 +137,19 @@ class ModuleModel:
             key=lambda cls: cls.lineno,
         )
 
+    @cached_property
+    def summaries(self) -> ModuleSummaries:
+        """What the module's own functions do to their parameters."""
+        return ModuleSummaries(self)
+
+    def call_effects(
+        self, info: FunctionInfo, declarations: Declarations = ()
+    ) -> CallEffects:
+        """What the calls in ``info``'s function do to the tensors passed to
+        them: summaries of the module's functions, collectives, and the
+        ``declarations`` of ``full-write-calls``."""
+        return CallEffects(self.summaries, info, self.scope(info.node), declarations)
+
     def methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
         return [info.node for info in self.functions if info.cls is cls]
 
@@ -146,6 +160,7 @@ class ModuleModel:
             flow.may_swallow = None  # type: ignore[assignment]  # (refers to this model)
             flow.release()
         self._flows.clear()
+        self.__dict__.pop("summaries", None)
         for scope in self._scopes.values():
             scope.release()
         self._scopes.clear()

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     #: Who names are: a function's scope, or the module-wide imports (the
     #: shortcut of the pre-filters, which see every import everywhere).
     Names = Scope | ImportMap
+    from lint_rules.analysis.summaries import CallEffects as CallOracle
 
 
 class UseEffect(enum.Enum):
@@ -83,6 +84,9 @@ class Detail(enum.Enum):
     NONE = ""
     PARTIAL = "partly written"  # in place through a view or a partial index
     ESCAPE = "sliced or passed on"  # bound, passed, stored, returned, viewed
+    # A full write that rests on an assumption the fix must not take as proven:
+    DECLARED = "written by a call declared in `full-write-calls`"
+    METHOD = "written by a method that a subclass may override"
 
 
 #: Builtins that look only at the object (or its length), not its elements.
@@ -354,16 +358,20 @@ class LocalFacts(Record):
     """What the enclosing function tells about names used around a tensor:
     the names it binds, and those holding an int or a slice."""
 
-    __slots__ = ("bound", "basic_indices")
+    __slots__ = ("bound", "basic_indices", "calls")
     _fields = __slots__
 
     def __init__(
         self,
         bound: Container[str] = frozenset(),
         basic_indices: Container[str] = frozenset(),
+        calls: CallOracle | None = None,
     ) -> None:
         self.bound = bound
         self.basic_indices = basic_indices
+        #: What calls of the module's own functions (and declared kernels,
+        #: collectives) do to an argument: ``summaries.CallEffects``.
+        self.calls = calls
 
 
 NO_FACTS = LocalFacts()
@@ -448,6 +456,10 @@ def context_effect(
                 if whole:
                     return UseEffect.FULL_WRITE, Detail.NONE
                 return UseEffect.UNKNOWN, Detail.PARTIAL
+        if facts.calls is not None and isinstance(call, ast.Call):
+            known = facts.calls.effect(call, expr, whole)
+            if known is not None:
+                return known
         return UseEffect.UNKNOWN, Detail.ESCAPE
     if isinstance(parent, ast.Call) and expr in parent.args:
         func = parent.func
@@ -464,6 +476,10 @@ def context_effect(
             and names.is_builtin(func.id)
         ):
             return UseEffect.TRANSPARENT, Detail.NONE
+        if facts.calls is not None:
+            known = facts.calls.effect(parent, expr, whole)
+            if known is not None:
+                return known
     return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
@@ -544,11 +560,15 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
 class TensorUses:
     """Effects of the uses of names in one function, and the path questions."""
 
-    def __init__(self, flow: FunctionFlow, names: Names) -> None:
+    def __init__(
+        self, flow: FunctionFlow, names: Names, calls: CallOracle | None = None
+    ) -> None:
         self.flow = flow
         self.names = names
         self._effects: dict[int, tuple[UseEffect, Detail]] = {}
-        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow, names))
+        self.facts = LocalFacts(
+            bound_names(flow), basic_index_names(flow, names), calls
+        )
 
     def effect(self, event: Event) -> tuple[UseEffect, Detail]:
         """The effect of one event on the tensor its name holds."""

@@ -6,15 +6,21 @@ import ast
 import re
 from collections.abc import Iterator
 
+from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.summaries import CallEffects, enclosing_call
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
+    Detail,
     TensorUses,
+    Use,
     UseEffect,
     local_allocations,
 )
+from lint_rules.analysis.torch_api import COLLECTIVE_OUTPUTS
 from lint_rules.analysis.use_forms import function_text, may_fully_write
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -216,11 +222,14 @@ class ZerosOverwritten(Rule):
         rows = sorted(rows_naming(ctx, ZERO_FILL_NAMES))
         if not rows:
             return
+        declarations = tuple(getattr(ctx.settings, "full_write_calls", ()))
+        writers: set[str] | None = None
         rewriter = EmptyRewriter(ctx)
         for info in model.functions_spanning(rows):
             # Before the flow: a zero-filled buffer whose name is never used in
             # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
-            # cannot be reported.
+            # nor passed to a call that may (a function of the module, a
+            # collective, a declared kernel) cannot be reported.
             names = {
                 name
                 for name, allocation in model.allocations(info, rows)
@@ -230,10 +239,13 @@ class ZerosOverwritten(Rule):
                 continue
             text = function_text(ctx.locator, info.node)
             if not any(may_fully_write(text, name) for name in names):
-                continue
+                if writers is None:
+                    writers = writing_call_names(model, declarations)
+                if writers is not ALL and not any(word in text for word in writers):
+                    continue
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope)
+            uses = TensorUses(flow, scope, model.call_effects(info, declarations))
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
@@ -241,18 +253,72 @@ class ZerosOverwritten(Rule):
                 name = local.target.id
                 if not uses.first_use_is_full_write_on_every_path(name, local.binding):
                     continue
-                fix = rewriter.fix(allocation, Applicability.SAFE)
                 firsts, _ = uses.first_uses(name, local.binding)
-                writes = sorted(
-                    {u.row for u in firsts if u.effect is UseEffect.FULL_WRITE}
+                writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                assumed = sorted(
+                    {u.detail for u in writes if u.detail is not Detail.NONE},
+                    key=lambda detail: detail.value,
                 )
-                where = ", ".join(str(row) for row in writes)
+                applicability = Applicability.UNSAFE if assumed else Applicability.SAFE
+                fix = rewriter.fix(allocation, applicability)
+                rows_written = sorted({u.row for u in writes})
+                where = ", ".join(str(row) for row in rows_written)
                 message = (
                     f"`{name}` is zero-filled by `{allocation.display}`, then "
-                    f"overwritten completely (line{'s' if len(writes) > 1 else ''} {where}) "
+                    f"overwritten completely (line{'s' if len(rows_written) > 1 else ''} {where}) "
                     "before any read: the zeros are never seen"
                 )
+                calls = uses.facts.calls
+                for detail in assumed:
+                    message += f"; {_assumption(detail, writes, flow, calls)}"
                 yield ctx.report(self, allocation.call, message, fix)
+
+
+#: ``writing_call_names``' answer when every name may be one.
+ALL: set[str] = set()
+
+
+def writing_call_names(model: ModuleModel, declarations: tuple) -> set[str]:
+    """Words a call that writes an argument whole through a summary, a
+    collective or a declaration must spell (a text pre-filter): the names of
+    the module's functions and methods and of the collectives, and the local
+    names imported for them; ``ALL`` when declarations exist (a declared
+    kernel may be called through any alias)."""
+    if declarations:
+        return ALL
+    words = {info.node.name for info in model.functions if info.parent is None}
+    words.update(name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS)
+    for local, qualified in model.imports.names.items():
+        if qualified in COLLECTIVE_OUTPUTS:
+            words.add(local)
+    return words
+
+
+def _assumption(
+    detail: Detail, writes: list[Use], flow: FunctionFlow, calls: CallEffects | None
+) -> str:
+    """What the writes of the kind ``detail`` rest on, for the message: the
+    ``full-write-calls`` entries, or the methods a subclass may override."""
+    assumed = [u for u in writes if u.detail is detail]
+    rows = ", ".join(str(row) for row in sorted({u.row for u in assumed}))
+    named: list[str] = []
+    for use in assumed:
+        call = enclosing_call(use.event.node, flow.parents)
+        if call is None:
+            continue
+        if detail is Detail.DECLARED and calls is not None:
+            entry = calls.declaration(call)
+            if entry is not None:
+                shown = ", ".join(repr(item) for item in entry[1]).replace("'", '"')
+                named.append(f'`full-write-calls` declares `"{entry[0]}" = [{shown}]`')
+        elif isinstance(call.func, ast.Attribute):
+            named.append(f"`{call.func.attr}` is a method a subclass may override")
+    reasons = "; ".join(dict.fromkeys(named)) or detail.value
+    return (
+        f"the write at line {rows} rests on a declaration: {reasons}"
+        if (detail is Detail.DECLARED)
+        else f"the write at line {rows} is assumed: {reasons}"
+    )
 
 
 def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
