@@ -43,11 +43,12 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Argument, Definition
-from lint_rules.analysis.tensor_effects import Detail, TensorUses, UseEffect
-from lint_rules.analysis.torch_api import collective_output
+from lint_rules.analysis.tensor_effects import Detail, TensorUses, Use, UseEffect
+from lint_rules.analysis.torch_api import METHODS, collective_output
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from lint_rules.analysis.flow import FunctionFlow
     from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
     from lint_rules.analysis.scopes import Scope
 
@@ -435,3 +436,104 @@ def enclosing_call(node: ast.AST, parents) -> ast.Call | None:
     if isinstance(parent, ast.Call) and child is not parent.func:
         return parent
     return None
+
+
+# --------------------------------------------------------------------------- stores to self
+
+
+def overwritten_after_store(
+    flow: FunctionFlow,
+    uses: TensorUses,
+    name: str,
+    store: Use,
+    receiver: str | None,
+) -> tuple[str, Use] | None:
+    """``table = zeros(...); self._table = table; table.copy_(host)``: when
+    ``store``, the first use of ``name``, is the value of an assignment to
+    attributes of ``receiver`` (the method's instance) only, and the
+    statements that follow it in the same block run nothing that could read
+    the attribute before an unconditional full write of ``name`` (no use of
+    the receiver, no call outside torch's vocabulary, no control flow):
+    the attribute stored and that write. None otherwise.
+
+    The write may still raise, and the attribute then keeps the zeros: a
+    fix resting on this is never safe."""
+    if receiver is None or store.effect is not UseEffect.UNKNOWN:
+        return None
+    node = store.event.node
+    stmt = flow.parents.get(node)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is node):
+        return None
+    attributes = []
+    for target in stmt.targets:
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == receiver
+        ):
+            return None
+        attributes.append(target.attr)
+    info = flow.stmt_info.get(stmt)
+    if info is None:
+        return None
+    names = uses.names
+    for following in info.body[info.index + 1 :]:
+        write = _full_write_statement(flow, uses, following, name)
+        if write is not None:
+            call = following.value  # type: ignore[attr-defined]
+            if _quiet(call, receiver, name, names, allowed=write.event.node):
+                return attributes[0], write
+            return None
+        if not isinstance(following, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)):
+            return None
+        if not _quiet(following, receiver, name, names):
+            return None
+    return None
+
+
+def _full_write_statement(
+    flow: FunctionFlow, uses: TensorUses, stmt: ast.stmt, name: str
+) -> Use | None:
+    """The full write of ``name`` that the expression statement ``stmt`` is
+    (``name.copy_(...)``, ``torch.mul(..., out=name)``), if it is one."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return None
+    for event in flow.events_of(name):
+        if event.node is not None and _within(event.node, stmt, flow.parents):
+            effect, detail = uses.effect(event)
+            if effect is UseEffect.FULL_WRITE and detail is Detail.NONE:
+                return Use(event, effect, detail)
+            return None
+    return None
+
+
+def _within(node: ast.AST, stmt: ast.stmt, parents) -> bool:
+    while node is not None:
+        if node is stmt:
+            return True
+        node = parents.get(node)
+    return False
+
+
+def _quiet(
+    root: ast.AST, receiver: str, name: str, names, allowed: ast.AST | None = None
+) -> bool:
+    """Whether evaluating ``root`` cannot read an attribute of ``receiver``
+    nor touch ``name`` (but at ``allowed``): no use of either, no call but
+    torch's (a method of its vocabulary, a function of its namespaces)."""
+    for node in walk_nodes(root):
+        if isinstance(node, ast.Name):
+            if node.id == receiver or (node.id == name and node is not allowed):
+                return False
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in METHODS:
+                continue
+            qualified = names.qualified_name(func)
+            if qualified is None or qualified.partition(".")[0] != "torch":
+                return False
+        elif isinstance(
+            node, (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
+        ):
+            return False
+    return True

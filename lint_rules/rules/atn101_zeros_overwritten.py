@@ -10,11 +10,16 @@ from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.nodes import walk as walk_nodes
-from lint_rules.analysis.summaries import CallEffects, enclosing_call
+from lint_rules.analysis.summaries import (
+    CallEffects,
+    enclosing_call,
+    overwritten_after_store,
+)
 from lint_rules.analysis.tensor_effects import (
     EMPTY_COUNTERPART,
     Allocation,
     Detail,
+    LocalAllocation,
     TensorUses,
     Use,
     UseEffect,
@@ -47,6 +52,17 @@ class ZerosOverwritten(Rule):
     full write: attention kernels leave padding rows of `out` unwritten. Who
     `torch` is, the function's scope says: a function-level `import torch`
     is the module, a parameter or local named `torch` is not.
+
+    The write may also go through a call: a function of the same module
+    (`_fill(dst, src)` whose body first overwrites `dst` on every path, see
+    the summaries of the module's functions), a method of the same class
+    called on `self`, a `torch.distributed` collective whose output is
+    written whole (`all_gather_into_tensor`, `reduce_scatter_tensor`,
+    `reduce_scatter`, `all_to_all_single`, `recv`; not with `async_op`), or
+    a call the project declares in `full-write-calls` (a Triton launch
+    `kernel[grid](...)` by its kernel's name). A buffer stored to `self`
+    first (`self._table = table`) still counts when the full write follows
+    in the same block and nothing in between can read the attribute.
 
     ## Why is this bad?
     Zero-filling is a kernel launch and a full pass over the memory; when
@@ -98,7 +114,18 @@ class ZerosOverwritten(Rule):
     is not a torch dtype constant (`dtype=dt` may be None, and then `full`
     makes int64 where `empty` makes the default float), and `full` or
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
-    `TypeError`; `empty(n)` does not).
+    `TypeError`; `empty(n)` does not). It is unsafe, too, where the write
+    rests on what attnlint cannot prove: a method of the class (a subclass
+    may override it), a `full-write-calls` declaration (the message names
+    it: vLLM's and FlashInfer's kernels leave padding rows unwritten, so a
+    declaration must be right for every shape), or a store to `self` before
+    the write (if the write raises, the attribute keeps the zeros).
+
+    ## Options
+    - `full-write-calls`: a table of call names (as written, or as
+      imported; for a Triton launch `kernel[grid](...)`, the kernel's name)
+      to the arguments each writes in full, by position from 0 or keyword:
+      `full-write-calls = { "decode_attention_fwd" = [3] }`.
     """
 
     code = "ATN101"
@@ -152,6 +179,27 @@ class ZerosOverwritten(Rule):
         "    with suppress(RuntimeError):\n        x.copy_(y)\n    return x\n",
         # `torch` here is a parameter, not the module.
         "def f(torch, y, n):\n    x = torch.zeros(n)\n    x[:] = y\n    return x\n",
+        # A helper that writes its parameter only sometimes, or after reading it.
+        "import torch\ndef fill(dst, src, c):\n    if c:\n        dst.copy_(src)\n"
+        "def f(y, n, c):\n    x = torch.zeros(n)\n    fill(x, y, c)\n    return x\n",
+        "import torch\ndef fill(dst, src):\n    dst += src\n    dst.copy_(src)\n"
+        "def f(y, n):\n    x = torch.zeros(n)\n    fill(x, y)\n    return x\n",
+        # A decorated helper may not run its body as written.
+        "import torch, functools\n@functools.lru_cache\ndef fill(dst):\n    dst.fill_(1)\n"
+        "def f(n):\n    x = torch.zeros(n)\n    fill(x)\n    return x\n",
+        # A kernel attnlint cannot see into, not declared in `full-write-calls`.
+        "import torch\nfrom kernels import decode_attention_fwd\n"
+        "def f(q, k, v, n):\n    o = torch.zeros(n)\n    decode_attention_fwd(q, k, v, o)\n"
+        "    return o\n",
+        # `broadcast` reads the tensor on the source rank; `async_op` writes later.
+        "import torch\nimport torch.distributed as dist\ndef f(n):\n    x = torch.zeros(n)\n"
+        "    dist.broadcast(x, 0)\n    return x\n",
+        "import torch\nimport torch.distributed as dist\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    work = dist.all_gather_into_tensor(x, y, async_op=True)\n    return x, work\n",
+        # Stored to `self`, then a call that may read `self._table` before the write.
+        "import torch\nclass P:\n    def plan(self, host, n):\n"
+        "        table = torch.zeros(n)\n        self._table = table\n"
+        "        self.refresh()\n        table.copy_(host)\n",
     )
     invalid = (
         Invalid(
@@ -209,6 +257,38 @@ class ZerosOverwritten(Rule):
             fixed="import torch\n\ndef f(y, n, dt=None):\n    x = torch.empty((n,), dtype=dt)\n"
             "    x.copy_(y)\n    return x\n",
         ),
+        # Through a helper of the module that writes its parameter whole.
+        Invalid(
+            "import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.zeros(n)\n    _fill(x, y)\n    return x\n",
+            fixed="import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.empty(n)\n    _fill(x, y)\n    return x\n",
+        ),
+        # A collective whose output is written whole.
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\ndef f(y, n):\n"
+            "    x = torch.zeros(n)\n    dist.all_gather_into_tensor(x, y)\n    return x\n",
+            fixed="import torch\nimport torch.distributed as dist\n\ndef f(y, n):\n"
+            "    x = torch.empty(n)\n    dist.all_gather_into_tensor(x, y)\n    return x\n",
+        ),
+        # A method of the same class (unsafe: a subclass may override it).
+        Invalid(
+            "import torch\n\nclass B:\n    def _fill(self, dst):\n        dst.fill_(1)\n\n"
+            "    def f(self, n):\n        x = torch.zeros(n)\n        self._fill(x)\n"
+            "        return x\n",
+            fixed="import torch\n\nclass B:\n    def _fill(self, dst):\n        dst.fill_(1)\n\n"
+            "    def f(self, n):\n        x = torch.empty(n)\n        self._fill(x)\n"
+            "        return x\n",
+        ),
+        # Stored to `self` first, nothing reading it before the write (unsafe).
+        Invalid(
+            "import torch\n\nclass P:\n    def plan(self, host, n):\n"
+            "        table = torch.zeros(n, dtype=torch.int32)\n        self._table = table\n"
+            "        table.copy_(host)\n",
+            fixed="import torch\n\nclass P:\n    def plan(self, host, n):\n"
+            "        table = torch.empty(n, dtype=torch.int32)\n        self._table = table\n"
+            "        table.copy_(host)\n",
+        ),
         Invalid(
             "import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.zeros(n)\n"
             "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
@@ -245,21 +325,29 @@ class ZerosOverwritten(Rule):
                     continue
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = TensorUses(flow, scope, model.call_effects(info, declarations))
+            calls = model.call_effects(info, declarations)
+            uses = TensorUses(flow, scope, calls)
+            receiver = calls.receiver
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
                     continue
                 name = local.target.id
+                stored = None
                 if not uses.first_use_is_full_write_on_every_path(name, local.binding):
-                    continue
-                firsts, _ = uses.first_uses(name, local.binding)
-                writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                    stored = _stored_then_overwritten(uses, name, local, receiver)
+                    if stored is None:
+                        continue
+                    writes = [stored[1]]
+                else:
+                    firsts, _ = uses.first_uses(name, local.binding)
+                    writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
                 assumed = sorted(
                     {u.detail for u in writes if u.detail is not Detail.NONE},
                     key=lambda detail: detail.value,
                 )
-                applicability = Applicability.UNSAFE if assumed else Applicability.SAFE
+                unsafe = bool(assumed) or stored is not None
+                applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
                 fix = rewriter.fix(allocation, applicability)
                 rows_written = sorted({u.row for u in writes})
                 where = ", ".join(str(row) for row in rows_written)
@@ -268,10 +356,26 @@ class ZerosOverwritten(Rule):
                     f"overwritten completely (line{'s' if len(rows_written) > 1 else ''} {where}) "
                     "before any read: the zeros are never seen"
                 )
-                calls = uses.facts.calls
                 for detail in assumed:
                     message += f"; {_assumption(detail, writes, flow, calls)}"
+                if stored is not None:
+                    message += (
+                        f"; it is stored to `self.{stored[0]}` first, which nothing "
+                        "reads before the write (if the write raises, "
+                        f"`self.{stored[0]}` keeps the zeros)"
+                    )
                 yield ctx.report(self, allocation.call, message, fix)
+
+
+def _stored_then_overwritten(
+    uses: TensorUses, name: str, local: LocalAllocation, receiver: str | None
+) -> tuple[str, Use] | None:
+    """The attribute of ``self`` the buffer is stored to first, and the full
+    write that follows with nothing reading the attribute in between."""
+    firsts, _ = uses.first_uses(name, local.binding)
+    if len(firsts) != 1:
+        return None
+    return overwritten_after_store(uses.flow, uses, name, firsts[0], receiver)
 
 
 #: ``writing_call_names``' answer when every name may be one.
