@@ -16,6 +16,10 @@ the rules' shapes with random parts:
 - a host sync, code in between (writes through views and view attributes,
   calls that may change tensors, closures, escapes, formatting), the same
   sync again (ATN201);
+- a tensor (new, a parameter, a view, the module's buffer) zero-filled in
+  place, maybe after a view or alias of it is taken, code in between that
+  may read it through another name, then a write, full or partial
+  (ATN104);
 - an assignment, code in between (aliases, in-place changes), the same
   assignment (ATN202);
 - a loop alias (a name, a constant, a sum of names that may or may not be
@@ -219,6 +223,7 @@ _WRITES = (
     "overwrite(@B)",
     "@B.scatter_(0, torch.tensor([0, 1]), y[:2])",
     "fill_if(@B, i > 1)",
+    "fill_if(@B, i > 5)",
     "fill_after_read(@B)",
     "fill_after_keep(@B)",
     "fill_rebound(@B, i > 1)",
@@ -233,6 +238,10 @@ _WRITES = (
 )
 #: How many of ``_WRITES`` (the first) write the whole buffer straight away.
 _WHOLE_WRITES = 15
+#: The writes through the module's helpers (whole, sometimes, after a read...).
+_HELPER_WRITES = tuple(
+    write for write in _WRITES if write.startswith(("fill_", "list("))
+)
 _WRAPPERS = (
     None,
     None,
@@ -401,7 +410,9 @@ def _zeros_case(rng: random.Random, indent: str) -> list[str]:
     if before:
         lines += _indented(before, indent, B="buf")
     # Half of them write the whole buffer straight away: the shape ATN101 fixes.
-    if rng.random() < 0.5:
+    if rng.random() < 0.3:
+        lines += _indented(rng.choice(_HELPER_WRITES), indent, B="buf")
+    elif rng.random() < 0.5:
         lines += _indented(rng.choice(_WRITES[:_WHOLE_WRITES]), indent, B="buf")
     else:
         write = _indented(rng.choice(_WRITES), indent, B="buf")
@@ -409,6 +420,63 @@ def _zeros_case(rng: random.Random, indent: str) -> list[str]:
     if rng.random() < 0.3:
         lines += _indented(rng.choice(_WRITES), indent, B="buf")
     lines += _indented("return " + rng.choice(_RESULTS), indent, B="buf")
+    return lines
+
+
+_FILLED = (
+    "torch.empty(n)",
+    "torch.ones(n)",
+    "torch.empty(n, dtype=torch.int32)",
+    "y.clone()",
+    "torch.arange(6.0)",
+    "x",  # a parameter: the caller holds it
+    "box.t",
+    "x[:3]",  # a view of a parameter
+    "get()",  # the module's buffer
+)
+_FILLS = ("@B.zero_()", "@B.fill_(0)", "@B.fill_(0.0)", "@B.fill_(False)")
+_BEFORE_FILL = (
+    None,
+    None,
+    "v = @B.view(-1)",
+    "alias = @B",
+    "register(@B)",
+    "print(@B.shape)",
+    "@B.add_(1)",
+    "m = @B.sum()",
+    "@B[0] = 5",
+)
+_BETWEEN_FILL = (
+    None,
+    None,
+    None,
+    "print(x.sum())",
+    "print(BUF.sum())",
+    "print(box.t.sum())",
+    "bump_all()",
+    "c = y.sum()",
+    "noop()",
+    "int(s)",
+)
+_FILL_RESULTS = ("@B", "(@B, x)", "@B.sum()", "(@B, box.t, BUF)", "x")
+
+
+def _zero_fill_case(rng: random.Random, indent: str) -> list[str]:
+    lines = [f"{indent}buf = {rng.choice(_FILLED)}"]
+    before = rng.choice(_BEFORE_FILL)
+    if before:
+        lines += _indented(before, indent, B="buf")
+    fill = _indented(rng.choice(_FILLS), indent, B="buf")
+    lines += fill if rng.random() < 0.6 else _wrap(rng, fill, indent, _WRAPPERS)
+    between = rng.choice(_BETWEEN_FILL)
+    if between:
+        lines += _indented(between, indent)
+    if rng.random() < 0.6:
+        lines += _indented(rng.choice(_WRITES[:_WHOLE_WRITES]), indent, B="buf")
+    else:
+        write = _indented(rng.choice(_WRITES), indent, B="buf")
+        lines += _wrap(rng, write, indent, _WRAPPERS)
+    lines += _indented("return " + rng.choice(_FILL_RESULTS), indent, B="buf")
     return lines
 
 
@@ -464,7 +532,7 @@ def _alias_case(rng: random.Random, indent: str) -> list[str]:
     return [line if line.strip() else "" for line in lines]
 
 
-_SHAPES = (_zeros_case, _sync_case, _reassign_case, _alias_case)
+_SHAPES = (_zeros_case, _sync_case, _reassign_case, _alias_case, _zero_fill_case)
 
 
 def program(seed: int) -> str:
