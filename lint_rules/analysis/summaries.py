@@ -473,22 +473,28 @@ def overwritten_after_store(
         ):
             return None
         attributes.append(target.attr)
-    info = flow.stmt_info.get(stmt)
-    if info is None:
-        return None
     names = uses.names
-    for following in info.body[info.index + 1 :]:
-        write = _full_write_statement(flow, uses, following, name)
-        if write is not None:
-            call = following.value  # type: ignore[attr-defined]
-            if _quiet(call, receiver, name, names, allowed=write.event.node):
-                return attributes[0], write
+    scope_of = flow.stmt_info
+    current: ast.stmt = stmt
+    while True:
+        info = scope_of.get(current)
+        if info is None:
             return None
-        if not isinstance(following, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Pass)):
+        for following in info.body[info.index + 1 :]:
+            write = _full_write_statement(flow, uses, following, name)
+            if write is not None:
+                call = following.value  # type: ignore[attr-defined]
+                if _quiet(call, receiver, name, names, allowed=write.event.node):
+                    return attributes[0], write
+                return None
+            if not _quiet(following, receiver, name, names):
+                return None
+        # The end of an ``if`` branch or a ``with`` body: what follows the
+        # compound statement runs next (a loop body would run again).
+        parent = info.parent
+        if not isinstance(parent, (ast.If, ast.With)):
             return None
-        if not _quiet(following, receiver, name, names):
-            return None
-    return None
+        current = parent
 
 
 def _full_write_statement(
@@ -518,9 +524,11 @@ def _within(node: ast.AST, stmt: ast.stmt, parents) -> bool:
 def _quiet(
     root: ast.AST, receiver: str, name: str, names, allowed: ast.AST | None = None
 ) -> bool:
-    """Whether evaluating ``root`` cannot read an attribute of ``receiver``
-    nor touch ``name`` (but at ``allowed``): no use of either, no call but
-    torch's (a method of its vocabulary, a function of its namespaces)."""
+    """Whether running ``root`` cannot read an attribute of ``receiver`` nor
+    touch ``name`` (but at ``allowed``), and falls through to what follows:
+    no use of either name, no call but torch's (a method of its vocabulary,
+    a function of its namespaces) and the builtins', no ``return``,
+    ``raise``, ``break``, ``continue``, nested scope or ``yield``."""
     for node in walk_nodes(root):
         if isinstance(node, ast.Name):
             if node.id == receiver or (node.id == name and node is not allowed):
@@ -529,11 +537,31 @@ def _quiet(
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in METHODS:
                 continue
+            if isinstance(func, ast.Name) and names.is_builtin(func.id):
+                continue
             qualified = names.qualified_name(func)
             if qualified is None or qualified.partition(".")[0] != "torch":
                 return False
-        elif isinstance(
-            node, (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
-        ):
+        elif isinstance(node, _LEAVING):
             return False
     return True
+
+
+#: Nodes after which the code that follows may not run, or that run code later.
+_LEAVING = (
+    ast.Return,
+    ast.Raise,
+    ast.Break,
+    ast.Continue,
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+    ast.NamedExpr,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+)
