@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.analysis.model import FunctionNode, ModuleModel
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.tensor_effects import (
     Allocation,
@@ -17,6 +18,7 @@ from lint_rules.analysis.tensor_effects import (
     UseEffect,
     allocation_of,
     context_effect,
+    literal_zero,
     own_statements,
 )
 from lint_rules.context import Context
@@ -47,6 +49,11 @@ class Buffer(Record):
         self.attribute = attribute
         self.key = key
         self.allocation = allocation
+
+    @property
+    def name(self) -> str:
+        """The name views of the buffer go by: its key, or its attribute."""
+        return self.key if isinstance(self.key, str) else self.attribute
 
     @property
     def display(self) -> str:
@@ -90,9 +97,18 @@ class BufferUse(Record):
 class ZerosPersistentBuffer(Rule):
     """## What it does
     Checks for zero-filled allocations stored into persistent state
-    (`self.x = ...`, a dict or list literal assigned to `self.x`,
-    `self.x[k] = ...`) inside a CUDA-graph state setup method such as
-    `init_cuda_graph_state`.
+    (`self.x = ...`, a dict or list literal or comprehension assigned to
+    `self.x`, `self.x[k] = ...`, a zero-filled local that ends up there,
+    such as `buf` in `self.x = [buf] + [buf.clone() for _ in range(n)]`)
+    inside a CUDA-graph state setup method such as `init_cuda_graph_state`.
+
+    It stays silent where the class visibly needs the zeros on every
+    replay: a buffer that some write of the class fills only from a fixed
+    offset (`self.cu_seqlens_k[1 : bs + 1].copy_(...)`,
+    `torch.cumsum(x, 0, out=kv_indptr[1:])`) keeps its head at zero, which
+    the kernels read (element 0 of an indptr). Views of a buffer go by its
+    name across the class (`kv_indptr = self.kv_indptr`,
+    `metadata.cu_seqlens_k = self.meta["cu_seqlens_k"][: bs + 1]`).
 
     The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
     and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
@@ -113,6 +129,7 @@ class ZerosPersistentBuffer(Rule):
     depends on the rest of the backend, which is why the rewrite to
     `torch.empty` is offered as an unsafe fix: run the test suite with
     uninitialized memory poisoned (`pytest --attnlint-poison`) to confirm.
+    The cost is paid at start-up (once per graph-state setup), not per step.
 
     ## Example
     ```python
@@ -173,6 +190,14 @@ class ZerosPersistentBuffer(Rule):
         "import torch\ndef init_cuda_graph_state(state, n):\n    state.buf = torch.zeros(n)\n",
         # Nested inside a call, not a dict or list literal.
         "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n        self.info = Info(lens=torch.zeros(n))\n",
+        # Replays write only from an offset: element 0 must stay 0.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n"
+        "        self.cu_seqlens = torch.zeros(n + 1)\n"
+        "    def replay(self, bs, lens):\n        self.cu_seqlens[1 : bs + 1].copy_(lens.cumsum(0))\n",
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n"
+        "        self.meta = {'kv_indptr': torch.zeros(n + 1)}\n"
+        "    def replay(self, lens):\n        kv_indptr = self.meta['kv_indptr']\n"
+        "        torch.cumsum(lens, 0, out=kv_indptr[1:])\n",
     )
     invalid = (
         Invalid(
@@ -211,6 +236,18 @@ class ZerosPersistentBuffer(Rule):
             '        self.slots["k"] = template.new_empty(4)\n',
             count=3,
         ),
+        # Comprehensions, and a zero-filled local that ends up in state.
+        Invalid(
+            "import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, n, k):\n"
+            "        buf = torch.zeros(n, dtype=torch.int32)\n"
+            "        self.kv_indices = [buf] + [buf.clone() for _ in range(k)]\n"
+            "        self.lens = [torch.zeros(n) for _ in range(k)]\n",
+            fixed="import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, n, k):\n"
+            "        buf = torch.empty(n, dtype=torch.int32)\n"
+            "        self.kv_indices = [buf] + [buf.clone() for _ in range(k)]\n"
+            "        self.lens = [torch.empty(n) for _ in range(k)]\n",
+            count=2,
+        ),
     )
 
     def check(self, ctx: Context) -> Iterator[Finding]:
@@ -220,6 +257,7 @@ class ZerosPersistentBuffer(Rule):
             return
         rewriter: EmptyRewriter | None = None
         class_uses: dict[ast.ClassDef, _ClassUses] = {}
+        offset_written: dict[ast.ClassDef, set[str]] = {}
         for info in model.functions:
             method = info.node
             if info.cls is None or not _matches(method.name, patterns):
@@ -230,7 +268,12 @@ class ZerosPersistentBuffer(Rule):
             # Who ``torch`` is in the method (a local binding shadows the
             # module's import; a function-level import is one).
             buffers = list(_stored_buffers(method, receiver, model.scope(method)))
+            offset = offset_written.get(info.cls)
+            if offset is None:
+                offset = offset_written[info.cls] = offset_written_names(info.cls)
             for buffer in buffers:
+                if buffer.name in offset:
+                    continue  # element 0 (or a head) must stay 0 on every replay
                 uses = class_uses.get(info.cls)
                 if uses is None:
                     attributes = _buffer_attributes(model, info.cls, patterns)
@@ -287,7 +330,34 @@ def _stored_buffers(
         found = allocation_of(node, names) if node is not None else None
         return found if found is not None and found.zero_filled else None
 
-    for stmt in own_statements(method.body):
+    statements = list(own_statements(method.body))
+    # Locals bound once, to a zero-filled allocation: they may end up in state.
+    bound: dict[str, list[ast.stmt]] = {}
+    for stmt in statements:
+        for node in walk_nodes(stmt) if isinstance(stmt, _BINDING) else ():
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.setdefault(node.id, []).append(stmt)
+    zero_locals: dict[str, Allocation] = {}
+    for name, stmts in bound.items():
+        stmt = stmts[0]
+        if len(stmts) == 1 and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            found = allocation(stmt.value)
+            if isinstance(target, ast.Name) and found is not None:
+                zero_locals[name] = found
+    reported: set[int] = set()
+
+    def through_locals(value: ast.AST) -> Iterator[Allocation]:
+        """Zero-filled locals the stored value holds or is made of
+        (``[buf] + [buf.clone() for _ in range(n)]``), once each."""
+        for node in walk_nodes(value):
+            if isinstance(node, ast.Name) and node.id in zero_locals:
+                found = zero_locals[node.id]
+                if id(found) not in reported:
+                    reported.add(id(found))
+                    yield found
+
+    for stmt in statements:
         if isinstance(stmt, ast.Assign):
             targets, value = stmt.targets, stmt.value
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -310,12 +380,107 @@ def _stored_buffers(
                         found = allocation(item)
                         if found is not None:
                             yield Buffer(attribute, index, found)
+                elif isinstance(value, (ast.ListComp, ast.DictComp)):
+                    # ``[torch.zeros(n) for _ in range(k)]``, ``{k: torch.zeros(n) ...}``
+                    item = value.elt if isinstance(value, ast.ListComp) else value.value
+                    found = allocation(item)
+                    if found is not None:
+                        yield Buffer(attribute, _UNNAMED, found)
+                for found in through_locals(value):
+                    key = (
+                        _WHOLE
+                        if isinstance(value, ast.Name) and value.id in zero_locals
+                        else _UNNAMED
+                    )
+                    yield Buffer(attribute, key, found)
                 continue
             if isinstance(target, ast.Subscript):
                 attribute = _receiver_attribute(target.value, receiver)
                 found = allocation(value)
                 if attribute is not None and found is not None:
                     yield Buffer(attribute, _constant_key(target.slice), found)
+                elif attribute is not None:
+                    for found in through_locals(value):
+                        yield Buffer(attribute, _UNNAMED, found)
+
+
+_BINDING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With)
+
+
+def offset_written_names(cls: ast.ClassDef) -> set[str]:
+    """Names of buffers the class writes only from an offset somewhere:
+    ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
+    ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
+    the subscripted value's last name (a local, an attribute, a constant
+    key): views of one buffer go by its name across the class. Such a buffer
+    keeps the head the writes skip (element 0 of an indptr) at zero on every
+    replay, so the zeros are needed."""
+    found: set[str] = set()
+    for node in walk_nodes(cls):
+        if not isinstance(node, ast.Subscript) or not _from_offset(node.slice):
+            continue
+        if not _written_through(node, cls):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name):
+            found.add(value.id)
+        elif isinstance(value, ast.Attribute):
+            found.add(value.attr)
+        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
+            if isinstance(value.slice.value, str):
+                found.add(value.slice.value)
+    return found
+
+
+def _from_offset(index: ast.expr) -> bool:
+    """A first dimension sliced from a fixed positive start (``1:``,
+    ``1 : bs + 1``): a head no such write reaches. (A start that varies,
+    ``x[i : i + 1]`` in a loop, fills the buffer piece by piece.)"""
+    first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+    if not isinstance(first, ast.Slice):
+        return False
+    lower = first.lower
+    return (
+        isinstance(lower, ast.Constant) and type(lower.value) is int and lower.value > 0
+    )
+
+
+def _written_through(subscript: ast.Subscript, cls: ast.ClassDef) -> bool:
+    """Whether ``subscript`` is written: a store target, the receiver of an
+    in-place method, or an ``out=`` argument."""
+    parents = _parents_in(cls)
+    parent = parents.get(subscript)
+    if isinstance(subscript.ctx, ast.Store):
+        # ``x[n:] = 0`` zeroes a tail (with ``x[:n]`` written, all of it).
+        value = getattr(parent, "value", None)
+        return not (value is not None and literal_zero(value) is not None)
+    if isinstance(parent, ast.Attribute) and parent.attr.endswith("_"):
+        call = parents.get(parent)
+        if not isinstance(call, ast.Call):
+            return False
+        if parent.attr == "zero_" or (
+            parent.attr == "fill_"
+            and len(call.args) == 1
+            and literal_zero(call.args[0]) is not None
+        ):
+            return False  # a tail zeroed on every replay: the write is the zeros
+        return True
+    return isinstance(parent, ast.keyword) and parent.arg == "out"
+
+
+#: The parent of every node of the classes looked at (one map per class).
+_PARENTS: dict[int, tuple[ast.ClassDef, dict[ast.AST, ast.AST]]] = {}
+
+
+def _parents_in(cls: ast.ClassDef) -> dict[ast.AST, ast.AST]:
+    cached = _PARENTS.get(id(cls))
+    if cached is not None and cached[0] is cls:
+        return cached[1]
+    if len(_PARENTS) > 32:
+        _PARENTS.clear()
+    parents = {child: node for node in walk_nodes(cls) for child in child_nodes(node)}
+    _PARENTS[id(cls)] = (cls, parents)
+    return parents
 
 
 def _receiver_attribute(node: ast.AST, receiver: str) -> str | None:
@@ -584,9 +749,12 @@ def _message(buffer: Buffer, method: FunctionNode, first: BufferUse | None) -> s
     if first is None:
         return (
             f"{head}; if every replay writes it before reading it, the zeros are "
-            f"never seen: {_CONFIRM}"
+            f"never seen (a start-up cost): {_CONFIRM}"
         )
     where = f"line {first.node.lineno} in `{first.method.name}`"  # type: ignore[attr-defined]
     if first.is_write:
-        return f"{head}; its first use elsewhere, at {where}, writes it: {_CONFIRM}"
+        return (
+            f"{head}; its first use elsewhere, at {where}, writes it (the zeros "
+            f"are a start-up cost): {_CONFIRM}"
+        )
     return f"{head}; it is {first.verb} at {where} before any write: {_CONFIRM}"
