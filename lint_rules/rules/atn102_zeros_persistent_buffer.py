@@ -23,8 +23,8 @@ from lint_rules.analysis.tensor_effects import (
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding
+from lint_rules.fixes.empty import EmptyRewriter
 from lint_rules.records import Record
-from lint_rules.rules.atn101_zeros_overwritten import EmptyRewriter
 from lint_rules.rules.base import Invalid, Rule
 
 #: The key of a buffer held directly by the attribute (``self.x``).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lint_rules.analysis.allocation_rows import rows_naming
 from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
     Detail,
@@ -15,7 +16,6 @@ from lint_rules.analysis.tensor_effects import (
 from lint_rules.analysis.use_forms import function_text, may_read
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
-from lint_rules.rules.atn101_zeros_overwritten import rows_naming
 from lint_rules.rules.base import Invalid, Rule
 
 #: Names of the uninitialized allocators (``empty`` also finds ``empty_like``, ...).
