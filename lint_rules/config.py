@@ -13,7 +13,6 @@ relative to the directory of the ``pyproject.toml`` that sets them.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 import re
@@ -576,12 +575,6 @@ class Settings(Record):
         return Path(self.root, self.cache_dir)
 
     # ---------------------------------------------------------------- helpers
-
-    def is_graph_state_method(self, name: str) -> bool:
-        """Whether a method named ``name`` sets up CUDA-graph state (``graph-state-methods``)."""
-        return any(
-            fnmatch.fnmatchcase(name, pattern) for pattern in self.graph_state_methods
-        )
 
     def with_cli_selection(self, selection: RuleSelection) -> Settings:
         """These settings with one more layer of rule selection on top."""
