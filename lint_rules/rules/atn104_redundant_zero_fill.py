@@ -20,6 +20,7 @@ from lint_rules.analysis.use_forms import function_text
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
+from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
 
 #: Calls that return a new tensor no other name shares (besides the
@@ -181,7 +182,7 @@ class RedundantZeroFill(Rule):
                     (delete_statement(stmt, info_stmt.body, ctx.locator),),
                     Applicability.SAFE if safe else Applicability.UNSAFE,
                     f"Delete `{name}.{_method(stmt)}(...)`",
-                    isolation=id(info_stmt.body),
+                    isolation=block_key(info_stmt.body, ctx.locator),
                 )
                 rows = ", ".join(str(r) for r in sorted({u.row for u in writes}))
                 message = (
