@@ -148,9 +148,10 @@ def stored_buffers(
     # Locals bound once, to a zero-filled allocation: they may end up in state.
     bound: dict[str, list[ast.stmt]] = {}
     for stmt in statements:
-        for node in walk_nodes(stmt) if isinstance(stmt, _BINDING) else ():
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                bound.setdefault(node.id, []).append(stmt)
+        for target in _targets(stmt):
+            for node in walk_nodes(target):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound.setdefault(node.id, []).append(stmt)
     zero_locals: dict[str, Allocation] = {}
     for name, stmts in bound.items():
         stmt = stmts[0]
@@ -218,7 +219,25 @@ def stored_buffers(
                         yield Buffer(attribute, UNNAMED, found)
 
 
-_BINDING = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With)
+def _targets(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement of the method's own code binds names in (its body's
+    statements are visited on their own); ``:=`` anywhere in it, too."""
+    if isinstance(stmt, ast.Assign):
+        targets: list[ast.AST] = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars]
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [ast.Name(stmt.name, ast.Store())]
+    else:
+        targets = []
+    header = getattr(stmt, "value", None) or getattr(stmt, "test", None)
+    if header is not None:
+        targets += [
+            n.target for n in walk_nodes(header) if isinstance(n, ast.NamedExpr)
+        ]
+    return targets
 
 
 def offset_written_names(cls: ast.ClassDef) -> set[str]:

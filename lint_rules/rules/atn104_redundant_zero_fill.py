@@ -81,6 +81,10 @@ class RedundantZeroFill(Rule):
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
     the fix is unsafe. The fix is unsafe, too, where the write rests on a
     `full-write-calls` declaration or a method a subclass may override.
+
+    ## Options
+    - `full-write-calls` (see ATN101): calls declared to write an argument
+      in full count as the write, with an unsafe fix.
     """
 
     code = "ATN104"
@@ -110,6 +114,9 @@ class RedundantZeroFill(Rule):
         # The fill's result is used.
         "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    z = x.zero_()\n"
         "    x.copy_(y)\n    return z\n",
+        # A closure may read it between the fill and the write.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    g = lambda: x.sum()\n"
+        "    x.zero_()\n    print(g())\n    x.copy_(y)\n    return x\n",
         # A custom operator may write part of `out`.
         "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
         "    torch.ops.mylib.kernel(y, out=x)\n    return x\n",
@@ -149,8 +156,8 @@ class RedundantZeroFill(Rule):
         declarations = tuple(getattr(ctx.settings, "full_write_calls", ()))
         for info in model.functions:
             text = function_text(ctx.locator, info.node)
-            if ".zero_(" not in text and ".fill_(" not in text:
-                continue
+            if "zero_" not in text and "fill_" not in text:
+                continue  # (``x . zero_ ()`` is spelled with the name too)
             flow = model.flow(info.node)
             fills = list(_zero_fills(flow))
             if not fills:
@@ -162,6 +169,8 @@ class RedundantZeroFill(Rule):
                 name = event.name
                 if not flow.is_private_local(name):
                     continue
+                if any(other.nested for other in flow.events_of(name)):
+                    continue  # a closure may read it whenever it is called
                 firsts, reaches_exit = uses.first_uses(name, event)
                 kinds = {use.effect for use in firsts}
                 if UseEffect.FULL_WRITE not in kinds:
