@@ -200,3 +200,52 @@ def test_detail_of_a_method_write_is_kept_through_a_helper():
     node = next(i.node for i in model.functions if i.node.name == "_via")
     summary = model.summaries.summary(node)
     assert summary.effect("dst") == (UseEffect.FULL_WRITE, Detail.METHOD)
+
+
+def test_a_helper_that_launches_a_declared_kernel_writes_through_it():
+    source = textwrap.dedent(
+        """
+        import torch
+        def _launch(q, o):
+            decode_attention_fwd(q, q, q, o)
+        def f(q, n):
+            o = torch.zeros(n)
+            _launch(q, o)
+            return o
+        """
+    )
+    settings = Settings(
+        select=("ATN101",), full_write_calls=(("decode_attention_fwd", (3,)),)
+    )
+    (finding,) = check_source(source, "t.py", settings)
+    assert finding.fix.applicability.value == "unsafe"
+    assert check_source(source, "t.py", Settings(select=("ATN101",))) == []
+
+
+def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
+    """The text pre-filter of the summaries (``ModuleSummaries.writers``)
+    keeps every function whose summary, computed without it, writes a
+    parameter whole (on the differential programs' helpers and these)."""
+    from tests.differential_programs import HEADER
+
+    source = HEADER + textwrap.dedent(
+        """
+        def _via_dist(out, x):
+            import torch.distributed as dist
+            dist.all_gather_into_tensor(out, x)
+        def _twice(dst, src):
+            _inner(dst, src)
+        def _inner(dst, src):
+            torch.mul(src, 2, out = dst)
+        """
+    )
+    with_text = ModuleModel(ast.parse(source), source)
+    writers = with_text.summaries.writers()
+    oracle = ModuleModel(ast.parse(source))  # no text: no pre-filter
+    for info in oracle.functions:
+        summary = oracle.summaries.summary(info.node) if info.parent is None else None
+        if summary and any(
+            e is UseEffect.FULL_WRITE for e, _ in summary.effects.values()
+        ):
+            assert info.node.name in writers, info.node.name
+    assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= writers

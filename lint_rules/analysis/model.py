@@ -15,6 +15,7 @@ from lint_rules.analysis.summaries import CallEffects, Declarations, ModuleSumma
 from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
 from lint_rules.analysis.torch_api import NON_SWALLOWING_MANAGERS
 from lint_rules.records import Record
+from lint_rules.source import Locator
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -140,7 +141,8 @@ class ModuleModel:
     @cached_property
     def summaries(self) -> ModuleSummaries:
         """What the module's own functions do to their parameters."""
-        return ModuleSummaries(self)
+        text = self._text
+        return ModuleSummaries(self, Locator(text) if text is not None else None)
 
     def call_effects(
         self, info: FunctionInfo, declarations: Declarations = ()
@@ -148,7 +150,9 @@ class ModuleModel:
         """What the calls in ``info``'s function do to the tensors passed to
         them: summaries of the module's functions, collectives, and the
         ``declarations`` of ``full-write-calls``."""
-        return CallEffects(self.summaries, info, self.scope(info.node), declarations)
+        summaries = self.summaries
+        summaries.declarations = declarations
+        return CallEffects(summaries, info, self.scope(info.node), declarations)
 
     def methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
         return [info.node for info in self.functions if info.cls is cls]

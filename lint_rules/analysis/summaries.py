@@ -44,13 +44,19 @@ from collections.abc import Iterator
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import Detail, TensorUses, Use, UseEffect
-from lint_rules.analysis.torch_api import METHODS, collective_output
+from lint_rules.analysis.torch_api import (
+    COLLECTIVE_OUTPUTS,
+    METHODS,
+    collective_output,
+)
+from lint_rules.analysis.use_forms import function_text, may_fully_write
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.flow import FunctionFlow
     from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
     from lint_rules.analysis.scopes import Scope
+    from lint_rules.source import Locator
 
 #: How many summaries may be computed inside one another (a chain of helpers).
 MAX_DEPTH = 8
@@ -83,8 +89,14 @@ class FunctionSummary:
 class ModuleSummaries:
     """Summaries of a module's functions and methods, computed on demand."""
 
-    def __init__(self, model: ModuleModel) -> None:
+    def __init__(self, model: ModuleModel, locator: Locator | None = None) -> None:
         self.model = model
+        #: The module's text (None: every function may write its parameters).
+        self.locator = locator
+        self._writers: set[str] | None = None
+        #: The ``full-write-calls`` of the file's settings (the same for every
+        #: caller: ``ModuleModel.call_effects`` sets them).
+        self.declarations: Declarations = ()
         self._summaries: dict[FunctionNode, FunctionSummary | None] = {}
         self._computing: list[FunctionNode] = []
         self._module_functions: dict[str, FunctionNode] | None = None
@@ -108,13 +120,14 @@ class ModuleSummaries:
 
     def _module_level(self) -> dict[str, FunctionNode]:
         if self._module_functions is None:
+            top = {id(stmt) for stmt in self.model.tree.body}
             self._module_functions = {
                 info.node.name: info.node
                 for info in self.model.functions
                 if info.cls is None
                 and info.parent is None
                 and _summarizable(info.node)
-                and info.node in self.model.tree.body
+                and id(info.node) in top
             }
         return self._module_functions
 
@@ -161,14 +174,58 @@ class ModuleSummaries:
         self._summaries[function] = summary
         return summary
 
+    def writers(self) -> set[str] | None:
+        """Names of the module's functions and methods that may write a
+        parameter whole, by their text (a pre-filter beside the summaries:
+        a parameter used in a form that can write all of it, ``p.copy_``,
+        ``p[:] =``, ``out=p``, or a call spelling a collective's name or
+        another such function's); None without the module's text."""
+        if self.locator is None or self.declarations:
+            return None  # (a declared kernel may be called by any name)
+        if self._writers is not None:
+            return self._writers
+        candidates: list[tuple[str, str, list[str]]] = []
+        for info in self.model.functions:
+            if info.parent is None:
+                node = info.node
+                args = node.args
+                params = [
+                    a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                ]
+                text = function_text(self.locator, node)
+                candidates.append((node.name, text, params))
+        words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
+        for local, qualified in self.model.imports.names.items():
+            if qualified in COLLECTIVE_OUTPUTS:
+                words.add(local)
+        writers: set[str] = set()
+        changed = True
+        while changed:  # a helper that calls a writer writes too
+            changed = False
+            for name, text, params in candidates:
+                if name in writers:
+                    continue
+                if any(may_fully_write(text, p) for p in params) or any(
+                    word in text for word in (*words, *writers)
+                ):
+                    writers.add(name)
+                    changed = True
+        self._writers = writers
+        return writers
+
     def _summarize(self, function: FunctionNode) -> FunctionSummary | None:
         model = self.model
         info = model._info_of(function)
         if info is None:
             return None
+        writers = self.writers()
+        if writers is not None and function.name not in writers:
+            return None  # cannot write a parameter whole: no flow needed
         flow = model.flow(function)
         scope = model.scope(function)
-        uses = TensorUses(flow, scope, CallEffects(self, info, scope))
+        uses = TensorUses(
+            flow, scope, CallEffects(self, info, scope, self.declarations)
+        )
         effects: dict[str, Effect] = {}
         args = function.args
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):

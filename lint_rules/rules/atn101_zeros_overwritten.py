@@ -382,12 +382,14 @@ ALL: set[str] = set()
 def writing_call_names(model: ModuleModel, declarations: tuple) -> set[str]:
     """Words a call that writes an argument whole through a summary, a
     collective or a declaration must spell (a text pre-filter): the names of
-    the module's functions and methods and of the collectives, and the local
+    the module's functions and methods that may write a parameter whole
+    (``ModuleSummaries.writers``) and of the collectives, and the local
     names imported for them; ``ALL`` when declarations exist (a declared
-    kernel may be called through any alias)."""
-    if declarations:
+    kernel may be called through any alias) or the text is unknown."""
+    writers = model.summaries.writers()
+    if declarations or writers is None:
         return ALL
-    words = {info.node.name for info in model.functions if info.parent is None}
+    words = set(writers)
     words.update(name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS)
     for local, qualified in model.imports.names.items():
         if qualified in COLLECTIVE_OUTPUTS:

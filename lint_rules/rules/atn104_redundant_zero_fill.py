@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.flow import Event, FunctionFlow, Kind
@@ -37,6 +38,12 @@ _FRESH_FUNCTIONS = frozenset(
         "torch.randn_like",
     }
 )
+
+
+#: ``.zero_(`` or ``.fill_(``, with anything Python allows around the dot
+#: and before the parenthesis (blanks, line continuations, comments and line
+#: breaks inside brackets): the pre-filter of ``_zero_fills``.
+_FILL_CALL = re.compile(r"\.(?:\s|\\|#[^\n]*)*(?:zero_|fill_)(?:\s|\\|#[^\n]*)*\(")
 
 
 class RedundantZeroFill(Rule):
@@ -157,7 +164,9 @@ class RedundantZeroFill(Rule):
         for info in model.functions:
             text = function_text(ctx.locator, info.node)
             if "zero_" not in text and "fill_" not in text:
-                continue  # (``x . zero_ ()`` is spelled with the name too)
+                continue
+            if not _FILL_CALL.search(text):
+                continue  # no ``.zero_(`` nor ``.fill_(`` (spaced, continued or not)
             flow = model.flow(info.node)
             fills = list(_zero_fills(flow))
             if not fills:
