@@ -20,6 +20,12 @@ CATALOGUE: tuple[tuple[str, str, str, str], ...] = (
         "ZerosPersistentBuffer",
     ),
     ("ATN103", "uninitialized-read", "atn103_uninitialized_read", "UninitializedRead"),
+    (
+        "ATN104",
+        "redundant-zero-fill",
+        "atn104_redundant_zero_fill",
+        "RedundantZeroFill",
+    ),
     ("ATN201", "repeated-host-sync", "atn201_repeated_host_sync", "RepeatedHostSync"),
     (
         "ATN202",

@@ -15,7 +15,6 @@ relative to the directory of the configuration file that sets them.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 import re
@@ -485,6 +484,42 @@ def _validate_per_file(value: object, where: str, codes: tuple[str, ...]) -> obj
     return tuple(result)
 
 
+def _validate_full_write_calls(
+    value: object, where: str, codes: tuple[str, ...]
+) -> object:
+    """``{ "decode_attention_fwd" = [3], "k" = ["out"] }``: each call name
+    (dotted, as written or as imported) to the arguments it writes in full,
+    by position from 0 or by keyword name; sorted by name."""
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: expected a table of call name = [positions or keywords], "
+            f"got {_type_name(value)}"
+        )
+    found: list[tuple[str, tuple[int | str, ...]]] = []
+    for name, written in value.items():
+        entry = f"{where}.{name!r}"
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(
+                f"{entry}: expected a call name such as `decode_attention_fwd` "
+                "or `module.kernel`"
+            )
+        if not isinstance(written, list) or not written:
+            raise ConfigError(
+                f"{entry}: expected a non-empty array of argument positions "
+                f"(integers from 0) or keyword names, got {written!r}"
+            )
+        for item in written:
+            positional = type(item) is int and item >= 0
+            keyword = isinstance(item, str) and item.isidentifier()
+            if not (positional or keyword):
+                raise ConfigError(
+                    f"{entry}: {item!r} is neither an argument position "
+                    "(an integer from 0) nor a keyword name"
+                )
+        found.append((name, tuple(written)))
+    return tuple(sorted(found, key=lambda item: item[0]))
+
+
 _CODES = "array of rule selectors"
 _GLOBS = "array of globs"
 _PER_FILE = "table of glob = [rule selectors]"
@@ -575,6 +610,16 @@ OPTIONS: tuple[Option, ...] = (
         affects_findings=True,
         for_rules=True,
         help="method-name globs that set up CUDA-graph state (ATN102)",
+    ),
+    # (call name, positions from 0 and keyword names it writes in full)
+    Option(
+        "full-write-calls",
+        "table of call name = [positions or keywords]",
+        _validate_full_write_calls,
+        (),
+        affects_findings=True,
+        for_rules=True,
+        help="calls that write the arguments listed in full (ATN101, ATN104)",
     ),
     Option(
         "cache-dir",
@@ -762,12 +807,6 @@ class Settings(Record):
         return Path(self.root, self.cache_dir)
 
     # ---------------------------------------------------------------- helpers
-
-    def is_graph_state_method(self, name: str) -> bool:
-        """Whether a method named ``name`` sets up CUDA-graph state (``graph-state-methods``)."""
-        return any(
-            fnmatch.fnmatchcase(name, pattern) for pattern in self.graph_state_methods
-        )
 
     def with_cli_selection(self, selection: RuleSelection) -> Settings:
         """These settings with one more layer of rule selection on top."""

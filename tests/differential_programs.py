@@ -10,10 +10,16 @@ the rules' shapes with random parts:
 - zeros (or ``full(..., 0)``) then a write (full or partial, through a
   torch function's ``out=``, a custom operator's, an unknown call), maybe in
   a branch, a loop, a ``with``, a ``try``, after a view or alias is taken,
-  then returned (ATN101);
+  then returned (ATN101); the writes may go through helpers of the module
+  that write their parameter whole, or only sometimes, or after reading or
+  keeping it;
 - a host sync, code in between (writes through views and view attributes,
   calls that may change tensors, closures, escapes, formatting), the same
   sync again (ATN201);
+- a tensor (new, a parameter, a view, the module's buffer) zero-filled in
+  place, maybe after a view or alias of it is taken, code in between that
+  may read it through another name, then a write, full or partial
+  (ATN104);
 - an assignment, code in between (aliases, in-place changes), the same
   assignment (ATN202);
 - a loop alias (a name, a constant, a sum of names that may or may not be
@@ -91,6 +97,67 @@ def noop(*args):
     return None
 
 
+def fill_from(dst, src):
+    dst.copy_(src)
+
+
+def fill_via(dst, src):
+    fill_from(dst, src)
+
+
+def fill_kw(src, *, out):
+    torch.mul(src, 2, out=out)
+
+
+def fill_view(dst):
+    dst[:] = 4
+    return dst
+
+
+def fill_if(dst, c):
+    if c:
+        dst.fill_(1)
+
+
+def fill_after_read(dst):
+    print(dst.sum())
+    dst.fill_(1)
+
+
+def fill_after_keep(dst):
+    REGISTRY.append(dst)
+    dst.fill_(2)
+
+
+def fill_rebound(dst, c):
+    if c:
+        dst = torch.ones(6)
+    dst.fill_(5)
+
+
+def fill_tried(dst, src):
+    try:
+        dst.copy_(src)
+    except RuntimeError:
+        pass
+
+
+def fill_gen(dst):
+    dst.fill_(1)
+    yield
+
+
+def fill_rec(dst, k):
+    if k:
+        fill_rec(dst, k - 1)
+    else:
+        dst.fill_(3)
+
+
+def fill_half(dst, src):
+    dst[: dst.shape[0] // 2] = src[: dst.shape[0] // 2]
+
+
 def make_args():
     return (
         torch.arange(6.0) - 2,
@@ -141,6 +208,12 @@ _WRITES = (
     "torch.mul(y, 2, out=@B)",
     "@B.uniform_()",
     "@B.copy_(@B + 1)",
+    "fill_from(@B, y)",
+    "fill_via(@B, y)",
+    "fill_kw(y, out=@B)",
+    "fill_view(@B)",
+    "fill_from(@B[:], y)",
+    "fill_via(@B, y[:5])",  # a shape error, in the helper's helper
     # part, or through code that may write part
     "torch.ops.attnlint_diff.half_copy(y, out=@B)",
     "@B[:i] = y[:i]",
@@ -149,6 +222,25 @@ _WRITES = (
     "kernel(@B)",
     "overwrite(@B)",
     "@B.scatter_(0, torch.tensor([0, 1]), y[:2])",
+    "fill_if(@B, i > 1)",
+    "fill_if(@B, i > 5)",
+    "fill_after_read(@B)",
+    "fill_after_keep(@B)",
+    "fill_rebound(@B, i > 1)",
+    "fill_tried(@B, y[:5])",
+    "fill_gen(@B)",
+    "list(fill_gen(@B))",
+    "fill_rec(@B, 2)",
+    "fill_from(@B, @B + 1)",
+    "fill_from(@B[:i], y[:i])",
+    "fill_from(y, @B)",
+    "fill_half(@B, y)",
+)
+#: How many of ``_WRITES`` (the first) write the whole buffer straight away.
+_WHOLE_WRITES = 15
+#: The writes through the module's helpers (whole, sometimes, after a read...).
+_HELPER_WRITES = tuple(
+    write for write in _WRITES if write.startswith(("fill_", "list("))
 )
 _WRAPPERS = (
     None,
@@ -318,14 +410,73 @@ def _zeros_case(rng: random.Random, indent: str) -> list[str]:
     if before:
         lines += _indented(before, indent, B="buf")
     # Half of them write the whole buffer straight away: the shape ATN101 fixes.
-    if rng.random() < 0.5:
-        lines += _indented(rng.choice(_WRITES[:9]), indent, B="buf")
+    if rng.random() < 0.3:
+        lines += _indented(rng.choice(_HELPER_WRITES), indent, B="buf")
+    elif rng.random() < 0.5:
+        lines += _indented(rng.choice(_WRITES[:_WHOLE_WRITES]), indent, B="buf")
     else:
         write = _indented(rng.choice(_WRITES), indent, B="buf")
         lines += _wrap(rng, write, indent, _WRAPPERS)
     if rng.random() < 0.3:
         lines += _indented(rng.choice(_WRITES), indent, B="buf")
     lines += _indented("return " + rng.choice(_RESULTS), indent, B="buf")
+    return lines
+
+
+_FILLED = (
+    "torch.empty(n)",
+    "torch.ones(n)",
+    "torch.empty(n, dtype=torch.int32)",
+    "y.clone()",
+    "torch.arange(6.0)",
+    "x",  # a parameter: the caller holds it
+    "box.t",
+    "x[:3]",  # a view of a parameter
+    "get()",  # the module's buffer
+)
+_FILLS = ("@B.zero_()", "@B.fill_(0)", "@B.fill_(0.0)", "@B.fill_(False)")
+_BEFORE_FILL = (
+    None,
+    None,
+    "v = @B.view(-1)",
+    "alias = @B",
+    "register(@B)",
+    "print(@B.shape)",
+    "@B.add_(1)",
+    "m = @B.sum()",
+    "@B[0] = 5",
+)
+_BETWEEN_FILL = (
+    None,
+    None,
+    None,
+    "print(x.sum())",
+    "print(BUF.sum())",
+    "print(box.t.sum())",
+    "bump_all()",
+    "c = y.sum()",
+    "noop()",
+    "int(s)",
+)
+_FILL_RESULTS = ("@B", "(@B, x)", "@B.sum()", "(@B, box.t, BUF)", "x")
+
+
+def _zero_fill_case(rng: random.Random, indent: str) -> list[str]:
+    lines = [f"{indent}buf = {rng.choice(_FILLED)}"]
+    before = rng.choice(_BEFORE_FILL)
+    if before:
+        lines += _indented(before, indent, B="buf")
+    fill = _indented(rng.choice(_FILLS), indent, B="buf")
+    lines += fill if rng.random() < 0.6 else _wrap(rng, fill, indent, _WRAPPERS)
+    between = rng.choice(_BETWEEN_FILL)
+    if between:
+        lines += _indented(between, indent)
+    if rng.random() < 0.6:
+        lines += _indented(rng.choice(_WRITES[:_WHOLE_WRITES]), indent, B="buf")
+    else:
+        write = _indented(rng.choice(_WRITES), indent, B="buf")
+        lines += _wrap(rng, write, indent, _WRAPPERS)
+    lines += _indented("return " + rng.choice(_FILL_RESULTS), indent, B="buf")
     return lines
 
 
@@ -381,7 +532,7 @@ def _alias_case(rng: random.Random, indent: str) -> list[str]:
     return [line if line.strip() else "" for line in lines]
 
 
-_SHAPES = (_zeros_case, _sync_case, _reassign_case, _alias_case)
+_SHAPES = (_zeros_case, _sync_case, _reassign_case, _alias_case, _zero_fill_case)
 
 
 def program(seed: int) -> str:

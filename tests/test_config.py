@@ -223,13 +223,19 @@ def test_defaults_when_keys_are_absent() -> None:
 
 
 def test_graph_state_methods_default_and_globs() -> None:
+    from lint_rules.analysis.class_uses import method_matches
+
     assert "init_cuda_graph_state" in DEFAULT_GRAPH_STATE_METHODS
-    assert Settings().is_graph_state_method("init_cuda_graph_state")
-    assert not Settings().is_graph_state_method("forward_decode")
-    custom = Settings(graph_state_methods=("init_*_state", "setup_graph"))
-    assert custom.is_graph_state_method("init_draft_cuda_graph_state")
-    assert custom.is_graph_state_method("setup_graph")
-    assert not custom.is_graph_state_method("init_cuda_graph_state_extra")
+    default = Settings().graph_state_methods
+    assert method_matches("init_cuda_graph_state", default)
+    assert not method_matches("forward_decode", default)
+    custom = Settings(
+        graph_state_methods=("init_*_state", "setup_graph")
+    ).graph_state_methods
+    assert method_matches("init_draft_cuda_graph_state", custom)
+    assert method_matches("setup_graph", custom)
+    assert not method_matches("init_cuda_graph_state_extra", custom)
+    assert not method_matches("Init_cuda_graph_state", default)  # case counts
 
 
 # ---------------------------------------------------------------------- loading
@@ -387,6 +393,7 @@ SAMPLE_VALUES = {
     "array of globs": ["zz_*"],
     "table of glob = [rule selectors]": {"zz.py": ["ATN3"]},
     "string": "json",
+    "table of call name = [positions or keywords]": {"fill_kernel": [0, "out"]},
 }
 
 

@@ -290,3 +290,16 @@ def test_write_atomic_without_proc_names_its_temporary_file_otherwise(
     assert path.read_bytes() == b"new"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert os.listdir(tmp_path) == ["m.py"]
+
+
+def test_isolation_keys_are_stable_positions_not_addresses() -> None:
+    from lint_rules.checker import check_source
+    from lint_rules.config import Settings
+
+    source = "def f(a):\n    x = a * 2\n    x = a * 2\n    x = a * 2\n    return x\n"
+    runs = [
+        check_source(source, "t.py", Settings(select=("ATN202",))) for _ in range(2)
+    ]
+    keys = [[f.fix.isolation for f in found] for found in runs]
+    # The offset of the body's first statement, the same in every run.
+    assert keys[0] == keys[1] == [source.index("x = a"), source.index("x = a")]

@@ -27,7 +27,10 @@ SOURCE = (
     "    i = len(y)\n"
     "    for j in range(n):\n"
     "        pass\n"
-    "    return x, e.sum(), i, j\n"
+    "    w = y + 1\n"
+    "    w.zero_()\n"  # ATN104 in the same function
+    "    w.copy_(y)\n"
+    "    return x, e.sum(), i, j, w\n"
 )
 
 
@@ -51,7 +54,7 @@ def test_shared_facts_equal_fresh_ones():
     assert (
         bound_names(flow)
         == tensor_effects._bound_names(flow)
-        == {"y", "n", "idx", "x", "e", "i", "j"}
+        == {"y", "n", "idx", "x", "e", "i", "j", "w"}
     )
     assert basic_index_names(flow, scope) == {"i", "j"}
     assert basic_index_names(flow, scope) == tensor_effects._basic_index_names(
@@ -75,11 +78,13 @@ def test_tensor_rules_build_one_tensor_uses_per_function(monkeypatch):
     built = []
     original = TensorUses.__init__
 
-    def counting(self, flow, names):
-        built.append(flow.function.name)
-        original(self, flow, names)
+    def counting(self, flow, names, calls=None):
+        built.append((flow.function.name, calls is not None))
+        original(self, flow, names, calls)
 
     monkeypatch.setattr(TensorUses, "__init__", counting)
     findings = check_source(SOURCE, "f.py", Settings())
-    assert sorted(f.code for f in findings) == ["ATN101", "ATN103"]
-    assert built == ["f"]
+    assert sorted(f.code for f in findings) == ["ATN101", "ATN103", "ATN104"]
+    # ATN101 and ATN104 ask with what calls do (the summaries), ATN103 without:
+    # one each per function, shared by the rules that ask the same.
+    assert sorted(built) == [("f", False), ("f", True)]

@@ -287,3 +287,42 @@ def test_sync_methods_copy_to_the_host():
     x = torch.arange(3.0)
     assert isinstance(x.sum().item(), float) and isinstance(x.tolist(), list)
     assert torch_api.SYNC_METHODS == {"item", "tolist", "cpu", "numpy"}
+
+
+def test_collective_outputs_and_async_op_are_where_the_signatures_say():
+    import torch.distributed as dist
+
+    from lint_rules.analysis.torch_api import _ASYNC_OP, COLLECTIVE_OUTPUTS
+
+    for qualified, (position, keyword) in COLLECTIVE_OUTPUTS.items():
+        parameters = list(
+            inspect.signature(getattr(dist, qualified.rpartition(".")[2])).parameters
+        )
+        assert parameters[position] == keyword, qualified
+        if "async_op" in parameters:
+            assert _ASYNC_OP[qualified] == parameters.index("async_op"), qualified
+        else:
+            assert qualified not in _ASYNC_OP
+
+
+def test_collective_outputs_are_written_whole(tmp_path):
+    """On a one-rank gloo group, the outputs the vocabulary lists as written
+    whole are: every element of a NaN-filled output changes."""
+    import torch.distributed as dist
+
+    dist.init_process_group(
+        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
+    )
+    try:
+        for name, call in (
+            (
+                "all_gather_into_tensor",
+                lambda out, x: dist.all_gather_into_tensor(out, x),
+            ),
+            ("all_to_all_single", lambda out, x: dist.all_to_all_single(out, x)),
+        ):
+            out = torch.full((4,), float("nan"))
+            call(out, torch.arange(4.0))
+            assert not out.isnan().any(), name
+    finally:
+        dist.destroy_process_group()

@@ -57,6 +57,8 @@ class ModuleModel:
         self._flows: dict[FunctionNode, FunctionFlow] = {}
         self._scopes: dict[ast.AST, Scope] = {}
         self._text = text
+        #: Analyses of the whole module kept with it (``summaries.module_summaries``).
+        self.derived: dict[str, object] = {}
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -137,6 +139,11 @@ class ModuleModel:
             key=lambda cls: cls.lineno,
         )
 
+    @property
+    def text(self) -> str | None:
+        """The module's source text, when the model was made with it."""
+        return self._text
+
     def methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
         return [info.node for info in self.functions if info.cls is cls]
 
@@ -147,6 +154,7 @@ class ModuleModel:
             flow.may_swallow = None  # type: ignore[assignment]  # (refers to this model)
             flow.release()
         self._flows.clear()
+        self.derived.clear()
         for scope in self._scopes.values():
             scope.release()
         self._scopes.clear()

@@ -85,6 +85,9 @@ class Detail(enum.Enum):
     NONE = ""
     PARTIAL = "partly written"  # in place through a view or a partial index
     ESCAPE = "sliced or passed on"  # bound, passed, stored, returned, viewed
+    # A full write that rests on an assumption the fix must not take as proven:
+    DECLARED = "written by a call declared in `full-write-calls`"
+    METHOD = "written by a method that a subclass may override"
 
 
 #: Builtins that look only at the object (or its length), not its elements.
@@ -352,20 +355,39 @@ def literal_zero(node: ast.expr) -> str | None:
 # --------------------------------------------------------------------------- effects
 
 
+class CallOracle:
+    """What calls do to the tensors passed to them, where more is known than
+    "anything" (``summaries.CallEffects`` answers for the module's own
+    functions, collectives and declared kernels). This base knows nothing."""
+
+    __slots__ = ()
+
+    def effect(
+        self, call: ast.Call, argument: ast.expr, whole: bool
+    ) -> tuple[UseEffect, Detail] | None:
+        """The effect of ``call`` on ``argument`` (``whole``: the argument is
+        the whole tensor, not a view of part of it); None: not known."""
+        return None
+
+
 class LocalFacts(Record):
     """What the enclosing function tells about names used around a tensor:
     the names it binds, and those holding an int or a slice."""
 
-    __slots__ = ("bound", "basic_indices")
+    __slots__ = ("bound", "basic_indices", "calls")
     _fields = __slots__
 
     def __init__(
         self,
         bound: Container[str] = frozenset(),
         basic_indices: Container[str] = frozenset(),
+        calls: CallOracle | None = None,
     ) -> None:
         self.bound = bound
         self.basic_indices = basic_indices
+        #: What calls of the module's own functions (and declared kernels,
+        #: collectives) do to an argument: ``summaries.CallEffects``.
+        self.calls = calls
 
 
 NO_FACTS = LocalFacts()
@@ -450,6 +472,10 @@ def context_effect(
                 if whole:
                     return UseEffect.FULL_WRITE, Detail.NONE
                 return UseEffect.UNKNOWN, Detail.PARTIAL
+        if facts.calls is not None and isinstance(call, ast.Call):
+            known = facts.calls.effect(call, expr, whole)
+            if known is not None:
+                return known
         return UseEffect.UNKNOWN, Detail.ESCAPE
     if isinstance(parent, ast.Call) and expr in parent.args:
         func = parent.func
@@ -466,6 +492,10 @@ def context_effect(
             and names.is_builtin(func.id)
         ):
             return UseEffect.TRANSPARENT, Detail.NONE
+        if facts.calls is not None:
+            known = facts.calls.effect(parent, expr, whole)
+            if known is not None:
+                return known
     return UseEffect.UNKNOWN, Detail.ESCAPE
 
 
@@ -543,10 +573,29 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
 # --------------------------------------------------------------------------- paths
 
 
-def tensor_uses_for(flow: FunctionFlow, names: Names) -> TensorUses:
+def tensor_uses_for(
+    flow: FunctionFlow, names: Names, calls: CallOracle | None = None
+) -> TensorUses:
     """The (cached) ``TensorUses`` of ``flow``: the rules of one file share
-    it, and the effects it has classified. ``names`` is the function's scope."""
-    return _derived(flow, "tensor_uses", names, lambda: TensorUses(flow, names))
+    it, and the effects it has classified. ``names`` is the function's scope;
+    ``calls`` what is known of the calls (rules that ask the same oracle,
+    ``summaries.call_effects``, share one)."""
+    if calls is None:
+        return _derived(flow, "tensor_uses", names, lambda: TensorUses(flow, names))
+    return _derived(
+        flow,
+        "tensor_uses with calls",
+        (names, calls),
+        lambda: TensorUses(flow, names, calls),
+    )
+
+
+def _same(kept: object, names: object) -> bool:
+    if isinstance(names, tuple):  # (names, calls): each the same object
+        return isinstance(kept, tuple) and all(
+            a is b for a, b in zip(kept, names, strict=True)
+        )
+    return kept is names
 
 
 def _derived(
@@ -555,7 +604,7 @@ def _derived(
     """``compute()``, once per flow and ``names`` (the function's scope, or
     the module's imports): kept with the flow, which frees it with itself."""
     found = flow.analyses.get(key)
-    if found is not None and found[0] is names:
+    if found is not None and _same(found[0], names):
         return found[1]
     value = compute()
     flow.analyses[key] = (names, value)
@@ -566,11 +615,15 @@ class TensorUses:
     """Effects of the uses of names in one function, and the path questions
     (``tensor_uses_for`` shares one per function)."""
 
-    def __init__(self, flow: FunctionFlow, names: Names) -> None:
+    def __init__(
+        self, flow: FunctionFlow, names: Names, calls: CallOracle | None = None
+    ) -> None:
         self.flow = flow
         self.names = names
         self._effects: dict[int, tuple[UseEffect, Detail]] = {}
-        self.facts = LocalFacts(bound_names(flow), basic_index_names(flow, names))
+        self.facts = LocalFacts(
+            bound_names(flow), basic_index_names(flow, names), calls
+        )
 
     def effect(self, event: Event) -> tuple[UseEffect, Detail]:
         """The effect of one event on the tensor its name holds."""

@@ -555,3 +555,52 @@ NON_SWALLOWING_MANAGERS = frozenset(
         "contextlib.nullcontext",
     }
 )
+
+
+# --------------------------------------------------------------------------- collectives
+
+#: ``torch.distributed`` collectives whose output tensor is written whole on
+#: every rank when the call returns: (position, keyword) of that output.
+#: ``all_gather_into_tensor`` concatenates every rank's input into it,
+#: ``reduce_scatter_tensor`` and ``reduce_scatter`` write each rank's reduced
+#: chunk into it, ``all_to_all_single`` concatenates the chunks received
+#: (their sizes must add up to its first dimension), ``recv`` fills it.
+#: Not here: ``broadcast`` and ``all_reduce`` (their tensor is read, on the
+#: source rank or on all), ``scatter`` and ``gather`` (the output is only
+#: written on some ranks), the ``isend``/``irecv`` family (asynchronous).
+COLLECTIVE_OUTPUTS: dict[str, tuple[int, str]] = {
+    "torch.distributed.all_gather_into_tensor": (0, "output_tensor"),
+    "torch.distributed.reduce_scatter_tensor": (0, "output"),
+    "torch.distributed.reduce_scatter": (0, "output"),
+    "torch.distributed.all_to_all_single": (0, "output"),
+    "torch.distributed.recv": (0, "tensor"),
+}
+#: The position and keyword of ``async_op`` in each collective with one.
+_ASYNC_OP = {
+    "torch.distributed.all_gather_into_tensor": 3,
+    "torch.distributed.reduce_scatter_tensor": 4,
+    "torch.distributed.reduce_scatter": 4,
+    "torch.distributed.all_to_all_single": 5,
+}
+
+
+def collective_output(qualified: str, call: ast.Call) -> tuple[int, str] | None:
+    """Where the output of the collective ``qualified`` is passed, when
+    ``call`` certainly returns with it written: not with ``async_op`` set
+    (the write then happens later, at ``wait()``) or ``*args``/``**kwargs``
+    that may set it."""
+    output = COLLECTIVE_OUTPUTS.get(qualified)
+    if output is None:
+        return None
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        keyword.arg is None for keyword in call.keywords
+    ):
+        return None
+    position = _ASYNC_OP.get(qualified)
+    if position is not None:
+        flag = _argument(call, position, "async_op")
+        if flag is not None and not (
+            isinstance(flag, ast.Constant) and flag.value is False
+        ):
+            return None
+    return output

@@ -1,6 +1,5 @@
-"""Text pre-filters for the tensor rules: may a function allocate a tensor
-(``rows_naming``), and can a name's uses include a full write (ATN101) or a
-read (ATN103) at all?
+"""Text pre-filters for the tensor rules: can a name's uses include a full
+write (ATN101) or a read (ATN103) at all?
 
 Building a function's flow costs more than parsing it, and most functions
 that allocate a tensor never write it whole or read it before passing it on.
@@ -11,7 +10,8 @@ have that effect, and the flow is not built. Anything they cannot read
 cheaply (a non-ASCII function, whose identifiers Python normalizes) answers
 True.
 
-``functions_to_analyze`` puts them together, and lets every function through
+``lint_rules.analysis.allocation_rows.functions_to_analyze`` puts them
+together with the rows that may allocate, and lets every function through
 when the pre-filters are off (``lint_rules.prefilter``).
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.torch_api import (
@@ -28,12 +28,6 @@ from lint_rules.analysis.torch_api import (
     READING_METHODS,
 )
 from lint_rules.source import Locator
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from lint_rules.analysis.model import FunctionInfo
-    from lint_rules.analysis.tensor_effects import Allocation
-    from lint_rules.context import Context
 
 # Between two tokens of one expression: spaces, line breaks, continuations
 # and comments (inside brackets an expression may span commented lines).
@@ -52,68 +46,6 @@ _WORD_CHARS = frozenset(
 _FULL_WRITE_AFTER = re.compile(
     rf"{_GAP}(?:{_FULL_INDEX}{_GAP})*(?:{_FULL_INDEX}|\.{_GAP}(?:{_METHODS})(?!\w))"
 )
-
-
-def functions_to_analyze(
-    ctx: Context,
-    allocator_names: tuple[str, ...],
-    wanted: Callable[[Allocation], bool],
-    may_use: Callable[[str, str], bool],
-) -> Iterator[FunctionInfo]:
-    """The functions of the module whose flow a tensor rule must build: those
-    that may call a ``torch`` allocator whose name contains one of
-    ``allocator_names`` (``rows_naming``) and bind its result, an allocation
-    the rule looks at (``wanted``), to a name that some use may affect as the
-    rule asks (``may_use(text, name)``: ``may_fully_write``, ``may_read``).
-    Every function when the pre-filters are off."""
-    model = ctx.model
-    if not prefilter.enabled():
-        yield from model.functions
-        return
-    rows = sorted(rows_naming(ctx, allocator_names))
-    if not rows:
-        return
-    for info in model.functions_spanning(rows):
-        names = {
-            name
-            for name, allocation in model.allocations(info, rows)
-            if wanted(allocation)
-        }
-        if not names:
-            continue
-        text = function_text(ctx.locator, info.node)
-        if any(may_use(text, name) for name in names):
-            yield info
-
-
-def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
-    """1-based rows that may call a ``torch`` function whose name contains one
-    of ``names``: rows holding the name, or a local alias imported for it
-    (``from torch import zeros_like as zl``). A text pre-filter per function;
-    a text that may spell an identifier otherwise (``may_respell_ascii``)
-    gives every row."""
-    text = ctx.text
-    if prefilter.may_respell_ascii(text):
-        return set(range(1, len(ctx.locator.line_starts) + 1))
-    words = set(names)
-    for local, qualified in ctx.model.imports.names.items():
-        module, _, function = qualified.rpartition(".")
-        if module == "torch" and any(name in function for name in names):
-            words.add(local)
-    # A call: the name (possibly a longer one, ``zeros_like``) and its
-    # parenthesis, maybe a line and comments apart (inside brackets). Each occurrence of a name is found by str.find (a regular expression
-    # starting with alternatives would try every position of the text).
-    starts: set[int] = set()
-    for word in words:
-        position = text.find(word)
-        while position >= 0:
-            if _CALL_AFTER_NAME.match(text, position + len(word)):
-                starts.add(position)
-            position = text.find(word, position + 1)
-    return ctx.locator.rows_of(starts)
-
-
-_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\|#[^\r\n]*)*\(")
 
 
 def function_text(locator: Locator, function: ast.AST) -> str:

@@ -1,22 +1,35 @@
-"""ATN101 zeros-overwritten, and the zeros -> empty rewrite that ATN102 shares."""
+"""ATN101 zeros-overwritten."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 
-from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.allocation_rows import functions_to_analyze
+from lint_rules.analysis.flow import FunctionFlow
+from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.summaries import (
+    CallEffects,
+    call_effects,
+    enclosing_call,
+    module_summaries,
+    overwritten_after_store,
+)
 from lint_rules.analysis.tensor_effects import (
-    EMPTY_COUNTERPART,
     Allocation,
+    Detail,
+    LocalAllocation,
+    TensorUses,
+    Use,
     UseEffect,
     local_allocations,
     tensor_uses_for,
 )
-from lint_rules.analysis.use_forms import functions_to_analyze, may_fully_write
+from lint_rules.analysis.torch_api import COLLECTIVE_OUTPUTS
+from lint_rules.analysis.use_forms import may_fully_write
 from lint_rules.context import Context
-from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
+from lint_rules.diagnostics import Applicability, Finding
+from lint_rules.fixes.empty import EmptyRewriter
 from lint_rules.rules.base import Invalid, Rule
 
 #: Names of the zero-filled allocators (``zeros`` also finds ``zeros_like``, ...).
@@ -40,6 +53,17 @@ class ZerosOverwritten(Rule):
     full write: attention kernels leave padding rows of `out` unwritten. Who
     `torch` is, the function's scope says: a function-level `import torch`
     is the module, a parameter or local named `torch` is not.
+
+    The write may also go through a call: a function of the same module
+    (`_fill(dst, src)` whose body first overwrites `dst` on every path, see
+    the summaries of the module's functions), a method of the same class
+    called on `self`, a `torch.distributed` collective whose output is
+    written whole (`all_gather_into_tensor`, `reduce_scatter_tensor`,
+    `reduce_scatter`, `all_to_all_single`, `recv`; not with `async_op`), or
+    a call the project declares in `full-write-calls` (a Triton launch
+    `kernel[grid](...)` by its kernel's name). A buffer stored to `self`
+    first (`self._table = table`) still counts when the full write follows
+    in the same block and nothing in between can read the attribute.
 
     ## Why is this bad?
     Zero-filling is a kernel launch and a full pass over the memory; when
@@ -91,7 +115,18 @@ class ZerosOverwritten(Rule):
     is not a torch dtype constant (`dtype=dt` may be None, and then `full`
     makes int64 where `empty` makes the default float), and `full` or
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
-    `TypeError`; `empty(n)` does not).
+    `TypeError`; `empty(n)` does not). It is unsafe, too, where the write
+    rests on what attnlint cannot prove: a method of the class (a subclass
+    may override it), a `full-write-calls` declaration (the message names
+    it: vLLM's and FlashInfer's kernels leave padding rows unwritten, so a
+    declaration must be right for every shape), or a store to `self` before
+    the write (if the write raises, the attribute keeps the zeros).
+
+    ## Options
+    - `full-write-calls`: a table of call names (as written, or as
+      imported; for a Triton launch `kernel[grid](...)`, the kernel's name)
+      to the arguments each writes in full, by position from 0 or keyword:
+      `full-write-calls = { "decode_attention_fwd" = [3] }`.
     """
 
     code = "ATN101"
@@ -145,6 +180,27 @@ class ZerosOverwritten(Rule):
         "    with suppress(RuntimeError):\n        x.copy_(y)\n    return x\n",
         # `torch` here is a parameter, not the module.
         "def f(torch, y, n):\n    x = torch.zeros(n)\n    x[:] = y\n    return x\n",
+        # A helper that writes its parameter only sometimes, or after reading it.
+        "import torch\ndef fill(dst, src, c):\n    if c:\n        dst.copy_(src)\n"
+        "def f(y, n, c):\n    x = torch.zeros(n)\n    fill(x, y, c)\n    return x\n",
+        "import torch\ndef fill(dst, src):\n    dst += src\n    dst.copy_(src)\n"
+        "def f(y, n):\n    x = torch.zeros(n)\n    fill(x, y)\n    return x\n",
+        # A decorated helper may not run its body as written.
+        "import torch, functools\n@functools.lru_cache\ndef fill(dst):\n    dst.fill_(1)\n"
+        "def f(n):\n    x = torch.zeros(n)\n    fill(x)\n    return x\n",
+        # A kernel attnlint cannot see into, not declared in `full-write-calls`.
+        "import torch\nfrom kernels import decode_attention_fwd\n"
+        "def f(q, k, v, n):\n    o = torch.zeros(n)\n    decode_attention_fwd(q, k, v, o)\n"
+        "    return o\n",
+        # `broadcast` reads the tensor on the source rank; `async_op` writes later.
+        "import torch\nimport torch.distributed as dist\ndef f(n):\n    x = torch.zeros(n)\n"
+        "    dist.broadcast(x, 0)\n    return x\n",
+        "import torch\nimport torch.distributed as dist\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    work = dist.all_gather_into_tensor(x, y, async_op=True)\n    return x, work\n",
+        # Stored to `self`, then a call that may read `self._table` before the write.
+        "import torch\nclass P:\n    def plan(self, host, n):\n"
+        "        table = torch.zeros(n)\n        self._table = table\n"
+        "        self.refresh()\n        table.copy_(host)\n",
     )
     invalid = (
         Invalid(
@@ -202,6 +258,38 @@ class ZerosOverwritten(Rule):
             fixed="import torch\n\ndef f(y, n, dt=None):\n    x = torch.empty((n,), dtype=dt)\n"
             "    x.copy_(y)\n    return x\n",
         ),
+        # Through a helper of the module that writes its parameter whole.
+        Invalid(
+            "import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.zeros(n)\n    _fill(x, y)\n    return x\n",
+            fixed="import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.empty(n)\n    _fill(x, y)\n    return x\n",
+        ),
+        # A collective whose output is written whole.
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\ndef f(y, n):\n"
+            "    x = torch.zeros(n)\n    dist.all_gather_into_tensor(x, y)\n    return x\n",
+            fixed="import torch\nimport torch.distributed as dist\n\ndef f(y, n):\n"
+            "    x = torch.empty(n)\n    dist.all_gather_into_tensor(x, y)\n    return x\n",
+        ),
+        # A method of the same class (unsafe: a subclass may override it).
+        Invalid(
+            "import torch\n\nclass B:\n    def _fill(self, dst):\n        dst.fill_(1)\n\n"
+            "    def f(self, n):\n        x = torch.zeros(n)\n        self._fill(x)\n"
+            "        return x\n",
+            fixed="import torch\n\nclass B:\n    def _fill(self, dst):\n        dst.fill_(1)\n\n"
+            "    def f(self, n):\n        x = torch.empty(n)\n        self._fill(x)\n"
+            "        return x\n",
+        ),
+        # Stored to `self` first, nothing reading it before the write (unsafe).
+        Invalid(
+            "import torch\n\nclass P:\n    def plan(self, host, n):\n"
+            "        table = torch.zeros(n, dtype=torch.int32)\n        self._table = table\n"
+            "        table.copy_(host)\n",
+            fixed="import torch\n\nclass P:\n    def plan(self, host, n):\n"
+            "        table = torch.empty(n, dtype=torch.int32)\n        self._table = table\n"
+            "        table.copy_(host)\n",
+        ),
         Invalid(
             "import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.zeros(n)\n"
             "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
@@ -212,331 +300,128 @@ class ZerosOverwritten(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
+        declarations = tuple(ctx.options.full_write_calls)
+        writers: set[str] | None = None
+
+        def may_be_written(text: str, name: str) -> bool:
+            # Before the flow: a zero-filled buffer whose name is never used in
+            # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
+            # nor passed to a call that may (a function of the module, a
+            # collective, a declared kernel) cannot be reported.
+            nonlocal writers
+            if may_fully_write(text, name):
+                return True
+            if writers is None:
+                writers = writing_call_names(model, declarations)
+            return writers is ALL or any(word in text for word in writers)
+
         rewriter = EmptyRewriter(ctx)
-        # Before the flow: a zero-filled buffer whose name is never used in a
-        # form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
-        # cannot be reported.
         for info in functions_to_analyze(
-            ctx, ZERO_FILL_NAMES, _zero_filled, may_fully_write
+            ctx, ZERO_FILL_NAMES, _zero_filled, may_be_written
         ):
             flow = model.flow(info.node)
             scope = model.scope(info.node)
-            uses = tensor_uses_for(flow, scope)
+            calls = call_effects(model, info, declarations)
+            uses = tensor_uses_for(flow, scope, calls)
+            receiver = calls.receiver
             for local in local_allocations(flow, scope):
                 allocation = local.allocation
                 if not allocation.zero_filled:
                     continue
                 name = local.target.id
+                stored = None
                 if not uses.first_use_is_full_write_on_every_path(name, local.binding):
-                    continue
-                fix = rewriter.fix(allocation, Applicability.SAFE)
-                firsts, _ = uses.first_uses(name, local.binding)
-                writes = sorted(
-                    {u.row for u in firsts if u.effect is UseEffect.FULL_WRITE}
+                    stored = _stored_then_overwritten(uses, name, local, receiver)
+                    if stored is None:
+                        continue
+                    writes = [stored[1]]
+                else:
+                    firsts, _ = uses.first_uses(name, local.binding)
+                    writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                assumed = sorted(
+                    {u.detail for u in writes if u.detail is not Detail.NONE},
+                    key=lambda detail: detail.value,
                 )
-                where = ", ".join(str(row) for row in writes)
+                unsafe = bool(assumed) or stored is not None
+                applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
+                fix = rewriter.fix(allocation, applicability)
+                rows_written = sorted({u.row for u in writes})
+                where = ", ".join(str(row) for row in rows_written)
                 message = (
                     f"`{name}` is zero-filled by `{allocation.display}`, then "
-                    f"overwritten completely (line{'s' if len(writes) > 1 else ''} {where}) "
+                    f"overwritten completely (line{'s' if len(rows_written) > 1 else ''} {where}) "
                     "before any read: the zeros are never seen"
                 )
+                for detail in assumed:
+                    message += f"; {_assumption(detail, writes, flow, calls)}"
+                if stored is not None:
+                    message += (
+                        f"; it is stored to `self.{stored[0]}` first, which nothing "
+                        "reads before the write (if the write raises, "
+                        f"`self.{stored[0]}` keeps the zeros)"
+                    )
                 yield ctx.report(self, allocation.call, message, fix)
+
+
+def _stored_then_overwritten(
+    uses: TensorUses, name: str, local: LocalAllocation, receiver: str | None
+) -> tuple[str, Use] | None:
+    """The attribute of ``self`` the buffer is stored to first, and the full
+    write that follows with nothing reading the attribute in between."""
+    firsts, _ = uses.first_uses(name, local.binding)
+    if len(firsts) != 1:
+        return None
+    return overwritten_after_store(uses.flow, uses, name, firsts[0], receiver)
 
 
 def _zero_filled(allocation: Allocation) -> bool:
     return allocation.zero_filled
 
 
-# --------------------------------------------------------------------------- the rewrite
+#: ``writing_call_names``' answer when every name may be one.
+ALL: set[str] = set()
 
 
-class EmptyRewriter:
-    """Builds the zeros -> empty fix for allocations in one file."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-        self._identifiers: set[str] | None = None
-        self._module_imports: ImportMap | None = None
-
-    @property
-    def identifiers(self) -> set[str]:
-        """Every name bound or used anywhere in the module."""
-        if self._identifiers is None:
-            self._identifiers = _module_identifiers(self.ctx.tree)
-        return self._identifiers
-
-    def fix(self, allocation: Allocation, applicability: Applicability) -> Fix | None:
-        """The rewrite of ``allocation`` to its uninitialized counterpart, or
-        None when it cannot be written without changing meaning; unsafe
-        whatever ``applicability`` says when the counterpart may not be the
-        same tensor (``allocation.uncertain``)."""
-        if allocation.uncertain is not None:
-            applicability = Applicability.UNSAFE
-        new = EMPTY_COUNTERPART[allocation.function]
-        call = allocation.call
-        locator = self.ctx.locator
-        edits: list[Edit] = []
-        func = call.func
-        if isinstance(func, ast.Attribute):
-            end = locator.end(func)
-            edits.append(Edit(end - len(func.attr), end, new))
-            shown = new if allocation.method else f"torch.{new}"
-        elif isinstance(func, ast.Name):
-            found = self._name_for(func.id, new)
-            if found is None:
-                return None
-            local, import_edits = found
-            edits.append(Edit(locator.start(func), locator.end(func), local))
-            edits.extend(import_edits)
-            shown = local
-        else:
-            return None
-        if allocation.fill is not None:
-            fill_edit = self._fill_edit(allocation)
-            if fill_edit is None:
-                return None
-            edits.append(fill_edit)
-        if allocation.none_dtype is not None:
-            # ``dtype=None`` asked for the fill's dtype: name it.
-            module = self._torch_module()
-            if module is None:
-                return None
-            value = allocation.none_dtype.value
-            edits.append(
-                Edit(
-                    locator.start(value),
-                    locator.end(value),
-                    f"{module}.{allocation.inferred_dtype}",
-                )
-            )
-        message = f"Replace `{allocation.display}` with `{shown}`"
-        return Fix(tuple(edits), applicability, message)
-
-    # -- the allocator's new name ----------------------------------------------
-
-    @property
-    def module_imports(self) -> ImportMap:
-        """Imports that bind names for the whole module (not inside a function,
-        where another function cannot see them)."""
-        if self._module_imports is None:
-            self._module_imports = ImportMap.from_statements(
-                _module_level_imports(self.ctx.tree)
-            )
-        return self._module_imports
-
-    def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
-        """The local name to call ``torch.<new>`` by, and the import edits it needs."""
-        existing = self.module_imports.local_names_for(f"torch.{new}")
-        if existing:
-            return existing[0], []
-        if new not in self.identifiers:
-            edits = [
-                _add_import_name(stmt, new, self.ctx)
-                for stmt in _imports_binding(self.ctx.tree, local)
-            ]
-            if edits:
-                return new, edits
-        module = self._torch_module()
-        if module is not None:
-            return f"{module}.{new}", []
-        return None
-
-    def _torch_module(self) -> str | None:
-        """A name the module binds to ``torch`` itself (``torch``, ``th``)."""
-        for local, module in self.module_imports.modules.items():
-            if module == "torch":
-                return local
-        return None
-
-    # -- the fill argument -----------------------------------------------------
-
-    def _fill_edit(self, allocation: Allocation) -> Edit | None:
-        fill = allocation.fill
-        assert fill is not None
-        text = self.ctx.text
-        locator = self.ctx.locator
-        start, end = locator.start(fill), locator.end(fill)
-        if isinstance(fill, ast.expr):
-            start, end = _unparenthesize(text, start, end)
-        if allocation.inferred_dtype is not None and allocation.none_dtype is None:
-            module = self._torch_module()
-            if module is None:
-                return None
-            return Edit(start, end, f"dtype={module}.{allocation.inferred_dtype}")
-        call = allocation.call
-        following = [
-            locator.start(node)
-            for node in (*call.args, *call.keywords)
-            if locator.start(node) > start
-        ]
-        return _remove_argument(text, start, end, bool(following))
+def writing_call_names(model: ModuleModel, declarations: tuple) -> set[str]:
+    """Words a call that writes an argument whole through a summary, a
+    collective or a declaration must spell (a text pre-filter): the names of
+    the module's functions and methods that may write a parameter whole
+    (``ModuleSummaries.writers``) and of the collectives, and the local
+    names imported for them; ``ALL`` when declarations exist (a declared
+    kernel may be called through any alias) or the text is unknown."""
+    writers = module_summaries(model).writers()
+    if declarations or writers is None:
+        return ALL
+    words = set(writers)
+    words.update(name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS)
+    for local, qualified in model.imports.names.items():
+        if qualified in COLLECTIVE_OUTPUTS:
+            words.add(local)
+    return words
 
 
-def _remove_argument(text: str, start: int, end: int, has_next: bool) -> Edit | None:
-    """Remove the argument at ``[start, end)`` and one comma next to it."""
-    previous = _previous_comma(text, start)
-    if not has_next:
-        if previous is None:
-            return None
-        return Edit(previous, end, "")  # ``, 0`` (a trailing comma stays)
-    comma = _next_comma(text, end)
-    if comma is None:
-        return None
-    cursor = comma + 1
-    while cursor < len(text) and text[cursor] in " \t":
-        cursor += 1
-    line_start = text.rfind("\n", 0, start) + 1
-    starts_line = not text[line_start:start].strip()
-    at_line_end = cursor >= len(text) or text[cursor] in "#\r\n"
-    if at_line_end and starts_line:
-        # The argument has its own line: drop that line.
-        newline = text.find("\n", cursor)
-        if newline < 0:
-            return None
-        return Edit(line_start, newline + 1, "")
-    if at_line_end and previous is not None:
-        return Edit(previous, comma, "")  # ``(n,), 0,\n``: keep the line break
-    return Edit(start, cursor, "")
-
-
-def _previous_comma(text: str, position: int) -> int | None:
-    cursor = position - 1
-    while cursor >= 0 and text[cursor] in " \t\r\n\\":
-        cursor -= 1
-    return cursor if cursor >= 0 and text[cursor] == "," else None
-
-
-def _next_comma(text: str, position: int) -> int | None:
-    cursor = position
-    while cursor < len(text):
-        char = text[cursor]
-        if char == ",":
-            return cursor
-        if char == "#":
-            newline = text.find("\n", cursor)
-            cursor = len(text) if newline < 0 else newline
+def _assumption(
+    detail: Detail, writes: list[Use], flow: FunctionFlow, calls: CallEffects | None
+) -> str:
+    """What the writes of the kind ``detail`` rest on, for the message: the
+    ``full-write-calls`` entries, or the methods a subclass may override."""
+    assumed = [u for u in writes if u.detail is detail]
+    rows = ", ".join(str(row) for row in sorted({u.row for u in assumed}))
+    named: list[str] = []
+    for use in assumed:
+        call = enclosing_call(use.event.node, flow.parents)
+        if call is None:
             continue
-        if char not in " \t\r\n\\":
-            return None
-        cursor += 1
-    return None
-
-
-def _unparenthesize(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen ``[start, end)`` over parentheses that wrap just this expression."""
-    while True:
-        before = start - 1
-        while before >= 0 and text[before] in " \t\r\n":
-            before -= 1
-        after = end
-        while after < len(text) and text[after] in " \t\r\n":
-            after += 1
-        if before < 0 or after >= len(text):
-            return start, end
-        if text[before] != "(" or text[after] != ")":
-            return start, end
-        # ``f(0)`` would also match: the call's own parentheses follow a name.
-        preceding = before - 1
-        while preceding >= 0 and text[preceding] in " \t":
-            preceding -= 1
-        if preceding >= 0 and (text[preceding].isalnum() or text[preceding] in "_)]"):
-            return start, end
-        start, end = before, after + 1
-
-
-def _module_level_imports(tree: ast.Module):
-    """Import statements run at module level (also inside ``if``/``try``)."""
-    stack: list[ast.stmt] = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        ):
-            for block in (
-                getattr(node, "body", None),
-                getattr(node, "orelse", None),
-                getattr(node, "finalbody", None),
-                *(handler.body for handler in getattr(node, "handlers", ())),
-            ):
-                if block and isinstance(block[0], ast.stmt):
-                    stack.extend(reversed(block))
-
-
-def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:
-    """``from torch import ...`` statements that bind ``local``."""
-    found = []
-    for node in walk_nodes(tree):
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.module == "torch"
-            and not node.level
-        ):
-            if any((alias.asname or alias.name) == local for alias in node.names):
-                found.append(node)
-    return found
-
-
-def _member_order(name: str) -> tuple[int, str]:
-    """isort's order within one ``from`` import: CONSTANTS, Classes, functions."""
-    if name.isupper() and len(name) > 1:
-        return 0, name
-    if name[:1].isupper():
-        return 1, name
-    return 2, name
-
-
-def _add_import_name(stmt: ast.ImportFrom, name: str, ctx: Context) -> Edit:
-    """An insertion that adds ``name`` to ``stmt``, in sorted place if it is sorted."""
-    locator = ctx.locator
-    text = ctx.text
-    aliases = stmt.names
-    keys = [_member_order(alias.name) for alias in aliases]
-    position = len(aliases)
-    if keys == sorted(keys):
-        key = _member_order(name)
-        position = next((i for i, k in enumerate(keys) if k > key), len(aliases))
-    parenthesized = "(" in text[locator.start(stmt) : locator.start(aliases[0])]
-
-    def own_line(alias: ast.alias) -> str | None:
-        """The indentation of ``alias`` when it starts its line in parentheses."""
-        start = locator.start(alias)
-        line_start = locator.line_start(alias.lineno)
-        prefix = text[line_start:start]
-        return prefix if parenthesized and not prefix.strip() else None
-
-    if position < len(aliases):
-        alias = aliases[position]
-        indent = own_line(alias)
-        insert = f"{name},\n{indent}" if indent is not None else f"{name}, "
-        start = locator.start(alias)
-        return Edit(start, start, insert)
-    last = aliases[-1]
-    indent = own_line(last)
-    insert = f",\n{indent}{name}" if indent is not None else f", {name}"
-    end = locator.end(last)
-    return Edit(end, end, insert)
-
-
-def _module_identifiers(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in walk_nodes(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                names.add((alias.asname or alias.name).partition(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-    return names
+        if detail is Detail.DECLARED and calls is not None:
+            entry = calls.declaration(call)
+            if entry is not None:
+                shown = ", ".join(repr(item) for item in entry[1]).replace("'", '"')
+                named.append(f'`full-write-calls` declares `"{entry[0]}" = [{shown}]`')
+        elif isinstance(call.func, ast.Attribute):
+            named.append(f"`{call.func.attr}` is a method a subclass may override")
+    reasons = "; ".join(dict.fromkeys(named)) or detail.value
+    return (
+        f"the write at line {rows} rests on a declaration: {reasons}"
+        if (detail is Detail.DECLARED)
+        else f"the write at line {rows} is assumed: {reasons}"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from lint_rules.analysis.allocation_rows import functions_to_analyze
 from lint_rules.analysis.flow import Event, FunctionFlow
 from lint_rules.analysis.tensor_effects import (
     Allocation,
@@ -14,7 +15,7 @@ from lint_rules.analysis.tensor_effects import (
     local_allocations,
     tensor_uses_for,
 )
-from lint_rules.analysis.use_forms import functions_to_analyze, may_read
+from lint_rules.analysis.use_forms import may_read
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule

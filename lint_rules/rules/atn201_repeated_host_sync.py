@@ -20,6 +20,7 @@ from lint_rules.analysis.torch_api import SYNC_METHODS
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inside_fstring
+from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
 
 # What may follow a sync method's name in a call without arguments: blanks,
@@ -334,7 +335,7 @@ class RepeatedHostSync(Rule):
                     (edit,),
                     applicability,
                     "Remove the repeated assignment",
-                    isolation=id(info.body),
+                    isolation=block_key(info.body, ctx.locator),
                 )
             edit = Edit(ctx.locator.start(second), ctx.locator.end(second), name)
             return Fix((edit,), applicability, f"Reuse `{name}`")

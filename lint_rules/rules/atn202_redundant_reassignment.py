@@ -22,6 +22,7 @@ from lint_rules.analysis.nodes import TryStar
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
+from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -243,7 +244,7 @@ class RedundantReassignment(Rule):
             (delete_statement(second, info.body, ctx.locator),),
             applicability,
             "Remove the redundant assignment",
-            isolation=id(info.body),
+            isolation=block_key(info.body, ctx.locator),
         )
         return ctx.report(self, second, message, fix)
 

@@ -14,6 +14,7 @@ from lint_rules.analysis.tensor_effects import basic_index_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
+from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
 
 
@@ -318,7 +319,12 @@ class DeadLoopAlias(Rule):
             message = f"Replace with `{value_text}` and remove the assignment"
         else:
             message = "Remove the assignment"
-        return Fix(tuple(edits), Applicability.SAFE, message, isolation=id(body))
+        return Fix(
+            tuple(edits),
+            Applicability.SAFE,
+            message,
+            isolation=block_key(body, ctx.locator),
+        )
 
 
 def self_documenting(node: ast.AST, parents: dict, ctx: Context) -> bool:

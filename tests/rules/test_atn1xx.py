@@ -851,7 +851,9 @@ def test_atn102_fix_is_unsafe_and_only_applied_with_unsafe_fixes():
     before = (FIXTURES / "atn102_backend.in.py").read_text()
     after = (FIXTURES / "atn102_backend.out.py").read_text()
     results = check_source(before, "t.py", SETTINGS)
-    assert [f.location.row for f in results] == [15, 18, 20, 23, 24, 25, 26, 28]
+    # Not row 20: the replay writes `cu_seqlens_k` from offset 1 only, so its
+    # element 0 must stay 0 on every replay.
+    assert [f.location.row for f in results] == [15, 18, 23, 24, 25, 26, 28]
     assert {f.fix.applicability.value for f in results} == {"unsafe"}
     assert fixed(before) == before
     assert fixed(before, unsafe=True) == after
@@ -863,10 +865,7 @@ def test_atn102_fixture_messages():
     by_row = {f.location.row: f.message for f in check_source(before, "t.py", SETTINGS)}
     assert "read at line 33 in `init_forward_metadata_capture_cuda_graph`" in by_row[15]
     assert "sliced or passed on at line 34" in by_row[18]
-    assert (
-        "partly written at line 41 in `init_forward_metadata_replay_cuda_graph`"
-        in by_row[20]
-    )
+    assert 20 not in by_row  # written from an offset on every replay
     assert (
         "at line 35 in `init_forward_metadata_capture_cuda_graph`, writes it"
         in by_row[23]
@@ -976,7 +975,7 @@ def test_cli_fix_without_unsafe_fixes_never_rewrites_atn102(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert target.read_text() == before
     assert (
-        "8 hidden fixes can be enabled with the `--unsafe-fixes` option"
+        "7 hidden fixes can be enabled with the `--unsafe-fixes` option"
         in result.stdout
     )
     result = attnlint("--fix", "--unsafe-fixes", "backend.py", cwd=tmp_path)

@@ -1,0 +1,575 @@
+"""Graph-state buffers of a class and where its methods use them (ATN102).
+
+A *buffer* is a zero-filled allocation that a graph-state setup method
+(``init_cuda_graph_state`` and the patterns of ``graph-state-methods``)
+stores into persistent state: ``self.x = ...``, a dict or list literal or
+comprehension assigned to ``self.x``, ``self.x[k] = ...``, or a zero-filled
+local that ends up there. ``ClassUses`` finds, in the other methods of the
+class, the first use of each buffer that reads or writes its memory;
+``offset_written_names`` the buffers some method writes only from a fixed
+offset (whose head must stay zero).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import fnmatch
+import re
+from collections.abc import Callable, Iterator
+
+from lint_rules import prefilter
+from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.tensor_effects import (
+    Allocation,
+    Detail,
+    UseEffect,
+    allocation_of,
+    context_effect,
+    literal_zero,
+    own_statements,
+)
+from lint_rules.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.model import FunctionNode, ModuleModel
+    from lint_rules.analysis.scopes import Scope
+    from lint_rules.context import Context
+
+#: The key of a buffer held directly by the attribute (``self.x``).
+WHOLE = object()
+#: The key of a buffer stored under a key the analysis cannot name (``self.x[k]``).
+UNNAMED = object()
+
+
+class Buffer(Record):
+    """A zero-filled allocation stored into persistent state: ``attribute``
+    is ``x`` of ``self.x``, ``key`` WHOLE, UNNAMED, or the constant key or
+    index under ``self.x``."""
+
+    __slots__ = ("attribute", "key", "allocation")
+    _fields = __slots__
+
+    def __init__(self, attribute: str, key: object, allocation: Allocation) -> None:
+        self.attribute = attribute
+        self.key = key
+        self.allocation = allocation
+
+    @property
+    def name(self) -> str:
+        """The name views of the buffer go by: its key, or its attribute."""
+        return self.key if isinstance(self.key, str) else self.attribute
+
+    @property
+    def display(self) -> str:
+        if self.key is WHOLE:
+            return f"self.{self.attribute}"
+        if self.key is UNNAMED:
+            return f"self.{self.attribute}[...]"
+        if isinstance(self.key, str):
+            escaped = self.key.replace("\\", "\\\\").replace('"', '\\"')
+            return f'self.{self.attribute}["{escaped}"]'
+        return f"self.{self.attribute}[{self.key!r}]"
+
+
+class BufferUse(Record):
+    """A use of a buffer in some method of the class, and what it does."""
+
+    __slots__ = ("node", "method", "effect", "detail")
+    _fields = __slots__
+
+    def __init__(
+        self, node: ast.AST, method: FunctionNode, effect: UseEffect, detail: Detail
+    ) -> None:
+        self.node = node
+        self.method = method
+        self.effect = effect
+        self.detail = detail
+
+    @property
+    def is_write(self) -> bool:
+        return self.effect is UseEffect.FULL_WRITE
+
+    @property
+    def verb(self) -> str:
+        if self.effect is UseEffect.READ:
+            return "read"
+        if self.is_write:
+            return "written"
+        return self.detail.value or "used"
+
+
+def buffer_attributes(
+    model: ModuleModel, cls: ast.ClassDef, patterns: tuple[str, ...]
+) -> set[str]:
+    """The attributes that the class's graph-state methods may store a buffer
+    in (computed without their local names, which can only drop buffers)."""
+    attributes: set[str] = set()
+    for method in model.methods_of(cls):
+        receiver = receiver_of(method)
+        if receiver is not None and method_matches(method.name, patterns):
+            for buffer in stored_buffers(method, receiver, model.scope(method)):
+                attributes.add(buffer.attribute)
+    return attributes
+
+
+def method_matches(name: str, patterns: tuple[str, ...]) -> bool:
+    matcher = _MATCHERS.get(patterns)
+    if matcher is None:
+        if len(_MATCHERS) > 16:
+            _MATCHERS.clear()
+        joined = "|".join(fnmatch.translate(pattern) for pattern in patterns)
+        matcher = _MATCHERS[patterns] = re.compile(joined).match
+    return matcher(name) is not None
+
+
+#: Method-name patterns -> one compiled matcher for all of them.
+_MATCHERS: dict[tuple[str, ...], Callable[[str], re.Match[str] | None]] = {}
+
+
+def receiver_of(method: FunctionNode) -> str | None:
+    """The name of the instance (or class) parameter, if the method has one."""
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id == "staticmethod":
+            return None
+    params = (*method.args.posonlyargs, *method.args.args)
+    return params[0].arg if params else None
+
+
+def stored_buffers(
+    method: FunctionNode, receiver: str, names: Scope
+) -> Iterator[Buffer]:
+    def allocation(node: ast.AST | None) -> Allocation | None:
+        found = allocation_of(node, names) if node is not None else None
+        return found if found is not None and found.zero_filled else None
+
+    statements = list(own_statements(method.body))
+    # Locals bound once, to a zero-filled allocation: they may end up in state.
+    bound: dict[str, list[ast.stmt]] = {}
+    for stmt in statements:
+        for target in _targets(stmt):
+            for node in walk_nodes(target):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound.setdefault(node.id, []).append(stmt)
+    zero_locals: dict[str, Allocation] = {}
+    for name, stmts in bound.items():
+        stmt = stmts[0]
+        if len(stmts) == 1 and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            found = allocation(stmt.value)
+            if isinstance(target, ast.Name) and found is not None:
+                zero_locals[name] = found
+    reported: set[int] = set()
+
+    def through_locals(value: ast.AST) -> Iterator[Allocation]:
+        """Zero-filled locals the stored value holds or is made of
+        (``[buf] + [buf.clone() for _ in range(n)]``), once each."""
+        for node in walk_nodes(value):
+            if isinstance(node, ast.Name) and node.id in zero_locals:
+                found = zero_locals[node.id]
+                if id(found) not in reported:
+                    reported.add(id(found))
+                    yield found
+
+    for stmt in statements:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        for target in targets:
+            attribute = receiver_attribute(target, receiver)
+            if attribute is not None:
+                found = allocation(value)
+                if found is not None:
+                    yield Buffer(attribute, WHOLE, found)
+                elif isinstance(value, ast.Dict):
+                    for key, item in zip(value.keys, value.values, strict=True):
+                        found = allocation(item)
+                        if found is not None:
+                            yield Buffer(attribute, constant_key(key), found)
+                elif isinstance(value, (ast.List, ast.Tuple)):
+                    for index, item in enumerate(value.elts):
+                        found = allocation(item)
+                        if found is not None:
+                            yield Buffer(attribute, index, found)
+                elif isinstance(value, (ast.ListComp, ast.DictComp)):
+                    # ``[torch.zeros(n) for _ in range(k)]``, ``{k: torch.zeros(n) ...}``
+                    item = value.elt if isinstance(value, ast.ListComp) else value.value
+                    found = allocation(item)
+                    if found is not None:
+                        yield Buffer(attribute, UNNAMED, found)
+                for found in through_locals(value):
+                    key = (
+                        WHOLE
+                        if isinstance(value, ast.Name) and value.id in zero_locals
+                        else UNNAMED
+                    )
+                    yield Buffer(attribute, key, found)
+                continue
+            if isinstance(target, ast.Subscript):
+                attribute = receiver_attribute(target.value, receiver)
+                found = allocation(value)
+                if attribute is not None and found is not None:
+                    yield Buffer(attribute, constant_key(target.slice), found)
+                elif attribute is not None:
+                    for found in through_locals(value):
+                        yield Buffer(attribute, UNNAMED, found)
+
+
+def _targets(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement of the method's own code binds names in (its body's
+    statements are visited on their own); ``:=`` anywhere in it, too."""
+    if isinstance(stmt, ast.Assign):
+        targets: list[ast.AST] = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars]
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [ast.Name(stmt.name, ast.Store())]
+    else:
+        targets = []
+    header = getattr(stmt, "value", None) or getattr(stmt, "test", None)
+    if header is not None:
+        targets += [
+            n.target for n in walk_nodes(header) if isinstance(n, ast.NamedExpr)
+        ]
+    return targets
+
+
+def offset_written_names(cls: ast.ClassDef) -> set[str]:
+    """Names of buffers the class writes only from an offset somewhere:
+    ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
+    ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
+    the subscripted value's last name (a local, an attribute, a constant
+    key): views of one buffer go by its name across the class. Such a buffer
+    keeps the head the writes skip (element 0 of an indptr) at zero on every
+    replay, so the zeros are needed."""
+    found: set[str] = set()
+    for node in walk_nodes(cls):
+        if not isinstance(node, ast.Subscript) or not _from_offset(node.slice):
+            continue
+        if not _written_through(node, cls):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name):
+            found.add(value.id)
+        elif isinstance(value, ast.Attribute):
+            found.add(value.attr)
+        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
+            if isinstance(value.slice.value, str):
+                found.add(value.slice.value)
+    return found
+
+
+def _from_offset(index: ast.expr) -> bool:
+    """A first dimension sliced from a fixed positive start (``1:``,
+    ``1 : bs + 1``): a head no such write reaches. (A start that varies,
+    ``x[i : i + 1]`` in a loop, fills the buffer piece by piece.)"""
+    first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+    if not isinstance(first, ast.Slice):
+        return False
+    lower = first.lower
+    return (
+        isinstance(lower, ast.Constant) and type(lower.value) is int and lower.value > 0
+    )
+
+
+def _written_through(subscript: ast.Subscript, cls: ast.ClassDef) -> bool:
+    """Whether ``subscript`` is written: a store target, the receiver of an
+    in-place method, or an ``out=`` argument."""
+    parents = _parents_in(cls)
+    parent = parents.get(subscript)
+    if isinstance(subscript.ctx, ast.Store):
+        # ``x[n:] = 0`` zeroes a tail (with ``x[:n]`` written, all of it).
+        value = getattr(parent, "value", None)
+        return not (value is not None and literal_zero(value) is not None)
+    if isinstance(parent, ast.Attribute) and parent.attr.endswith("_"):
+        call = parents.get(parent)
+        if not isinstance(call, ast.Call):
+            return False
+        if parent.attr == "zero_" or (
+            parent.attr == "fill_"
+            and len(call.args) == 1
+            and literal_zero(call.args[0]) is not None
+        ):
+            return False  # a tail zeroed on every replay: the write is the zeros
+        return True
+    return isinstance(parent, ast.keyword) and parent.arg == "out"
+
+
+#: The parent of every node of the classes looked at (one map per class).
+_PARENTS: dict[int, tuple[ast.ClassDef, dict[ast.AST, ast.AST]]] = {}
+
+
+def _parents_in(cls: ast.ClassDef) -> dict[ast.AST, ast.AST]:
+    cached = _PARENTS.get(id(cls))
+    if cached is not None and cached[0] is cls:
+        return cached[1]
+    if len(_PARENTS) > 32:
+        _PARENTS.clear()
+    parents = {child: node for node in walk_nodes(cls) for child in child_nodes(node)}
+    _PARENTS[id(cls)] = (cls, parents)
+    return parents
+
+
+def receiver_attribute(node: ast.AST, receiver: str) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == receiver
+    ):
+        return node.attr
+    return None
+
+
+def constant_key(node: ast.AST | None) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return node.value
+    return UNNAMED
+
+
+class ClassUses:
+    """Where the methods of a class use ``self.<attribute>`` (and its keys),
+    for the attributes that may hold a buffer.
+
+    Each method is searched once, when first needed, for every
+    ``self.<attribute>`` and every constant subscript of a local bound once
+    to ``self.<attribute>``, and only where those can be: in the code
+    spanning the rows where one of the attribute names (then one of the
+    locals) occurs. A method whose text is not ASCII, where an identifier may
+    be spelled otherwise, is searched whole.
+    """
+
+    def __init__(self, ctx: Context, cls: ast.ClassDef, attributes: set[str]) -> None:
+        self.ctx = ctx
+        self.model = ctx.model
+        self.attributes = attributes
+        # (method, receiver, its ASCII text or None, the text's offset)
+        self._methods: list[tuple[FunctionNode, str, str | None, int]] = []
+        for method in ctx.model.methods_of(cls):
+            receiver = receiver_of(method)
+            if receiver is not None:
+                text, offset = _ascii_text(ctx, method)
+                self._methods.append((method, receiver, text, offset))
+        self._found: dict[FunctionNode, _Uses] = {}
+
+    def _uses_in(
+        self, method: FunctionNode, receiver: str, text: str | None, offset: int
+    ) -> _Uses:
+        """``self.<attribute>`` nodes and alias subscripts of ``method`` by
+        attribute, in the order of one depth-first walk, with the parents of
+        their ancestors."""
+        found = self._found.get(method)
+        if found is not None:
+            return found
+        parents: dict[ast.AST, ast.AST] = {}
+        uses: dict[str, list[ast.Attribute]] = {}
+        aliases: dict[str, str] = {}
+        rows = self._rows(text, offset, self.attributes, attributes=True)
+        for node in _walk_rows(method, rows, parents):
+            if isinstance(node, ast.Attribute):
+                attribute = receiver_attribute(node, receiver)
+                if attribute in self.attributes:
+                    uses.setdefault(attribute, []).append(node)  # type: ignore[arg-type]
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                attribute = receiver_attribute(node.value, receiver)
+                if isinstance(target, ast.Name) and attribute in self.attributes:
+                    aliases[target.id] = attribute  # type: ignore[assignment]
+        aliased: dict[str, list[ast.Subscript]] = {}
+        if aliases:
+            # Every store of such a local, and every subscript of one, is on
+            # a row holding its name.
+            stores: dict[str, int] = {}
+            subscripts: list[ast.Subscript] = []
+            rows = self._rows(text, offset, set(aliases))
+            for node in _walk_rows(method, rows, parents):
+                if isinstance(node, ast.Name):
+                    if node.id in aliases and not isinstance(node.ctx, ast.Load):
+                        stores[node.id] = stores.get(node.id, 0) + 1
+                elif (
+                    isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases
+                ):
+                    subscripts.append(node)
+            for subscript in subscripts:
+                name = subscript.value.id  # type: ignore[attr-defined]
+                if stores.get(name) == 1:
+                    aliased.setdefault(aliases[name], []).append(subscript)
+        found = self._found[method] = (uses, aliased, parents)
+        return found
+
+    def _rows(
+        self, text: str | None, offset: int, words: set[str], attributes: bool = False
+    ) -> list[int] | None:
+        """Sorted rows of ``text`` holding one of ``words`` (as ``attributes``:
+        only where it may be the name after a dot); None: all rows."""
+        if text is None or not prefilter.enabled():
+            return None
+        positions: list[int] = []
+        for word in words:
+            position = text.find(word)
+            while position >= 0:
+                if not attributes or _may_follow_dot(text, position, len(word)):
+                    positions.append(offset + position)
+                position = text.find(word, position + 1)
+        return sorted(self.ctx.locator.rows_of(positions))
+
+    def first_use(self, buffer: Buffer, exclude: FunctionNode) -> BufferUse | None:
+        """The first use of ``buffer`` in source order, outside ``exclude``,
+        that reads or writes its memory. Methods are disjoint and in source
+        order: those after the one holding it are not looked into."""
+        if buffer.key is UNNAMED:
+            return None
+        # Rebinding the attribute or the slot (``self.meta = {}`` in ``__init__``)
+        # neither reads nor writes the buffer's memory.
+        skipped = (UseEffect.TRANSPARENT, UseEffect.REBIND)
+        for method, receiver, text, offset in self._methods:
+            if method is exclude:
+                continue
+            found = self._uses_in(method, receiver, text, offset)
+            uses = self._method_uses(buffer, method, found)
+            uses.sort(key=lambda use: (use.node.lineno, use.node.col_offset))  # type: ignore[attr-defined]
+            for use in uses:
+                if use.effect not in skipped:
+                    return use
+        return None
+
+    def _method_uses(
+        self, buffer: Buffer, method: FunctionNode, found: _Uses
+    ) -> list[BufferUse]:
+        """The uses of ``buffer`` in ``method`` (whose nodes are ``found``)."""
+        by_attribute, aliased, parents = found
+        uses: list[BufferUse] = []
+        for node in by_attribute.get(buffer.attribute, ()):
+            if not isinstance(node.ctx, ast.Load):
+                uses.append(
+                    BufferUse(node, method, _store_effect(node, parents), Detail.NONE)
+                )
+            elif buffer.key is WHOLE:
+                uses.append(self._use(node, method, parents))
+            else:
+                slot = parents.get(node)
+                if isinstance(slot, ast.Subscript) and slot.value is node:
+                    if constant_key(slot.slice) == buffer.key:
+                        uses.append(self._use(slot, method, parents))
+        if buffer.key is not WHOLE:
+            for subscript in aliased.get(buffer.attribute, ()):
+                if constant_key(subscript.slice) == buffer.key:
+                    uses.append(self._use(subscript, method, parents))
+        return uses
+
+    def _use(
+        self, expr: ast.AST, method: FunctionNode, parents: dict[ast.AST, ast.AST]
+    ) -> BufferUse:
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.ctx, ast.Load):
+            return BufferUse(expr, method, _store_effect(expr, parents), Detail.NONE)
+        effect, detail = context_effect(expr, parents, self.model.scope(method))  # type: ignore[arg-type]
+        if effect is UseEffect.FULL_WRITE and _only_sometimes(expr, parents, method):
+            effect, detail = UseEffect.UNKNOWN, Detail.PARTIAL
+        return BufferUse(expr, method, effect, detail)
+
+
+def _ascii_text(ctx: Context, method: FunctionNode) -> tuple[str | None, int]:
+    """The method's source text (decorators included) if it is ASCII, else
+    None; and the offset where it starts."""
+    first = min(
+        [method.lineno, *(decorator.lineno for decorator in method.decorator_list)]
+    )
+    locator = ctx.locator
+    start = locator.line_start(first)
+    text = ctx.text[start : locator.full_line_end(method.end_lineno or method.lineno)]
+    return (text if text.isascii() else None), start
+
+
+# ``self.<attribute>`` nodes and alias subscripts by attribute, and the parents
+# of their ancestors.
+_Uses = tuple[
+    dict[str, list[ast.Attribute]],
+    dict[str, list[ast.Subscript]],
+    dict[ast.AST, ast.AST],
+]
+
+
+def _may_follow_dot(text: str, position: int, length: int) -> bool:
+    """Whether the word at ``position`` may be an attribute's name: a whole
+    word whose nearest character before, on its line, is a dot (past blanks
+    and a continuation's backslash). A word first on its line is kept: a
+    comment may stand between it and its dot."""
+    end = position + length
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        return False
+    index = position - 1
+    while index >= 0 and text[index] in " \t\f\\":
+        index -= 1
+    return index < 0 or text[index] in ".\r\n"
+
+
+def _walk_rows(
+    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
+) -> Iterator[ast.AST]:
+    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
+    (sorted; None: every node), recording each one's parent."""
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            if rows is None or _spans(child, rows):
+                parents[child] = node
+                stack.append(child)
+        yield node
+
+
+def _spans(node: ast.AST, rows: list[int]) -> bool:
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True  # no position (arguments, comprehensions, ...): look inside
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:  # above the ``def`` or ``class`` line, where lineno points
+        first = min(first, *(decorator.lineno for decorator in decorators))
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
+
+
+def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> UseEffect:
+    """``self.x += 1`` reads the buffer; ``self.x = v``, ``self.x["k"] = v`` and
+    ``del self.x`` replace it without touching its memory."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.AugAssign) and parent.target is node:
+        return UseEffect.READ
+    return UseEffect.REBIND
+
+
+def _only_sometimes(
+    node: ast.AST, parents: dict[ast.AST, ast.AST], method: FunctionNode
+) -> bool:
+    """Whether ``node`` is evaluated on some paths only within its statement
+    (an arm of ``a if c else b``, a right operand of ``and``/``or``) or in a
+    nested scope."""
+    child, parent = node, parents.get(node)
+    while parent is not None and parent is not method:
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            return True
+        if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+            return True
+        if isinstance(
+            parent,
+            (
+                ast.Lambda,
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+            ),
+        ):
+            return True
+        child, parent = parent, parents.get(parent)
+    return False

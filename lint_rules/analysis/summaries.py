@@ -1,0 +1,663 @@
+"""Summaries of the module's own functions: what a call does to its arguments.
+
+Passing a tensor to a call is, by default, an escape: the callee may read
+it, write part of it, or keep it. When the callee is a function of the same
+module (``_fill(dst, src)``), or a method of the same class called on the
+receiver (``self._fill(dst, src)``), its body says what it does: a
+*summary* gives, for each parameter, the effect of the callee's first use of
+it on every path from its entry (``tensor_effects.UseEffect``):
+
+- a full write when every path first overwrites all of it (``dst.copy_``,
+  ``torch.mul(..., out=dst)``, another summarized helper that does) and no
+  path returns, raises out or rebinds the parameter before that;
+- a read when every path first reads it;
+- transparent when the body never loads the parameter;
+- unknown otherwise (part written, passed on, stored, returned, viewed).
+
+Summaries are computed bottom-up on demand: a callee's summary is built
+from its own flow, whose calls ask for their callees' summaries in turn.
+A call back into a function whose summary is being computed (recursion),
+or deeper than ``MAX_DEPTH`` summaries, is unknown.
+
+Beside the summaries, ``CallEffects`` knows two other kinds of callee that
+write an argument whole: the ``torch.distributed`` collectives whose output
+is written whole (``torch_api.COLLECTIVE_OUTPUTS``), and the calls the
+project declares in the ``full-write-calls`` setting (a kernel attnlint
+cannot see into). A write through a same-class method (a subclass may
+override it) or through a declared call carries a ``Detail`` saying so, and
+the rules that fix on such a write make the fix unsafe.
+
+A function is summarized only where the call certainly runs its body as
+written: a plain ``def`` (not ``async``, not decorated, not a generator),
+bound once in the module (or once in the class body, and never assigned
+as an instance attribute), whose parameters can be matched with the
+call's arguments (no ``*args`` before the argument, no ``**kwargs`` in
+the callee holding it), and where the tensor is passed only once (``f(x, x)``
+may read through one parameter what it writes through the other).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lint_rules import prefilter
+from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.scopes import Argument, Definition
+from lint_rules.analysis.tensor_effects import (
+    CallOracle,
+    Detail,
+    TensorUses,
+    Use,
+    UseEffect,
+)
+from lint_rules.analysis.torch_api import (
+    COLLECTIVE_OUTPUTS,
+    METHODS,
+    collective_output,
+)
+from lint_rules.analysis.use_forms import function_text, may_fully_write
+from lint_rules.source import Locator
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.flow import FunctionFlow
+    from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
+    from lint_rules.analysis.scopes import Scope
+
+#: How many summaries may be computed inside one another (a chain of helpers).
+MAX_DEPTH = 8
+
+Effect = tuple[UseEffect, Detail]
+_UNKNOWN: Effect = (UseEffect.UNKNOWN, Detail.ESCAPE)
+
+#: Declared full writes: (call name, positions and keyword names written whole).
+Declarations = tuple[tuple[str, tuple[int | str, ...]], ...]
+
+
+class FunctionSummary:
+    """What one function does to each of its parameters."""
+
+    __slots__ = ("function", "positional", "keyword", "effects")
+
+    def __init__(self, function: FunctionNode, effects: dict[str, Effect]) -> None:
+        self.function = function
+        args = function.args
+        #: Parameters a positional argument may fill, in order.
+        self.positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+        #: Parameters a keyword argument may fill.
+        self.keyword = {arg.arg for arg in (*args.args, *args.kwonlyargs)}
+        self.effects = effects
+
+    def effect(self, parameter: str) -> Effect:
+        return self.effects.get(parameter, _UNKNOWN)
+
+
+class ModuleSummaries:
+    """Summaries of a module's functions and methods, computed on demand."""
+
+    def __init__(self, model: ModuleModel, locator: Locator | None = None) -> None:
+        self.model = model
+        #: The module's text (None: every function may write its parameters).
+        self.locator = locator
+        self._writers: set[str] | None = None
+        #: The ``full-write-calls`` of the file's settings (the same for every
+        #: caller: ``ModuleModel.call_effects`` sets them).
+        self.declarations: Declarations = ()
+        self._summaries: dict[FunctionNode, FunctionSummary | None] = {}
+        self._computing: list[FunctionNode] = []
+        self._module_functions: dict[str, FunctionNode] | None = None
+        self._class_methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
+        self._instance_attributes: dict[ast.ClassDef, set[str]] = {}
+        #: ``call_effects``' answers, by function and declarations (rules
+        #: asking the same share one, and so one ``TensorUses``).
+        self.call_effects: dict[tuple[FunctionNode, Declarations], CallEffects] = {}
+
+    # -- who is called ----------------------------------------------------------
+
+    def module_function(self, name: str, scope: Scope) -> FunctionNode | None:
+        """The summarizable function a call of ``name`` from ``scope`` runs."""
+        found, bindings = scope.lookup(name)
+        if found is None or found is not scope.module or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if not isinstance(binding, Definition):
+            return None
+        node = binding.node
+        if self._module_level().get(name) is not node:
+            return None
+        return node  # type: ignore[return-value]
+
+    def _module_level(self) -> dict[str, FunctionNode]:
+        if self._module_functions is None:
+            top = {id(stmt) for stmt in self.model.tree.body}
+            self._module_functions = {
+                info.node.name: info.node
+                for info in self.model.functions
+                if info.cls is None
+                and info.parent is None
+                and _summarizable(info.node)
+                and id(info.node) in top
+            }
+        return self._module_functions
+
+    def method(self, cls: ast.ClassDef, name: str) -> FunctionNode | None:
+        """The summarizable method ``name`` defined once in ``cls``'s body,
+        never assigned as an attribute of anything."""
+        methods = self._class_methods.get(cls)
+        if methods is None:
+            defined: dict[str, list[ast.stmt]] = {}
+            for stmt in cls.body:
+                for bound in _names_bound_by(stmt):
+                    defined.setdefault(bound, []).append(stmt)
+            methods = self._class_methods[cls] = {
+                bound: stmts[0]  # type: ignore[misc]
+                for bound, stmts in defined.items()
+                if len(stmts) == 1
+                and isinstance(stmts[0], ast.FunctionDef)
+                and _summarizable(stmts[0])
+            }
+            self._instance_attributes[cls] = {
+                node.attr
+                for node in walk_nodes(cls)
+                if isinstance(node, ast.Attribute)
+                and not isinstance(node.ctx, ast.Load)
+            }
+        if name in self._instance_attributes[cls]:
+            return None
+        return methods.get(name)
+
+    # -- summaries --------------------------------------------------------------
+
+    def summary(self, function: FunctionNode) -> FunctionSummary | None:
+        """The summary of ``function``; None while it is being computed
+        (recursion) or too deep."""
+        if function in self._summaries:
+            return self._summaries[function]
+        if function in self._computing or len(self._computing) >= MAX_DEPTH:
+            return None
+        self._computing.append(function)
+        try:
+            summary = self._summarize(function)
+        finally:
+            self._computing.pop()
+        self._summaries[function] = summary
+        return summary
+
+    def writers(self) -> set[str] | None:
+        """Names of the module's functions and methods that may write a
+        parameter whole, by their text (a pre-filter beside the summaries:
+        a parameter used in a form that can write all of it, ``p.copy_``,
+        ``p[:] =``, ``out=p``, or a call spelling a collective's name or
+        another such function's); None without the module's text."""
+        if self.locator is None or self.declarations or not prefilter.enabled():
+            return None  # (a declared kernel may be called by any name)
+        if self._writers is not None:
+            return self._writers
+        candidates: list[tuple[str, str, list[str]]] = []
+        for info in self.model.functions:
+            if info.parent is None:
+                node = info.node
+                args = node.args
+                params = [
+                    a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                ]
+                text = function_text(self.locator, node)
+                candidates.append((node.name, text, params))
+        words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
+        for local, qualified in self.model.imports.names.items():
+            if qualified in COLLECTIVE_OUTPUTS:
+                words.add(local)
+        writers: set[str] = set()
+        changed = True
+        while changed:  # a helper that calls a writer writes too
+            changed = False
+            for name, text, params in candidates:
+                if name in writers:
+                    continue
+                if any(may_fully_write(text, p) for p in params) or any(
+                    word in text for word in (*words, *writers)
+                ):
+                    writers.add(name)
+                    changed = True
+        self._writers = writers
+        return writers
+
+    def _summarize(self, function: FunctionNode) -> FunctionSummary | None:
+        model = self.model
+        info = model._info_of(function)
+        if info is None:
+            return None
+        writers = self.writers()
+        if writers is not None and function.name not in writers:
+            return None  # cannot write a parameter whole: no flow needed
+        flow = model.flow(function)
+        scope = model.scope(function)
+        uses = TensorUses(
+            flow, scope, CallEffects(self, info, scope, self.declarations)
+        )
+        effects: dict[str, Effect] = {}
+        args = function.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            effects[arg.arg] = _parameter_effect(flow, uses, arg)
+        return FunctionSummary(function, effects)
+
+
+def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
+    name = arg.arg
+    if not flow.is_private_local(name):
+        return _UNKNOWN
+    events = flow.events_of(name)
+    binding = next((e for e in events if e.node is arg), None)
+    if binding is None or any(e.nested for e in events):
+        return _UNKNOWN
+    if all(e is binding for e in events):
+        return UseEffect.TRANSPARENT, Detail.NONE  # never used
+    firsts, reaches_exit = uses.first_uses(name, binding)
+    if reaches_exit or not firsts:
+        return _UNKNOWN  # some path leaves the caller's tensor as it was
+    kinds = {use.effect for use in firsts}
+    if kinds == {UseEffect.FULL_WRITE}:
+        # The weakest reason of any path (a declared call, an overridable method).
+        details = [use.detail for use in firsts if use.detail is not Detail.NONE]
+        return UseEffect.FULL_WRITE, (details[0] if details else Detail.NONE)
+    if kinds == {UseEffect.READ}:
+        return UseEffect.READ, Detail.NONE
+    if any(use.detail is Detail.PARTIAL for use in firsts):
+        return UseEffect.UNKNOWN, Detail.PARTIAL
+    return _UNKNOWN
+
+
+def _summarizable(function: ast.AST) -> bool:
+    """A plain ``def`` whose call runs its body: not async, not decorated,
+    not a generator."""
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return False
+    return not any(
+        isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await))
+        for node in _own_nodes(function)
+    )
+
+
+def _own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The nodes of the function's own code (nested scopes left out)."""
+    stack: list[ast.AST] = [*function.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _names_bound_by(stmt: ast.stmt) -> Iterator[str]:
+    """Names a statement of a class body binds there."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt.name
+        return
+    for node in walk_nodes(stmt):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                yield (alias.asname or alias.name).partition(".")[0]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+
+
+# --------------------------------------------------------------------------- calls
+
+
+class CallEffects(CallOracle):
+    """What the calls in one function do to a tensor passed to them: the
+    oracle ``tensor_effects.context_effect`` asks about a call it does not
+    know."""
+
+    __slots__ = ("summaries", "scope", "cls", "receiver", "declarations")
+
+    def __init__(
+        self,
+        summaries: ModuleSummaries,
+        info: FunctionInfo,
+        scope: Scope,
+        declarations: Declarations = (),
+    ) -> None:
+        self.summaries = summaries
+        self.scope = scope
+        self.cls = info.cls if info.parent is None else None
+        self.receiver = _receiver(info.node) if self.cls is not None else None
+        self.declarations = declarations
+
+    def effect(self, call: ast.Call, argument: ast.expr, whole: bool) -> Effect | None:
+        """The effect of ``call`` on the tensor that ``argument`` (one of its
+        arguments, or a keyword's value) stands for, all of it when
+        ``whole``; None when no summary, collective or declaration knows."""
+        root = _root_name(argument)
+        if root is None or _count_name(call, root) != 1:
+            return None
+        position, keyword = _where(call, argument)
+        if position is None and keyword is None:
+            return None
+        effect = self._declared(call, position, keyword)
+        if effect is None:
+            effect = self._collective(call, position, keyword)
+        if effect is None:
+            effect = self._summarized(call, position, keyword)
+        if effect is None:
+            return None
+        if effect[0] is UseEffect.FULL_WRITE and not whole:
+            return UseEffect.UNKNOWN, Detail.PARTIAL
+        return effect
+
+    def declaration(self, call: ast.Call) -> tuple[str, tuple[int | str, ...]] | None:
+        """The ``full-write-calls`` entry naming the callee of ``call``: its
+        name as written (``ops.kernel``, the kernel of a Triton launch
+        ``kernel[grid](...)``) or as imported (``pkg.ops.kernel``), equal to
+        the entry's or ending in ``.`` and the entry's."""
+        if not self.declarations:
+            return None
+        func = call.func
+        if isinstance(func, ast.Subscript):
+            func = func.value  # a Triton launch ``kernel[grid](...)``
+        names = [n for n in (_dotted(func), self.scope.qualified_name(func)) if n]
+        for declared, written in self.declarations:
+            if any(n == declared or n.endswith("." + declared) for n in names):
+                return declared, written
+        return None
+
+    def _declared(
+        self, call: ast.Call, position: int | None, keyword: str | None
+    ) -> Effect | None:
+        entry = self.declaration(call)
+        if entry is None:
+            return None
+        written = entry[1]
+        if (position is not None and position in written) or (
+            keyword is not None and keyword in written
+        ):
+            return UseEffect.FULL_WRITE, Detail.DECLARED
+        return None
+
+    def _collective(
+        self, call: ast.Call, position: int | None, keyword: str | None
+    ) -> Effect | None:
+        if isinstance(call.func, ast.Subscript):
+            return None
+        qualified = self.scope.qualified_name(call.func)
+        if qualified is None:
+            return None
+        written = collective_output(qualified, call)
+        if written is None:
+            return None
+        if (position is not None and position == written[0]) or (
+            keyword is not None and keyword == written[1]
+        ):
+            return UseEffect.FULL_WRITE, Detail.NONE
+        return None
+
+    def _summarized(
+        self, call: ast.Call, position: int | None, keyword: str | None
+    ) -> Effect | None:
+        func = call.func
+        offset = 0
+        detail = Detail.NONE
+        if isinstance(func, ast.Name):
+            function = self.summaries.module_function(func.id, self.scope)
+        elif (
+            isinstance(func, ast.Attribute)
+            and self.cls is not None
+            and isinstance(func.value, ast.Name)
+            and func.value.id == self.receiver
+            and _only_parameter(self.scope, func.value.id)
+        ):
+            function = self.summaries.method(self.cls, func.attr)
+            offset = 1  # the receiver fills the first parameter
+            detail = Detail.METHOD
+        else:
+            return None
+        if function is None:
+            return None
+        summary = self.summaries.summary(function)
+        if summary is None:
+            return None
+        if position is not None:
+            if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+                return None
+            index = position + offset
+            if index >= len(summary.positional):
+                return None
+            parameter = summary.positional[index]
+        else:
+            if keyword not in summary.keyword:
+                return None
+            parameter = keyword  # type: ignore[assignment]
+        effect = summary.effect(parameter)
+        if effect[0] is UseEffect.FULL_WRITE and detail is not Detail.NONE:
+            return effect[0], detail
+        return effect
+
+
+def _receiver(method: FunctionNode) -> str | None:
+    """The instance parameter of a method (not of a static or class method)."""
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id in (
+            "staticmethod",
+            "classmethod",
+        ):
+            return None
+    params = (*method.args.posonlyargs, *method.args.args)
+    return params[0].arg if params else None
+
+
+def _only_parameter(scope: Scope, name: str) -> bool:
+    """Whether ``name`` is a parameter of the function never bound again."""
+    bindings = scope.bindings.get(name, ())
+    return bool(bindings) and all(isinstance(b, Argument) for b in bindings)
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _count_name(call: ast.Call, name: str) -> int:
+    return sum(
+        1 for node in walk_nodes(call) if isinstance(node, ast.Name) and node.id == name
+    )
+
+
+def _where(call: ast.Call, argument: ast.expr) -> tuple[int | None, str | None]:
+    """The position (from 0) or keyword ``argument`` is passed at."""
+    for index, arg in enumerate(call.args):
+        if arg is argument:
+            return index, None
+    for kw in call.keywords:
+        if kw.value is argument and kw.arg is not None:
+            return None, kw.arg
+    return None, None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` as written, or None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def enclosing_call(node: ast.AST, parents) -> ast.Call | None:
+    """The call ``node`` (a tensor's name, maybe subscripted) is passed to,
+    by position or keyword."""
+    child, parent = node, parents.get(node)
+    while isinstance(parent, ast.Subscript) and parent.value is child:
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.keyword):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.Call) and child is not parent.func:
+        return parent
+    return None
+
+
+# --------------------------------------------------------------------------- stores to self
+
+
+def overwritten_after_store(
+    flow: FunctionFlow,
+    uses: TensorUses,
+    name: str,
+    store: Use,
+    receiver: str | None,
+) -> tuple[str, Use] | None:
+    """``table = zeros(...); self._table = table; table.copy_(host)``: when
+    ``store``, the first use of ``name``, is the value of an assignment to
+    attributes of ``receiver`` (the method's instance) only, and the
+    statements that follow it in the same block run nothing that could read
+    the attribute before an unconditional full write of ``name`` (no use of
+    the receiver, no call outside torch's vocabulary, no control flow):
+    the attribute stored and that write. None otherwise.
+
+    The write may still raise, and the attribute then keeps the zeros: a
+    fix resting on this is never safe."""
+    if receiver is None or store.effect is not UseEffect.UNKNOWN:
+        return None
+    node = store.event.node
+    stmt = flow.parents.get(node)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is node):
+        return None
+    attributes = []
+    for target in stmt.targets:
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == receiver
+        ):
+            return None
+        attributes.append(target.attr)
+    names = uses.names
+    scope_of = flow.stmt_info
+    current: ast.stmt = stmt
+    while True:
+        info = scope_of.get(current)
+        if info is None:
+            return None
+        for following in info.body[info.index + 1 :]:
+            write = _full_write_statement(flow, uses, following, name)
+            if write is not None:
+                call = following.value  # type: ignore[attr-defined]
+                if _quiet(call, receiver, name, names, allowed=write.event.node):
+                    return attributes[0], write
+                return None
+            if not _quiet(following, receiver, name, names):
+                return None
+        # The end of an ``if`` branch or a ``with`` body: what follows the
+        # compound statement runs next (a loop body would run again).
+        parent = info.parent
+        if not isinstance(parent, (ast.If, ast.With)):
+            return None
+        current = parent
+
+
+def _full_write_statement(
+    flow: FunctionFlow, uses: TensorUses, stmt: ast.stmt, name: str
+) -> Use | None:
+    """The full write of ``name`` that the expression statement ``stmt`` is
+    (``name.copy_(...)``, ``torch.mul(..., out=name)``), if it is one."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return None
+    for event in flow.events_of(name):
+        if event.node is not None and _within(event.node, stmt, flow.parents):
+            effect, detail = uses.effect(event)
+            if effect is UseEffect.FULL_WRITE and detail is Detail.NONE:
+                return Use(event, effect, detail)
+            return None
+    return None
+
+
+def _within(node: ast.AST, stmt: ast.stmt, parents) -> bool:
+    while node is not None:
+        if node is stmt:
+            return True
+        node = parents.get(node)
+    return False
+
+
+def _quiet(
+    root: ast.AST, receiver: str, name: str, names, allowed: ast.AST | None = None
+) -> bool:
+    """Whether running ``root`` cannot read an attribute of ``receiver`` nor
+    touch ``name`` (but at ``allowed``), and falls through to what follows:
+    no use of either name, no call but torch's (a method of its vocabulary,
+    a function of its namespaces) and the builtins', no ``return``,
+    ``raise``, ``break``, ``continue``, nested scope or ``yield``."""
+    for node in walk_nodes(root):
+        if isinstance(node, ast.Name):
+            if node.id == receiver or (node.id == name and node is not allowed):
+                return False
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in METHODS:
+                continue
+            if isinstance(func, ast.Name) and names.is_builtin(func.id):
+                continue
+            qualified = names.qualified_name(func)
+            if qualified is None or qualified.partition(".")[0] != "torch":
+                return False
+        elif isinstance(node, _LEAVING):
+            return False
+    return True
+
+
+#: Nodes after which the code that follows may not run, or that run code later.
+_LEAVING = (
+    ast.Return,
+    ast.Raise,
+    ast.Break,
+    ast.Continue,
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+    ast.NamedExpr,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+)
+
+
+def module_summaries(model: ModuleModel) -> ModuleSummaries:
+    """The summaries of ``model``'s functions, made once and kept with the
+    model (which frees them on ``release``)."""
+    found = model.derived.get("summaries")
+    if found is None:
+        text = model.text
+        found = model.derived["summaries"] = ModuleSummaries(
+            model, Locator(text) if text is not None else None
+        )
+    return found  # type: ignore[no-any-return]
+
+
+def call_effects(
+    model: ModuleModel, info: FunctionInfo, declarations: Declarations = ()
+) -> CallEffects:
+    """What the calls in ``info``'s function do to the tensors passed to
+    them: summaries of the module's functions, collectives, and the
+    ``declarations`` of ``full-write-calls``."""
+    summaries = module_summaries(model)
+    summaries.declarations = declarations
+    key = (info.node, declarations)
+    found = summaries.call_effects.get(key)
+    if found is None:
+        found = summaries.call_effects[key] = CallEffects(
+            summaries, info, model.scope(info.node), declarations
+        )
+    return found

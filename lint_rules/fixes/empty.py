@@ -1,0 +1,309 @@
+"""The zeros -> empty rewrite that ATN101 and ATN102 share: an allocation
+of the zero-filled family becomes its uninitialized counterpart, with the
+import it needs, the fill argument removed and the dtype ``full`` inferred
+from it written out."""
+
+from __future__ import annotations
+
+import ast
+
+from lint_rules.analysis.imports import ImportMap
+from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.tensor_effects import EMPTY_COUNTERPART, Allocation
+from lint_rules.diagnostics import Applicability, Edit, Fix
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.context import Context
+
+
+class EmptyRewriter:
+    """Builds the zeros -> empty fix for allocations in one file."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._identifiers: set[str] | None = None
+        self._module_imports: ImportMap | None = None
+
+    @property
+    def identifiers(self) -> set[str]:
+        """Every name bound or used anywhere in the module."""
+        if self._identifiers is None:
+            self._identifiers = _module_identifiers(self.ctx.tree)
+        return self._identifiers
+
+    def fix(self, allocation: Allocation, applicability: Applicability) -> Fix | None:
+        """The rewrite of ``allocation`` to its uninitialized counterpart, or
+        None when it cannot be written without changing meaning; unsafe
+        whatever ``applicability`` says when the counterpart may not be the
+        same tensor (``allocation.uncertain``)."""
+        if allocation.uncertain is not None:
+            applicability = Applicability.UNSAFE
+        new = EMPTY_COUNTERPART[allocation.function]
+        call = allocation.call
+        locator = self.ctx.locator
+        edits: list[Edit] = []
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            end = locator.end(func)
+            edits.append(Edit(end - len(func.attr), end, new))
+            shown = new if allocation.method else f"torch.{new}"
+        elif isinstance(func, ast.Name):
+            found = self._name_for(func.id, new)
+            if found is None:
+                return None
+            local, import_edits = found
+            edits.append(Edit(locator.start(func), locator.end(func), local))
+            edits.extend(import_edits)
+            shown = local
+        else:
+            return None
+        if allocation.fill is not None:
+            fill_edit = self._fill_edit(allocation)
+            if fill_edit is None:
+                return None
+            edits.append(fill_edit)
+        if allocation.none_dtype is not None:
+            # ``dtype=None`` asked for the fill's dtype: name it.
+            module = self._torch_module()
+            if module is None:
+                return None
+            value = allocation.none_dtype.value
+            edits.append(
+                Edit(
+                    locator.start(value),
+                    locator.end(value),
+                    f"{module}.{allocation.inferred_dtype}",
+                )
+            )
+        message = f"Replace `{allocation.display}` with `{shown}`"
+        return Fix(tuple(edits), applicability, message)
+
+    # -- the allocator's new name ----------------------------------------------
+
+    @property
+    def module_imports(self) -> ImportMap:
+        """Imports that bind names for the whole module (not inside a function,
+        where another function cannot see them)."""
+        if self._module_imports is None:
+            self._module_imports = ImportMap.from_statements(
+                _module_level_imports(self.ctx.tree)
+            )
+        return self._module_imports
+
+    def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
+        """The local name to call ``torch.<new>`` by, and the import edits it needs."""
+        existing = self.module_imports.local_names_for(f"torch.{new}")
+        if existing:
+            return existing[0], []
+        if new not in self.identifiers:
+            edits = [
+                _add_import_name(stmt, new, self.ctx)
+                for stmt in _imports_binding(self.ctx.tree, local)
+            ]
+            if edits:
+                return new, edits
+        module = self._torch_module()
+        if module is not None:
+            return f"{module}.{new}", []
+        return None
+
+    def _torch_module(self) -> str | None:
+        """A name the module binds to ``torch`` itself (``torch``, ``th``)."""
+        for local, module in self.module_imports.modules.items():
+            if module == "torch":
+                return local
+        return None
+
+    # -- the fill argument -----------------------------------------------------
+
+    def _fill_edit(self, allocation: Allocation) -> Edit | None:
+        fill = allocation.fill
+        assert fill is not None
+        text = self.ctx.text
+        locator = self.ctx.locator
+        start, end = locator.start(fill), locator.end(fill)
+        if isinstance(fill, ast.expr):
+            start, end = _unparenthesize(text, start, end)
+        if allocation.inferred_dtype is not None and allocation.none_dtype is None:
+            module = self._torch_module()
+            if module is None:
+                return None
+            return Edit(start, end, f"dtype={module}.{allocation.inferred_dtype}")
+        call = allocation.call
+        following = [
+            locator.start(node)
+            for node in (*call.args, *call.keywords)
+            if locator.start(node) > start
+        ]
+        return _remove_argument(text, start, end, bool(following))
+
+
+def _remove_argument(text: str, start: int, end: int, has_next: bool) -> Edit | None:
+    """Remove the argument at ``[start, end)`` and one comma next to it."""
+    previous = _previous_comma(text, start)
+    if not has_next:
+        if previous is None:
+            return None
+        return Edit(previous, end, "")  # ``, 0`` (a trailing comma stays)
+    comma = _next_comma(text, end)
+    if comma is None:
+        return None
+    cursor = comma + 1
+    while cursor < len(text) and text[cursor] in " \t":
+        cursor += 1
+    line_start = text.rfind("\n", 0, start) + 1
+    starts_line = not text[line_start:start].strip()
+    at_line_end = cursor >= len(text) or text[cursor] in "#\r\n"
+    if at_line_end and starts_line:
+        # The argument has its own line: drop that line.
+        newline = text.find("\n", cursor)
+        if newline < 0:
+            return None
+        return Edit(line_start, newline + 1, "")
+    if at_line_end and previous is not None:
+        return Edit(previous, comma, "")  # ``(n,), 0,\n``: keep the line break
+    return Edit(start, cursor, "")
+
+
+def _previous_comma(text: str, position: int) -> int | None:
+    cursor = position - 1
+    while cursor >= 0 and text[cursor] in " \t\r\n\\":
+        cursor -= 1
+    return cursor if cursor >= 0 and text[cursor] == "," else None
+
+
+def _next_comma(text: str, position: int) -> int | None:
+    cursor = position
+    while cursor < len(text):
+        char = text[cursor]
+        if char == ",":
+            return cursor
+        if char == "#":
+            newline = text.find("\n", cursor)
+            cursor = len(text) if newline < 0 else newline
+            continue
+        if char not in " \t\r\n\\":
+            return None
+        cursor += 1
+    return None
+
+
+def _unparenthesize(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` over parentheses that wrap just this expression."""
+    while True:
+        before = start - 1
+        while before >= 0 and text[before] in " \t\r\n":
+            before -= 1
+        after = end
+        while after < len(text) and text[after] in " \t\r\n":
+            after += 1
+        if before < 0 or after >= len(text):
+            return start, end
+        if text[before] != "(" or text[after] != ")":
+            return start, end
+        # ``f(0)`` would also match: the call's own parentheses follow a name.
+        preceding = before - 1
+        while preceding >= 0 and text[preceding] in " \t":
+            preceding -= 1
+        if preceding >= 0 and (text[preceding].isalnum() or text[preceding] in "_)]"):
+            return start, end
+        start, end = before, after + 1
+
+
+def _module_level_imports(tree: ast.Module):
+    """Import statements run at module level (also inside ``if``/``try``)."""
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            for block in (
+                getattr(node, "body", None),
+                getattr(node, "orelse", None),
+                getattr(node, "finalbody", None),
+                *(handler.body for handler in getattr(node, "handlers", ())),
+            ):
+                if block and isinstance(block[0], ast.stmt):
+                    stack.extend(reversed(block))
+
+
+def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:
+    """``from torch import ...`` statements that bind ``local``."""
+    found = []
+    for node in walk_nodes(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "torch"
+            and not node.level
+        ):
+            if any((alias.asname or alias.name) == local for alias in node.names):
+                found.append(node)
+    return found
+
+
+def _member_order(name: str) -> tuple[int, str]:
+    """isort's order within one ``from`` import: CONSTANTS, Classes, functions."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    if name[:1].isupper():
+        return 1, name
+    return 2, name
+
+
+def _add_import_name(stmt: ast.ImportFrom, name: str, ctx: Context) -> Edit:
+    """An insertion that adds ``name`` to ``stmt``, in sorted place if it is sorted."""
+    locator = ctx.locator
+    text = ctx.text
+    aliases = stmt.names
+    keys = [_member_order(alias.name) for alias in aliases]
+    position = len(aliases)
+    if keys == sorted(keys):
+        key = _member_order(name)
+        position = next((i for i, k in enumerate(keys) if k > key), len(aliases))
+    parenthesized = "(" in text[locator.start(stmt) : locator.start(aliases[0])]
+
+    def own_line(alias: ast.alias) -> str | None:
+        """The indentation of ``alias`` when it starts its line in parentheses."""
+        start = locator.start(alias)
+        line_start = locator.line_start(alias.lineno)
+        prefix = text[line_start:start]
+        return prefix if parenthesized and not prefix.strip() else None
+
+    if position < len(aliases):
+        alias = aliases[position]
+        indent = own_line(alias)
+        insert = f"{name},\n{indent}" if indent is not None else f"{name}, "
+        start = locator.start(alias)
+        return Edit(start, start, insert)
+    last = aliases[-1]
+    indent = own_line(last)
+    insert = f",\n{indent}{name}" if indent is not None else f", {name}"
+    end = locator.end(last)
+    return Edit(end, end, insert)
+
+
+def _module_identifiers(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).partition(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names

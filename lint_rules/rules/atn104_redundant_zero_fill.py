@@ -1,0 +1,346 @@
+"""ATN104 redundant-zero-fill."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from lint_rules import prefilter
+from lint_rules.analysis.flow import Event, FunctionFlow, Kind
+from lint_rules.analysis.scopes import Scope
+from lint_rules.analysis.summaries import call_effects, enclosing_call
+from lint_rules.analysis.tensor_effects import (
+    Detail,
+    TensorUses,
+    UseEffect,
+    allocation_of,
+    literal_zero,
+    tensor_uses_for,
+)
+from lint_rules.analysis.torch_api import READING_METHODS
+from lint_rules.analysis.use_forms import function_text
+from lint_rules.context import Context
+from lint_rules.diagnostics import Applicability, Finding, Fix
+from lint_rules.edits import delete_statement
+from lint_rules.fixes.blocks import block_key
+from lint_rules.rules.base import Invalid, Rule
+
+#: Calls that return a new tensor no other name shares (besides the
+#: allocators of ``tensor_effects``).
+_FRESH_FUNCTIONS = frozenset(
+    {
+        "torch.ones",
+        "torch.ones_like",
+        "torch.tensor",
+        "torch.arange",
+        "torch.rand",
+        "torch.randn",
+        "torch.rand_like",
+        "torch.randn_like",
+    }
+)
+
+
+#: ``.zero_(`` or ``.fill_(``, with anything Python allows around the dot
+#: and before the parenthesis (blanks, line continuations, comments and line
+#: breaks inside brackets): the pre-filter of ``_zero_fills``.
+_FILL_CALL = re.compile(r"\.(?:\s|\\|#[^\n]*)*(?:zero_|fill_)(?:\s|\\|#[^\n]*)*\(")
+
+
+class RedundantZeroFill(Rule):
+    """## What it does
+    Checks for `x.zero_()` and `x.fill_(0)` of an existing tensor whose next
+    use, on every path, overwrites all of it (`x.copy_(...)`, `x[:] = ...`,
+    `out=x`, a helper of the module that writes its parameter whole).
+
+    ## Why is this bad?
+    The fill is a kernel launch and a full pass over the tensor's memory,
+    and the zeros are overwritten before anything can see them. In a
+    method that prepares each decode step (a `plan()` that clears a table,
+    then copies the new one in), the launch runs every step.
+
+    ## Example
+    ```python
+    def plan(host_table, n):
+        table = torch.empty(n, dtype=torch.int32)
+        table.zero_()
+        table.copy_(host_table)
+        return table
+    ```
+
+    ## Use instead
+    ```python
+    def plan(host_table, n):
+        table = torch.empty(n, dtype=torch.int32)
+        table.copy_(host_table)
+        return table
+    ```
+
+    ## Fix safety
+    The fix deletes the call (a block left empty gets `pass`). It is safe
+    when no other name can share the tensor's memory: the name is a local
+    bound only to new tensors (`torch.empty(...)`, `torch.ones(...)`,
+    `y.clone()`), and nothing ever makes a view of it, stores it, passes it
+    to a call or returns it (only in-place methods and reductions on it,
+    whole-tensor operands, writes through `x[...] = ...`, and `out=x` of
+    torch's functions whose result is dropped). Otherwise (a parameter, a
+    tensor read from `self`, one a view was taken of) another name may read
+    the zeros between the fill and the write, or the write may copy from
+    memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
+    the fix is unsafe. The fix is unsafe, too, where the write rests on a
+    `full-write-calls` declaration or a method a subclass may override.
+
+    ## Options
+    - `full-write-calls` (see ATN101): calls declared to write an argument
+      in full count as the write, with an unsafe fix.
+    """
+
+    code = "ATN104"
+    name = "redundant-zero-fill"
+    triggers = ("zero_", "fill_")
+    fix_availability = "sometimes"
+    severity = "warning"
+
+    valid = (
+        # Read between the fill and the write.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    print(x.sum())\n    x.copy_(y)\n    return x\n",
+        # Only part overwritten.
+        "import torch\ndef f(y, n, m):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    x[:m] = y\n    return x\n",
+        # The write happens in one branch only.
+        "import torch\ndef f(y, n, c):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    if c:\n        x.copy_(y)\n    return x\n",
+        # A parameter that nothing overwrites afterwards: the caller sees the zeros.
+        "def f(x):\n    x.zero_()\n",
+        # Accumulation reads the zeros.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.fill_(0)\n"
+        "    x.add_(y)\n    return x\n",
+        # Not a zero fill.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.fill_(1)\n"
+        "    x.copy_(y)\n    return x\n",
+        # The fill's result is used.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    z = x.zero_()\n"
+        "    x.copy_(y)\n    return z\n",
+        # A closure may read it between the fill and the write.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    g = lambda: x.sum()\n"
+        "    x.zero_()\n    print(g())\n    x.copy_(y)\n    return x\n",
+        # A custom operator may write part of `out`.
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    torch.ops.mylib.kernel(y, out=x)\n    return x\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\ndef f(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
+            "    x.copy_(y)\n    return x\n",
+            fixed="import torch\n\ndef f(y, n):\n    x = torch.empty(n)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        Invalid(
+            "import torch\n\ndef f(y, n, c):\n    x = torch.ones(n)\n    if c:\n"
+            "        x.fill_(0)\n    x[:] = y\n    return x\n",
+            fixed="import torch\n\ndef f(y, n, c):\n    x = torch.ones(n)\n    if c:\n"
+            "        pass\n    x[:] = y\n    return x\n",
+        ),
+        # Through a helper of the module that writes its parameter whole.
+        Invalid(
+            "import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.empty(n)\n    x.zero_()\n    _fill(x, y)\n"
+            "    return x\n",
+            fixed="import torch\n\ndef _fill(dst, src):\n    dst.copy_(src)\n\n"
+            "def f(y, n):\n    x = torch.empty(n)\n    _fill(x, y)\n    return x\n",
+        ),
+        # A tensor the method did not make: the fix is unsafe.
+        Invalid(
+            "class Plan:\n    def plan(self, host):\n        table = self.table\n"
+            "        table.zero_()\n        table.copy_(host, non_blocking=True)\n",
+            fixed="class Plan:\n    def plan(self, host):\n        table = self.table\n"
+            "        table.copy_(host, non_blocking=True)\n",
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        declarations = tuple(ctx.options.full_write_calls)
+        for info in model.functions:
+            if prefilter.enabled():
+                text = function_text(ctx.locator, info.node)
+                if prefilter.may_respell_ascii(text):
+                    pass  # (x.ｚero_() is x.zero_())
+                elif "zero_" not in text and "fill_" not in text:
+                    continue
+                elif not _FILL_CALL.search(text):
+                    continue  # no ``.zero_(`` nor ``.fill_(`` (spaced, continued or not)
+            flow = model.flow(info.node)
+            fills = list(_zero_fills(flow))
+            if not fills:
+                continue
+            scope = model.scope(info.node)
+            calls = call_effects(model, info, declarations)
+            uses = tensor_uses_for(flow, scope, calls)
+            for event, stmt in fills:
+                name = event.name
+                if not flow.is_private_local(name):
+                    continue
+                if any(other.nested for other in flow.events_of(name)):
+                    continue  # a closure may read it whenever it is called
+                firsts, reaches_exit = uses.first_uses(name, event)
+                kinds = {use.effect for use in firsts}
+                if UseEffect.FULL_WRITE not in kinds:
+                    continue
+                fresh = _unshared(flow, uses, scope, name, event)
+                if fresh:
+                    # Nothing else holds the tensor: a rebinding or the exit
+                    # drops it.
+                    if not kinds <= {UseEffect.FULL_WRITE, UseEffect.REBIND}:
+                        continue
+                elif kinds != {UseEffect.FULL_WRITE} or reaches_exit:
+                    continue
+                writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                assumed = any(u.detail is not Detail.NONE for u in writes)
+                safe = fresh and not assumed
+                info_stmt = flow.stmt_info[stmt]
+                fix = Fix(
+                    (delete_statement(stmt, info_stmt.body, ctx.locator),),
+                    Applicability.SAFE if safe else Applicability.UNSAFE,
+                    f"Delete `{name}.{_method(stmt)}(...)`",
+                    isolation=block_key(info_stmt.body, ctx.locator),
+                )
+                rows = ", ".join(str(r) for r in sorted({u.row for u in writes}))
+                message = (
+                    f"`{name}` is zero-filled, then overwritten completely "
+                    f"(line{'s' if len(writes) > 1 else ''} {rows}) before any "
+                    "read: the fill is never seen"
+                )
+                if not fresh:
+                    message += (
+                        f"; `{name}` may share memory with another tensor, "
+                        "which nothing here must read in between"
+                    )
+                elif assumed:
+                    message += f"; {writes[0].detail.value}"
+                yield ctx.report(self, stmt, message, fix)
+
+
+def _method(stmt: ast.stmt) -> str:
+    return stmt.value.func.attr  # type: ignore[attr-defined]
+
+
+def _zero_fills(flow: FunctionFlow) -> Iterator[tuple[Event, ast.Expr]]:
+    """``x.zero_()`` and ``x.fill_(0)`` statements of the function's own code:
+    the event of ``x`` and the statement."""
+    parents = flow.parents
+    for events in flow.events_by_name.values():
+        for event in events:
+            if event.kind is not Kind.LOAD or event.nested or event.conditional:
+                continue
+            attribute = parents.get(event.node)
+            if not (
+                isinstance(attribute, ast.Attribute)
+                and attribute.value is event.node
+                and attribute.attr in ("zero_", "fill_")
+            ):
+                continue
+            call = parents.get(attribute)
+            stmt = parents.get(call)
+            if not (
+                isinstance(call, ast.Call)
+                and call.func is attribute
+                and isinstance(stmt, ast.Expr)
+                and stmt.value is call
+                and stmt in flow.stmt_info
+                and not call.keywords
+            ):
+                continue
+            if attribute.attr == "zero_" and call.args:
+                continue
+            if attribute.attr == "fill_" and not (
+                len(call.args) == 1 and literal_zero(call.args[0]) is not None
+            ):
+                continue
+            yield event, stmt
+
+
+def _unshared(
+    flow: FunctionFlow, uses: TensorUses, scope: Scope, name: str, fill: Event
+) -> bool:
+    """Whether no other name can share the memory ``name`` holds: every
+    binding of it is a new tensor, and no use of it makes a view, an alias
+    or an escape (see the rule's Fix safety)."""
+    events = flow.events_of(name)
+    if any(event.nested for event in events):
+        return False
+    parents = flow.parents
+    for event in events:
+        if event.kind is not Kind.LOAD:
+            if not _binds_new_tensor(event, parents, scope):
+                return False
+            continue
+        if event is fill or event.augmented:
+            continue
+        effect, detail = uses.effect(event)
+        if effect is UseEffect.TRANSPARENT:
+            if isinstance(parents.get(event.node), ast.Attribute | ast.Call):
+                continue  # ``x.shape``, ``x.size()``, ``len(x)``
+            return False
+        if not _keeps_no_alias(event.node, effect, detail, parents, scope):
+            return False
+    return True
+
+
+def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
+    node = event.node
+    stmt = parents.get(node)
+    if not (
+        isinstance(node, ast.Name)
+        and isinstance(stmt, ast.Assign | ast.AnnAssign)
+        and (stmt.targets == [node] if isinstance(stmt, ast.Assign) else True)
+        and getattr(stmt, "target", node) is node
+        and isinstance(stmt.value, ast.Call)
+    ):
+        return False
+    value = stmt.value
+    if allocation_of(value, scope) is not None:
+        return True
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr == "clone":
+        return True
+    return scope.qualified_name(func) in _FRESH_FUNCTIONS
+
+
+def _keeps_no_alias(
+    node: ast.AST, effect: UseEffect, detail: Detail, parents, scope: Scope
+) -> bool:
+    """Whether the use of the tensor's name at ``node`` leaves no other name
+    (nor a result) sharing its memory."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(parent)
+        if not (isinstance(call, ast.Call) and call.func is parent):
+            return False
+        if parent.attr.endswith("_"):
+            # In place: returns the tensor itself, so the result must be dropped.
+            return isinstance(parents.get(call), ast.Expr)
+        return parent.attr in READING_METHODS and effect is UseEffect.READ
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        # ``x[...] = v`` writes through the view and keeps nothing.
+        return isinstance(parent.ctx, ast.Store) and isinstance(
+            parents.get(parent), ast.Assign | ast.AugAssign
+        )
+    if isinstance(parent, ast.BinOp | ast.UnaryOp | ast.Compare):
+        return effect is UseEffect.READ
+    if isinstance(parent, ast.keyword) and parent.arg == "out":
+        call = enclosing_call(node, parents)
+        qualified = scope.qualified_name(call.func) if call is not None else None
+        return (
+            effect is UseEffect.FULL_WRITE
+            and qualified is not None
+            and qualified.partition(".")[0] == "torch"
+            and isinstance(parents.get(call), ast.Expr)
+        )
+    if isinstance(parent, ast.Call) and node in parent.args:
+        func = parent.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy_":
+            return parent.args[0] is node  # the source of a copy
+    return False

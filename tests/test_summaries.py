@@ -1,0 +1,254 @@
+"""Summaries of the module's own functions, the calls they make known, and
+the ``full-write-calls`` setting (lint_rules/analysis/summaries.py)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.summaries import module_summaries
+from lint_rules.analysis.tensor_effects import Detail, UseEffect
+from lint_rules.cache import settings_fingerprint
+from lint_rules.checker import check_source
+from lint_rules.config import ConfigError, Settings, settings_from_table
+from lint_rules.fixer import fix_text
+
+
+def _summary(source: str, function: str) -> dict[str, UseEffect]:
+    model = ModuleModel(ast.parse(textwrap.dedent(source)))
+    node = next(i.node for i in model.functions if i.node.name == function)
+    summary = module_summaries(model).summary(node)
+    assert summary is not None
+    return {name: effect for name, (effect, _) in summary.effects.items()}
+
+
+def test_summary_of_each_parameter():
+    source = """
+        import torch
+        def helper(dst, src, acc, kept, unused, *, out):
+            dst.copy_(src)
+            acc.add_(src)
+            kept.append(1)
+            torch.mul(src, 2, out=out)
+    """
+    assert _summary(source, "helper") == {
+        "dst": UseEffect.FULL_WRITE,
+        "src": UseEffect.READ,
+        "acc": UseEffect.READ,
+        "kept": UseEffect.UNKNOWN,
+        "unused": UseEffect.TRANSPARENT,
+        "out": UseEffect.FULL_WRITE,
+    }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if c:\n    dst.copy_(src)",  # one branch only
+        "if c:\n    return\ndst.copy_(src)",  # a return before the write
+        "if c:\n    dst = src\ndst.fill_(1)",  # rebinds the parameter first
+        "try:\n    dst.copy_(src)\nexcept RuntimeError:\n    pass",
+        "dst[:1] = 0\ndst.copy_(src)",  # part written first
+        "for _ in src:\n    dst.copy_(src)",  # a loop that may not run
+    ],
+)
+def test_summary_is_no_full_write_unless_on_every_path(body):
+    source = "def helper(dst, src, c):\n" + textwrap.indent(body, "    ") + "\n"
+    assert _summary(source, "helper")["dst"] is not UseEffect.FULL_WRITE
+
+
+def test_summaries_compose_and_recursion_is_unknown():
+    source = """
+        def a(dst, src):
+            dst.copy_(src)
+        def b(dst, src):
+            a(dst, src)
+        def c(dst, src):
+            b(src=src, dst=dst)
+        def rec(dst, k):
+            if k:
+                rec(dst, k - 1)
+            else:
+                dst.fill_(0)
+    """
+    assert _summary(source, "c")["dst"] is UseEffect.FULL_WRITE
+    assert _summary(source, "c")["src"] is UseEffect.READ
+    assert _summary(source, "rec")["dst"] is UseEffect.UNKNOWN
+
+
+def _atn101(source: str, settings: Settings | None = None) -> list:
+    settings = settings or Settings(select=("ATN101",))
+    return check_source(textwrap.dedent(source), "t.py", settings)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "_fill(x, x)",  # the tensor passed twice: one parameter may be read
+        "_fill(*args)",
+        "other._fill(x, y)",  # not the module's function
+        "_fill(x[:n], y)",  # a part of it
+        "_gen(x)",  # a generator's body does not run at the call
+        "_rebound(x, y)",  # the module binds the name twice
+    ],
+)
+def test_calls_that_do_not_write_the_buffer_whole(call):
+    source = f"""
+        import torch
+        def _fill(dst, src):
+            dst.copy_(src)
+        def _gen(dst):
+            dst.fill_(1)
+            yield
+        def _rebound(dst, src):
+            dst.copy_(src)
+        _rebound = print
+        def f(y, n, other, args):
+            x = torch.zeros(n)
+            {call}
+            return x
+    """
+    assert _atn101(source) == []
+
+
+def test_full_write_calls_setting_is_validated():
+    table = {"full-write-calls": {"decode_attention_fwd": [3], "k.launch": ["out", 0]}}
+    settings = settings_from_table(table)
+    assert settings.full_write_calls == (
+        ("decode_attention_fwd", (3,)),
+        ("k.launch", ("out", 0)),
+    )
+    for bad in (
+        ["decode_attention_fwd"],
+        {"decode attention": [3]},
+        {"k": []},
+        {"k": [-1]},
+        {"k": [1.5]},
+        {"k": ["not a name"]},
+        {"k": 3},
+    ):
+        with pytest.raises(ConfigError, match="full-write-calls"):
+            settings_from_table({"full-write-calls": bad})
+
+
+def test_full_write_calls_change_the_cache_key():
+    plain = Settings()
+    declared = Settings(full_write_calls=(("kernel", (0,)),))
+    assert settings_fingerprint(plain) != settings_fingerprint(declared)
+
+
+DECLARED = """
+import torch
+from kernels.triton_ops import decode_attention_fwd as decode
+from kernels import launch_kernels as lk
+
+def f(q, kv, n):
+    o = torch.zeros(n)
+    decode(q, kv, kv, o)
+    indices = torch.zeros(n, dtype=torch.int32)
+    lk.create_kv_indices[(n,)](q, indices)
+    return o, indices
+"""
+
+
+def test_declared_calls_are_unsafe_full_writes_named_in_the_message():
+    settings = Settings(
+        select=("ATN101",),
+        full_write_calls=(("create_kv_indices", (1,)), ("decode_attention_fwd", (3,))),
+    )
+    findings = _atn101(DECLARED, settings)
+    assert [f.location.row for f in findings] == [7, 9]
+    assert all(f.fix.applicability.value == "unsafe" for f in findings)
+    assert '`"decode_attention_fwd" = [3]`' in findings[0].message
+    assert '`"create_kv_indices" = [1]`' in findings[1].message
+    # Not declared, or declared for another argument: nothing.
+    assert _atn101(DECLARED) == []
+    other = Settings(
+        select=("ATN101",), full_write_calls=(("decode_attention_fwd", (0,)),)
+    )
+    assert _atn101(DECLARED, other) == []
+    # The safe fixes leave them alone; the unsafe fixes apply.
+    assert fix_text(DECLARED, "t.py", settings, False).text == DECLARED
+    fixed = fix_text(DECLARED, "t.py", settings, True).text
+    assert fixed.count("torch.empty(") == 2
+
+
+def test_custom_operator_out_stays_no_full_write_through_a_helper():
+    source = """
+        import torch
+        def _run(dst, src):
+            torch.ops.mylib.kernel(src, out=dst)
+        def f(y, n):
+            x = torch.zeros(n)
+            _run(x, y)
+            return x
+    """
+    assert _atn101(source) == []
+
+
+def test_detail_of_a_method_write_is_kept_through_a_helper():
+    source = """
+        class B:
+            def _w(self, dst):
+                dst.fill_(2)
+            def _via(self, dst):
+                self._w(dst)
+    """
+    model = ModuleModel(ast.parse(textwrap.dedent(source)))
+    node = next(i.node for i in model.functions if i.node.name == "_via")
+    summary = module_summaries(model).summary(node)
+    assert summary.effect("dst") == (UseEffect.FULL_WRITE, Detail.METHOD)
+
+
+def test_a_helper_that_launches_a_declared_kernel_writes_through_it():
+    source = textwrap.dedent(
+        """
+        import torch
+        def _launch(q, o):
+            decode_attention_fwd(q, q, q, o)
+        def f(q, n):
+            o = torch.zeros(n)
+            _launch(q, o)
+            return o
+        """
+    )
+    settings = Settings(
+        select=("ATN101",), full_write_calls=(("decode_attention_fwd", (3,)),)
+    )
+    (finding,) = check_source(source, "t.py", settings)
+    assert finding.fix.applicability.value == "unsafe"
+    assert check_source(source, "t.py", Settings(select=("ATN101",))) == []
+
+
+def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
+    """The text pre-filter of the summaries (``ModuleSummaries.writers``)
+    keeps every function whose summary, computed without it, writes a
+    parameter whole (on the differential programs' helpers and these)."""
+    from tests.differential_programs import HEADER
+
+    source = HEADER + textwrap.dedent(
+        """
+        def _via_dist(out, x):
+            import torch.distributed as dist
+            dist.all_gather_into_tensor(out, x)
+        def _twice(dst, src):
+            _inner(dst, src)
+        def _inner(dst, src):
+            torch.mul(src, 2, out = dst)
+        """
+    )
+    with_text = ModuleModel(ast.parse(source), source)
+    writers = module_summaries(with_text).writers()
+    oracle = ModuleModel(ast.parse(source))  # no text: no pre-filter
+    for info in oracle.functions:
+        summary = (
+            module_summaries(oracle).summary(info.node) if info.parent is None else None
+        )
+        if summary and any(
+            e is UseEffect.FULL_WRITE for e, _ in summary.effects.values()
+        ):
+            assert info.node.name in writers, info.node.name
+    assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= writers
