@@ -235,8 +235,10 @@ def check_source(
             for rule in too_deep:
                 failed.add(rule.code)
                 _report_internal_error(rule, ctx, errors, error)
-    ctx.release()  # the flows' cycles would otherwise wait for the collector
     findings = ctx.findings
+    if findings:
+        _set_costs(ctx, findings)
+    ctx.release()  # the flows' cycles would otherwise wait for the collector
     ignored = settings.ignored_codes_for(filename)
     if ignored:
         findings = [
@@ -275,6 +277,25 @@ def check_source(
         findings += reviewed
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+#: Rules that report everywhere and say in their message whether the code runs
+#: per step (a wasted fill or sync, or a garbage read, is worth knowing anywhere).
+_COST_IN_MESSAGE = frozenset({"ATN101", "ATN103", "ATN104", "ATN201"})
+
+
+def _set_costs(ctx: Context, findings: list[Finding]) -> None:
+    """Give each finding the cost of the function it is in (``Finding.cost``),
+    and name it in the messages of the rules in ``_COST_IN_MESSAGE``."""
+    hot_paths = ctx.hot_paths
+    for finding in findings:
+        if finding.cost is not None:
+            continue
+        cost = hot_paths.cost_at(finding.location.row)
+        finding.cost = str(cost)
+        if finding.code in _COST_IN_MESSAGE and cost.kind != "unknown":
+            where = cost.describe_where()
+            finding.message = f"{finding.message} ({where})"
 
 
 def _review_suppressions(

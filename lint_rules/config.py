@@ -45,6 +45,55 @@ DEFAULT_GRAPH_STATE_METHODS: tuple[str, ...] = (
     "graph_capture",
 )
 
+#: Methods that run once per step (glob patterns on ``method`` or
+#: ``Class.method``), read from SGLang, vLLM and FlashInfer:
+#: SGLang's ``AttentionBackend.forward``/``forward_decode``/``forward_extend``
+#: and ``init_forward_metadata`` (and ``init_forward_metadata_replay_cuda_graph``),
+#: vLLM's ``AttentionImpl.forward`` and ``*MetadataBuilder.build`` (v1), and
+#: FlashInfer's wrappers (``Batch*Wrapper.plan``, once per step, and ``run``,
+#: once per layer per step; ``begin_forward``/``forward`` are their older names).
+DEFAULT_HOT_PATH_METHODS: tuple[str, ...] = (
+    "forward",
+    "forward_*",
+    "init_forward_metadata*",
+    "*replay*",
+    "*MetadataBuilder.build",
+    "*Wrapper.plan",
+    "*Wrapper.run",
+    "*Wrapper.run_return_lse",
+    "*Wrapper.begin_forward",
+)
+
+#: Names of values that live on the host (glob patterns on the last part of
+#: a name or attribute chain: ``seq_lens_cpu``, ``self.kv_indptr_host``):
+#: ATN203 does not report a sync of them.
+DEFAULT_HOST_TENSOR_NAMES: tuple[str, ...] = ("*_cpu", "*_host", "*_np")
+
+#: Decorators of functions a JIT compiler turns into kernels (qualified
+#: names, glob patterns): ATN301 leaves their loop aliases to the compiler.
+DEFAULT_JIT_DECORATORS: tuple[str, ...] = (
+    "triton.jit",
+    "triton.autotune",
+    "triton.heuristics",
+    "triton.language.jit",
+    "tilelang.jit",
+    "tilelang.language.*",
+    "tilelang.prim_func",
+    "tvm.script.*",
+    "cutlass.cute.jit",
+    "cutlass.cute.kernel",
+    "cute.jit",
+    "cute.kernel",
+    "numba.jit",
+    "numba.njit",
+    "numba.cuda.jit",
+    "numba.vectorize",
+    "numba.guvectorize",
+    "helion.kernel",
+    "torch.compile",
+    "torch.jit.script",
+)
+
 #: Files and folders never discovered inside a directory (ruff's defaults, plus
 #: build output and caches). Replaced by ``exclude``, extended by ``extend-exclude``.
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -426,6 +475,10 @@ class Settings(Record):
         "extend_exclude",
         "force_exclude",
         "graph_state_methods",
+        "hot_path_methods",
+        "host_tensor_names",
+        "hot_paths_only",
+        "jit_decorators",
         "cache_dir",
         "fix",
         "unsafe_fixes",
@@ -448,6 +501,10 @@ class Settings(Record):
         extend_exclude: tuple[str, ...] = (),
         force_exclude: bool = False,
         graph_state_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
+        hot_path_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
+        host_tensor_names: tuple[str, ...] = DEFAULT_HOST_TENSOR_NAMES,
+        hot_paths_only: bool = True,
+        jit_decorators: tuple[str, ...] = DEFAULT_JIT_DECORATORS,
         cache_dir: str = DEFAULT_CACHE_DIR,
         fix: bool = False,
         # None: not set (the summary hints at hidden unsafe fixes); True/False: set.
@@ -467,6 +524,10 @@ class Settings(Record):
         self.extend_exclude = extend_exclude
         self.force_exclude = force_exclude
         self.graph_state_methods = graph_state_methods
+        self.hot_path_methods = hot_path_methods
+        self.host_tensor_names = host_tensor_names
+        self.hot_paths_only = hot_paths_only
+        self.jit_decorators = jit_decorators
         self.cache_dir = cache_dir
         self.fix = fix
         self.unsafe_fixes = unsafe_fixes
@@ -598,6 +659,10 @@ _KEY_TYPES: dict[str, str] = {
     "extend-exclude": "globs",
     "force-exclude": "bool",
     "graph-state-methods": "globs",
+    "hot-path-methods": "globs",
+    "host-tensor-names": "globs",
+    "hot-paths-only": "bool",
+    "jit-decorators": "globs",
     "cache-dir": "str",
     "fix": "bool",
     "unsafe-fixes": "bool",
@@ -758,6 +823,10 @@ def settings_from_table(
         graph_state_methods=values.get(
             "graph-state-methods", DEFAULT_GRAPH_STATE_METHODS
         ),
+        hot_path_methods=values.get("hot-path-methods", DEFAULT_HOT_PATH_METHODS),
+        host_tensor_names=values.get("host-tensor-names", DEFAULT_HOST_TENSOR_NAMES),
+        hot_paths_only=values.get("hot-paths-only", True),
+        jit_decorators=values.get("jit-decorators", DEFAULT_JIT_DECORATORS),
         cache_dir=values.get("cache-dir", DEFAULT_CACHE_DIR),
         fix=values.get("fix", False),
         unsafe_fixes=values.get("unsafe-fixes"),

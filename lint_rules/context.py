@@ -10,6 +10,7 @@ from lint_rules.source import Locator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from lint_rules.analysis.hot_paths import HotPaths
     from lint_rules.analysis.model import ModuleModel
     from lint_rules.config import Settings
     from lint_rules.rules.base import Rule
@@ -40,9 +41,20 @@ class Context:
 
         return ModuleModel(self.tree, self.text)
 
+    @cached_property
+    def hot_paths(self) -> HotPaths:
+        """Which functions of the module run per step (``hot-path-methods``)."""
+        from lint_rules.analysis.hot_paths import HotPaths
+
+        settings = self.settings
+        return HotPaths(
+            self.model, settings.hot_path_methods, settings.graph_state_methods
+        )
+
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""
         self.__dict__.pop("model", None)
+        self.__dict__.pop("hot_paths", None)
 
     def release(self) -> None:
         """Free the model's graphs now (the rules are done with this file)."""

@@ -91,6 +91,7 @@ class Finding(Record):
         "filename",
         "offset",
         "noqa_row",
+        "cost",
     )
     _fields = __slots__
     _compared = __slots__[:7]
@@ -107,6 +108,7 @@ class Finding(Record):
         filename: str = "",
         offset: int = 0,
         noqa_row: int | None = None,
+        cost: str | None = None,
     ) -> None:
         self.code = code
         self.name = name
@@ -120,6 +122,10 @@ class Finding(Record):
         # The row whose noqa comment applies (set by the checker; None for
         # findings that cannot be suppressed, such as syntax errors).
         self.noqa_row = noqa_row
+        # When the code runs, for a rule's finding in a module's function
+        # (set by the checker from the module's hot paths): "per step (a -> b)",
+        # "start-up (x)" or "unknown"; None for findings about the file itself.
+        self.cost = cost
 
     @property
     def fixable(self) -> bool:
