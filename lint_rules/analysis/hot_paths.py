@@ -282,9 +282,7 @@ def _call_graph(
         """What ``obj.name()`` may run for an instance of ``cls``: the method,
         or the methods stored under that name (``self.update = self.update_single``)."""
         found = method_of(cls, name, set())
-        if found is not None:
-            return [found]
-        aliased = []
+        aliased = [found] if found is not None else []
         for other in attribute_methods.get(cls, {}).get(name, ()):
             target = method_of(cls, other, set())
             if target is not None:

@@ -88,7 +88,26 @@ _HOST_BUILTINS = frozenset(
 )
 _HOST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "list", "tuple", "dict"})
 
-HOST, DEVICE, UNKNOWN = "host", "device", "unknown"
+#: Methods that read a tensor's metadata, not its elements: a host value.
+_METADATA_METHODS = frozenset(
+    {
+        "dim",
+        "size",
+        "numel",
+        "nelement",
+        "stride",
+        "element_size",
+        "data_ptr",
+        "is_contiguous",
+        "get_device",
+        "storage_offset",
+        "is_pinned",
+    }
+)
+
+#: Where a value lives: a host tensor or array, a Python value, the device.
+HOST, PYTHON, DEVICE, UNKNOWN = "host", "python", "device", "unknown"
+_ON_HOST = frozenset({HOST, PYTHON})
 
 
 class HostSyncInHotPath(Rule):
@@ -236,6 +255,8 @@ class HostSyncInHotPath(Rule):
             if key is not None:
                 reduced.setdefault(key[0], []).append(key[1])
         for node, what, base in syncs:
+            if what == "(a tensor's truth value)" and base is not None:
+                node, base = base, None  # point at the test
             message = (
                 f"Host sync {what} in per-step code ({chain}): the CPU waits "
                 "for the GPU"
@@ -269,11 +290,39 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         if isinstance(node, _SCOPES):
             continue
         yield node
+        if isinstance(node, ast.If) and _mentions_capture(node.test):
+            # ``if in_capture:``: runs when a CUDA graph is captured, at start-up.
+            stack.append(node.test)
+            if not (
+                isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+            ):
+                stack.extend(reversed(node.orelse))
+            else:
+                stack.extend(reversed(node.body))
+            continue
         if isinstance(node, ast.AnnAssign):
             children = [node.target] + ([node.value] if node.value else [])
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
+
+
+def _mentions_capture(test: ast.expr) -> bool:
+    """Whether a branch's test says "CUDA-graph capture" (``in_capture``,
+    ``self.is_capturing``, ``torch.cuda.is_current_stream_capturing()``),
+    alone or negated."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Call) and not test.args:
+        test = test.func
+    name = (
+        test.id
+        if isinstance(test, ast.Name)
+        else test.attr
+        if isinstance(test, ast.Attribute)
+        else ""
+    )
+    return "captur" in name.lower()
 
 
 def _dotted(expr: ast.AST) -> str | None:
@@ -371,21 +420,22 @@ class _Provenance:
         if expr is None or depth > 20:
             return UNKNOWN
         if isinstance(expr, _Part):
-            return HOST if self.where(expr.whole, depth + 1) == HOST else UNKNOWN
+            whole = self.where(expr.whole, depth + 1)
+            return whole if whole in _ON_HOST else UNKNOWN
         if isinstance(
             expr,
             (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set),
         ):
-            return HOST
+            return PYTHON
         if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp)):
-            return HOST
+            return PYTHON
         if isinstance(expr, ast.Name):
             return self._where_name(expr.id, depth)
         if isinstance(expr, ast.Attribute):
             if self.is_host_name(expr.attr):
                 return HOST
             if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):
-                return HOST
+                return PYTHON
             return UNKNOWN
         if isinstance(expr, ast.Subscript):
             return self.where(expr.value, depth + 1)
@@ -394,7 +444,7 @@ class _Provenance:
         if isinstance(expr, ast.UnaryOp):
             return self.where(expr.operand, depth + 1)
         if isinstance(expr, ast.BinOp):
-            return _join(
+            return _operands(
                 self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)
             )
         if isinstance(expr, ast.BoolOp):
@@ -402,7 +452,7 @@ class _Provenance:
         if isinstance(expr, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
                 return HOST
-            return _join(
+            return _operands(
                 *(self.where(value, depth + 1) for value in [expr.left, *expr.comparators])
             )
         if isinstance(expr, ast.IfExp):
@@ -423,7 +473,7 @@ class _Provenance:
             if name in self.params:
                 annotation = self.params[name]
                 result = (
-                    HOST
+                    PYTHON
                     if annotation is not None and _host_annotation(annotation)
                     else UNKNOWN
                 )
@@ -440,6 +490,8 @@ class _Provenance:
         func = call.func
         if isinstance(func, ast.Attribute):
             method = func.attr
+            if method in ("item", "tolist"):
+                return PYTHON
             if method in _TO_HOST_METHODS:
                 return HOST
             if method == "to":
@@ -450,39 +502,47 @@ class _Provenance:
                 return DEVICE
             if method == "cuda":
                 return DEVICE
+            if method in _METADATA_METHODS:
+                return PYTHON
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None:
                 return self._where_function(qualified, call, depth)
             # A method of a value: where that value is.
             receiver = self.where(func.value, depth + 1)
-            return HOST if receiver == HOST else (DEVICE if receiver == DEVICE else UNKNOWN)
+            return HOST if receiver in _ON_HOST else (DEVICE if receiver == DEVICE else UNKNOWN)
         if isinstance(func, ast.Name):
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None and qualified != func.id:
                 return self._where_function(qualified, call, depth)
             if func.id in _HOST_BUILTINS and self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
-                return HOST
+                return PYTHON
         return UNKNOWN
 
     def _where_function(self, qualified: str, call: ast.Call, depth: int) -> str:
-        if qualified.startswith(("numpy.", "math.")) or qualified in _HOST_FUNCTIONS:
+        if qualified.startswith("math."):
+            return PYTHON
+        if qualified.startswith("numpy.") or qualified in _HOST_FUNCTIONS:
             return HOST
         if qualified in _FACTORIES or qualified.endswith("_like"):
             for keyword in call.keywords:
                 if keyword.arg == "device":
-                    return HOST if _is_cpu(keyword.value) else DEVICE
+                    device = keyword.value
+                    if isinstance(device, ast.Attribute) and device.attr == "device":
+                        # ``device=x.device``: where ``x`` is.
+                        return self.where(device.value, depth + 1)
+                    return HOST if _is_cpu(device) else DEVICE
             if qualified.endswith("_like") and call.args:
                 return self.where(call.args[0], depth + 1)
             return HOST
         if qualified.startswith("torch."):
             places = [self.where(arg, depth + 1) for arg in call.args]
-            tensors = [place for place in places if place != HOST]
+            tensors = [place for place in places if place not in _ON_HOST]
             if not call.args:
                 return UNKNOWN
             if not tensors:
                 # Every argument on the host (Python values or host tensors).
-                return HOST
-            return DEVICE if DEVICE in tensors else UNKNOWN
+                return HOST if HOST in places else _join(*places)
+            return _operands(*places)
         return UNKNOWN
 
     # --------------------------------------------------------------------- syncs
@@ -493,7 +553,7 @@ class _Provenance:
             return self._sync_call(node)
         if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
             if self._tensor_truth(node.test):
-                return "(a tensor's truth value)", None
+                return "(a tensor's truth value)", node.test
         if isinstance(node, ast.BoolOp):
             for value in node.values[:-1]:
                 if self._tensor_truth(value):
@@ -511,15 +571,15 @@ class _Provenance:
             method = func.attr
             receiver = func.value
             if method in ("item", "tolist", "numpy") and not call.args:
-                if self.where(receiver) != HOST:
+                if self.where(receiver) not in _ON_HOST:
                     return f"`.{method}()`", receiver
                 return None
             if method == "cpu" and not call.args and not call.keywords:
-                if self.where(receiver) != HOST:
+                if self.where(receiver) not in _ON_HOST:
                     return "`.cpu()`", receiver
                 return None
             if method == "to" and _to_cpu(call) and not _non_blocking(call):
-                if self.where(receiver) != HOST:
+                if self.where(receiver) not in _ON_HOST:
                     return '`.to("cpu")`', receiver
                 return None
             if method == "synchronize" and not call.args:
@@ -527,10 +587,10 @@ class _Provenance:
             if method in _DATA_DEPENDENT_METHODS:
                 qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
                 if qualified in _DATA_DEPENDENT_FUNCTIONS:
-                    if call.args and self.where(call.args[0]) != HOST:
+                    if call.args and self.where(call.args[0]) not in _ON_HOST:
                         return f"`{_DATA_DEPENDENT_FUNCTIONS[qualified]}`", call.args[0]
                     return None
-                if qualified is None and self.where(receiver) not in (HOST,):
+                if qualified is None and self.where(receiver) not in _ON_HOST:
                     if _looks_like_tensor(receiver, self):
                         return f"`.{method}()`", receiver
                 return None
@@ -557,20 +617,20 @@ class _Provenance:
             func = test.func
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified in _TRUTH_FUNCTIONS:
-                return self.where(test) != HOST
+                return self.where(test) not in _ON_HOST
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TRUTH_METHODS
                 and qualified is None
             ):
-                return self.where(func.value) != HOST and _looks_like_tensor(
+                return self.where(func.value) not in _ON_HOST and _looks_like_tensor(
                     func.value, self
                 )
             return False
         if isinstance(test, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
                 return False
-            if self.where(test) == HOST:
+            if self.where(test) in _ON_HOST:
                 return False
             return any(
                 _tensor_result(value, self) or self.where(value) == DEVICE
@@ -582,14 +642,14 @@ class _Provenance:
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
         index = node.slice
-        if self.where(node.value) == HOST:
+        if self.where(node.value) in _ON_HOST:
             return False
         if isinstance(index, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in index.ops):
                 return False
-            return self.where(index) != HOST and _looks_like_tensor(index.left, self)
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(index.left, self)
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
-            return self.where(index) != HOST and _looks_like_tensor(index.operand, self)
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(index.operand, self)
         if isinstance(index, ast.Name):
             values = self.bindings.get(index.id)
             if not values or index.id in self.params:
@@ -600,7 +660,7 @@ class _Provenance:
                     isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
                     for op in value.ops
                 )
-                and self.where(value) != HOST
+                and self.where(value) not in _ON_HOST
                 and _looks_like_tensor(value.left, self)
                 for value in values
             )
@@ -649,10 +709,25 @@ def _loop_item(iterable: ast.expr) -> ast.expr:
 def _join(*places: str) -> str:
     if not places:
         return UNKNOWN
-    if all(place == HOST for place in places):
+    if all(place == PYTHON for place in places):
+        return PYTHON
+    if all(place in _ON_HOST for place in places):
         return HOST
     if DEVICE in places:
         return DEVICE
+    return UNKNOWN
+
+
+def _operands(*places: str) -> str:
+    """Where the result of an operation on values in ``places`` is: a host
+    tensor combined with values not known to be on the device stays on the
+    host (a device operand of more than one element would be an error)."""
+    if DEVICE in places:
+        return DEVICE
+    if HOST in places:
+        return HOST
+    if all(place == PYTHON for place in places):
+        return PYTHON
     return UNKNOWN
 
 
@@ -721,10 +796,10 @@ def _tensor_result(expr: ast.expr, where: _Provenance) -> bool:
         if isinstance(func, ast.Attribute) and func.attr in _REDUCTIONS:
             qualified = where.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is None:
-                return where.where(func.value) != HOST and _looks_like_tensor(
+                return where.where(func.value) not in _ON_HOST and _looks_like_tensor(
                     func.value, where
                 )
-            return qualified.startswith("torch.") and where.where(expr) != HOST
+            return qualified.startswith("torch.") and where.where(expr) not in _ON_HOST
         return False
     if isinstance(expr, ast.Subscript):
         return where.where(expr.value) == DEVICE
@@ -738,7 +813,7 @@ def _looks_like_tensor(expr: ast.expr, where: _Provenance) -> bool:
     place = where.where(expr)
     if place == DEVICE:
         return True
-    if place == HOST:
+    if place in _ON_HOST:
         return False
     if isinstance(expr, ast.Compare):
         return _looks_like_tensor(expr.left, where)
