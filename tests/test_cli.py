@@ -84,7 +84,7 @@ def test_json_output_of_the_acceptance_file(project: Path, capsys) -> None:
     assert [entry["code"] for entry in data] == ["ATN301", "ATN301"]
     first = data[0]
     assert set(first) == {
-        "cell", "code", "end_location", "filename", "fix", "location",
+        "cell", "code", "cost", "end_location", "filename", "fix", "location",
         "message", "name", "noqa_row", "severity", "url",
     }  # fmt: skip
     assert first["filename"] == str(project / "rows.py")
@@ -174,7 +174,7 @@ def test_statistics(project: Path, capsys) -> None:
     (project / "rows.py").write_text(ACCEPTANCE)
     code, out, _ = run(capsys, "check", "--statistics", "rows.py")
     assert code == 1
-    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias"
+    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias\t(unknown 2)"
 
 
 @pytest.mark.parametrize("output_format", ["full", "json-lines", "github", "sarif"])

@@ -147,10 +147,10 @@ class HotPaths:
 
     def cost_at(self, row: int) -> Cost:
         """The cost of the code at ``row``: its innermost function's (module
-        code outside functions runs at import: start-up)."""
+        code outside functions: unknown, as a script's or an import's)."""
         function = self.function_at(row)
         if function is None:
-            return Cost(START_UP, ("<module>",))
+            return UNKNOWN_COST
         return self.cost(function)
 
     # ------------------------------------------------------------------ graph

@@ -200,6 +200,8 @@ class RedundantReassignment(Rule):
             groups = _repeated_assignments(info.node, candidates)
             if not groups:
                 continue
+            if ctx.settings.hot_paths_only and not ctx.hot_paths.cost(info.node).per_step:
+                continue  # waste worth a commit only where it runs per step
             flow = model.flow(info.node)
             if flow.dynamic_scope:
                 continue

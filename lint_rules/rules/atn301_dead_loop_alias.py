@@ -181,6 +181,10 @@ class DeadLoopAlias(Rule):
             ]
             if not candidates:
                 continue
+            if ctx.settings.hot_paths_only and not ctx.hot_paths.cost(info.node).per_step:
+                continue  # waste worth a commit only where it runs per step
+            if _jit_compiled(info, model, ctx.settings.jit_decorators):
+                continue  # the kernel compiler removes the alias anyway
             flow = model.flow(info.node)
             for stmt in candidates:
                 finding = self._check_alias(ctx, flow, stmt)
@@ -358,6 +362,9 @@ def _is_alias(stmt: ast.Assign) -> bool:
         len(stmt.targets) == 1
         and isinstance(stmt.targets[0], ast.Name)
         and _is_alias_value(stmt.value)
+        # A bare constant (``to_drop = False``, ``kAlpha = 0.79788``) names
+        # a value: inlining it writes ``if False:`` and loses the name.
+        and any(isinstance(node, ast.Name) for node in ast.walk(stmt.value))
     )
 
 
@@ -521,4 +528,24 @@ def _integer_value(
             return func.id in _INTEGER_BUILTINS
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
             return func.attr not in ("size", "stride") or len(value.args) == 1
+    return False
+
+
+def _jit_compiled(info, model, patterns: tuple[str, ...]) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``info``'s function, or one it is nested in, has a decorator
+    naming a JIT compiler (``jit-decorators``: ``@triton.jit``,
+    ``@triton.autotune(...)``, ``@numba.njit``)."""
+    import fnmatch
+
+    current = info
+    while current is not None:
+        scope = model.scope(current.node)
+        for decorator in current.node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = scope.qualified_name(target)
+            if qualified is None:
+                continue
+            if any(fnmatch.fnmatchcase(qualified, pattern) for pattern in patterns):
+                return True
+        current = current.parent
     return False
