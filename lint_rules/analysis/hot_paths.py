@@ -28,7 +28,7 @@ import fnmatch
 import re
 from collections import deque
 
-from lint_rules.config import DEFAULT_HOT_PATH_METHODS
+from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class HotPaths:
         self,
         model: ModuleModel,
         hot_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
-        startup_methods: tuple[str, ...] = (),
+        startup_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
     ) -> None:
         self._model = model
         self._hot = _matcher(hot_methods) if hot_methods else None
