@@ -171,7 +171,7 @@ def cost_suffix(finding: Finding) -> str:
 
 
 def cost_kind(cost: str | None) -> str | None:
-    """"per step", "start-up" or "unknown" (None: the finding has no cost)."""
+    """The kind of a cost: "per step", "start-up" or "unknown" (None: none)."""
     if cost is None:
         return None
     return cost.split(" (", 1)[0]

@@ -28,7 +28,7 @@ ACCEPTANCE = (
 ACCEPTANCE_FIXED = (
     "def copy_rows(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
-    "        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n"
+    "        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n"
 )
 CLEAN = "def f(xs):\n    return [x for x in xs]\n"
 
@@ -137,7 +137,7 @@ def test_diff_prints_and_writes_nothing(project: Path, capsys) -> None:
     assert path.read_text() == ACCEPTANCE
     assert out.startswith("--- rows.py\n+++ rows.py\n@@ ")
     assert "-        start = idx\n" in out
-    assert "+        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n" in out
+    assert "+        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n" in out
     assert err.strip() == "Would fix 2 errors."
 
 

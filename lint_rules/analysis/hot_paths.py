@@ -200,7 +200,9 @@ class HotPaths:
                 if callee.node in costs:
                     continue
                 if per_step:
-                    costs[callee.node] = Cost(PER_STEP, cost.chain + (callee.node.name,))
+                    costs[callee.node] = Cost(
+                        PER_STEP, cost.chain + (callee.node.name,)
+                    )
                 else:
                     costs[callee.node] = cost
                 queue.append(callee)

@@ -450,13 +450,21 @@ class _Provenance:
         if isinstance(expr, ast.BoolOp):
             return _join(*(self.where(value, depth + 1) for value in expr.values))
         if isinstance(expr, ast.Compare):
-            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in expr.ops
+            ):
                 return HOST
             return _operands(
-                *(self.where(value, depth + 1) for value in [expr.left, *expr.comparators])
+                *(
+                    self.where(value, depth + 1)
+                    for value in [expr.left, *expr.comparators]
+                )
             )
         if isinstance(expr, ast.IfExp):
-            return _join(self.where(expr.body, depth + 1), self.where(expr.orelse, depth + 1))
+            return _join(
+                self.where(expr.body, depth + 1), self.where(expr.orelse, depth + 1)
+            )
         if isinstance(expr, ast.Call):
             return self._where_call(expr, depth)
         return UNKNOWN
@@ -509,7 +517,11 @@ class _Provenance:
                 return self._where_function(qualified, call, depth)
             # A method of a value: where that value is.
             receiver = self.where(func.value, depth + 1)
-            return HOST if receiver in _ON_HOST else (DEVICE if receiver == DEVICE else UNKNOWN)
+            return (
+                HOST
+                if receiver in _ON_HOST
+                else (DEVICE if receiver == DEVICE else UNKNOWN)
+            )
         if isinstance(func, ast.Name):
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None and qualified != func.id:
@@ -628,7 +640,10 @@ class _Provenance:
                 )
             return False
         if isinstance(test, ast.Compare):
-            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in test.ops
+            ):
                 return False
             if self.where(test) in _ON_HOST:
                 return False
@@ -645,11 +660,18 @@ class _Provenance:
         if self.where(node.value) in _ON_HOST:
             return False
         if isinstance(index, ast.Compare):
-            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in index.ops):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in index.ops
+            ):
                 return False
-            return self.where(index) not in _ON_HOST and _looks_like_tensor(index.left, self)
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(
+                index.left, self
+            )
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
-            return self.where(index) not in _ON_HOST and _looks_like_tensor(index.operand, self)
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(
+                index.operand, self
+            )
         if isinstance(index, ast.Name):
             values = self.bindings.get(index.id)
             if not values or index.id in self.params:

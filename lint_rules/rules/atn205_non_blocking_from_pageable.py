@@ -316,7 +316,10 @@ class _Memory:
             )
         if isinstance(expr, ast.BinOp):
             return self._new(
-                [self._memory(expr.left, depth + 1), self._memory(expr.right, depth + 1)],
+                [
+                    self._memory(expr.left, depth + 1),
+                    self._memory(expr.right, depth + 1),
+                ],
                 f"was computed on the host at line {expr.lineno}",
             )
         if isinstance(expr, ast.Call):

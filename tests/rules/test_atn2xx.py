@@ -19,9 +19,10 @@ from lint_rules.rules.atn202_redundant_reassignment import RedundantReassignment
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 RULES = (RepeatedHostSync, RedundantReassignment)
-BOTH = Settings(registry=RULES, select=("ATN2",))
+# The mechanism, wherever it runs: reporting is not limited to per-step code.
+BOTH = Settings(registry=RULES, select=("ATN2",), hot_paths_only=False)
 ATN201 = Settings(registry=RULES, select=("ATN201",))
-ATN202 = Settings(registry=RULES, select=("ATN202",))
+ATN202 = Settings(registry=RULES, select=("ATN202",), hot_paths_only=False)
 
 COMPOSITION = (
     "def replay(m, s, step, y):\n"

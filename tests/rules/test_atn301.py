@@ -11,7 +11,8 @@ from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
 
-SETTINGS = Settings(select=("ATN301",))
+# The mechanism, wherever it runs: reporting is not limited to per-step code.
+SETTINGS = Settings(select=("ATN301",), hot_paths_only=False)
 
 
 def codes(source: str) -> list[tuple[int, str]]:
@@ -38,7 +39,7 @@ def test_sglang_style_loop_reports_both_aliases():
         """
         def update(table, cache, lens):
             for idx, n in enumerate(lens):
-                table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]
+                table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]
         """
     )
 
