@@ -17,6 +17,7 @@ from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
 from lint_rules.deep_stack import call_with_deep_stack
 from lint_rules.diagnostics import (
+    COST_IN_MESSAGE,
     IO_ERROR_CODE,
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
@@ -279,21 +280,16 @@ def check_source(
     return findings
 
 
-#: Rules that report everywhere and say in their message whether the code runs
-#: per step (a wasted fill or sync, or a garbage read, is worth knowing anywhere).
-_COST_IN_MESSAGE = frozenset({"ATN101", "ATN103", "ATN104", "ATN201"})
-
-
 def _set_costs(ctx: Context, findings: list[Finding]) -> None:
     """Give each finding the cost of the function it is in (``Finding.cost``),
-    and name it in the messages of the rules in ``_COST_IN_MESSAGE``."""
+    and name it in the messages of the rules in ``COST_IN_MESSAGE``."""
     hot_paths = ctx.hot_paths
     for finding in findings:
         if finding.cost is not None:
             continue
         cost = hot_paths.cost_at(finding.location.row)
         finding.cost = str(cost)
-        if finding.code in _COST_IN_MESSAGE and cost.kind != "unknown":
+        if finding.code in COST_IN_MESSAGE and cost.kind != "unknown":
             where = cost.describe_where()
             finding.message = f"{finding.message} ({where})"
 

@@ -135,6 +135,11 @@ class Finding(Record):
         return (self.filename, self.location.row, self.location.column, self.code)
 
 
+#: Rules that report everywhere and say in their message whether the code runs
+#: per step (a wasted fill or sync, or a garbage read, is worth knowing
+#: anywhere); the outputs do not repeat the cost after their message.
+COST_IN_MESSAGE = frozenset({"ATN101", "ATN103", "ATN104", "ATN201"})
+
 SYNTAX_ERROR_CODE = "E999"
 SYNTAX_ERROR_NAME = "syntax-error"
 IO_ERROR_CODE = "E902"

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from lint_rules import __version__
 from lint_rules.diagnostics import (
+    COST_IN_MESSAGE,
     IO_ERROR_CODE,
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
@@ -165,7 +166,7 @@ def cost_suffix(finding: Finding) -> str:
     """`` [per step (forward -> _update)]`` or `` [start-up (__init__)]`` for a
     finding whose cost is known (nothing for "unknown" or no cost)."""
     cost = finding.cost
-    if cost is None or cost == "unknown":
+    if cost is None or cost == "unknown" or finding.code in COST_IN_MESSAGE:
         return ""
     return f" [{cost}]"
 

@@ -242,7 +242,7 @@ class HostSyncInHotPath(Rule):
         self, ctx: Context, function: ast.AST, cost: Cost, where: _Provenance
     ) -> Iterator[Finding]:
         syncs: list[tuple[ast.AST, str, ast.expr | None]] = []
-        for node in _own_nodes(function):
+        for node in _own_nodes(function, where):
             found = where.sync(node)
             if found is not None:
                 syncs.append((node, *found))
@@ -281,30 +281,94 @@ def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+def _own_nodes(
+    function: ast.AST, where: _Provenance | None = None
+) -> Iterator[ast.AST]:
     """The nodes of the function's own code (not nested functions, classes
-    or lambdas), decorators and annotations left out."""
+    or lambdas), decorators and annotations left out. With ``where``, the
+    code where a sync is not worth a report is left out too: what runs at
+    CUDA-graph capture only (``if in_capture:``), code the author marks as
+    an accepted sync (``with gpu_sync_allowed():``), and what is
+    evaluated only to be logged or raised (``logger.warning(...)``,
+    ``raise ValueError(...)``)."""
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
         if isinstance(node, _SCOPES):
             continue
-        yield node
-        if isinstance(node, ast.If) and _mentions_capture(node.test):
-            # ``if in_capture:``: runs when a CUDA graph is captured, at start-up.
-            stack.append(node.test)
-            if not (
-                isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        if where is not None:
+            if isinstance(node, ast.Raise) or _is_logging_call(node):
+                continue
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                _allows_sync(item.context_expr) for item in node.items
             ):
-                stack.extend(reversed(node.orelse))
-            else:
-                stack.extend(reversed(node.body))
-            continue
+                continue
+        yield node
+        if where is not None and isinstance(node, (ast.If, ast.IfExp)):
+            skipped = _skipped_branch(node.test, where)
+            if skipped is not None:
+                body, orelse = (
+                    (node.body, node.orelse)
+                    if isinstance(node, ast.If)
+                    else ([node.body], [node.orelse])
+                )
+                stack.append(node.test)
+                stack.extend(reversed(orelse if skipped == "body" else body))
+                continue
         if isinstance(node, ast.AnnAssign):
             children = [node.target] + ([node.value] if node.value else [])
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
+
+
+def _skipped_branch(test: ast.expr, where: _Provenance) -> str | None:
+    """"body" or "orelse": the branch of an ``if`` whose syncs are not worth
+    a report: it runs when a CUDA graph is captured, at start-up. (A branch
+    taken when a host copy is missing, ``if seq_lens_cpu is None:``, is
+    reported: whether callers pass the copy is theirs to say.)"""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if _mentions_capture(test):
+        return "orelse" if negated else "body"
+    return None
+
+
+#: Objects whose methods write logs (``logger.warning(...)``, ``log.debug``).
+_LOGGERS = ("logger", "logging", "log", "_logger", "LOGGER", "warnings")
+
+
+def _is_logging_call(node: ast.AST) -> bool:
+    """``logger.warning(...)`` and the like: a message built on a path that
+    reports a problem, not the step's work."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    name = (
+        owner.id
+        if isinstance(owner, ast.Name)
+        else owner.attr
+        if isinstance(owner, ast.Attribute)
+        else ""
+    )
+    return name in _LOGGERS
+
+
+def _allows_sync(manager: ast.expr) -> bool:
+    """A context manager that marks its body as an accepted sync
+    (``with gpu_sync_allowed():``)."""
+    if isinstance(manager, ast.Call):
+        manager = manager.func
+    name = (
+        manager.id
+        if isinstance(manager, ast.Name)
+        else manager.attr
+        if isinstance(manager, ast.Attribute)
+        else ""
+    ).lower()
+    return "sync" in name and "allow" in name
 
 
 def _mentions_capture(test: ast.expr) -> bool:
