@@ -313,7 +313,7 @@ class Cache:
             if stored_key != key or stored_digest != digest:
                 return None
             if not isinstance(findings, tuple) or not all(
-                isinstance(item, tuple) and len(item) == 10 for item in findings
+                isinstance(item, tuple) and len(item) == 11 for item in findings
             ):
                 return None
         except (TypeError, ValueError):

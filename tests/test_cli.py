@@ -19,14 +19,14 @@ from tests.permissions import make_unreadable
 
 # The foundation issue's acceptance file: two dead loop aliases.
 ACCEPTANCE = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        start = idx\n"
     "        end = idx + 1\n"
     "        table[start:end, :n] = cache[start:end, :n]\n"
 )
 ACCEPTANCE_FIXED = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n"
 )
@@ -174,7 +174,7 @@ def test_statistics(project: Path, capsys) -> None:
     (project / "rows.py").write_text(ACCEPTANCE)
     code, out, _ = run(capsys, "check", "--statistics", "rows.py")
     assert code == 1
-    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias\t(unknown 2)"
+    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias\t(per step 2)"
 
 
 @pytest.mark.parametrize("output_format", ["full", "json-lines", "github", "sarif"])

@@ -266,27 +266,32 @@ def _call_graph(
                         target.attr, []
                     ).append(value.attr)
 
-    def method_of(cls: ast.ClassDef, name: str, seen: set[str]) -> FunctionInfo | None:
-        found = methods.get(cls, {}).get(name)
-        if found is not None:
-            return found
-        seen.add(cls.name)
-        for base in cls.bases:
-            base_name = base.id if isinstance(base, ast.Name) else None
-            base_cls = classes_by_name.get(base_name) if base_name else None
-            if base_cls is not None and base_cls.name not in seen:
-                found = method_of(base_cls, name, seen)
-                if found is not None:
-                    return found
+    def method_of(cls: ast.ClassDef, name: str) -> FunctionInfo | None:
+        """``cls.name``: defined in the class or in a base class of the
+        module, depth first as the MRO is for single inheritance. (A loop, not
+        recursion: a recursive closure is a reference cycle holding the tree.)"""
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            found = methods.get(current, {}).get(name)
+            if found is not None:
+                return found
+            seen.add(current.name)
+            for base in reversed(current.bases):
+                base_name = base.id if isinstance(base, ast.Name) else None
+                base_cls = classes_by_name.get(base_name) if base_name else None
+                if base_cls is not None and base_cls.name not in seen:
+                    stack.append(base_cls)
         return None
 
     def methods_named(cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
         """What ``obj.name()`` may run for an instance of ``cls``: the method,
         or the methods stored under that name (``self.update = self.update_single``)."""
-        found = method_of(cls, name, set())
+        found = method_of(cls, name)
         aliased = [found] if found is not None else []
         for other in attribute_methods.get(cls, {}).get(name, ()):
-            target = method_of(cls, other, set())
+            target = method_of(cls, other)
             if target is not None:
                 aliased.append(target)
         return aliased
@@ -321,7 +326,7 @@ def _call_graph(
                 if target is not None:
                     targets.append(target)
                 elif func.id in classes_by_name:  # constructing: __init__
-                    init = method_of(classes_by_name[func.id], "__init__", set())
+                    init = method_of(classes_by_name[func.id], "__init__")
                     if init is not None:
                         targets.append(init)
             elif isinstance(func, ast.Attribute):
@@ -335,7 +340,7 @@ def _call_graph(
                     targets.extend(methods_named(info.cls, name))
                     targets.extend(subclass_methods(info.cls, name))
                 elif isinstance(receiver, ast.Name) and receiver.id in classes_by_name:
-                    target = method_of(classes_by_name[receiver.id], name, set())
+                    target = method_of(classes_by_name[receiver.id], name)
                     if target is not None:
                         targets.append(target)
                 elif (
@@ -346,7 +351,7 @@ def _call_graph(
                 ):
                     for base in info.cls.bases:
                         if isinstance(base, ast.Name) and base.id in classes_by_name:
-                            target = method_of(classes_by_name[base.id], name, set())
+                            target = method_of(classes_by_name[base.id], name)
                             if target is not None:
                                 targets.append(target)
                                 break

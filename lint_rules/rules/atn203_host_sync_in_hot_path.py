@@ -175,7 +175,8 @@ class HostSyncInHotPath(Rule):
 
     code = "ATN203"
     name = "host-sync-in-hot-path"
-    triggers = ()
+    # Every finding is in a function: a text without one has nothing to report.
+    triggers = ("def",)
     fix_availability = "none"
     severity = "warning"
 
@@ -323,7 +324,7 @@ def _own_nodes(
 
 
 def _skipped_branch(test: ast.expr, where: _Provenance) -> str | None:
-    """"body" or "orelse": the branch of an ``if`` whose syncs are not worth
+    """ "body" or "orelse": the branch of an ``if`` whose syncs are not worth
     a report: it runs when a CUDA graph is captured, at start-up. (A branch
     taken when a host copy is missing, ``if seq_lens_cpu is None:``, is
     reported: whether callers pass the copy is theirs to say.)"""
