@@ -132,6 +132,11 @@ class HostSyncInHotPath(Rule):
     local bound only to such values, or a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`).
 
+    Not reported: a branch taken when a CUDA graph is captured (`if
+    in_capture:`), what is evaluated only to be logged or raised
+    (`logger.warning(...)`, `raise ValueError(...)`), and a body the author
+    marks as an accepted sync (`with gpu_sync_allowed():`).
+
     ## Why is this bad?
     Each of these stalls the CPU until the GPU has finished every kernel
     queued before it. In code that runs once per decode step, the CPU can

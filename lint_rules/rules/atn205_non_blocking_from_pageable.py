@@ -122,6 +122,10 @@ class NonBlockingFromPageable(Rule):
     No fix: pinning costs an allocation of page-locked memory (and a pinned
     buffer reused across steps must not be written while a copy from it is
     in flight), a trade the rule cannot weigh.
+
+    ## Options
+    - `host-tensor-names` (host memory whose pinning is unknown: what the
+      function computes from it is new, pageable memory)
     """
 
     code = "ATN205"
