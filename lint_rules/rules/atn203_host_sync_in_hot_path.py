@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.hot_paths import Cost
+from lint_rules.analysis.nodes import TryStar
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
@@ -377,6 +378,60 @@ def _allows_sync(manager: ast.expr) -> bool:
     return "sync" in name and "allow" in name
 
 
+def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
+    """The nodes of the function's own code, each with its path of branches:
+    ``((id(if), 0, False), ...)`` for the body of an ``if`` (1 for its
+    ``else``), ``(id(loop), 0, True)`` for a loop body, the arms of a ``try``
+    and of a ``match`` likewise. Expressions have their statement's path."""
+    stack: list[tuple[ast.AST, tuple]] = [
+        (stmt, ())
+        for stmt in reversed(function.body)  # type: ignore[attr-defined]
+    ]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        yield node, path
+        arms: list[tuple[list[ast.AST], tuple]] = []
+        if isinstance(node, ast.If):
+            arms = [
+                (node.body, path + ((id(node), 0, False),)),
+                (node.orelse, path + ((id(node), 1, False),)),
+            ]
+            heads: list[ast.AST] = [node.test]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            arms = [
+                (node.body, path + ((id(node), 0, True),)),
+                (node.orelse, path + ((id(node), 1, False),)),
+            ]
+            heads = (
+                [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+            )
+        elif isinstance(node, (ast.Try, TryStar)):
+            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False),)))
+            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+            arms.append((node.finalbody, path))  # type: ignore[attr-defined]
+            heads = []
+        elif isinstance(node, ast.Match):
+            arms = [
+                ([case], path + ((id(node), number, False),))
+                for number, case in enumerate(node.cases)
+            ]
+            heads = [node.subject]
+        if arms:
+            for block, block_path in reversed(arms):
+                stack.extend((child, block_path) for child in reversed(block))
+            stack.extend((head, path) for head in reversed(heads))
+            continue
+        if isinstance(node, ast.AnnAssign):
+            children = [node.target] + ([node.value] if node.value else [])
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend((child, path) for child in reversed(children))
+
+
 def _mentions_capture(test: ast.expr) -> bool:
     """Whether a branch's test says "CUDA-graph capture" (``in_capture``,
     ``self.is_capturing``, ``torch.cuda.is_current_stream_capturing()``),
@@ -431,40 +486,50 @@ class _Provenance:
     ) -> None:
         self.scope = scope
         self.host_names = host_names
-        self.bindings: dict[str, list[ast.expr | None]] = {}
+        # name -> [(value, branch path, position)] of each binding
+        self.bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.params: dict[str, ast.expr | None] = {}
         self.names_used: set[str] = set()
+        # id of a Name that is read -> (its branch path, its position)
+        self._uses: dict[int, tuple[tuple, tuple[int, int]]] = {}
         args = function.args  # type: ignore[attr-defined]
         for arg in args.posonlyargs + args.args + args.kwonlyargs:
             self.params[arg.arg] = arg.annotation
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
                 self.params[extra.arg] = None
-        for node in _own_nodes(function):
+        for node, path in _nodes_with_branches(function):
+            position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    self._bind(target, node.value)
+                    self._bind(target, node.value, path, position)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                self._bind(node.target, node.value)
+                self._bind(node.target, node.value, path, position)
             elif isinstance(node, ast.AugAssign):
-                self._bind(node.target, node.value)
-            elif isinstance(node, (ast.For, ast.comprehension)):
-                self._bind(node.target, _loop_item(node.iter))
+                self._bind(node.target, node.value, path, position)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                self._bind(node.target, _loop_item(node.iter), path, position)
+            elif isinstance(node, ast.comprehension):
+                self._bind(node.target, _loop_item(node.iter), path, (0, 0))
             elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
-            elif isinstance(node, (ast.With,)):
+                self._bind(node.target, node.value, path, position)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if item.optional_vars is not None:
-                        self._bind(item.optional_vars, None)
+                        self._bind(item.optional_vars, None, path, position)
             elif isinstance(node, ast.Name):
                 self.names_used.add(node.id)
+                if isinstance(node.ctx, ast.Load):
+                    self._uses[id(node)] = (path, position)
             elif isinstance(node, ast.Attribute):
                 self.names_used.add(node.attr)
-        self._memo: dict[str, str] = {}
+        self._memo: dict[tuple, str] = {}
 
-    def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
+    def _bind(
+        self, target: ast.AST, value: object, path: tuple, position: tuple[int, int]
+    ) -> None:
         if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)
+            self.bindings.setdefault(target.id, []).append((value, path, position))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = (
                 value.elts
@@ -474,12 +539,42 @@ class _Provenance:
             )
             for index, element in enumerate(target.elts):
                 if values is not None:
-                    self._bind(element, values[index])
+                    self._bind(element, values[index], path, position)
                 else:
                     # One of several results: host when the whole is.
-                    self._bind(element, _Part(value) if value is not None else None)
+                    part = _Part(value) if value is not None else None  # type: ignore[arg-type]
+                    self._bind(element, part, path, position)
         elif isinstance(target, ast.Starred):
-            self._bind(target.value, None)
+            self._bind(target.value, None, path, position)
+
+    def values_of(self, name: str) -> list[object]:
+        return [value for value, _, _ in self.bindings.get(name, ())]
+
+    def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
+        """The bindings of ``name`` that may reach ``use`` (indexes into
+        ``bindings[name]``), by branch structure and source order: the last
+        one before it on its own path of branches, and those after that in
+        branches nested in that path. Inside a loop, or without a use: all."""
+        found = self.bindings.get(name, [])
+        every = list(range(len(found)))
+        where = self._uses.get(id(use)) if use is not None else None
+        if where is None:
+            return every
+        path, position = where
+        if any(is_loop for _, _, is_loop in path):
+            return every
+        before = [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if at < position and bound[: len(path)] == path[: len(bound)]
+        ]
+        on_path = [
+            index for index in before if found[index][1] == path[: len(found[index][1])]
+        ]
+        if not on_path:
+            return every
+        last = on_path[-1]
+        return [index for index in before if index >= last]
 
     # ------------------------------------------------------------ where values live
 
@@ -500,7 +595,7 @@ class _Provenance:
         if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp)):
             return PYTHON
         if isinstance(expr, ast.Name):
-            return self._where_name(expr.id, depth)
+            return self._where_name(expr.id, depth, expr)
         if isinstance(expr, ast.Attribute):
             if self.is_host_name(expr.attr):
                 return HOST
@@ -539,15 +634,17 @@ class _Provenance:
             return self._where_call(expr, depth)
         return UNKNOWN
 
-    def _where_name(self, name: str, depth: int) -> str:
+    def _where_name(self, name: str, depth: int, use: ast.Name | None = None) -> str:
         if self.is_host_name(name):
             return HOST
-        memo = self._memo.get(name)
+        reaching = self._reaching(name, use)
+        key = (name, tuple(reaching))
+        memo = self._memo.get(key)
         if memo is not None:
             return memo
-        self._memo[name] = UNKNOWN  # (a cycle through the bindings: unknown)
-        values = self.bindings.get(name)
-        if values is None:
+        self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
+        found = self.bindings.get(name)
+        if found is None:
             if name in self.params:
                 annotation = self.params[name]
                 result = (
@@ -558,10 +655,11 @@ class _Provenance:
             else:
                 result = UNKNOWN
         else:
-            if name in self.params:
+            values = [found[index][0] for index in reaching]
+            if name in self.params and len(reaching) == len(found):
                 values = [*values, None]
-            result = _join(*(self.where(value, depth + 1) for value in values))
-        self._memo[name] = result
+            result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+        self._memo[key] = result
         return result
 
     def _where_call(self, call: ast.Call, depth: int) -> str:
@@ -743,7 +841,7 @@ class _Provenance:
                 index.operand, self
             )
         if isinstance(index, ast.Name):
-            values = self.bindings.get(index.id)
+            values = self.values_of(index.id)
             if not values or index.id in self.params:
                 return False
             return all(

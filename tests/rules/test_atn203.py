@@ -143,3 +143,20 @@ def test_the_rule_is_a_warning_without_a_fix() -> None:
     assert rule.severity == "warning" and rule.fix_availability == "none"
     (finding,) = findings("x = lens.tolist()\n")
     assert finding.fix is None
+
+
+def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
+    # The host binding is the last one before the use on its path.
+    assert (
+        findings("t = lens\nif n:\n    t = batch.lens_cpu\n    x = t.tolist()\n") == []
+    )
+    # A sibling branch's binding does not reach the use.
+    body = "if n:\n    t = batch.lens_cpu\nelse:\n    t = lens\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    # After the branches, either binding may have run.
+    assert (
+        len(findings("t = batch.lens_cpu\nif n:\n    t = lens\nx = t.tolist()\n")) == 1
+    )
+    # In a loop, a later binding reaches the next iteration's use.
+    body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
+    assert len(findings(body)) == 1
