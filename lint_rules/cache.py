@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from lint_rules.config import Settings
 
 #: Bumped when the layout of a cache file changes.
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"attnlint-cache\x00"
 _HEADER = len(_MAGIC) + 4 + 8  # magic, CRC-32, payload length
 _DAY_NS = 24 * 3600 * 1_000_000_000
@@ -97,7 +97,7 @@ CACHEDIR_TAG = (
 )
 
 # One finding as plain data (what marshal stores and worker processes send):
-# (code, name, message, row, column, end_row, end_column, offset, noqa_row, fix)
+# (code, name, message, row, column, end_row, end_column, offset, noqa_row, fix, cost)
 # with fix None or (applicability, message, isolation, ((start, end, content), ...)).
 FindingData = tuple
 
@@ -123,11 +123,24 @@ def finding_to_data(finding: Finding) -> FindingData:
         finding.offset,
         finding.noqa_row,
         fix_data,
+        finding.cost,
     )
 
 
 def finding_from_data(data: FindingData, filename: str) -> Finding:
-    code, name, message, row, column, end_row, end_column, offset, noqa_row, fix = data
+    (
+        code,
+        name,
+        message,
+        row,
+        column,
+        end_row,
+        end_column,
+        offset,
+        noqa_row,
+        fix,
+        cost,
+    ) = data
     fix_object = None
     if fix is not None:
         applicability, fix_message, isolation, edits = fix
@@ -147,6 +160,7 @@ def finding_from_data(data: FindingData, filename: str) -> Finding:
         filename=filename,
         offset=offset,
         noqa_row=noqa_row,
+        cost=cost,
     )
 
 
@@ -293,7 +307,7 @@ class Cache:
             if stored_key != key or stored_digest != digest:
                 return None
             if not isinstance(findings, tuple) or not all(
-                isinstance(item, tuple) and len(item) == 10 for item in findings
+                isinstance(item, tuple) and len(item) == 11 for item in findings
             ):
                 return None
         except (TypeError, ValueError):

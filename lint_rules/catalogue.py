@@ -33,6 +33,18 @@ CATALOGUE: tuple[tuple[str, str, str, str], ...] = (
         "atn202_redundant_reassignment",
         "RedundantReassignment",
     ),
+    (
+        "ATN203",
+        "host-sync-in-hot-path",
+        "atn203_host_sync_in_hot_path",
+        "HostSyncInHotPath",
+    ),
+    (
+        "ATN205",
+        "non-blocking-from-pageable",
+        "atn205_non_blocking_from_pageable",
+        "NonBlockingFromPageable",
+    ),
     ("ATN301", "dead-loop-alias", "atn301_dead_loop_alias", "DeadLoopAlias"),
 )
 

@@ -18,6 +18,7 @@ from lint_rules.config import Settings, selector_matches
 from lint_rules.context import Context
 from lint_rules.deep_stack import call_with_deep_stack
 from lint_rules.diagnostics import (
+    COST_IN_MESSAGE,
     IO_ERROR_CODE,
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
@@ -246,8 +247,10 @@ def check_source(
             for rule in too_deep:
                 failed.add(rule.code)
                 _report_internal_error(rule, ctx, errors, error)
-    ctx.release()  # the flows' cycles would otherwise wait for the collector
     findings = ctx.findings
+    if findings:
+        _set_costs(ctx, findings)
+    ctx.release()  # the flows' cycles would otherwise wait for the collector
     ignored = settings.ignored_codes_for(filename)
     if ignored:
         findings = [
@@ -286,6 +289,20 @@ def check_source(
         findings += reviewed
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+def _set_costs(ctx: Context, findings: list[Finding]) -> None:
+    """Give each finding the cost of the function it is in (``Finding.cost``),
+    and name it in the messages of the rules in ``COST_IN_MESSAGE``."""
+    hot_paths = ctx.hot_paths
+    for finding in findings:
+        if finding.cost is not None:
+            continue
+        cost = hot_paths.cost_at(finding.location.row)
+        finding.cost = str(cost)
+        if finding.code in COST_IN_MESSAGE and cost.kind != "unknown":
+            where = cost.describe_where()
+            finding.message = f"{finding.message} ({where})"
 
 
 def _review_suppressions(

@@ -45,6 +45,55 @@ DEFAULT_GRAPH_STATE_METHODS: tuple[str, ...] = (
     "graph_capture",
 )
 
+#: Methods that run once per step (glob patterns on ``method`` or
+#: ``Class.method``), read from SGLang, vLLM and FlashInfer:
+#: SGLang's ``AttentionBackend.forward``/``forward_decode``/``forward_extend``
+#: and ``init_forward_metadata`` (and ``init_forward_metadata_replay_cuda_graph``),
+#: vLLM's ``AttentionImpl.forward`` and ``*MetadataBuilder.build`` (v1), and
+#: FlashInfer's wrappers (``Batch*Wrapper.plan``, once per step, and ``run``,
+#: once per layer per step; ``begin_forward``/``forward`` are their older names).
+DEFAULT_HOT_PATH_METHODS: tuple[str, ...] = (
+    "forward",
+    "forward_*",
+    "init_forward_metadata*",
+    "*replay*",
+    "*MetadataBuilder.build",
+    "*Wrapper.plan",
+    "*Wrapper.run",
+    "*Wrapper.run_return_lse",
+    "*Wrapper.begin_forward",
+)
+
+#: Names of values that live on the host (glob patterns on the last part of
+#: a name or attribute chain: ``seq_lens_cpu``, ``self.kv_indptr_host``):
+#: ATN203 does not report a sync of them.
+DEFAULT_HOST_TENSOR_NAMES: tuple[str, ...] = ("*_cpu", "*_cpu_*", "*_host", "*_np")
+
+#: Decorators of functions a JIT compiler turns into kernels (qualified
+#: names, glob patterns): ATN301 leaves their loop aliases to the compiler.
+DEFAULT_JIT_DECORATORS: tuple[str, ...] = (
+    "triton.jit",
+    "triton.autotune",
+    "triton.heuristics",
+    "triton.language.jit",
+    "tilelang.jit",
+    "tilelang.language.*",
+    "tilelang.prim_func",
+    "tvm.script.*",
+    "cutlass.cute.jit",
+    "cutlass.cute.kernel",
+    "cute.jit",
+    "cute.kernel",
+    "numba.jit",
+    "numba.njit",
+    "numba.cuda.jit",
+    "numba.vectorize",
+    "numba.guvectorize",
+    "helion.kernel",
+    "torch.compile",
+    "torch.jit.script",
+)
+
 #: Files and folders never discovered inside a directory (ruff's defaults, plus
 #: build output and caches). Replaced by ``exclude``, extended by ``extend-exclude``.
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -620,6 +669,42 @@ OPTIONS: tuple[Option, ...] = (
         affects_findings=True,
         for_rules=True,
         help="calls that write the arguments listed in full (ATN101, ATN104)",
+    ),
+    Option(
+        "hot-path-methods",
+        _GLOBS,
+        _validate_globs,
+        DEFAULT_HOT_PATH_METHODS,
+        affects_findings=True,
+        for_rules=True,
+        help="method-name globs (method or Class.method) that run per step",
+    ),
+    Option(
+        "host-tensor-names",
+        _GLOBS,
+        _validate_globs,
+        DEFAULT_HOST_TENSOR_NAMES,
+        affects_findings=True,
+        for_rules=True,
+        help="name globs of tensors kept in host memory (ATN203)",
+    ),
+    Option(
+        "hot-paths-only",
+        "boolean",
+        _validate_bool,
+        True,
+        affects_findings=True,
+        for_rules=True,
+        help="ATN202 and ATN301 report in per-step code only",
+    ),
+    Option(
+        "jit-decorators",
+        _GLOBS,
+        _validate_globs,
+        DEFAULT_JIT_DECORATORS,
+        affects_findings=True,
+        for_rules=True,
+        help="decorators of JIT-compiled kernels, which ATN301 leaves alone",
     ),
     Option(
         "cache-dir",

@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
+    from lint_rules.analysis.hot_paths import HotPaths
     from lint_rules.analysis.model import ModuleModel
     from lint_rules.config import RuleOptions
 
@@ -43,9 +44,20 @@ class Context:
 
         return ModuleModel(self.tree, self.text)
 
+    @cached_property
+    def hot_paths(self) -> HotPaths:
+        """Which functions of the module run per step (``hot-path-methods``)."""
+        from lint_rules.analysis.hot_paths import HotPaths
+
+        options = self.options
+        return HotPaths(
+            self.model, options.hot_path_methods, options.graph_state_methods
+        )
+
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""
         self.__dict__.pop("model", None)
+        self.__dict__.pop("hot_paths", None)
 
     def release(self) -> None:
         """Free the model's graphs now (the rules are done with this file)."""

@@ -91,6 +91,7 @@ class Finding(Record):
         "filename",
         "offset",
         "noqa_row",
+        "cost",
     )
     _fields = __slots__
     _compared = __slots__[:7]
@@ -107,6 +108,7 @@ class Finding(Record):
         filename: str = "",
         offset: int = 0,
         noqa_row: int | None = None,
+        cost: str | None = None,
     ) -> None:
         self.code = code
         self.name = name
@@ -120,6 +122,10 @@ class Finding(Record):
         # The row whose noqa comment applies (set by the checker; None for
         # findings that cannot be suppressed, such as syntax errors).
         self.noqa_row = noqa_row
+        # When the code runs, for a rule's finding in a module's function
+        # (set by the checker from the module's hot paths): "per step (a -> b)",
+        # "start-up (x)" or "unknown"; None for findings about the file itself.
+        self.cost = cost
 
     @property
     def fixable(self) -> bool:
@@ -128,6 +134,11 @@ class Finding(Record):
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.filename, self.location.row, self.location.column, self.code)
 
+
+#: Rules that report everywhere and say in their message whether the code runs
+#: per step (a wasted fill or sync, or a garbage read, is worth knowing
+#: anywhere); the outputs do not repeat the cost after their message.
+COST_IN_MESSAGE = frozenset({"ATN101", "ATN103", "ATN104", "ATN201"})
 
 SYNTAX_ERROR_CODE = "E999"
 SYNTAX_ERROR_NAME = "syntax-error"

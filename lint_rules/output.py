@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from lint_rules import __version__
 from lint_rules.diagnostics import (
+    COST_IN_MESSAGE,
     IO_ERROR_CODE,
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
@@ -161,11 +162,28 @@ def _plural(count: int, word: str, suffix: str = "s") -> str:
 # ------------------------------------------------------------------------ concise
 
 
+def cost_suffix(finding: Finding) -> str:
+    """`` [per step (forward -> _update)]`` or `` [start-up (__init__)]`` for a
+    finding whose cost is known (nothing for "unknown" or no cost)."""
+    cost = finding.cost
+    if cost is None or cost == "unknown" or finding.code in COST_IN_MESSAGE:
+        return ""
+    return f" [{cost}]"
+
+
+def cost_kind(cost: str | None) -> str | None:
+    """The kind of a cost: "per step", "start-up" or "unknown" (None: none)."""
+    if cost is None:
+        return None
+    return cost.split(" (", 1)[0]
+
+
 def concise_line(finding: Finding, run: Run) -> str:
     marker = "[*] " if run.fix_is_applicable(finding.fix) else ""
     return (
         f"{run.display_path(finding.filename)}:{finding.location.row}:"
         f"{finding.location.column}: {finding.code} {marker}{finding.message}"
+        f"{cost_suffix(finding)}"
     )
 
 
@@ -324,6 +342,8 @@ def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
     return {
         "cell": None,
         "code": finding.code,
+        # attnlint's own field (ruff's schema has none like it): when the code runs.
+        "cost": finding.cost,
         "end_location": _location(
             finding.end_location.row, finding.end_location.column
         ),
@@ -386,7 +406,7 @@ def write_github(run: Run, stream: IO[str]) -> None:
         )
         body = (
             f"{run.display_path(finding.filename)}:{start.row}:{start.column}: "
-            f"{finding.code} {finding.message}"
+            f"{finding.code} {finding.message}{cost_suffix(finding)}"
         )
         level = run.severity(finding.code)
         stream.write(f"::{level} {properties}::{_escape_data(body)}\n")
@@ -503,6 +523,8 @@ def _sarif_result(finding: Finding, run: Run) -> dict[str, Any]:
         "message": {"text": finding.message},
         "ruleId": finding.code,
     }
+    if finding.cost is not None:
+        result["properties"] = {"cost": finding.cost}
     text = run.sources.get(finding.filename)
     if finding.fix is not None and text is not None:
         locator = Locator(text)
@@ -717,14 +739,23 @@ def fixed_lines(run: Run) -> list[str]:
 
 
 class Statistic(Record):
-    _fields = ("code", "name", "count", "fixable_count")
+    _fields = ("code", "name", "count", "fixable_count", "by_cost")
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, code: str, name: str, count: int, fixable_count: int) -> None:
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        count: int,
+        fixable_count: int,
+        by_cost: dict[str, int] | None = None,
+    ) -> None:
         self.code = code
         self.name = name
         self.count = count
         self.fixable_count = fixable_count
+        # Counts by when the code runs ("per step", "start-up", "unknown").
+        self.by_cost = by_cost if by_cost is not None else {}
 
     @property
     def fixable(self) -> bool:
@@ -736,15 +767,31 @@ def statistics(run: Run) -> list[Statistic]:
     counts: Counter[str] = Counter()
     fixable: Counter[str] = Counter()
     names: dict[str, str] = {}
+    by_cost: dict[str, Counter[str]] = {}
     for finding in run.findings:
         counts[finding.code] += 1
+        kind = cost_kind(finding.cost)
+        if kind is not None:
+            by_cost.setdefault(finding.code, Counter())[kind] += 1
         names[finding.code] = finding.name
         if run.fix_is_applicable(finding.fix):
             fixable[finding.code] += 1
     ordered = sorted(counts, key=lambda code: (-counts[code], code))
     return [
-        Statistic(code, names[code], counts[code], fixable[code]) for code in ordered
+        Statistic(
+            code,
+            names[code],
+            counts[code],
+            fixable[code],
+            {kind: by_cost[code][kind] for kind in _COST_KINDS if by_cost[code][kind]}
+            if code in by_cost
+            else {},
+        )
+        for code in ordered
     ]
+
+
+_COST_KINDS = ("per step", "start-up", "unknown")
 
 
 def write_statistics(run: Run, output_format: str, stream: IO[str]) -> None:
@@ -757,6 +804,7 @@ def write_statistics(run: Run, output_format: str, stream: IO[str]) -> None:
                 "count": stat.count,
                 "fixable": stat.fixable,
                 "fixable_count": stat.fixable_count,
+                "cost": stat.by_cost,
             }
             for stat in stats
         ]
@@ -778,6 +826,9 @@ def write_statistics(run: Run, output_format: str, stream: IO[str]) -> None:
                 marker = "[-] "
             else:
                 marker = "[ ] "
+        split = ", ".join(f"{kind} {count}" for kind, count in stat.by_cost.items())
         stream.write(
-            f"{stat.count:>{count_width}}\t{stat.code:<{code_width}}\t{marker}{stat.name}\n"
+            f"{stat.count:>{count_width}}\t{stat.code:<{code_width}}\t{marker}{stat.name}"
+            + (f"\t({split})" if split else "")
+            + "\n"
         )

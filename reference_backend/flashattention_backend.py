@@ -348,8 +348,8 @@ class FlashAttentionBackend:
                     req_pool_indices, : metadata.max_seq_len_k
                 ]
                 for idx, seq_len in enumerate(seq_lens_cpu.tolist()):
-                    token_table[idx:idx + 1, seq_len : seq_len + self.step_id + 1] = (
-                        spec_info.draft_cache_loc[idx:idx + 1, : self.step_id + 1]
+                    token_table[idx : idx + 1, seq_len : seq_len + self.step_id + 1] = (
+                        spec_info.draft_cache_loc[idx : idx + 1, : self.step_id + 1]
                     )
                 self._fill_page_table(
                     metadata.page_table,

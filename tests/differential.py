@@ -37,7 +37,8 @@ from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
 from lint_rules.poison import poisoned_memory
 
-SETTINGS = Settings()
+# Every function of a generated program, wherever it would run.
+SETTINGS = Settings(hot_paths_only=False)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

@@ -20,15 +20,15 @@ BACKEND = (
     "import torch\n"
     "\n"
     "\n"
-    "def step(n, lens, table, cache, t):\n"
+    "def forward(n, lens, table, cache, t_cpu):\n"
     "    out = torch.zeros(n)  # type: ignore[call-arg]\n"
     "    out.copy_(torch.ones(n))\n"
     "    for idx, m in enumerate(lens):\n"
     "        start = idx  # noqa: E501\n"
     "        end = idx + 1  # why: kept for clarity\n"
     "        table[start:end, :m] = cache[start:end, :m]\n"
-    "    first = t.item()\n"
-    '    label = f"""{t.item()}\n'
+    "    first = t_cpu.item()\n"
+    '    label = f"""{t_cpu.item()}\n'
     '""" + """tail\n'
     '"""\n'
     "    return out, first, label\n"

@@ -20,7 +20,7 @@ import lint_rules.rules.atn202_redundant_reassignment as atn202
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
 
-SETTINGS = Settings(select=("ATN202",))
+SETTINGS = Settings(select=("ATN202",), hot_paths_only=False)
 
 
 def _calls_to_check(text: str) -> tuple[int, list]:

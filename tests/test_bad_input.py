@@ -28,13 +28,13 @@ from tests.permissions import make_unreadable
 
 ROOT = Path(__file__).resolve().parents[1]
 ALIAS = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        start = idx\n"
     "        table[start, :n] = cache[start, :n]\n"
 )
 ALIAS_FIXED = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        table[idx, :n] = cache[idx, :n]\n"
 )
@@ -292,7 +292,7 @@ def test_ten_megabyte_file_is_checked_and_fixed(project: Path, capsys) -> None:
 
 def test_a_thousand_nested_parentheses_is_e999(project: Path, capsys) -> None:
     data = (
-        "def f(xs):\n    for i in xs:\n        j = i\n        x = "
+        "def forward(xs):\n    for i in xs:\n        j = i\n        x = "
         + "(" * 1000
         + "j"
         + ")" * 1000
@@ -306,7 +306,7 @@ def test_a_thousand_nested_parentheses_is_e999(project: Path, capsys) -> None:
 
 
 def test_two_hundred_nested_ifs_is_e999(project: Path, capsys) -> None:
-    lines = ["def f(a, xs):", "    for i in xs:", "        j = i"]
+    lines = ["def forward(a, xs):", "    for i in xs:", "        j = i"]
     lines += ["    " * (level + 2) + "if a:" for level in range(200)]
     lines.append("    " * 202 + "print(j)")
     data = ("\n".join(lines) + "\n").encode()
@@ -318,7 +318,7 @@ def test_two_hundred_nested_ifs_is_e999(project: Path, capsys) -> None:
 
 
 def test_ninety_five_nested_ifs_are_analyzed(project: Path, capsys) -> None:
-    lines = ["def f(a, xs):", "    for i in xs:", "        j = i"]
+    lines = ["def forward(a, xs):", "    for i in xs:", "        j = i"]
     lines += ["    " * (level + 2) + "if a:" for level in range(95)]
     lines.append("    " * 97 + "print(j)")
     (project / "deep.py").write_text("\n".join(lines) + "\n")
@@ -332,31 +332,31 @@ def test_ninety_five_nested_ifs_are_analyzed(project: Path, capsys) -> None:
 DEEP = 2500
 DEEP_SOURCES = {
     "unary": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print({'-' * DEEP}j)\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print({'-' * DEEP}j)\n",
         "ATN301",
     ),
     "not": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print({'not ' * DEEP}j)\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print({'not ' * DEEP}j)\n",
         "ATN301",
     ),
     "attribute": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'.a' * DEEP})\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print(j{'.a' * DEEP})\n",
         "ATN301",
     ),
     "call": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'()' * DEEP})\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print(j{'()' * DEEP})\n",
         "ATN301",
     ),
     "subscript": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print(j{'[0]' * DEEP})\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print(j{'[0]' * DEEP})\n",
         "ATN301",
     ),
     "conditional": (
-        f"def f(xs, c):\n    for i in xs:\n        j = i\n        print({'j if c else ' * DEEP}j)\n",
+        f"def forward(xs, c):\n    for i in xs:\n        j = i\n        print({'j if c else ' * DEEP}j)\n",
         "ATN301",
     ),
     "binary": (
-        f"def f(xs):\n    for i in xs:\n        j = i\n        print({' + '.join(['j'] * DEEP)})\n",
+        f"def forward(xs):\n    for i in xs:\n        j = i\n        print({' + '.join(['j'] * DEEP)})\n",
         "ATN301",
     ),
     "host-sync": (

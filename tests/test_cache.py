@@ -272,7 +272,7 @@ def _project_with_finding(tmp_path: Path) -> tuple[Path, Path]:
     project = _project(tmp_path)
     source = project / "rows.py"
     source.write_text(
-        "def copy_rows(table, cache, lens):\n"
+        "def forward(table, cache, lens):\n"
         "    for idx, n in enumerate(lens):\n"
         "        start = idx\n"
         "        table[start, :n] = cache[start, :n]\n"

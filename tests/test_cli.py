@@ -18,16 +18,16 @@ from tests.permissions import make_unreadable
 
 # The foundation issue's acceptance file: two dead loop aliases.
 ACCEPTANCE = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        start = idx\n"
     "        end = idx + 1\n"
     "        table[start:end, :n] = cache[start:end, :n]\n"
 )
 ACCEPTANCE_FIXED = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
-    "        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n"
+    "        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n"
 )
 CLEAN = "def f(xs):\n    return [x for x in xs]\n"
 
@@ -84,7 +84,7 @@ def test_json_output_of_the_acceptance_file(project: Path, capsys) -> None:
     assert [entry["code"] for entry in data] == ["ATN301", "ATN301"]
     first = data[0]
     assert set(first) == {
-        "cell", "code", "end_location", "filename", "fix", "location",
+        "cell", "code", "cost", "end_location", "filename", "fix", "location",
         "message", "name", "noqa_row", "severity", "url",
     }  # fmt: skip
     assert first["filename"] == str(project / "rows.py")
@@ -137,7 +137,7 @@ def test_diff_prints_and_writes_nothing(project: Path, capsys) -> None:
     assert path.read_text() == ACCEPTANCE
     assert out.startswith("--- rows.py\n+++ rows.py\n@@ ")
     assert "-        start = idx\n" in out
-    assert "+        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n" in out
+    assert "+        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n" in out
     assert err.strip() == "Would fix 2 errors."
 
 
@@ -174,7 +174,7 @@ def test_statistics(project: Path, capsys) -> None:
     (project / "rows.py").write_text(ACCEPTANCE)
     code, out, _ = run(capsys, "check", "--statistics", "rows.py")
     assert code == 1
-    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias"
+    assert out.splitlines()[0] == "2\tATN301\t[*] dead-loop-alias\t(per step 2)"
 
 
 @pytest.mark.parametrize("output_format", ["full", "json-lines", "github", "sarif"])

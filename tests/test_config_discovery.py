@@ -15,9 +15,9 @@ import pytest
 from lint_rules.cli import main
 from lint_rules.gitignore import IgnoreFile
 
-# Two ATN301 findings (rows 3 and 4).
+# Two ATN301 findings (rows 3 and 4) in a function that runs per step.
 ALIASES = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward_copy_rows(table, cache, lens):\n"  # per step: forward_*
     "    for idx, n in enumerate(lens):\n"
     "        start = idx\n"
     "        end = idx + 1\n"

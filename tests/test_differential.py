@@ -48,7 +48,9 @@ def test_programs_fixed_by_the_command_line_compute_the_same(tmp_path):
     sources = {f"program_{seed}.py": program(seed) for seed in range(50_000, 50_030)}
     for name, source in sources.items():
         (tmp_path / name).write_text(source, encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text("[tool.attnlint]\n")
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.attnlint]\nhot-paths-only = false\n"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run(
         [sys.executable, "-m", "lint_rules", "check", "--fix", "--no-cache",
@@ -72,7 +74,11 @@ def test_one_unparsable_inlining_drops_no_other_fix():
 
 
 def _codes(source: str, select: str) -> list[tuple[int, str]]:
-    found = check_source(textwrap.dedent(source), "t.py", Settings(select=(select,)))
+    found = check_source(
+        textwrap.dedent(source),
+        "t.py",
+        Settings(select=(select,), hot_paths_only=False),
+    )
     return [(f.location.row, f.code) for f in found]
 
 

@@ -25,13 +25,13 @@ from lint_rules.fixer import (
 )
 
 ALIAS = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        start = idx\n"
     "        table[start, :n] = cache[start, :n]\n"
 )
 ALIAS_FIXED = (
-    "def copy_rows(table, cache, lens):\n"
+    "def forward(table, cache, lens):\n"
     "    for idx, n in enumerate(lens):\n"
     "        table[idx, :n] = cache[idx, :n]\n"
 )

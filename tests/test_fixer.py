@@ -297,9 +297,8 @@ def test_isolation_keys_are_stable_positions_not_addresses() -> None:
     from lint_rules.config import Settings
 
     source = "def f(a):\n    x = a * 2\n    x = a * 2\n    x = a * 2\n    return x\n"
-    runs = [
-        check_source(source, "t.py", Settings(select=("ATN202",))) for _ in range(2)
-    ]
+    settings = Settings(select=("ATN202",), hot_paths_only=False)
+    runs = [check_source(source, "t.py", settings) for _ in range(2)]
     keys = [[f.fix.isolation for f in found] for found in runs]
     # The offset of the body's first statement, the same in every run.
     assert keys[0] == keys[1] == [source.index("x = a"), source.index("x = a")]

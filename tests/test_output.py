@@ -236,6 +236,7 @@ def test_json_matches_ruffs_schema(tmp_path: Path) -> None:
         {
             "cell": None,
             "code": "TST101",
+            "cost": "unknown",
             "end_location": {"column": 6, "row": 3},
             "filename": str(tmp_path / "m.py"),
             "fix": {
@@ -406,9 +407,9 @@ def test_statistics_text(tmp_path: Path) -> None:
     stream = io.StringIO()
     write_statistics(run, "concise", stream)
     assert stream.getvalue().splitlines() == [
-        "3\tTST101\t[*] safe-rename",
-        "2\tTST103\t[ ] no-fix",
-        "1\tTST102\t[ ] unsafe-rename",
+        "3\tTST101\t[*] safe-rename\t(unknown 3)",
+        "2\tTST103\t[ ] no-fix\t(unknown 2)",
+        "1\tTST102\t[ ] unsafe-rename\t(unknown 1)",
     ]
 
 
@@ -422,5 +423,6 @@ def test_statistics_json(tmp_path: Path) -> None:
             "count": 1,
             "fixable": False,
             "fixable_count": 0,
+            "cost": {"unknown": 1},
         }
     ]

@@ -48,7 +48,7 @@ def _engine_files() -> list[Path]:
 
 def _assert_same(source: str, filename: str) -> None:
     filtered, unfiltered, errors = findings_both_ways(
-        source, filename, Settings(select=("ALL", "ATN001"))
+        source, filename, Settings(select=("ALL", "ATN001"), hot_paths_only=False)
     )
     assert errors == []
     assert filtered == unfiltered
@@ -123,7 +123,7 @@ def _flows_built(rule_code: str, source: str) -> int:
     import ast
 
     (rule,) = [rule for rule in ALL_RULES if rule.code == rule_code]
-    ctx = Context(source, ast.parse(source), "f.py", Settings())
+    ctx = Context(source, ast.parse(source), "f.py", Settings(hot_paths_only=False))
     list(rule().check(ctx))
     return len(ctx.model._flows)
 

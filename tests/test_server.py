@@ -48,7 +48,7 @@ class Backend:
         x.copy_(torch.ones(n))
         return x, label
 
-    def pages(self, seq_lens, table, req):
+    def forward_pages(self, seq_lens, table, req):
         for idx, seq_len in enumerate(seq_lens):
             start = idx
             table[start, :seq_len] = req[start, :seq_len]

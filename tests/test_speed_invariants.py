@@ -61,7 +61,7 @@ def _generated_backend(index: int) -> str:
         "        tmp = torch.empty(4)\n"
         f"        total = tmp.sum() + {index}  # noqa: ATN103\n"
         "        return out, total\n\n"
-        "    def copy_rows(self, table, cache, lens):\n"
+        "    def forward(self, table, cache, lens):\n"
         "        for idx, n in enumerate(lens):\n"
         "            start = idx\n"
         "            end = idx + 1\n"
@@ -205,7 +205,9 @@ def test_a_changed_file_is_checked_again(tree: Path, tmp_path: Path) -> None:
         assert changed == attnlint(tree, None)
         assert any("`begin`" in finding["message"] for finding in changed)
         # Another size (a finding more), the original mtime.
-        target.write_bytes(original + b"\n\ndef g(x, y):\n    x = y\n    x = y\n")
+        target.write_bytes(
+            original + b"\n\ndef forward_g(x, y):\n    x = y\n    x = y\n"
+        )
         os.utime(target, (AN_HOUR_AGO, AN_HOUR_AGO))
         grown = attnlint(tree, cache)
         assert grown == attnlint(tree, None)

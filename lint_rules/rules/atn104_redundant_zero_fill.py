@@ -100,7 +100,6 @@ class RedundantZeroFill(Rule):
     name = "redundant-zero-fill"
     triggers = ("zero_", "fill_")
     fix_availability = "sometimes"
-    severity = "warning"
 
     valid = (
         # Read between the fill and the write.

@@ -47,7 +47,9 @@ class RedundantReassignment(Rule):
     Checks for an assignment `T = V` that repeats an earlier `T = V` (the same
     target, a name or an attribute chain, and the same value) when the
     earlier one always runs first and nothing in between can change `T` or
-    anything `V` reads.
+    anything `V` reads, in code that runs per step (a function
+    `hot-path-methods` names, or one it calls; set `hot-paths-only = false`
+    to report everywhere, start-up and capture code included).
 
     ## Why is this bad?
     The later statement stores the value the target already holds. In a
@@ -95,6 +97,10 @@ class RedundantReassignment(Rule):
     a call it was passed to): without the later statement the target keeps
     that object, so a change made through the other reference (`b.add_(1)`)
     shows through the target, and the two are now one object.
+
+    ## Options
+    - `hot-path-methods`
+    - `hot-paths-only`
     """
 
     code = "ATN202"
@@ -106,49 +112,52 @@ class RedundantReassignment(Rule):
 
     valid = (
         # The stored value's inputs change between.
-        "def f(m, a):\n    m.k = a + 1\n    a = 2\n    m.k = a + 1\n",
+        "def forward(m, a):\n    m.k = a + 1\n    a = 2\n    m.k = a + 1\n",
         # The value reads the target.
-        "def f(x):\n    x = x + 1\n    x = x + 1\n",
+        "def forward(x):\n    x = x + 1\n    x = x + 1\n",
         # The target is written between.
-        "def f(m, a):\n    m.k = a\n    m.k = 0\n    m.k = a\n",
+        "def forward(m, a):\n    m.k = a\n    m.k = 0\n    m.k = a\n",
         # The target is changed in place between.
-        "def f(m, a):\n    m.k = a + 1\n    m.k.add_(1)\n    m.k = a + 1\n",
+        "def forward(m, a):\n    m.k = a + 1\n    m.k.add_(1)\n    m.k = a + 1\n",
         # The target's object is passed to an unknown call between.
-        "def f(m, a):\n    m.k = a\n    reset(m)\n    m.k = a\n",
+        "def forward(m, a):\n    m.k = a\n    reset(m)\n    m.k = a\n",
         # A method of the target's object is called between.
         "class B:\n    def f(self, a):\n        self.k = a\n        self.reset()\n"
         "        self.k = a\n",
         # An impure value (a call).
-        "def f(m, a):\n    m.k = make(a)\n    m.k = make(a)\n",
+        "def forward(m, a):\n    m.k = make(a)\n    m.k = make(a)\n",
         # A fresh mutable value.
-        "def f(m):\n    m.k = []\n    m.k = []\n",
+        "def forward(m):\n    m.k = []\n    m.k = []\n",
         # Sibling branches.
-        "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        m.k = a\n",
+        "def forward(m, a, c):\n    if c:\n        m.k = a\n    else:\n        m.k = a\n",
         # The first is inside an `if`, the second after it.
-        "def f(m, a, c):\n    if c:\n        m.k = a\n    m.k = a\n",
+        "def forward(m, a, c):\n    if c:\n        m.k = a\n    m.k = a\n",
         # In a loop: the first iteration's store is not redundant.
-        "def f(m, xs):\n    for x in xs:\n        m.k = x\n",
+        "def forward(m, xs):\n    for x in xs:\n        m.k = x\n",
         # A value read in place between.
-        "def f(m, t):\n    m.k = t.sum().item()\n    t.add_(1)\n    m.k = t.sum().item()\n",
+        "def forward(m, t):\n    m.k = t.sum().item()\n    t.add_(1)\n    m.k = t.sum().item()\n",
         # Different targets.
-        "def f(m, a):\n    m.k = a\n    m.j = a\n",
+        "def forward(m, a):\n    m.k = a\n    m.j = a\n",
         # The first store is in a `try` body, the second after the handler.
-        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
+        "def forward(m, a):\n    try:\n        m.k = a\n    except ValueError:\n        pass\n"
         "    m.k = a\n",
         # In a `while` loop whose body changes the value's input.
-        "def f(m, a):\n    m.k = a\n    while a < 4:\n        a += 1\n        m.k = a\n",
+        "def forward(m, a):\n    m.k = a\n    while a < 4:\n        a += 1\n        m.k = a\n",
         # The first is in an `if` whose `else` may loop forever, not leave.
-        "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n"
+        "def forward(m, a, c):\n    if c:\n        m.k = a\n    else:\n"
         "        while c:\n            pass\n    m.k = a\n",
         # The first is in a `try` body, the second in its handler.
-        "def f(m, a):\n    try:\n        m.k = a\n    except ValueError:\n"
+        "def forward(m, a):\n    try:\n        m.k = a\n    except ValueError:\n"
         "        m.k = a\n",
         # The first is in a `with` body its manager may leave early.
         "from contextlib import suppress\ndef f(m, a):\n    with suppress(ValueError):\n"
         "        int('x')\n        m.k = a\n    m.k = a\n",
         # The first is in a loop over an iterable that may be empty.
-        "def f(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
+        "def forward(m, a, xs):\n    for x in xs:\n        m.k = a\n    m.k = a\n",
+        # Not known to run per step (``hot-paths-only``, the default).
+        "def __init__(self, s):\n    self.n = s.max()\n    self.n = s.max()\n",
     )
+
     invalid = (
         Invalid(
             "def replay(metadata, max_len, step, y):\n"
@@ -161,34 +170,34 @@ class RedundantReassignment(Rule):
         ),
         # The second store is the only statement of its block.
         Invalid(
-            "def f(a, c):\n    x = a * 2\n    if c:\n        x = a * 2\n    return x\n",
-            fixed="def f(a, c):\n    x = a * 2\n    if c:\n        pass\n    return x\n",
+            "def forward(a, c):\n    x = a * 2\n    if c:\n        x = a * 2\n    return x\n",
+            fixed="def forward(a, c):\n    x = a * 2\n    if c:\n        pass\n    return x\n",
         ),
         # An `.item()` chain whose tensor is unchanged.
         Invalid(
-            "def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n    m.n = s.max().item()\n",
-            fixed="def f(m, s):\n    m.n = s.max().item()\n    print(m.n)\n",
+            "def forward(m, s):\n    m.n = s.max().item()\n    print(m.n)\n    m.n = s.max().item()\n",
+            fixed="def forward(m, s):\n    m.n = s.max().item()\n    print(m.n)\n",
         ),
         # The `else` branch returns: every path to the second runs the first.
         Invalid(
-            "def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n"
+            "def forward(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n"
             "    m.k = a\n",
-            fixed="def f(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n",
+            fixed="def forward(m, a, c):\n    if c:\n        m.k = a\n    else:\n        return\n",
         ),
         # A loop over a non-empty literal runs its body at least once.
         Invalid(
-            "def f(m, a):\n    for _ in range(2):\n        m.k = a\n    m.k = a\n",
-            fixed="def f(m, a):\n    for _ in range(2):\n        m.k = a\n",
+            "def forward(m, a):\n    for _ in range(2):\n        m.k = a\n    m.k = a\n",
+            fixed="def forward(m, a):\n    for _ in range(2):\n        m.k = a\n",
         ),
         # The first value got another name: deleting the second is unsafe.
         Invalid(
-            "def f(x):\n    a = x * 2\n    b = a\n    a = x * 2\n    b.add_(1)\n    return a\n",
-            fixed="def f(x):\n    a = x * 2\n    b = a\n    b.add_(1)\n    return a\n",
+            "def forward(x):\n    a = x * 2\n    b = a\n    a = x * 2\n    b.add_(1)\n    return a\n",
+            fixed="def forward(x):\n    a = x * 2\n    b = a\n    b.add_(1)\n    return a\n",
         ),
         # Three times: both repeats go, one per fixer pass.
         Invalid(
-            "def f(m, a):\n    m.k = a\n    m.k = a\n    m.k = a\n",
-            fixed="def f(m, a):\n    m.k = a\n",
+            "def forward(m, a):\n    m.k = a\n    m.k = a\n    m.k = a\n",
+            fixed="def forward(m, a):\n    m.k = a\n",
             count=2,
         ),
     )
@@ -202,6 +211,11 @@ class RedundantReassignment(Rule):
             groups = _repeated_assignments(info.node, candidates)
             if not groups:
                 continue
+            if (
+                ctx.options.hot_paths_only
+                and not ctx.hot_paths.cost(info.node).per_step
+            ):
+                continue  # waste worth a commit only where it runs per step
             flow = model.flow(info.node)
             if flow.dynamic_scope:
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import fnmatch
 from collections import Counter
 from collections.abc import Iterator
 
@@ -17,12 +18,21 @@ from lint_rules.edits import delete_statement, inline_text, inside_fstring
 from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.model import FunctionInfo, ModuleModel
+
 
 class DeadLoopAlias(Rule):
     """## What it does
     Checks for assignments inside a loop body that only give another name to a
     loop-local value (`start = idx`, `end = idx + 1`) when every use of the new
-    name follows in the same iteration.
+    name follows in the same iteration, in code that runs per step (a
+    function `hot-path-methods` names, or one it calls; set `hot-paths-only
+    = false` to report everywhere). Functions compiled by a JIT compiler
+    (`@triton.jit`, `@numba.njit`, the `jit-decorators`) are left alone: the
+    compiler removes the alias. A name for a bare constant
+    (`k_alpha = 0.7978845608028654`) is a named value, not an alias.
 
     ## Why is this bad?
     In a per-request loop of a decode or replay path, each alias is one more
@@ -59,13 +69,14 @@ class DeadLoopAlias(Rule):
     ## Use instead
     ```python
     for idx, seq_len in enumerate(seq_lens):
-        page_table[idx:idx + 1, :seq_len] = req_to_token[idx:idx + 1, :seq_len]
+        page_table[idx : idx + 1, :seq_len] = req_to_token[idx : idx + 1, :seq_len]
     ```
 
     ## Fix safety
     The fix puts the aliased expression at each use, in parentheses where the
     surrounding operator binds tighter (`xs[i] * (i + 1)`), and deletes the
-    assignment. An alias that is never used is deleted. It is safe when the
+    assignment. A slice whose bound becomes an expression is spaced as ruff
+    format writes it (`idx : idx + 1`). An alias that is never used is deleted. It is safe when the
     value cannot raise: a constant, a name bound on every path to the
     assignment, a sum or difference of names that hold numbers.
 
@@ -79,6 +90,11 @@ class DeadLoopAlias(Rule):
     (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
     go inside an f-string on Python before 3.12 (which does not allow the
     same quotes, or a backslash, there).
+
+    ## Options
+    - `hot-path-methods`
+    - `hot-paths-only`
+    - `jit-decorators`
     """
 
     code = "ATN301"
@@ -89,78 +105,87 @@ class DeadLoopAlias(Rule):
 
     valid = (
         # Used after the loop.
-        "def f(xs):\n    for i in xs:\n        last = i\n    return last\n",
+        "def forward(xs):\n    for i in xs:\n        last = i\n    return last\n",
         # A name the value reads is rebound before the use.
-        "def f(xs):\n    for i in xs:\n        j = i\n        i = i + 1\n        print(j, i)\n",
+        "def forward(xs):\n    for i in xs:\n        j = i\n        i = i + 1\n        print(j, i)\n",
         # Used in a lambda.
-        "def f(xs, fs):\n    for i in xs:\n        j = i\n        fs.append(lambda: j)\n",
+        "def forward(xs, fs):\n    for i in xs:\n        j = i\n        fs.append(lambda: j)\n",
         # Used in a comprehension.
-        "def f(xs, n):\n    for i in xs:\n        j = i\n        print([j + k for k in range(n)])\n",
+        "def forward(xs, n):\n    for i in xs:\n        j = i\n        print([j + k for k in range(n)])\n",
         # The alias is rebound elsewhere.
-        "def f(xs):\n    for i in xs:\n        j = i\n        print(j)\n        j = 0\n",
+        "def forward(xs):\n    for i in xs:\n        j = i\n        print(j)\n        j = 0\n",
         # A global.
-        "def f(xs):\n    global j\n    for i in xs:\n        j = i\n        print(j)\n",
+        "def forward(xs):\n    global j\n    for i in xs:\n        j = i\n        print(j)\n",
         # The value is a call, not a name.
-        "def f(xs):\n    for i in xs:\n        j = len(i)\n        print(j)\n",
+        "def forward(xs):\n    for i in xs:\n        j = len(i)\n        print(j)\n",
         # Used before the assignment (the previous iteration's value).
-        "def f(xs):\n    j = 0\n    for i in xs:\n        print(j)\n        j = i\n",
+        "def forward(xs):\n    j = 0\n    for i in xs:\n        print(j)\n        j = i\n",
         # Used in another branch, not after it in the same block.
-        "def f(xs, c):\n    for i in xs:\n        if c:\n            j = i\n        else:\n            print(j)\n",
+        "def forward(xs, c):\n    for i in xs:\n        if c:\n            j = i\n        else:\n            print(j)\n",
         # Module level: the alias is a global.
         "for i in range(3):\n    j = i\n    print(j)\n",
         # Not in a loop.
-        "def f(i):\n    j = i\n    return j\n",
+        "def forward(i):\n    j = i\n    return j\n",
         # locals() can see every name.
-        "def f(xs):\n    for i in xs:\n        j = i\n        print(locals())\n",
+        "def forward(xs):\n    for i in xs:\n        j = i\n        print(locals())\n",
         # Tensor arithmetic used twice: inlining would run its kernel twice.
-        "def f(rows, first):\n    for row in rows:\n        rel = row - first\n"
+        "def forward(rows, first):\n    for row in rows:\n        rel = row - first\n"
         "        print(rel.max(), rel.min())\n",
         # A closure changes an operand between the alias and its use.
-        "def f(rows, extra):\n    acc = [0]\n    def bump():\n        acc.append(9)\n"
+        "def forward(rows, extra):\n    acc = [0]\n    def bump():\n        acc.append(9)\n"
         "    for r in rows:\n        before = acc + extra\n        bump()\n"
         "        print(before)\n",
         # A name the value reads is changed in place before the use.
-        "def f(rows, acc):\n    for row in rows:\n        before = acc + row\n"
+        "def forward(rows, acc):\n    for row in rows:\n        before = acc + row\n"
         "        acc.add_(row)\n        print(before)\n",
+        # Not known to run per step (``hot-paths-only``, the default).
+        "def copy_rows(xs):\n    for i in xs:\n        j = i\n        print(j)\n",
+        # A JIT-compiled kernel: the compiler removes the alias (``jit-decorators``).
+        "import triton\n@triton.jit\ndef forward(xs):\n    for i in xs:\n"
+        "        j = i\n        print(j)\n",
+        # A named constant, not an alias.
+        "def forward(xs):\n    for i in xs:\n        k_alpha = 0.7978845608028654\n"
+        "        print(i * k_alpha)\n",
     )
+
     invalid = (
         Invalid(
-            "def copy_rows(table, cache, lens):\n"
+            "def forward(table, cache, lens):\n"
             "    for idx, n in enumerate(lens):\n"
             "        start = idx\n"
             "        end = idx + 1\n"
             "        table[start:end, :n] = cache[start:end, :n]\n",
-            fixed="def copy_rows(table, cache, lens):\n"
+            fixed="def forward(table, cache, lens):\n"
             "    for idx, n in enumerate(lens):\n"
-            "        table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]\n",
+            "        table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]\n",
             count=2,
         ),
         Invalid(
-            "def scale(xs, i):\n    while i < 4:\n        j = i + 1\n        xs[i] = xs[i] * j\n"
+            "def forward(xs, i):\n    while i < 4:\n        j = i + 1\n        xs[i] = xs[i] * j\n"
             "        i += 1\n",
-            fixed="def scale(xs, i):\n    while i < 4:\n        xs[i] = xs[i] * (i + 1)\n"
+            fixed="def forward(xs, i):\n    while i < 4:\n        xs[i] = xs[i] * (i + 1)\n"
             "        i += 1\n",
         ),
         Invalid(
-            "def f(xs):\n    for i in xs:\n        unused = i\n        print(i)\n",
-            fixed="def f(xs):\n    for i in xs:\n        print(i)\n",
+            "def forward(xs):\n    for i in xs:\n        unused = i\n        print(i)\n",
+            fixed="def forward(xs):\n    for i in xs:\n        print(i)\n",
         ),
         Invalid(
-            "def f(n):\n    for i in range(n):\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
-            fixed="def f(n):\n    for i in range(n):\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
+            "def forward(n):\n    for i in range(n):\n        j = i - 1\n        print(-j, j - 1, 1 - j)\n",
+            fixed="def forward(n):\n    for i in range(n):\n        print(-(i - 1), i - 1 - 1, 1 - (i - 1))\n",
         ),
         # Self-documenting f-string: the name is printed, no fix.
         Invalid(
-            "def f(n):\n    for i in range(n):\n        s = i + 1\n        print(f'{s=}')\n"
+            "def forward(n):\n    for i in range(n):\n        s = i + 1\n        print(f'{s=}')\n"
         ),
         # May raise (a string plus one): deleting it is unsafe.
         Invalid(
-            "def f(vs):\n    for v in vs:\n        s = v + 1\n        print(v)\n",
-            fixed="def f(vs):\n    for v in vs:\n        print(v)\n",
+            "def forward(vs):\n    for v in vs:\n        s = v + 1\n        print(v)\n",
+            fixed="def forward(vs):\n    for v in vs:\n        print(v)\n",
         ),
         Invalid(
-            "def f(xs):\n    for i in xs:\n        j = i; print(j)\n",
-            fixed="def f(xs):\n    for i in xs:\n        print(i)\n",
+            "def forward(xs):\n    for i in xs:\n        j = i; print(j)\n",
+            fixed="def forward(xs):\n    for i in xs:\n        print(i)\n",
         ),
     )
 
@@ -184,6 +209,13 @@ class DeadLoopAlias(Rule):
                 ]
                 if not candidates:
                     continue
+            if (
+                ctx.options.hot_paths_only
+                and not ctx.hot_paths.cost(info.node).per_step
+            ):
+                continue  # waste worth a commit only where it runs per step
+            if _jit_compiled(info, model, ctx.options.jit_decorators):
+                continue  # the kernel compiler removes the alias anyway
             flow = model.flow(info.node)
             for stmt in candidates:
                 finding = self._check_alias(ctx, flow, stmt)
@@ -305,6 +337,7 @@ class DeadLoopAlias(Rule):
             for n in ast.walk(value)
         )
         edits = [delete_statement(stmt, body, ctx.locator)]
+        in_slices: dict[ast.Slice, dict[ast.AST, str]] = {}
         for load in loads:
             if has_str and inside_fstring(load.node, flow.parents):
                 return None
@@ -312,9 +345,15 @@ class DeadLoopAlias(Rule):
                 return None  # ``f"{alias=}"`` prints the name itself
             parent = flow.parents.get(load.node)
             text = inline_text(value, value_text, load.node, parent)
+            bounds = _enclosing_slice(load.node, flow.parents)
+            if bounds is not None:
+                in_slices.setdefault(bounds, {})[load.node] = text
+                continue
             edits.append(
                 Edit(ctx.locator.start(load.node), ctx.locator.end(load.node), text)
             )
+        for bounds, texts in in_slices.items():
+            edits.extend(_slice_edits(bounds, texts, ctx))
         if loads:
             message = f"Replace with `{value_text}` and remove the assignment"
         else:
@@ -366,6 +405,9 @@ def _is_alias(stmt: ast.Assign) -> bool:
         len(stmt.targets) == 1
         and isinstance(stmt.targets[0], ast.Name)
         and _is_alias_value(stmt.value)
+        # A bare constant (``to_drop = False``, ``kAlpha = 0.79788``) names
+        # a value: inlining it writes ``if False:`` and loses the name.
+        and any(isinstance(node, ast.Name) for node in ast.walk(stmt.value))
     )
 
 
@@ -530,3 +572,108 @@ def _integer_value(
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
             return func.attr not in ("size", "stride") or len(value.args) == 1
     return False
+
+
+def _jit_compiled(
+    info: FunctionInfo, model: ModuleModel, patterns: tuple[str, ...]
+) -> bool:
+    """Whether ``info``'s function, or one it is nested in, has a decorator
+    naming a JIT compiler (``jit-decorators``: ``@triton.jit``,
+    ``@triton.autotune(...)``, ``@numba.njit``)."""
+    current = info
+    while current is not None:
+        scope = model.scope(current.node)
+        for decorator in current.node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = scope.qualified_name(target)
+            if qualified is None:
+                continue
+            if any(fnmatch.fnmatchcase(qualified, pattern) for pattern in patterns):
+                return True
+        current = current.parent
+    return False
+
+
+def _enclosing_slice(node: ast.AST, parents: dict) -> ast.Slice | None:
+    """The slice (``a:b``) whose bounds hold ``node``, if any, in its statement."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.Slice):
+            return current
+        current = parents.get(current)
+    return None
+
+
+def _slice_edits(
+    bounds: ast.Slice, texts: dict[ast.AST, str], ctx: Context
+) -> list[Edit]:
+    """Edits putting ``texts`` where their nodes are in the bounds of a slice,
+    the slice written as ruff format writes it: a bound that is more than a
+    name or a number (``idx + 1``) spaces the colons (``idx : idx + 1``)."""
+    locator = ctx.locator
+    plain = [
+        Edit(locator.start(node), locator.end(node), text)
+        for node, text in texts.items()
+    ]
+    source = locator.segment(bounds)
+    if "\n" in source or "\r" in source or "#" in source or "\\" in source:
+        return plain
+    parts: list[str | None] = []
+    simple = True
+    for part in (bounds.lower, bounds.upper, bounds.step):
+        if part is None:
+            parts.append(None)
+            continue
+        start = locator.start(part)
+        text = locator.segment(part)
+        inside = sorted(
+            (
+                (locator.start(node) - start, locator.end(node) - start, new)
+                for node, new in texts.items()
+                if start <= locator.start(node)
+                and locator.end(node) <= locator.end(part)
+            ),
+            reverse=True,
+        )
+        for begin, end, new in inside:
+            text = text[:begin] + new + text[end:]
+        parts.append(text)
+        simple = simple and _simple_bound_text(text)
+    if simple:
+        return plain
+    if bounds.step is None and source.count(":") < 2:
+        parts = parts[:2]
+    formatted = ""
+    for index, text in enumerate(parts):
+        if index:
+            if formatted and not formatted.endswith(":"):
+                formatted += " "
+            formatted += ":"
+        if text:
+            if formatted:
+                formatted += " "
+            formatted += text
+    return [Edit(locator.start(bounds), locator.end(bounds), formatted)]
+
+
+def _simple_bound(node: ast.expr) -> bool:
+    """A slice bound ruff format keeps tight (``a:b``): a name, a number,
+    ``None``, or a sign applied to one."""
+    if isinstance(node, ast.UnaryOp) and isinstance(
+        node.op, (ast.UAdd, ast.USub, ast.Invert)
+    ):
+        return _simple_bound(node.operand)
+    if isinstance(node, ast.Constant):
+        return node.value is None or (
+            isinstance(node.value, (int, float, complex))
+            and not isinstance(node.value, bool)
+        )
+    return isinstance(node, ast.Name)
+
+
+def _simple_bound_text(text: str) -> bool:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return _simple_bound(node)

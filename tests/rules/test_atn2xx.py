@@ -20,9 +20,10 @@ from lint_rules.rules.atn202_redundant_reassignment import RedundantReassignment
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 RULES = Registry((RepeatedHostSync, RedundantReassignment))
-BOTH = RULES.settings(select=("ATN2",))
+# The mechanism, wherever it runs: reporting is not limited to per-step code.
+BOTH = RULES.settings(select=("ATN2",), hot_paths_only=False)
 ATN201 = RULES.settings(select=("ATN201",))
-ATN202 = RULES.settings(select=("ATN202",))
+ATN202 = RULES.settings(select=("ATN202",), hot_paths_only=False)
 
 
 def check_source(text, filename, settings, **kwargs):

@@ -11,7 +11,8 @@ from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
 
-SETTINGS = Settings(select=("ATN301",))
+# The mechanism, wherever it runs: reporting is not limited to per-step code.
+SETTINGS = Settings(select=("ATN301",), hot_paths_only=False)
 
 
 def codes(source: str) -> list[tuple[int, str]]:
@@ -38,7 +39,7 @@ def test_sglang_style_loop_reports_both_aliases():
         """
         def update(table, cache, lens):
             for idx, n in enumerate(lens):
-                table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]
+                table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]
         """
     )
 
@@ -321,3 +322,39 @@ def test_a_builtin_the_module_redefines_makes_no_number():
     assert codes(source.replace("def int(value):\n        return [value]\n", "")) == [
         (6, "ATN301")
     ]
+
+
+JIT_KERNELS = {
+    "triton_jit": "import triton\n@triton.jit\ndef kernel(xs):\n",
+    "triton_autotune": "import triton\n@triton.autotune(configs=[])\n@triton.jit\n"
+    "def kernel(xs):\n",
+    "jit_imported_by_name": "from triton import jit\n@jit\ndef kernel(xs):\n",
+    "tilelang_prim_func": "import tilelang.language as T\n"
+    "def build():\n    @T.prim_func\n    def kernel(xs):\n",
+    "cute_kernel": "import cutlass.cute as cute\n@cute.kernel\ndef kernel(xs):\n",
+    "numba_njit": "import numba\n@numba.njit\ndef kernel(xs):\n",
+}
+
+
+@pytest.mark.parametrize("header", JIT_KERNELS.values(), ids=JIT_KERNELS.keys())
+def test_jit_compiled_kernels_are_left_to_their_compiler(header: str) -> None:
+    indent = " " * (header.splitlines()[-1].index("def") + 4)
+    body = f"{indent}for i in xs:\n{indent}    j = i\n{indent}    print(j)\n"
+    assert codes(header + body) == []
+
+
+def test_jit_decorators_is_a_setting() -> None:
+    source = "import mylib\n@mylib.kernel\ndef k(xs):\n    for i in xs:\n        j = i\n        print(j)\n"
+    assert len(codes(source)) == 1
+    settings = Settings(
+        select=("ATN301",), hot_paths_only=False, jit_decorators=("mylib.*",)
+    )
+    assert check_source(source, "t.py", settings) == []
+
+
+@pytest.mark.parametrize("constant", ["False", "0.7978845608028654", "-1", "'name'"])
+def test_a_name_for_a_bare_constant_is_not_an_alias(constant: str) -> None:
+    source = (
+        f"def f(xs):\n    for i in xs:\n        k = {constant}\n        print(i, k)\n"
+    )
+    assert codes(source) == []

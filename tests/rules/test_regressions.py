@@ -14,7 +14,7 @@ from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
 
-ATN301 = Settings(select=("ATN301",))
+ATN301 = Settings(select=("ATN301",), hot_paths_only=False)
 
 
 def findings(source: str, settings: Settings = ATN301) -> list[tuple[int, str]]:
@@ -108,7 +108,7 @@ ATN301_STILL_FLAGGED = {
         """
         def update(table, cache, lens):
             for idx, n in enumerate(lens):
-                table[idx:idx + 1, :n] = cache[idx:idx + 1, :n]
+                table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]
         """,
     ),
     # Integers from int(), len(), .item(), .size(d), min/max of those, and an
@@ -127,7 +127,7 @@ ATN301_STILL_FLAGGED = {
             for i in range(len(rows)):
                 start = int(lens[i].item()) + offset
                 n = min(len(rows[i]), x.size(0))
-                print(rows[i][start:start + n], lens[start:start + n])
+                print(rows[i][start : start + n], lens[start : start + n])
         """,
     ),
     # A tensor difference used once: inlining computes it once, as before.
@@ -319,7 +319,7 @@ def test_atn103_full_write_in_a_loop_that_may_not_run_is_still_reported() -> Non
 
 # ---------------------------------- ATN201/ATN202: re-reading under a lock is needed
 
-ATN2 = Settings(select=("ATN2",))
+ATN2 = Settings(select=("ATN201", "ATN202"), hot_paths_only=False)
 
 
 def test_atn202_double_checked_locking_is_not_redundant() -> None:

@@ -1,0 +1,392 @@
+"""Hot paths: which functions of a module run per step, and at what cost.
+
+An attention backend has two kinds of code: what runs once (``__init__``,
+CUDA-graph state set-up, capture and warm-up) and what runs for every decode
+step, every graph replay and every layer (``forward_decode``,
+``init_forward_metadata``, a metadata builder's ``build``, a FlashInfer
+wrapper's ``plan`` and ``run``). Waste costs something only in the second.
+
+Entry points are named by glob patterns on ``method`` or ``Class.method``
+(``hot-path-methods``); start-up entries are ``__init__``, the
+``graph-state-methods`` and the capture and warm-up patterns below, and win
+over a hot pattern on the same method (``init_forward_metadata_capture_cuda_graph``
+matches ``init_forward_metadata*`` and runs once per batch size at start-up).
+Both spread along a small call graph of the module's own code: ``self.m()``
+(a method of the class or of a base class defined in the module), ``f()`` (a
+module function), ``Class.m()``, and ``obj.m()`` where ``m`` is a method of
+exactly one class of the module (``self.indices_updater.update()``); a
+function nested in another has its cost. Per step wins when both reach a
+function: a helper called from capture and from replay runs per step.
+
+Nothing here imports more than ``ast`` and ``fnmatch``: it is on the check path.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections import deque
+
+from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
+
+#: Methods that run at start-up even when a hot pattern matches them: CUDA-graph
+#: capture (SGLang's ``init_forward_metadata_capture_cuda_graph``, vLLM's
+#: ``build_for_cudagraph_capture``) and warm-up runs.
+CAPTURE_AND_WARMUP_METHODS: tuple[str, ...] = (
+    "__init__",
+    "capture*",
+    "*_capture",
+    "*_capture_*",
+    "*warmup*",
+)
+
+PER_STEP = "per step"
+START_UP = "start-up"
+UNKNOWN = "unknown"
+
+
+class Cost:
+    """When a function runs: ``per step`` (with the chain of calls from the
+    entry point), ``start-up`` (with its entry) or ``unknown``."""
+
+    __slots__ = ("kind", "chain")
+
+    def __init__(self, kind: str, chain: tuple[str, ...] = ()) -> None:
+        self.kind = kind
+        self.chain = chain
+
+    @property
+    def per_step(self) -> bool:
+        return self.kind == PER_STEP
+
+    def __str__(self) -> str:
+        """``per step (forward_decode -> _update_metadata)``, ``start-up
+        (init_cuda_graph_state)``, ``unknown``."""
+        if self.kind == PER_STEP:
+            return f"per step ({' -> '.join(self.chain)})"
+        if self.kind == START_UP:
+            return f"start-up ({self.chain[0]})"
+        return UNKNOWN
+
+    def describe_where(self) -> str:
+        """For a message: ``runs per step: forward -> _update``, ``runs at
+        start-up: __init__``, ``not known to run per step``."""
+        if self.kind == PER_STEP:
+            return f"runs per step: {' -> '.join(self.chain)}"
+        if self.kind == START_UP:
+            return f"runs at start-up: {self.chain[0]}"
+        return "not known to run per step"
+
+    def __repr__(self) -> str:
+        return f"Cost({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Cost):
+            return (self.kind, self.chain) == (other.kind, other.chain)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.chain))
+
+
+UNKNOWN_COST = Cost(UNKNOWN)
+
+
+def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+
+def _matches(pattern: re.Pattern[str], info: FunctionInfo) -> bool:
+    name = info.node.name
+    if pattern.match(name):
+        return True
+    cls = info.cls
+    return cls is not None and pattern.match(f"{cls.name}.{name}") is not None
+
+
+class HotPaths:
+    """The cost of every function of one module (computed once, on first ask)."""
+
+    def __init__(
+        self,
+        model: ModuleModel,
+        hot_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
+        startup_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
+    ) -> None:
+        self._model = model
+        self._hot = _matcher(hot_methods) if hot_methods else None
+        self._startup = _matcher(CAPTURE_AND_WARMUP_METHODS + tuple(startup_methods))
+        self._costs: dict[FunctionNode, Cost] | None = None
+        self._rows: list[tuple[int, int, FunctionNode]] | None = None
+
+    def cost(self, function: FunctionNode) -> Cost:
+        """When ``function`` (a function of this module) runs."""
+        if self._costs is None:
+            self._costs = self._compute()
+        return self._costs.get(function, UNKNOWN_COST)
+
+    def function_at(self, row: int) -> FunctionNode | None:
+        """The innermost function whose lines include ``row``."""
+        if self._rows is None:
+            self._rows = [
+                (info.node.lineno, info.node.end_lineno or info.node.lineno, info.node)
+                for info in self._model.functions
+            ]
+        found = None
+        for start, end, node in self._rows:  # in source order: inner ones later
+            if start > row:
+                break
+            if row <= end:
+                found = node
+        return found
+
+    def cost_at(self, row: int) -> Cost:
+        """The cost of the code at ``row``: its innermost function's (module
+        code outside functions: unknown, as a script's or an import's)."""
+        function = self.function_at(row)
+        if function is None:
+            return UNKNOWN_COST
+        return self.cost(function)
+
+    # ------------------------------------------------------------------ graph
+
+    def _compute(self) -> dict[FunctionNode, Cost]:
+        functions = self._model.functions
+        callees = _call_graph(functions)
+        costs: dict[FunctionNode, Cost] = {}
+        hot_entries: list[FunctionInfo] = []
+        startup_entries: list[FunctionInfo] = []
+        for info in functions:
+            if info.parent is not None:
+                continue  # a nested function has its parent's cost
+            if _matches(self._startup, info):
+                startup_entries.append(info)
+            elif self._hot is not None and _matches(self._hot, info):
+                hot_entries.append(info)
+        # Per step first, breadth first: the shortest chain from an entry.
+        queue: deque[FunctionInfo] = deque()
+        for info in hot_entries:
+            costs[info.node] = Cost(PER_STEP, (_label(info),))
+            queue.append(info)
+        self._spread(queue, callees, costs, per_step=True)
+        for info in startup_entries:
+            if info.node not in costs:
+                costs[info.node] = Cost(START_UP, (_label(info),))
+                queue.append(info)
+        self._spread(queue, callees, costs, per_step=False)
+        # Nested functions: their parent's cost (parents come first in source order).
+        for info in functions:
+            parent = info.parent
+            if parent is not None and parent.node in costs:
+                costs[info.node] = costs[parent.node]
+        return costs
+
+    @staticmethod
+    def _spread(
+        queue: deque[FunctionInfo],
+        callees: dict[FunctionInfo, list[FunctionInfo]],
+        costs: dict[FunctionNode, Cost],
+        per_step: bool,
+    ) -> None:
+        while queue:
+            caller = queue.popleft()
+            cost = costs[caller.node]
+            for callee in callees.get(caller, ()):
+                if callee.node in costs:
+                    continue
+                if per_step:
+                    costs[callee.node] = Cost(
+                        PER_STEP, cost.chain + (callee.node.name,)
+                    )
+                else:
+                    costs[callee.node] = cost
+                queue.append(callee)
+
+
+def _label(info: FunctionInfo) -> str:
+    return info.node.name
+
+
+def _call_graph(
+    functions: list[FunctionInfo],
+) -> dict[FunctionInfo, list[FunctionInfo]]:
+    """For each top-level function or method, the module's functions it may
+    call (its nested functions' calls included), in source order."""
+    module_functions: dict[str, FunctionInfo] = {}
+    methods: dict[ast.ClassDef, dict[str, FunctionInfo]] = {}
+    classes_by_name: dict[str, ast.ClassDef] = {}
+    by_method_name: dict[str, list[FunctionInfo]] = {}
+    for info in functions:
+        if info.parent is not None:
+            continue
+        if info.cls is None:
+            module_functions.setdefault(info.node.name, info)
+        else:
+            methods.setdefault(info.cls, {}).setdefault(info.node.name, info)
+            classes_by_name.setdefault(info.cls.name, info.cls)
+            by_method_name.setdefault(info.node.name, []).append(info)
+
+    # ``self.a = Class(...)`` and ``self.a = self.m`` in any method: what
+    # ``self.a.x()`` and ``self.a()`` call.
+    attribute_classes: dict[ast.ClassDef, dict[str, str]] = {}
+    attribute_methods: dict[ast.ClassDef, dict[str, list[str]]] = {}
+    for info in functions:
+        if info.cls is None or info.parent is not None:
+            continue
+        for node in ast.walk(info.node):
+            if not isinstance(node, ast.Assign):
+                continue
+            value = node.value
+            for target in node.targets:
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    continue
+                if (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and value.func.id in classes_by_name
+                ):
+                    attribute_classes.setdefault(info.cls, {})[target.attr] = (
+                        value.func.id
+                    )
+                elif (
+                    isinstance(value, ast.Attribute)
+                    and isinstance(value.value, ast.Name)
+                    and value.value.id == "self"
+                ):
+                    attribute_methods.setdefault(info.cls, {}).setdefault(
+                        target.attr, []
+                    ).append(value.attr)
+
+    def method_of(cls: ast.ClassDef, name: str) -> FunctionInfo | None:
+        """``cls.name``: defined in the class or in a base class of the
+        module, depth first as the MRO is for single inheritance. (A loop, not
+        recursion: a recursive closure is a reference cycle holding the tree.)"""
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            found = methods.get(current, {}).get(name)
+            if found is not None:
+                return found
+            seen.add(current.name)
+            for base in reversed(current.bases):
+                base_name = base.id if isinstance(base, ast.Name) else None
+                base_cls = classes_by_name.get(base_name) if base_name else None
+                if base_cls is not None and base_cls.name not in seen:
+                    stack.append(base_cls)
+        return None
+
+    def methods_named(cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
+        """What ``obj.name()`` may run for an instance of ``cls``: the method,
+        or the methods stored under that name (``self.update = self.update_single``)."""
+        found = method_of(cls, name)
+        aliased = [found] if found is not None else []
+        for other in attribute_methods.get(cls, {}).get(name, ()):
+            target = method_of(cls, other)
+            if target is not None:
+                aliased.append(target)
+        return aliased
+
+    def subclass_methods(cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
+        """Overrides of ``name`` in the module's subclasses of ``cls``: a
+        ``self.m()`` of a base class may run any of them."""
+        found = []
+        for other in by_method_name.get(name, ()):
+            other_cls = other.cls
+            if other_cls is not None and other_cls is not cls:
+                if _derives_from(other_cls, cls, classes_by_name):
+                    found.append(other)
+        return found
+
+    top_of: dict[FunctionNode, FunctionInfo] = {}
+    graph: dict[FunctionInfo, list[FunctionInfo]] = {}
+    for info in functions:
+        top = info
+        while top.parent is not None:
+            top = top.parent
+        top_of[info.node] = top
+        if info.parent is not None:
+            continue
+        targets: list[FunctionInfo] = []
+        for node in ast.walk(info.node):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name):
+                target = module_functions.get(func.id)
+                if target is not None:
+                    targets.append(target)
+                elif func.id in classes_by_name:  # constructing: __init__
+                    init = method_of(classes_by_name[func.id], "__init__")
+                    if init is not None:
+                        targets.append(init)
+            elif isinstance(func, ast.Attribute):
+                name = func.attr
+                receiver = func.value
+                if (
+                    isinstance(receiver, ast.Name)
+                    and receiver.id in ("self", "cls")
+                    and info.cls is not None
+                ):
+                    targets.extend(methods_named(info.cls, name))
+                    targets.extend(subclass_methods(info.cls, name))
+                elif isinstance(receiver, ast.Name) and receiver.id in classes_by_name:
+                    target = method_of(classes_by_name[receiver.id], name)
+                    if target is not None:
+                        targets.append(target)
+                elif (
+                    isinstance(receiver, ast.Call)
+                    and isinstance(receiver.func, ast.Name)
+                    and receiver.func.id == "super"
+                    and info.cls is not None
+                ):
+                    for base in info.cls.bases:
+                        if isinstance(base, ast.Name) and base.id in classes_by_name:
+                            target = method_of(classes_by_name[base.id], name)
+                            if target is not None:
+                                targets.append(target)
+                                break
+                elif (
+                    info.cls is not None
+                    and isinstance(receiver, ast.Attribute)
+                    and isinstance(receiver.value, ast.Name)
+                    and receiver.value.id == "self"
+                    and receiver.attr in attribute_classes.get(info.cls, {})
+                ):
+                    owner = classes_by_name[attribute_classes[info.cls][receiver.attr]]
+                    targets.extend(methods_named(owner, name))
+                else:
+                    candidates = by_method_name.get(name, ())
+                    if len(candidates) == 1 and not name.startswith("__"):
+                        targets.append(candidates[0])
+        graph[info] = targets
+    return graph
+
+
+def _derives_from(
+    cls: ast.ClassDef, base: ast.ClassDef, classes_by_name: dict[str, ast.ClassDef]
+) -> bool:
+    seen: set[str] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        for expr in current.bases:
+            name = expr.id if isinstance(expr, ast.Name) else None
+            if name is None or name in seen:
+                continue
+            seen.add(name)
+            if name == base.name:
+                return True
+            parent = classes_by_name.get(name)
+            if parent is not None:
+                stack.append(parent)
+    return False

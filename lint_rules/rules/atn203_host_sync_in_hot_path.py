@@ -1,0 +1,1020 @@
+"""ATN203 host-sync-in-hot-path."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections.abc import Iterator
+
+from lint_rules.analysis.hot_paths import Cost
+from lint_rules.analysis.nodes import TryStar
+from lint_rules.context import Context
+from lint_rules.diagnostics import Finding
+from lint_rules.rules.base import Invalid, Rule
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+#: Methods whose result is a host value (a Python number or list, a NumPy
+#: array, a host tensor).
+_TO_HOST_METHODS = frozenset({"item", "tolist", "cpu", "numpy", "pin_memory"})
+#: Methods that move a value to the device.
+_TO_DEVICE_METHODS = frozenset({"cuda", "to"})
+#: Reductions whose result, read on the host, is one sync each.
+_REDUCTIONS = frozenset(
+    {"sum", "max", "min", "amax", "amin", "mean", "prod", "any", "all", "argmax"}
+)
+#: Tensor methods that, in a truth test, make the host wait for the value.
+_TRUTH_METHODS = frozenset({"any", "all", "equal", "allclose", "is_nonzero"})
+_TRUTH_FUNCTIONS = frozenset(
+    {"torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.is_nonzero"}
+)
+#: Functions whose output size depends on the values: the host waits for them.
+_DATA_DEPENDENT_FUNCTIONS = {
+    "torch.nonzero": "torch.nonzero()",
+    "torch.argwhere": "torch.argwhere()",
+    "torch.unique": "torch.unique()",
+    "torch.unique_consecutive": "torch.unique_consecutive()",
+    "torch.masked_select": "torch.masked_select()",
+}
+_DATA_DEPENDENT_METHODS = frozenset(
+    {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
+)
+#: Factories whose result lives where ``device=`` says (the host without it).
+_FACTORIES = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.arange",
+        "torch.linspace",
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+    }
+)
+#: Functions whose result is always on the host.
+_HOST_FUNCTIONS = frozenset({"torch.from_numpy"})
+#: Builtins whose result is a Python value.
+_HOST_BUILTINS = frozenset(
+    {
+        "len",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "range",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "sorted",
+        "enumerate",
+        "zip",
+        "isinstance",
+        "hasattr",
+        "getattr",
+        "round",
+        "abs",
+        "divmod",
+        "min",
+        "max",
+        "sum",
+        "any",
+        "all",
+    }
+)
+_HOST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "list", "tuple", "dict"})
+
+#: Methods that read a tensor's metadata, not its elements: a host value.
+_METADATA_METHODS = frozenset(
+    {
+        "dim",
+        "size",
+        "numel",
+        "nelement",
+        "stride",
+        "element_size",
+        "data_ptr",
+        "is_contiguous",
+        "get_device",
+        "storage_offset",
+        "is_pinned",
+    }
+)
+
+#: Where a value lives: a host tensor or array, a Python value, the device.
+HOST, PYTHON, DEVICE, UNKNOWN = "host", "python", "device", "unknown"
+_ON_HOST = frozenset({HOST, PYTHON})
+
+
+class HostSyncInHotPath(Rule):
+    """## What it does
+    Checks for device-to-host synchronizations in functions that run per
+    step: `.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.to("cpu")`,
+    `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
+    `while`, `assert`, `and`/`or`/`not` (`if x.any():`), `nonzero`,
+    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`) and
+    `synchronize()`, on values not known to live on the host.
+
+    A function runs per step when its name matches `hot-path-methods`
+    (`forward`, `forward_*`, `init_forward_metadata*`, `*replay*`,
+    `*MetadataBuilder.build`, FlashInfer's `*Wrapper.plan`/`run`), or when
+    such a function of the module calls it (`self.m()`, `m()`); capture and
+    warm-up methods (`capture*`, `*_capture_*`, `*warmup*`), `__init__` and
+    the `graph-state-methods` run at start-up.
+
+    A value lives on the host when it is a Python number, list or literal,
+    the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
+    `torch.from_numpy`, a factory given no device or `device="cpu"`, a
+    local bound only to such values, or a name matching `host-tensor-names`
+    (`seq_lens_cpu`, `self.kv_indptr_host`).
+
+    Not reported: a branch taken when a CUDA graph is captured (`if
+    in_capture:`), what is evaluated only to be logged or raised
+    (`logger.warning(...)`, `raise ValueError(...)`), and a body the author
+    marks as an accepted sync (`with gpu_sync_allowed():`).
+
+    ## Why is this bad?
+    Each of these stalls the CPU until the GPU has finished every kernel
+    queued before it. In code that runs once per decode step, the CPU can
+    no longer run ahead to launch the next kernels, and the GPU idles while
+    the host prepares the next step. Serving engines chase these by hand:
+    removing syncs from attention metadata preparation is a common
+    throughput win. Not every removal wins (a host copy costs a transfer
+    too): the rule reports and explains, and does not rewrite.
+
+    The message names the sync and the chain of calls from the per-step
+    entry point (`forward_decode -> _update_metadata`). Where one function
+    reads several reductions of one tensor on the host, it says so: one
+    transfer of them all would do, or the host copy the function already
+    has (`seq_lens_cpu`) gives the values without waiting.
+
+    ## Example
+    ```python
+    class Backend:
+        def init_forward_metadata(self, batch):
+            max_len = batch.seq_lens.max().item()
+            self.metadata.max_seq_len_k = max_len
+    ```
+
+    ## Use instead
+    ```python
+    class Backend:
+        def init_forward_metadata(self, batch):
+            max_len = batch.seq_lens_cpu.max().item()
+            self.metadata.max_seq_len_k = max_len
+    ```
+
+    ## Fix safety
+    No fix: the cure (a host copy kept beside the device tensor, a value
+    computed on the host earlier) depends on code the rule cannot see.
+
+    ## Options
+    - `hot-path-methods`
+    - `graph-state-methods`
+    - `host-tensor-names`
+    """
+
+    code = "ATN203"
+    name = "host-sync-in-hot-path"
+    # Every finding is in a function: a text without one has nothing to report.
+    triggers = ("def",)
+    fix_availability = "none"
+    severity = "warning"
+
+    valid = (
+        # Start-up code.
+        "class B:\n    def __init__(self, lens):\n        self.n = lens.max().item()\n",
+        # Capture runs once per batch size, at start-up.
+        "class B:\n    def init_forward_metadata_capture_cuda_graph(self, lens):\n"
+        "        self.n = lens.max().item()\n",
+        # A host copy.
+        "class B:\n    def forward(self, batch):\n"
+        "        return batch.seq_lens_cpu.max().item()\n",
+        # A tensor made on the host.
+        "import torch\nclass B:\n    def forward(self, n):\n"
+        "        lens = torch.arange(n)\n        return lens.tolist()\n",
+        # Values derived from a host copy.
+        "import numpy as np\nclass B:\n    def forward(self, lens_cpu):\n"
+        "        host = np.asarray(lens_cpu.numpy())\n"
+        "        return host.tolist(), int(host[0])\n",
+        # A function nothing per step calls.
+        "def summarize(lens):\n    return lens.max().item()\n",
+        # A Python truth test.
+        "class B:\n    def forward(self, q, use_cache):\n"
+        "        if use_cache and q is not None:\n            return q\n",
+    )
+    invalid = (
+        Invalid(
+            "class B:\n    def init_forward_metadata(self, batch):\n"
+            "        self.max_len = batch.seq_lens.max().item()\n"
+        ),
+        # Reached from the entry point through a helper.
+        Invalid(
+            "class B:\n    def forward_decode(self, q, lens):\n"
+            "        self._update(lens)\n"
+            "    def _update(self, lens):\n        self.n = lens.tolist()\n"
+        ),
+        # A truth test, boolean-mask indexing, and an explicit synchronize.
+        Invalid(
+            "import torch\nclass B:\n    def forward(self, q, lens):\n"
+            "        if (lens > 0).any():\n            q = q[lens > 0]\n"
+            "        torch.cuda.synchronize()\n        return q\n",
+            count=3,
+        ),
+        # Several reductions of one tensor: one transfer would do.
+        Invalid(
+            "class B:\n    def forward(self, lens):\n"
+            "        return lens.max().item(), lens.min().item()\n",
+            count=2,
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        hot_paths = ctx.hot_paths
+        host_names = _host_name_matcher(ctx.options.host_tensor_names)
+        for info in model.functions:
+            cost = hot_paths.cost(info.node)
+            if not cost.per_step:
+                continue
+            provenance = _Provenance(info.node, model.scope(info.node), host_names)
+            yield from self._check_function(ctx, info.node, cost, provenance)
+
+    def _check_function(
+        self, ctx: Context, function: ast.AST, cost: Cost, where: _Provenance
+    ) -> Iterator[Finding]:
+        syncs: list[tuple[ast.AST, str, ast.expr | None]] = []
+        for node in _own_nodes(function, where):
+            found = where.sync(node)
+            if found is not None:
+                syncs.append((node, *found))
+        if not syncs:
+            return
+        chain = " -> ".join(cost.chain)
+        reduced: dict[str, list[str]] = {}
+        for _, _, base in syncs:
+            key = _reduction_key(base)
+            if key is not None:
+                reduced.setdefault(key[0], []).append(key[1])
+        for node, what, base in syncs:
+            if what == "(a tensor's truth value)" and base is not None:
+                node, base = base, None  # point at the test
+            message = (
+                f"Host sync {what} in per-step code ({chain}): the CPU waits "
+                "for the GPU"
+            )
+            hint = where.host_copy_hint(base)
+            key = _reduction_key(base)
+            if hint is not None:
+                message += f"; the function already has `{hint}` on the host"
+            elif key is not None and len(set(reduced[key[0]])) > 1:
+                kinds = ", ".join(sorted(set(reduced[key[0]])))
+                message += (
+                    f"; `{key[0]}` is reduced {len(reduced[key[0]])} times here "
+                    f"({kinds}): one transfer would do "
+                    f"(`torch.stack([...]).tolist()`)"
+                )
+            yield ctx.report(self, node, message)
+
+
+def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+
+def _own_nodes(
+    function: ast.AST, where: _Provenance | None = None
+) -> Iterator[ast.AST]:
+    """The nodes of the function's own code (not nested functions, classes
+    or lambdas), decorators and annotations left out. With ``where``, the
+    code where a sync is not worth a report is left out too: what runs at
+    CUDA-graph capture only (``if in_capture:``), code the author marks as
+    an accepted sync (``with gpu_sync_allowed():``), and what is
+    evaluated only to be logged or raised (``logger.warning(...)``,
+    ``raise ValueError(...)``)."""
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if where is not None:
+            if isinstance(node, ast.Raise) or _is_logging_call(node):
+                continue
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                _allows_sync(item.context_expr) for item in node.items
+            ):
+                continue
+        yield node
+        if where is not None and isinstance(node, (ast.If, ast.IfExp)):
+            skipped = _skipped_branch(node.test, where)
+            if skipped is not None:
+                body, orelse = (
+                    (node.body, node.orelse)
+                    if isinstance(node, ast.If)
+                    else ([node.body], [node.orelse])
+                )
+                stack.append(node.test)
+                stack.extend(reversed(orelse if skipped == "body" else body))
+                continue
+        if isinstance(node, ast.AnnAssign):
+            children = [node.target] + ([node.value] if node.value else [])
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+
+
+def _skipped_branch(test: ast.expr, where: _Provenance) -> str | None:
+    """ "body" or "orelse": the branch of an ``if`` whose syncs are not worth
+    a report: it runs when a CUDA graph is captured, at start-up. (A branch
+    taken when a host copy is missing, ``if seq_lens_cpu is None:``, is
+    reported: whether callers pass the copy is theirs to say.)"""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if _mentions_capture(test):
+        return "orelse" if negated else "body"
+    return None
+
+
+#: Objects whose methods write logs (``logger.warning(...)``, ``log.debug``).
+_LOGGERS = ("logger", "logging", "log", "_logger", "LOGGER", "warnings")
+
+
+def _is_logging_call(node: ast.AST) -> bool:
+    """``logger.warning(...)`` and the like: a message built on a path that
+    reports a problem, not the step's work."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    name = (
+        owner.id
+        if isinstance(owner, ast.Name)
+        else owner.attr
+        if isinstance(owner, ast.Attribute)
+        else ""
+    )
+    return name in _LOGGERS
+
+
+def _allows_sync(manager: ast.expr) -> bool:
+    """A context manager that marks its body as an accepted sync
+    (``with gpu_sync_allowed():``)."""
+    if isinstance(manager, ast.Call):
+        manager = manager.func
+    name = (
+        manager.id
+        if isinstance(manager, ast.Name)
+        else manager.attr
+        if isinstance(manager, ast.Attribute)
+        else ""
+    ).lower()
+    return "sync" in name and "allow" in name
+
+
+def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
+    """The nodes of the function's own code, each with its path of branches:
+    ``((id(if), 0, False), ...)`` for the body of an ``if`` (1 for its
+    ``else``), ``(id(loop), 0, True)`` for a loop body, the arms of a ``try``
+    and of a ``match`` likewise. Expressions have their statement's path."""
+    stack: list[tuple[ast.AST, tuple]] = [
+        (stmt, ())
+        for stmt in reversed(function.body)  # type: ignore[attr-defined]
+    ]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        yield node, path
+        arms: list[tuple[list[ast.AST], tuple]] = []
+        if isinstance(node, ast.If):
+            arms = [
+                (node.body, path + ((id(node), 0, False),)),
+                (node.orelse, path + ((id(node), 1, False),)),
+            ]
+            heads: list[ast.AST] = [node.test]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            arms = [
+                (node.body, path + ((id(node), 0, True),)),
+                (node.orelse, path + ((id(node), 1, False),)),
+            ]
+            heads = (
+                [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+            )
+        elif isinstance(node, (ast.Try, TryStar)):
+            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False),)))
+            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+            arms.append((node.finalbody, path))  # type: ignore[attr-defined]
+            heads = []
+        elif isinstance(node, ast.Match):
+            arms = [
+                ([case], path + ((id(node), number, False),))
+                for number, case in enumerate(node.cases)
+            ]
+            heads = [node.subject]
+        if arms:
+            for block, block_path in reversed(arms):
+                stack.extend((child, block_path) for child in reversed(block))
+            stack.extend((head, path) for head in reversed(heads))
+            continue
+        if isinstance(node, ast.AnnAssign):
+            children = [node.target] + ([node.value] if node.value else [])
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend((child, path) for child in reversed(children))
+
+
+def _mentions_capture(test: ast.expr) -> bool:
+    """Whether a branch's test says "CUDA-graph capture" (``in_capture``,
+    ``self.is_capturing``, ``torch.cuda.is_current_stream_capturing()``),
+    alone or negated."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Call) and not test.args:
+        test = test.func
+    name = (
+        test.id
+        if isinstance(test, ast.Name)
+        else test.attr
+        if isinstance(test, ast.Attribute)
+        else ""
+    )
+    return "captur" in name.lower()
+
+
+def _dotted(expr: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes (None otherwise)."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def _reduction_key(base: ast.expr | None) -> tuple[str, str] | None:
+    """(``lens``, ``max``) for a sync of ``lens.max()``."""
+    if (
+        isinstance(base, ast.Call)
+        and isinstance(base.func, ast.Attribute)
+        and base.func.attr in _REDUCTIONS
+        and not base.args
+    ):
+        name = _dotted(base.func.value)
+        if name is not None:
+            return name, base.func.attr
+    return None
+
+
+class _Provenance:
+    """Where the values of one function live: the host, the device or unknown
+    (by what its locals are bound to, flow-insensitively: a local is on the
+    host when every binding of it is)."""
+
+    def __init__(
+        self, function: ast.AST, scope: object, host_names: re.Pattern[str] | None
+    ) -> None:
+        self.scope = scope
+        self.host_names = host_names
+        # name -> [(value, branch path, position)] of each binding
+        self.bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
+        self.params: dict[str, ast.expr | None] = {}
+        self.names_used: set[str] = set()
+        # id of a Name that is read -> (its branch path, its position)
+        self._uses: dict[int, tuple[tuple, tuple[int, int]]] = {}
+        args = function.args  # type: ignore[attr-defined]
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:
+            self.params[arg.arg] = arg.annotation
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                self.params[extra.arg] = None
+        for node, path in _nodes_with_branches(function):
+            position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value, path, position)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._bind(node.target, node.value, path, position)
+            elif isinstance(node, ast.AugAssign):
+                self._bind(node.target, node.value, path, position)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                self._bind(node.target, _loop_item(node.iter), path, position)
+            elif isinstance(node, ast.comprehension):
+                self._bind(node.target, _loop_item(node.iter), path, (0, 0))
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, node.value, path, position)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, None, path, position)
+            elif isinstance(node, ast.Name):
+                self.names_used.add(node.id)
+                if isinstance(node.ctx, ast.Load):
+                    self._uses[id(node)] = (path, position)
+            elif isinstance(node, ast.Attribute):
+                self.names_used.add(node.attr)
+        self._memo: dict[tuple, str] = {}
+
+    def _bind(
+        self, target: ast.AST, value: object, path: tuple, position: tuple[int, int]
+    ) -> None:
+        if isinstance(target, ast.Name):
+            self.bindings.setdefault(target.id, []).append((value, path, position))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = (
+                value.elts
+                if isinstance(value, (ast.Tuple, ast.List))
+                and len(value.elts) == len(target.elts)
+                else None
+            )
+            for index, element in enumerate(target.elts):
+                if values is not None:
+                    self._bind(element, values[index], path, position)
+                else:
+                    # One of several results: host when the whole is.
+                    part = _Part(value) if value is not None else None  # type: ignore[arg-type]
+                    self._bind(element, part, path, position)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, None, path, position)
+
+    def values_of(self, name: str) -> list[object]:
+        return [value for value, _, _ in self.bindings.get(name, ())]
+
+    def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
+        """The bindings of ``name`` that may reach ``use`` (indexes into
+        ``bindings[name]``), by branch structure and source order: the last
+        one before it on its own path of branches, and those after that in
+        branches nested in that path. Inside a loop, or without a use: all."""
+        found = self.bindings.get(name, [])
+        every = list(range(len(found)))
+        where = self._uses.get(id(use)) if use is not None else None
+        if where is None:
+            return every
+        path, position = where
+        if any(is_loop for _, _, is_loop in path):
+            return every
+        before = [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if at < position and bound[: len(path)] == path[: len(bound)]
+        ]
+        on_path = [
+            index for index in before if found[index][1] == path[: len(found[index][1])]
+        ]
+        if not on_path:
+            return every
+        last = on_path[-1]
+        return [index for index in before if index >= last]
+
+    # ------------------------------------------------------------ where values live
+
+    def is_host_name(self, name: str) -> bool:
+        return self.host_names is not None and self.host_names.match(name) is not None
+
+    def where(self, expr: ast.expr | None, depth: int = 0) -> str:
+        if expr is None or depth > 20:
+            return UNKNOWN
+        if isinstance(expr, _Part):
+            whole = self.where(expr.whole, depth + 1)
+            return whole if whole in _ON_HOST else UNKNOWN
+        if isinstance(
+            expr,
+            (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set),
+        ):
+            return PYTHON
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            return PYTHON
+        if isinstance(expr, ast.Name):
+            return self._where_name(expr.id, depth, expr)
+        if isinstance(expr, ast.Attribute):
+            if self.is_host_name(expr.attr):
+                return HOST
+            if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):
+                return PYTHON
+            return UNKNOWN
+        if isinstance(expr, ast.Subscript):
+            return self.where(expr.value, depth + 1)
+        if isinstance(expr, ast.Starred):
+            return self.where(expr.value, depth + 1)
+        if isinstance(expr, ast.UnaryOp):
+            return self.where(expr.operand, depth + 1)
+        if isinstance(expr, ast.BinOp):
+            return _operands(
+                self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)
+            )
+        if isinstance(expr, ast.BoolOp):
+            return _join(*(self.where(value, depth + 1) for value in expr.values))
+        if isinstance(expr, ast.Compare):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in expr.ops
+            ):
+                return HOST
+            return _operands(
+                *(
+                    self.where(value, depth + 1)
+                    for value in [expr.left, *expr.comparators]
+                )
+            )
+        if isinstance(expr, ast.IfExp):
+            return _join(
+                self.where(expr.body, depth + 1), self.where(expr.orelse, depth + 1)
+            )
+        if isinstance(expr, ast.Call):
+            return self._where_call(expr, depth)
+        return UNKNOWN
+
+    def _where_name(self, name: str, depth: int, use: ast.Name | None = None) -> str:
+        if self.is_host_name(name):
+            return HOST
+        reaching = self._reaching(name, use)
+        key = (name, tuple(reaching))
+        memo = self._memo.get(key)
+        if memo is not None:
+            return memo
+        self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
+        found = self.bindings.get(name)
+        if found is None:
+            if name in self.params:
+                annotation = self.params[name]
+                result = (
+                    PYTHON
+                    if annotation is not None and _host_annotation(annotation)
+                    else UNKNOWN
+                )
+            else:
+                result = UNKNOWN
+        else:
+            values = [found[index][0] for index in reaching]
+            if name in self.params and len(reaching) == len(found):
+                values = [*values, None]
+            result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+        self._memo[key] = result
+        return result
+
+    def _where_call(self, call: ast.Call, depth: int) -> str:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method in ("item", "tolist"):
+                return PYTHON
+            if method in _TO_HOST_METHODS:
+                return HOST
+            if method == "to":
+                if _to_cpu(call):
+                    return HOST
+                if _is_dtype_cast(call):
+                    return self.where(func.value, depth + 1)
+                return DEVICE
+            if method == "cuda":
+                return DEVICE
+            if method in _METADATA_METHODS:
+                return PYTHON
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None:
+                return self._where_function(qualified, call, depth)
+            # A method of a value: where that value is.
+            receiver = self.where(func.value, depth + 1)
+            return (
+                HOST
+                if receiver in _ON_HOST
+                else (DEVICE if receiver == DEVICE else UNKNOWN)
+            )
+        if isinstance(func, ast.Name):
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None and qualified != func.id:
+                return self._where_function(qualified, call, depth)
+            if func.id in _HOST_BUILTINS and self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+                return PYTHON
+        return UNKNOWN
+
+    def _where_function(self, qualified: str, call: ast.Call, depth: int) -> str:
+        if qualified.startswith("math."):
+            return PYTHON
+        if qualified.startswith("numpy.") or qualified in _HOST_FUNCTIONS:
+            return HOST
+        if qualified in _FACTORIES or qualified.endswith("_like"):
+            for keyword in call.keywords:
+                if keyword.arg == "device":
+                    device = keyword.value
+                    if isinstance(device, ast.Attribute) and device.attr == "device":
+                        # ``device=x.device``: where ``x`` is.
+                        return self.where(device.value, depth + 1)
+                    return HOST if _is_cpu(device) else DEVICE
+            if qualified.endswith("_like") and call.args:
+                return self.where(call.args[0], depth + 1)
+            return HOST
+        if qualified.startswith("torch."):
+            places = [self.where(arg, depth + 1) for arg in call.args]
+            tensors = [place for place in places if place not in _ON_HOST]
+            if not call.args:
+                return UNKNOWN
+            if not tensors:
+                # Every argument on the host (Python values or host tensors).
+                return HOST if HOST in places else _join(*places)
+            return _operands(*places)
+        return UNKNOWN
+
+    # --------------------------------------------------------------------- syncs
+
+    def sync(self, node: ast.AST) -> tuple[str, ast.expr | None] | None:
+        """(what, base) when ``node`` makes the host wait for a device value."""
+        if isinstance(node, ast.Call):
+            return self._sync_call(node)
+        if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+            if self._tensor_truth(node.test):
+                return "(a tensor's truth value)", node.test
+        if isinstance(node, ast.BoolOp):
+            for value in node.values[:-1]:
+                if self._tensor_truth(value):
+                    return "(a tensor's truth value)", None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            if self._tensor_truth(node.operand):
+                return "(a tensor's truth value)", None
+        if isinstance(node, ast.Subscript) and self._boolean_mask(node):
+            return "(boolean-mask indexing)", None
+        return None
+
+    def _sync_call(self, call: ast.Call) -> tuple[str, ast.expr | None] | None:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = func.value
+            if method in ("item", "tolist", "numpy") and not call.args:
+                if self.where(receiver) not in _ON_HOST:
+                    return f"`.{method}()`", receiver
+                return None
+            if method == "cpu" and not call.args and not call.keywords:
+                if self.where(receiver) not in _ON_HOST:
+                    return "`.cpu()`", receiver
+                return None
+            if method == "to" and _to_cpu(call) and not _non_blocking(call):
+                if self.where(receiver) not in _ON_HOST:
+                    return '`.to("cpu")`', receiver
+                return None
+            if method == "synchronize" and not call.args:
+                return f"`{_dotted(func) or 'synchronize'}()`", None
+            if method in _DATA_DEPENDENT_METHODS:
+                qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+                if qualified in _DATA_DEPENDENT_FUNCTIONS:
+                    if call.args and self.where(call.args[0]) not in _ON_HOST:
+                        return f"`{_DATA_DEPENDENT_FUNCTIONS[qualified]}`", call.args[0]
+                    return None
+                if qualified is None and self.where(receiver) not in _ON_HOST:
+                    if _looks_like_tensor(receiver, self):
+                        return f"`.{method}()`", receiver
+                return None
+        if isinstance(func, ast.Name) and func.id in ("int", "float", "bool"):
+            if (
+                len(call.args) == 1
+                and not call.keywords
+                and self.scope.is_builtin(func.id)  # type: ignore[attr-defined]
+            ):
+                arg = call.args[0]
+                if self.where(arg) == DEVICE or (
+                    self.where(arg) == UNKNOWN and _tensor_result(arg, self)
+                ):
+                    return f"`{func.id}()` of a tensor", arg
+        return None
+
+    def _tensor_truth(self, test: ast.expr) -> bool:
+        """Whether ``test`` is a tensor (not a Python value) as a truth value."""
+        if isinstance(test, ast.BoolOp):
+            return False  # its operands are judged on their own
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return False
+        if isinstance(test, ast.Call):
+            func = test.func
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified in _TRUTH_FUNCTIONS:
+                return self.where(test) not in _ON_HOST
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in _TRUTH_METHODS
+                and qualified is None
+            ):
+                return self.where(func.value) not in _ON_HOST and _looks_like_tensor(
+                    func.value, self
+                )
+            return False
+        if isinstance(test, ast.Compare):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in test.ops
+            ):
+                return False
+            if self.where(test) in _ON_HOST:
+                return False
+            return any(
+                _tensor_result(value, self) or self.where(value) == DEVICE
+                for value in [test.left, *test.comparators]
+            )
+        if isinstance(test, ast.Name):
+            return self.where(test) == DEVICE
+        return False
+
+    def _boolean_mask(self, node: ast.Subscript) -> bool:
+        index = node.slice
+        if self.where(node.value) in _ON_HOST:
+            return False
+        if isinstance(index, ast.Compare):
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in index.ops
+            ):
+                return False
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(
+                index.left, self
+            )
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+            return self.where(index) not in _ON_HOST and _looks_like_tensor(
+                index.operand, self
+            )
+        if isinstance(index, ast.Name):
+            values = self.values_of(index.id)
+            if not values or index.id in self.params:
+                return False
+            return all(
+                isinstance(value, ast.Compare)
+                and not any(
+                    isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                    for op in value.ops
+                )
+                and self.where(value) not in _ON_HOST
+                and _looks_like_tensor(value.left, self)
+                for value in values
+            )
+        return False
+
+    def host_copy_hint(self, base: ast.expr | None) -> str | None:
+        """The name of a host copy of ``base`` the function already reads
+        (``seq_lens_cpu`` for ``seq_lens``, ``forward_batch.seq_lens``)."""
+        root = base
+        while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute):
+            root = root.func.value
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        name = (
+            root.id
+            if isinstance(root, ast.Name)
+            else root.attr
+            if isinstance(root, ast.Attribute)
+            else None
+        )
+        if name is None or self.host_names is None:
+            return None
+        for suffix in ("_cpu", "_host"):
+            candidate = name + suffix
+            if candidate in self.names_used and self.is_host_name(candidate):
+                return candidate
+        return None
+
+
+class _Part:
+    """One element of a value unpacked into several targets, or an item of
+    a loop over it: on the host when the whole is."""
+
+    __slots__ = ("whole",)
+
+    def __init__(self, whole: ast.expr) -> None:
+        self.whole = whole
+
+
+def _loop_item(iterable: ast.expr) -> ast.expr:
+    """What a loop over ``iterable`` binds, for where it lives: the items of
+    a host value are on the host (``range``, a list, ``.tolist()``)."""
+    return _Part(iterable)
+
+
+def _join(*places: str) -> str:
+    if not places:
+        return UNKNOWN
+    if all(place == PYTHON for place in places):
+        return PYTHON
+    if all(place in _ON_HOST for place in places):
+        return HOST
+    if DEVICE in places:
+        return DEVICE
+    return UNKNOWN
+
+
+def _operands(*places: str) -> str:
+    """Where the result of an operation on values in ``places`` is: a host
+    tensor combined with values not known to be on the device stays on the
+    host (a device operand of more than one element would be an error)."""
+    if DEVICE in places:
+        return DEVICE
+    if HOST in places:
+        return HOST
+    if all(place == PYTHON for place in places):
+        return PYTHON
+    return UNKNOWN
+
+
+def _host_annotation(annotation: ast.expr) -> bool:
+    if isinstance(annotation, ast.Name):
+        return annotation.id in _HOST_ANNOTATIONS
+    if isinstance(annotation, ast.Subscript):
+        return _host_annotation(annotation.value)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.split("[")[0].strip() in _HOST_ANNOTATIONS
+    if isinstance(annotation, ast.BinOp):  # int | None
+        return all(
+            _host_annotation(side) or _is_none(side)
+            for side in (annotation.left, annotation.right)
+        )
+    return False
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _is_cpu(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) and expr.value.split(":")[0] == "cpu"
+    if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
+        return bool(expr.args) and _is_cpu(expr.args[0])
+    return False
+
+
+def _to_cpu(call: ast.Call) -> bool:
+    if call.args and _is_cpu(call.args[0]):
+        return True
+    return any(
+        keyword.arg == "device" and _is_cpu(keyword.value) for keyword in call.keywords
+    )
+
+
+def _non_blocking(call: ast.Call) -> bool:
+    return any(
+        keyword.arg == "non_blocking"
+        and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        for keyword in call.keywords
+    )
+
+
+def _is_dtype_cast(call: ast.Call) -> bool:
+    """``x.to(torch.int32)``, ``x.to(dtype=...)``: no change of device."""
+    if any(keyword.arg == "device" for keyword in call.keywords):
+        return False
+    if call.args:
+        first = call.args[0]
+        dotted = _dotted(first)
+        return dotted is not None and (
+            dotted.startswith("torch.") or "dtype" in dotted.lower()
+        )
+    return any(keyword.arg == "dtype" for keyword in call.keywords)
+
+
+def _tensor_result(expr: ast.expr, where: _Provenance) -> bool:
+    """Whether ``expr`` computes a tensor from a value not on the host: a
+    reduction or an element of one (``lens.max()``, ``indptr[-1]`` of a
+    local tensor), a torch function's result."""
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in _REDUCTIONS:
+            qualified = where.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is None:
+                return where.where(func.value) not in _ON_HOST and _looks_like_tensor(
+                    func.value, where
+                )
+            return qualified.startswith("torch.") and where.where(expr) not in _ON_HOST
+        return False
+    if isinstance(expr, ast.Subscript):
+        return where.where(expr.value) == DEVICE
+    return False
+
+
+def _looks_like_tensor(expr: ast.expr, where: _Provenance) -> bool:
+    """Not a Python value for all the function shows: a device value, a
+    tensor method's or torch function's result, a parameter or attribute
+    that is not annotated as a Python type, or an element of one."""
+    place = where.where(expr)
+    if place == DEVICE:
+        return True
+    if place in _ON_HOST:
+        return False
+    if isinstance(expr, ast.Compare):
+        return _looks_like_tensor(expr.left, where)
+    if isinstance(expr, ast.BinOp):
+        return _looks_like_tensor(expr.left, where) or _looks_like_tensor(
+            expr.right, where
+        )
+    while isinstance(expr, (ast.Subscript, ast.Call)):
+        expr = expr.value if isinstance(expr, ast.Subscript) else expr.func
+        if isinstance(expr, ast.Attribute) and isinstance(
+            getattr(expr, "ctx", None), ast.Load
+        ):
+            expr = expr.value
+    return isinstance(expr, (ast.Name, ast.Attribute))

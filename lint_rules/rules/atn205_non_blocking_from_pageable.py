@@ -1,0 +1,426 @@
+"""ATN205 non-blocking-from-pageable."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections.abc import Iterator
+
+from lint_rules.context import Context
+from lint_rules.diagnostics import Finding
+from lint_rules.rules.base import Invalid, Rule
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+#: Factories that allocate on the host unless given a device, pinned only
+#: with ``pin_memory=True``.
+_FACTORIES = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.arange",
+        "torch.linspace",
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+    }
+)
+#: Functions whose result is a new host tensor when their tensor inputs are
+#: host tensors (``torch.cat`` of host lengths, ``torch.cumsum`` of them).
+_HOST_OPS_PREFIX = "torch."
+#: Methods whose result may be the receiver itself or a view of it (a cast
+#: to the dtype it has returns it): memory of the receiver's kind.
+_SELF_OR_VIEW_METHODS = frozenset(
+    {
+        "to",
+        "int",
+        "long",
+        "float",
+        "half",
+        "bfloat16",
+        "type",
+        "view",
+        "reshape",
+        "contiguous",
+        "flatten",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "narrow",
+        "t",
+        "transpose",
+        "permute",
+    }
+)
+#: Methods whose result is new memory: on the host when the receiver is,
+#: and pageable (torch never pins a result).
+_NEW_TENSOR_METHODS = frozenset(
+    {
+        "clone",
+        "cumsum",
+        "diff",
+        "sum",
+        "repeat",
+        "repeat_interleave",
+        "index_select",
+        "nonzero",
+        "masked_fill",
+        "clamp",
+        "argsort",
+        "new_tensor",
+        "new_zeros",
+        "new_empty",
+        "new_full",
+    }
+)
+
+#: Host memory whose pinning is unknown (a name matching ``host-tensor-names``).
+PAGEABLE, PINNED, HOST, UNKNOWN = "pageable", "pinned", "host", "unknown"
+#: A local's value computed from the local itself (``x = x.cumsum(0)``):
+#: the other bindings decide.
+CYCLE = "cycle"
+_ON_HOST = frozenset({PAGEABLE, PINNED, HOST})
+
+
+class NonBlockingFromPageable(Rule):
+    """## What it does
+    Checks for host-to-device copies asked to be asynchronous
+    (`t.to(device, non_blocking=True)`, `t.cuda(non_blocking=True)`,
+    `dst.copy_(t, non_blocking=True)`) whose source was made in host memory
+    that is not pinned: a factory given no device and no `pin_memory=True`
+    (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy`, a
+    `.cpu()` or `.to("cpu")` result, or host arithmetic on such a tensor
+    (`torch.cat`, `+`, `.to(torch.int32)`), in the same function.
+
+    ## Why is this bad?
+    CUDA copies asynchronously only from page-locked (pinned) memory. From
+    pageable memory the driver first stages the data through a pinned
+    buffer, and `non_blocking=True` silently becomes a synchronous copy: the
+    CPU waits, and the overlap the code asks for does not happen. The flag
+    documents an intention the memory does not allow.
+
+    ## Example
+    ```python
+    def plan(lengths, device):
+        indptr = torch.tensor(lengths, dtype=torch.int32)
+        return indptr.to(device, non_blocking=True)
+    ```
+
+    ## Use instead
+    ```python
+    def plan(lengths, device):
+        indptr = torch.tensor(lengths, dtype=torch.int32, pin_memory=True)
+        return indptr.to(device, non_blocking=True)
+    ```
+
+    ## Fix safety
+    No fix: pinning costs an allocation of page-locked memory (and a pinned
+    buffer reused across steps must not be written while a copy from it is
+    in flight), a trade the rule cannot weigh.
+
+    ## Options
+    - `host-tensor-names` (host memory whose pinning is unknown: what the
+      function computes from it is new, pageable memory)
+    """
+
+    code = "ATN205"
+    name = "non-blocking-from-pageable"
+    triggers = ("non_blocking",)
+    fix_availability = "none"
+    severity = "warning"
+
+    valid = (
+        # Pinned.
+        "import torch\ndef f(x, d):\n"
+        "    t = torch.tensor(x, pin_memory=True)\n    return t.to(d, non_blocking=True)\n",
+        "import torch\ndef f(x, d):\n"
+        "    t = torch.tensor(x).pin_memory()\n    return t.to(d, non_blocking=True)\n",
+        # Made on the device.
+        "import torch\ndef f(n, d):\n"
+        "    t = torch.zeros(n, device=d)\n    return t.to(d, non_blocking=True)\n",
+        # Where the source was made is not known here.
+        "def f(t, d):\n    return t.to(d, non_blocking=True)\n",
+        # Blocking.
+        "import torch\ndef f(x, d):\n    return torch.tensor(x).to(d)\n",
+        # A copy to the host.
+        "import torch\ndef f(x):\n    return torch.tensor(x).to('cpu', non_blocking=True)\n",
+    )
+    invalid = (
+        Invalid(
+            "import torch\ndef f(lengths, device):\n"
+            "    indptr = torch.tensor(lengths, dtype=torch.int32)\n"
+            "    return indptr.to(device, non_blocking=True)\n"
+        ),
+        Invalid(
+            "import torch\nimport numpy as np\ndef f(a, out):\n"
+            "    out.copy_(torch.from_numpy(np.asarray(a)), non_blocking=True)\n"
+        ),
+        # Host arithmetic on a `.cpu()` copy.
+        Invalid(
+            "import torch\ndef f(lens):\n    host = lens.cpu()\n"
+            "    indptr = torch.cumsum(host, 0)\n"
+            "    return indptr.cuda(non_blocking=True)\n"
+        ),
+    )
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        model = ctx.model
+        patterns = ctx.options.host_tensor_names
+        host_names = (
+            re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+            if patterns
+            else None
+        )
+        for info in model.functions:
+            memory = _Memory(info.node, model.scope(info.node), host_names)
+            for node in _own_nodes(info.node):
+                if isinstance(node, ast.Call) and _non_blocking(node):
+                    source = _copied_source(node)
+                    if source is None:
+                        continue
+                    made = memory.made_pageable(source)
+                    if made is not None:
+                        message = (
+                            "Non-blocking copy from pageable host memory: the source "
+                            f"{made} without `pin_memory=True`, so the copy is "
+                            "synchronous"
+                        )
+                        yield ctx.report(self, node, message)
+
+
+def _non_blocking(call: ast.Call) -> bool:
+    """``non_blocking=`` anything but a literal false (a flag passed on,
+    ``non_blocking=non_blocking``, asks for an asynchronous copy too)."""
+    return any(
+        keyword.arg == "non_blocking"
+        and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        for keyword in call.keywords
+    )
+
+
+def _copied_source(call: ast.Call) -> ast.expr | None:
+    """The tensor a host-to-device copy reads: the receiver of ``.to(device)``
+    and ``.cuda()``, the first argument of ``copy_``."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    if func.attr == "cuda":
+        return func.value
+    if func.attr == "copy_" and call.args:
+        return call.args[0]
+    if func.attr == "to":
+        target = call.args[0] if call.args else None
+        for keyword in call.keywords:
+            if keyword.arg == "device":
+                target = keyword.value
+        if target is None or _is_cpu(target) or _is_dtype(target):
+            return None
+        return func.value
+    return None
+
+
+def _is_cpu(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) and expr.value.split(":")[0] == "cpu"
+    if isinstance(expr, ast.Call) and expr.args:
+        return _is_cpu(expr.args[0])
+    return False
+
+
+def _is_dtype(expr: ast.expr) -> bool:
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+    name = ".".join(reversed(parts))
+    return name.startswith("torch.") and not name.startswith("torch.device")
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+class _Memory:
+    """What memory the values of one function were made in, as far as its
+    own code shows (a local: every binding of it the same)."""
+
+    def __init__(
+        self, function: ast.AST, scope: object, host_names: re.Pattern[str] | None
+    ) -> None:
+        self.scope = scope
+        self.host_names = host_names
+        self.bindings: dict[str, list[ast.expr | None]] = {}
+        args = function.args  # type: ignore[attr-defined]
+        self.params = {
+            arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs
+        }
+        for node in _own_nodes(function):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                if isinstance(node.target, ast.Name):
+                    value = node.value if not isinstance(node, ast.AugAssign) else None
+                    self.bindings.setdefault(node.target.id, []).append(value)
+            elif isinstance(node, (ast.For, ast.comprehension, ast.With)):
+                targets = (
+                    [item.optional_vars for item in node.items]
+                    if isinstance(node, ast.With)
+                    else [node.target]
+                )
+                for target in targets:
+                    for name in ast.walk(target) if target is not None else ():
+                        if isinstance(name, ast.Name):
+                            self.bindings.setdefault(name.id, []).append(None)
+        self._memo: dict[str, tuple[str, str]] = {}
+
+    def _bind(self, target: ast.AST, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self.bindings.setdefault(target.id, []).append(value)
+        else:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    self.bindings.setdefault(name.id, []).append(None)
+
+    def made_pageable(self, expr: ast.expr) -> str | None:
+        """How ``expr`` was made, when in pageable host memory (``was made by
+        `torch.tensor(...)` at line 3``); None when pinned, on the device or
+        not known."""
+        kind, how = self._memory(expr, 0)
+        return how if kind == PAGEABLE else None
+
+    def _memory(self, expr: ast.expr | None, depth: int) -> tuple[str, str]:
+        if expr is None or depth > 20:
+            return UNKNOWN, ""
+        if isinstance(expr, ast.Name):
+            return self._memory_of_name(expr.id, depth)
+        if isinstance(expr, ast.Attribute):
+            if self._host_name(expr.attr):
+                return HOST, ""
+            return UNKNOWN, ""
+        if isinstance(expr, ast.Subscript):
+            return self._memory(expr.value, depth + 1)
+        if isinstance(expr, ast.UnaryOp):
+            return self._new(
+                [self._memory(expr.operand, depth + 1)],
+                f"was computed on the host at line {expr.lineno}",
+            )
+        if isinstance(expr, ast.BinOp):
+            return self._new(
+                [
+                    self._memory(expr.left, depth + 1),
+                    self._memory(expr.right, depth + 1),
+                ],
+                f"was computed on the host at line {expr.lineno}",
+            )
+        if isinstance(expr, ast.Call):
+            return self._memory_of_call(expr, depth)
+        return UNKNOWN, ""
+
+    def _memory_of_name(self, name: str, depth: int) -> tuple[str, str]:
+        memo = self._memo.get(name)
+        if memo is not None:
+            return memo
+        self._memo[name] = (CYCLE, "")
+        values = self.bindings.get(name)
+        if not values or name in self.params:
+            result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
+        else:
+            found = [self._memory(value, depth + 1) for value in values]
+            found = [item for item in found if item[0] != CYCLE]
+            if not found:
+                result = (UNKNOWN, "")
+            elif all(kind == PAGEABLE for kind, _ in found):
+                result = (PAGEABLE, f"`{name}` {found[0][1]}")
+            elif all(kind in _ON_HOST for kind, _ in found):
+                result = (HOST, "")
+            else:
+                result = (UNKNOWN, "")
+        self._memo[name] = result
+        return result
+
+    def _memory_of_call(self, call: ast.Call, depth: int) -> tuple[str, str]:
+        func = call.func
+        where = f"at line {call.lineno}"
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method == "pin_memory":
+                return PINNED, ""
+            if method == "cpu" and not call.args:
+                return PAGEABLE, f"was made by `.cpu()` {where}"
+            if method == "to" and call.args and _is_cpu(call.args[0]):
+                return PAGEABLE, f'was made by `.to("cpu")` {where}'
+            if method == "to" and any(
+                keyword.arg == "device" and _is_cpu(keyword.value)
+                for keyword in call.keywords
+            ):
+                return PAGEABLE, f'was made by `.to("cpu")` {where}'
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified == "torch.from_numpy":
+            return PAGEABLE, f"was made by `torch.from_numpy` {where}"
+        if qualified in _FACTORIES:
+            for keyword in call.keywords:
+                if keyword.arg == "pin_memory":
+                    return PINNED if not _is_false(keyword.value) else UNKNOWN, ""
+                if keyword.arg == "device" and not _is_cpu(keyword.value):
+                    return UNKNOWN, ""
+            return PAGEABLE, f"was made by `{qualified}(...)` {where}"
+        if qualified is not None and qualified.startswith(_HOST_OPS_PREFIX):
+            if any(
+                keyword.arg in ("out", "device", "pin_memory")
+                for keyword in call.keywords
+            ):
+                return UNKNOWN, ""
+            tensors = list(call.args)
+            if tensors and isinstance(tensors[0], (ast.List, ast.Tuple)):
+                tensors = list(tensors[0].elts)
+            return self._new(
+                [self._memory(arg, depth + 1) for arg in tensors],
+                f"was computed by `{qualified}` {where} on the host",
+            )
+        if qualified is None and isinstance(func, ast.Attribute):
+            if func.attr in _SELF_OR_VIEW_METHODS:
+                if func.attr == "to" and (
+                    any(keyword.arg == "device" for keyword in call.keywords)
+                    or (call.args and not _is_dtype(call.args[0]))
+                ):
+                    return UNKNOWN, ""
+                return self._memory(func.value, depth + 1)
+            if func.attr in _NEW_TENSOR_METHODS:
+                return self._new(
+                    [self._memory(func.value, depth + 1)],
+                    f"was computed by `.{func.attr}()` {where} on the host",
+                )
+        return UNKNOWN, ""
+
+    def _host_name(self, name: str) -> bool:
+        return self.host_names is not None and self.host_names.match(name) is not None
+
+    @staticmethod
+    def _new(found: list[tuple[str, str]], how: str) -> tuple[str, str]:
+        """A new tensor computed from ``found``: in pageable host memory when
+        a host tensor takes part (torch never pins a result; an operand on
+        the device would make it fail, or be a Python value)."""
+        kinds = [kind for kind, _ in found]
+        if any(kind in _ON_HOST for kind in kinds):
+            return PAGEABLE, how
+        if kinds and all(kind == CYCLE for kind in kinds):
+            return CYCLE, ""
+        return UNKNOWN, ""
+
+
+def _is_false(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is False

@@ -1,0 +1,162 @@
+"""ATN203 host-sync-in-hot-path: each sync form, each host value, the message."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+
+SETTINGS = Settings(select=("ATN203",))
+
+
+def findings(body: str, settings: Settings = SETTINGS, method: str = "forward"):
+    source = "import torch\nimport numpy as np\n\nclass Backend:\n"
+    source += f"    def {method}(self, q, lens, batch, n: int):\n"
+    source += textwrap.indent(textwrap.dedent(body), " " * 8)
+    return check_source(source, "b.py", settings)
+
+
+SYNCS = {
+    "item": "x = lens.max().item()\n",
+    "tolist": "x = lens.tolist()\n",
+    "cpu": "x = lens.cpu()\n",
+    "numpy": "x = batch.lens.numpy()\n",
+    "to_cpu": 'x = lens.to("cpu")\n',
+    "to_cpu_device": "x = lens.to(torch.device('cpu'))\n",
+    "int_of_reduction": "x = int(lens.sum())\n",
+    "float_of_device": "y = lens.cuda()\nx = float(y[0])\n",
+    "if_any": "if (lens > 0).any():\n    pass\n",
+    "while_compare": "while lens.max() > 3:\n    pass\n",
+    "assert_all": "assert torch.all(lens > 0)\n",
+    "or_truth": "x = lens.any() or n\n",
+    "not_truth": "x = not lens.all()\n",
+    "nonzero_function": "x = torch.nonzero(lens)\n",
+    "nonzero_method": "x = lens.nonzero()\n",
+    "unique": "x = torch.unique(lens)\n",
+    "masked_select": "x = torch.masked_select(q, lens > 0)\n",
+    "mask_compare": "x = q[lens > 0]\n",
+    "mask_name": "mask = lens > 0\nx = q[mask]\n",
+    "mask_invert": "x = q[~(lens > 0)]\n",
+    "mask_write": "q[lens > 0] = 0\n",
+    "cuda_synchronize": "torch.cuda.synchronize()\n",
+    "stream_synchronize": "self.stream.synchronize()\n",
+}
+
+
+@pytest.mark.parametrize("body", SYNCS.values(), ids=SYNCS.keys())
+def test_each_sync_form_in_per_step_code_is_reported(body: str) -> None:
+    (finding,) = findings(body)
+    assert finding.code == "ATN203"
+    assert "per-step code (forward)" in finding.message
+    assert finding.cost == "per step (forward)"
+
+
+HOST_VALUES = {
+    "python_number": "x = int(n)\ny = float(n + 1)\n",
+    "python_list": "x = [1, 2]\nif x:\n    pass\n",
+    "factory_without_device": "t = torch.arange(n)\nx = t.tolist()\n",
+    "factory_on_cpu": "t = torch.zeros(n, device='cpu')\nx = t.max().item()\n",
+    "from_numpy": "t = torch.from_numpy(np.ones(3))\nx = t.sum().item()\n",
+    "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
+    "host_name": "x = batch.seq_lens_cpu.max().item()\n",
+    "host_local_name": "x = lens_host.tolist()\n",
+    "host_arithmetic": "t = batch.seq_lens_cpu + self.page_size\nx = int(t.sum())\n",
+    "derived_from_host": "t = batch.lens_cpu\nu = t[1:]\nx = u.tolist()\n",
+    "metadata_method": "if q.dim() == 3:\n    pass\n",
+    "python_truth": "if n and self.flag:\n    pass\n",
+    "is_none": "if lens is not None:\n    pass\n",
+    "dtype_cast_of_host": "x = batch.lens_cpu.to(torch.int32).tolist()\n",
+    "non_blocking_copy": "x = lens.to('cpu', non_blocking=True)\n",
+    "capture_branch": "if in_capture:\n    x = lens.cpu()\n",
+    "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
+}
+
+
+@pytest.mark.parametrize("body", HOST_VALUES.values(), ids=HOST_VALUES.keys())
+def test_host_values_are_not_reported(body: str) -> None:
+    assert findings(body) == []
+
+
+def test_values_copied_to_the_host_are_on_the_host() -> None:
+    (finding,) = findings("h = lens.cpu()\nx = h.tolist()\ny = int(h[0])\n")
+    assert "`.cpu()`" in finding.message
+
+
+def test_start_up_and_capture_code_is_not_reported() -> None:
+    for method in ("__init__", "init_cuda_graph_state", "capture", "warmup"):
+        assert findings("x = lens.tolist()\n", method=method) == []
+
+
+def test_code_not_known_to_run_per_step_is_not_reported() -> None:
+    assert findings("x = lens.tolist()\n", method="summarize") == []
+
+
+def test_the_message_names_the_chain_from_the_entry_point() -> None:
+    source = textwrap.dedent(
+        """
+        class Backend:
+            def forward_decode(self, q, lens):
+                self._update_metadata(lens)
+
+            def _update_metadata(self, lens):
+                self.lens = lens.tolist()
+        """
+    )
+    (finding,) = check_source(source, "b.py", SETTINGS)
+    assert finding.message.startswith(
+        "Host sync `.tolist()` in per-step code (forward_decode -> _update_metadata)"
+    )
+    assert finding.cost == "per step (forward_decode -> _update_metadata)"
+
+
+def test_several_reductions_of_one_tensor_say_one_transfer_would_do() -> None:
+    found = findings("a = lens.max().item()\nb = lens.min().item()\n")
+    assert len(found) == 2
+    assert all("`lens` is reduced 2 times here (max, min)" in f.message for f in found)
+    assert all("torch.stack([...]).tolist()" in f.message for f in found)
+
+
+def test_a_host_copy_at_hand_is_named() -> None:
+    (finding,) = findings("a = batch.seq_lens.max().item()\nb = batch.seq_lens_cpu\n")
+    assert "the function already has `seq_lens_cpu` on the host" in finding.message
+
+
+def test_host_tensor_names_is_a_setting() -> None:
+    settings = Settings(select=("ATN203",), host_tensor_names=("*_on_host",))
+    assert findings("x = lens_on_host.tolist()\n", settings) == []
+    assert len(findings("x = lens_cpu.tolist()\n", settings)) == 1
+
+
+def test_hot_path_methods_is_a_setting() -> None:
+    settings = Settings(select=("ATN203",), hot_path_methods=("step",))
+    assert findings("x = lens.tolist()\n", settings) == []
+    assert len(findings("x = lens.tolist()\n", settings, method="step")) == 1
+
+
+def test_the_rule_is_a_warning_without_a_fix() -> None:
+    from lint_rules.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE["ATN203"]
+    assert rule.severity == "warning" and rule.fix_availability == "none"
+    (finding,) = findings("x = lens.tolist()\n")
+    assert finding.fix is None
+
+
+def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
+    # The host binding is the last one before the use on its path.
+    assert (
+        findings("t = lens\nif n:\n    t = batch.lens_cpu\n    x = t.tolist()\n") == []
+    )
+    # A sibling branch's binding does not reach the use.
+    body = "if n:\n    t = batch.lens_cpu\nelse:\n    t = lens\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    # After the branches, either binding may have run.
+    assert (
+        len(findings("t = batch.lens_cpu\nif n:\n    t = lens\nx = t.tolist()\n")) == 1
+    )
+    # In a loop, a later binding reaches the next iteration's use.
+    body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
+    assert len(findings(body)) == 1

@@ -1,0 +1,80 @@
+"""ATN205 non-blocking-from-pageable: each copy form, each kind of host memory."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+
+SETTINGS = Settings(select=("ATN205",))
+
+
+def findings(body: str, settings: Settings = SETTINGS):
+    source = (
+        "import torch\nimport numpy as np\n\n\ndef plan(lengths, out, device, flag):\n"
+    )
+    source += textwrap.indent(textwrap.dedent(body), "    ")
+    return check_source(source, "p.py", settings)
+
+
+PAGEABLE = {
+    "tensor_of_list": "t = torch.tensor(lengths)\nt.to(device, non_blocking=True)\n",
+    "zeros_on_cpu": "t = torch.zeros(4, device='cpu')\nout.copy_(t, non_blocking=True)\n",
+    "from_numpy": "t = torch.from_numpy(np.arange(4))\nt.cuda(non_blocking=True)\n",
+    "cpu_result": "t = out.cpu()\nt.to(device=device, non_blocking=True)\n",
+    "to_cpu_result": "t = out.to('cpu')\nt.to(device, non_blocking=True)\n",
+    "host_arithmetic": "t = torch.arange(4)\nu = t[1:] - t[:-1]\nu.to(device, non_blocking=True)\n",
+    "cast_of_pageable": "t = torch.arange(4)\nt.to(torch.int32).to(device, non_blocking=True)\n",
+    "new_from_host_name": "t = lengths_cpu.cumsum(0)\nt.to(device, non_blocking=True)\n",
+    "flag_passed_on": "t = torch.tensor(lengths)\nt.to(device, non_blocking=flag)\n",
+    "rebound_from_itself": "t = torch.arange(4)\nt = t.repeat_interleave(2)\n"
+    "t.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize("body", PAGEABLE.values(), ids=PAGEABLE.keys())
+def test_non_blocking_copy_from_pageable_memory_is_reported(body: str) -> None:
+    (finding,) = findings(body)
+    assert finding.code == "ATN205"
+    assert "without `pin_memory=True`, so the copy is synchronous" in finding.message
+
+
+NOT_REPORTED = {
+    "pinned_factory": "t = torch.tensor(lengths, pin_memory=True)\n"
+    "t.to(device, non_blocking=True)\n",
+    "pinned_method": "t = torch.tensor(lengths).pin_memory()\n"
+    "t.to(device, non_blocking=True)\n",
+    "device_factory": "t = torch.zeros(4, device=device)\nt.to(device, non_blocking=True)\n",
+    "parameter": "lengths.to(device, non_blocking=True)\n",
+    "host_name_itself": "lengths_cpu.to(device, non_blocking=True)\n",
+    "blocking": "torch.tensor(lengths).to(device)\n",
+    "literally_false": "torch.tensor(lengths).to(device, non_blocking=False)\n",
+    "to_the_host": "torch.tensor(lengths).to('cpu', non_blocking=True)\n",
+    "dtype_cast": "torch.tensor(lengths).to(torch.int32, non_blocking=True)\n",
+    "mixed_bindings": "t = torch.tensor(lengths) if flag else out\n"
+    "t.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize("body", NOT_REPORTED.values(), ids=NOT_REPORTED.keys())
+def test_pinned_device_or_unknown_memory_is_not_reported(body: str) -> None:
+    assert findings(body) == []
+
+
+def test_the_message_names_how_the_source_was_made() -> None:
+    (finding,) = findings(
+        "t = torch.tensor(lengths)\nt.to(device, non_blocking=True)\n"
+    )
+    assert "`t` was made by `torch.tensor(...)` at line 6" in finding.message
+
+
+def test_reported_anywhere_as_a_warning_without_a_fix() -> None:
+    from lint_rules.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE["ATN205"]
+    assert rule.severity == "warning" and rule.fix_availability == "none"
+    (finding,) = findings("torch.tensor(lengths).cuda(non_blocking=True)\n")
+    assert finding.fix is None and finding.cost == "unknown"

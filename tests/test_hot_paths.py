@@ -1,0 +1,270 @@
+"""Hot paths: which functions of a module run per step, and the cost each finding carries."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from lint_rules.analysis.hot_paths import HotPaths
+from lint_rules.analysis.model import ModuleModel
+from lint_rules.checker import check_source
+from lint_rules.config import ConfigError, Settings, settings_from_table
+
+
+def costs(source: str, **options) -> dict[str, str]:
+    tree = ast.parse(textwrap.dedent(source))
+    model = ModuleModel(tree)
+    hot = HotPaths(model, **options)
+    names = {}
+    for info in model.functions:
+        label = f"{info.cls.name}.{info.node.name}" if info.cls else info.node.name
+        names[label] = str(hot.cost(info.node))
+    return names
+
+
+BACKEND = """
+class Backend:
+    def __init__(self):
+        self._setup()
+
+    def _setup(self):
+        pass
+
+    def init_cuda_graph_state(self, bs):
+        self._alloc(bs)
+
+    def _alloc(self, bs):
+        pass
+
+    def init_forward_metadata(self, batch):
+        self._update_metadata(batch)
+
+    def _update_metadata(self, batch):
+        self._shared(batch)
+
+    def init_forward_metadata_capture_cuda_graph(self, bs):
+        self._bind_buffers(bs)
+        self._shared(bs)
+
+    def _bind_buffers(self, bs):
+        pass
+
+    def _shared(self, x):
+        pass
+
+    def forward_decode(self, q):
+        def inner():
+            return q
+        return inner()
+
+    def unrelated(self):
+        pass
+"""
+
+
+def test_entry_points_and_what_they_call_run_per_step() -> None:
+    found = costs(BACKEND)
+    assert found["Backend.init_forward_metadata"] == "per step (init_forward_metadata)"
+    assert (
+        found["Backend._update_metadata"]
+        == "per step (init_forward_metadata -> _update_metadata)"
+    )
+    assert found["Backend.forward_decode"] == "per step (forward_decode)"
+
+
+def test_a_nested_function_has_its_parents_cost() -> None:
+    assert costs(BACKEND)["inner"] == "per step (forward_decode)"
+
+
+def test_start_up_methods_and_what_only_they_call_are_start_up() -> None:
+    found = costs(BACKEND)
+    assert found["Backend.__init__"] == "start-up (__init__)"
+    assert found["Backend._setup"] == "start-up (__init__)"
+    assert found["Backend.init_cuda_graph_state"] == "start-up (init_cuda_graph_state)"
+    assert found["Backend._alloc"] == "start-up (init_cuda_graph_state)"
+
+
+def test_capture_matches_a_hot_pattern_and_still_runs_at_start_up() -> None:
+    found = costs(BACKEND)
+    name = "init_forward_metadata_capture_cuda_graph"
+    assert found[f"Backend.{name}"] == f"start-up ({name})"
+    assert found["Backend._bind_buffers"] == f"start-up ({name})"
+
+
+def test_per_step_wins_when_capture_and_replay_reach_a_function() -> None:
+    assert (
+        costs(BACKEND)["Backend._shared"]
+        == "per step (init_forward_metadata -> _update_metadata -> _shared)"
+    )
+
+
+def test_a_function_nothing_reaches_is_unknown() -> None:
+    assert costs(BACKEND)["Backend.unrelated"] == "unknown"
+
+
+def test_patterns_on_class_and_method() -> None:
+    source = """
+    class FlashMetadataBuilder:
+        def build(self, batch):
+            return helper(batch)
+
+    class Other:
+        def build(self, batch):
+            pass
+
+    class BatchDecodeWrapper:
+        def plan(self, indptr):
+            pass
+
+    def helper(batch):
+        pass
+    """
+    found = costs(source)
+    assert found["FlashMetadataBuilder.build"] == "per step (build)"
+    assert found["helper"] == "per step (build -> helper)"
+    assert found["Other.build"] == "unknown"
+    assert found["BatchDecodeWrapper.plan"] == "per step (plan)"
+    assert costs(source, hot_methods=("Other.*",))["Other.build"] == "per step (build)"
+
+
+def test_calls_through_attributes_holding_objects_and_methods() -> None:
+    source = """
+    class Updater:
+        def __init__(self):
+            self.update = self.update_single
+
+        def update(self, x):
+            raise NotImplementedError
+
+        def update_single(self, x):
+            pass
+
+    class Other:
+        def update(self, x):
+            pass
+
+    class Backend:
+        def __init__(self):
+            self.updater = Updater()
+
+        def init_forward_metadata(self, batch):
+            self.updater.update(batch)
+    """
+    found = costs(source)
+    assert found["Updater.update_single"] == (
+        "per step (init_forward_metadata -> update -> update_single)"
+    ) or found["Updater.update_single"] == (
+        "per step (init_forward_metadata -> update_single)"
+    )
+    assert found["Other.update"] == "unknown"
+
+
+def test_a_base_class_call_reaches_the_subclass_override() -> None:
+    source = """
+    class Base:
+        def forward(self, q):
+            return self._run(q)
+
+        def _run(self, q):
+            raise NotImplementedError
+
+    class Impl(Base):
+        def _run(self, q):
+            return q
+    """
+    assert costs(source)["Impl._run"] == "per step (forward -> _run)"
+
+
+# ------------------------------------------------------------------ settings
+
+
+def test_hot_path_settings_are_validated() -> None:
+    with pytest.raises(ConfigError, match="hot-path-methods"):
+        settings_from_table({"hot-path-methods": "forward"})
+    with pytest.raises(ConfigError, match="host-tensor-names"):
+        settings_from_table({"host-tensor-names": [1]})
+    with pytest.raises(ConfigError, match="hot-paths-only"):
+        settings_from_table({"hot-paths-only": "yes"})
+    with pytest.raises(ConfigError, match="jit-decorators"):
+        settings_from_table({"jit-decorators": [""]})
+    settings = settings_from_table(
+        {
+            "hot-path-methods": ["step"],
+            "host-tensor-names": ["*_h"],
+            "hot-paths-only": False,
+            "jit-decorators": ["mylib.kernel"],
+        }
+    )
+    assert settings.hot_path_methods == ("step",)
+    assert settings.host_tensor_names == ("*_h",)
+    assert settings.hot_paths_only is False
+    assert settings.jit_decorators == ("mylib.kernel",)
+
+
+def test_the_cache_fingerprint_depends_on_the_new_settings() -> None:
+    from lint_rules.cache import settings_fingerprint
+
+    base = Settings()
+    for change in (
+        {"hot_path_methods": ("step",)},
+        {"host_tensor_names": ("*_h",)},
+        {"hot_paths_only": False},
+        {"jit_decorators": ()},
+    ):
+        assert settings_fingerprint(base.replace(**change)) != settings_fingerprint(
+            base
+        )
+
+
+# ---------------------------------------------------------- cost of findings
+
+WASTE = """
+class Backend:
+    def init_forward_metadata(self, batch, lens):
+        for i in lens:
+            j = i
+            batch.use(j)
+
+    def init_forward_metadata_capture_cuda_graph(self, lens):
+        for i in lens:
+            j = i
+            lens.use(j)
+"""
+
+
+def test_loop_aliases_are_reported_in_per_step_code_only_by_default() -> None:
+    found = check_source(WASTE, "b.py", Settings(select=("ATN301",)))
+    assert [(f.location.row, f.cost) for f in found] == [
+        (5, "per step (init_forward_metadata)")
+    ]
+
+
+def test_hot_paths_only_false_reports_everywhere_with_the_cost() -> None:
+    settings = Settings(select=("ATN301",), hot_paths_only=False)
+    found = check_source(WASTE, "b.py", settings)
+    assert [(f.location.row, f.cost) for f in found] == [
+        (5, "per step (init_forward_metadata)"),
+        (10, "start-up (init_forward_metadata_capture_cuda_graph)"),
+    ]
+
+
+def test_rules_reporting_everywhere_name_the_cost_in_their_message() -> None:
+    source = textwrap.dedent(
+        """
+        class Backend:
+            def forward(self, x):
+                a = x.max().item()
+                return a, x.max().item()
+
+            def __init__(self, x):
+                a = x.max().item()
+                self.n = a, x.max().item()
+        """
+    )
+    found = check_source(source, "b.py", Settings(select=("ATN201",)))
+    assert [f.message.rsplit("(", 1)[-1] for f in found] == [
+        "runs per step: forward)",
+        "runs at start-up: __init__)",
+    ]
