@@ -21,7 +21,6 @@ key; the tests that compare run the rules without the cache.
 from __future__ import annotations
 
 import os
-import re
 
 _enabled = os.environ.get("ATTNLINT_NO_PREFILTER", "") in ("", "0")
 
@@ -47,16 +46,32 @@ _WORD_CHARS = frozenset(
 def may_respell_ascii(text: str) -> bool:
     """Whether an identifier in ``text`` may be spelled with characters that
     Python reads as ASCII ones (it reads identifiers in NFKC form: ``ｉｔｅｍ``
-    is ``item``), so that a text search for an ASCII name may miss it."""
+    is ``item``), so that a text search for an ASCII name may miss it.
+    The rules of one file ask about its text several times: the last answer
+    is kept."""
     if text.isascii():
         return False
+    global _last
+    last = _last
+    if last is not None and last[0] is text:
+        return last[1]
     import unicodedata
 
-    return any(
+    # The non-ASCII characters, at C speed: a UTF-8 sequence of one holds no
+    # ASCII byte, so deleting those bytes leaves whole characters.
+    others = (
+        text.encode("utf-8", "surrogatepass")
+        .translate(None, _ASCII_BYTES)
+        .decode("utf-8", "surrogatepass")
+    )
+    found = any(
         ("a" + char).isidentifier()  # (``²`` reads as ``2``, but in no name)
         and any(c in _WORD_CHARS for c in unicodedata.normalize("NFKC", char))
-        for char in set(_NON_ASCII.findall(text))
+        for char in set(others)
     )
+    _last = (text, found)
+    return found
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_BYTES = bytes(range(128))
+_last: tuple[str, bool] | None = None
