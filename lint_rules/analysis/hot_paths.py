@@ -28,6 +28,7 @@ import fnmatch
 import re
 from collections import deque
 
+from lint_rules.analysis.nodes import walk
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -238,7 +239,7 @@ def _call_graph(
     for info in functions:
         if info.cls is None or info.parent is not None:
             continue
-        for node in ast.walk(info.node):
+        for node in walk(info.node):
             if not isinstance(node, ast.Assign):
                 continue
             value = node.value
@@ -317,7 +318,7 @@ def _call_graph(
         if info.parent is not None:
             continue
         targets: list[FunctionInfo] = []
-        for node in ast.walk(info.node):
+        for node in walk(info.node):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.hot_paths import Cost
-from lint_rules.analysis.nodes import TryStar
+from lint_rules.analysis.nodes import TryStar, child_nodes
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
@@ -242,14 +242,24 @@ class HostSyncInHotPath(Rule):
             cost = hot_paths.cost(info.node)
             if not cost.per_step:
                 continue
+            # Where values live is asked only of a node that has the shape
+            # of a sync (most per-step functions have none).
+            assigned = _assigned_names(info.bindings)
+            candidates = [
+                node
+                for node in _own_nodes(info.node, _SKIP_UNREPORTED)
+                if _may_sync(node, assigned)
+            ]
+            if not candidates:
+                continue
             provenance = _Provenance(info.node, model.scope(info.node), host_names)
-            yield from self._check_function(ctx, info.node, cost, provenance)
+            yield from self._check_function(ctx, candidates, cost, provenance)
 
     def _check_function(
-        self, ctx: Context, function: ast.AST, cost: Cost, where: _Provenance
+        self, ctx: Context, candidates: list[ast.AST], cost: Cost, where: _Provenance
     ) -> Iterator[Finding]:
         syncs: list[tuple[ast.AST, str, ast.expr | None]] = []
-        for node in _own_nodes(function, where):
+        for node in candidates:
             found = where.sync(node)
             if found is not None:
                 syncs.append((node, *found))
@@ -288,9 +298,11 @@ def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
-def _own_nodes(
-    function: ast.AST, where: _Provenance | None = None
-) -> Iterator[ast.AST]:
+#: ``_own_nodes``: leave out the code where a sync is not worth a report.
+_SKIP_UNREPORTED = True
+
+
+def _own_nodes(function: ast.AST, where: object = None) -> Iterator[ast.AST]:
     """The nodes of the function's own code (not nested functions, classes
     or lambdas), decorators and annotations left out. With ``where``, the
     code where a sync is not worth a report is left out too: what runs at
@@ -312,7 +324,7 @@ def _own_nodes(
                 continue
         yield node
         if where is not None and isinstance(node, (ast.If, ast.IfExp)):
-            skipped = _skipped_branch(node.test, where)
+            skipped = _skipped_branch(node.test)
             if skipped is not None:
                 body, orelse = (
                     (node.body, node.orelse)
@@ -325,11 +337,11 @@ def _own_nodes(
         if isinstance(node, ast.AnnAssign):
             children = [node.target] + ([node.value] if node.value else [])
         else:
-            children = list(ast.iter_child_nodes(node))
+            children = child_nodes(node)
         stack.extend(reversed(children))
 
 
-def _skipped_branch(test: ast.expr, where: _Provenance) -> str | None:
+def _skipped_branch(test: ast.expr) -> str | None:
     """ "body" or "orelse": the branch of an ``if`` whose syncs are not worth
     a report: it runs when a CUDA graph is captured, at start-up. (A branch
     taken when a host copy is missing, ``if seq_lens_cpu is None:``, is
@@ -428,8 +440,69 @@ def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
         if isinstance(node, ast.AnnAssign):
             children = [node.target] + ([node.value] if node.value else [])
         else:
-            children = list(ast.iter_child_nodes(node))
+            children = child_nodes(node)
         stack.extend((child, path) for child in reversed(children))
+
+
+#: Methods and functions whose call may be a sync (``sync`` decides).
+_SYNC_CALL_NAMES = frozenset(
+    {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
+    | _DATA_DEPENDENT_METHODS
+)
+
+
+def _assigned_names(bindings: list) -> frozenset[str]:
+    """The names the function's own statements bind (where a local lives on
+    the device: a parameter or attribute never is, as far as a module shows)."""
+    names: set[str] = set()
+    for stmt, _ in bindings:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
+                names.update(
+                    node.id for node in ast.walk(target) if isinstance(node, ast.Name)
+                )
+    return frozenset(names)
+
+
+def _may_sync(node: ast.AST, assigned: frozenset[str]) -> bool:
+    """Whether ``node`` has the shape of a sync ``_Provenance.sync`` may
+    report: a shortcut beside it (``tests/rules/test_atn203.py`` checks the two
+    agree)."""
+    kind = type(node)
+    if kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        name = func.attr if type(func) is ast.Attribute else getattr(func, "id", None)
+        return name in _SYNC_CALL_NAMES
+    if kind in (ast.If, ast.While, ast.Assert, ast.IfExp):
+        return _may_be_tensor_test(node.test, assigned)  # type: ignore[attr-defined]
+    if kind is ast.BoolOp:
+        return any(
+            _may_be_tensor_test(value, assigned)
+            for value in node.values[:-1]  # type: ignore[attr-defined]
+        )
+    if kind is ast.UnaryOp:
+        return type(node.op) is ast.Not and _may_be_tensor_test(  # type: ignore[attr-defined]
+            node.operand,  # type: ignore[attr-defined]
+            assigned,
+        )
+    if kind is ast.Subscript:
+        index = node.slice  # type: ignore[attr-defined]
+        return (
+            type(index) is ast.Compare
+            or (type(index) is ast.UnaryOp and type(index.op) is ast.Invert)
+            or (type(index) is ast.Name and index.id in assigned)
+        )
+    return False
+
+
+def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
+    kind = type(test)
+    if kind is ast.Call or kind is ast.Compare:
+        return True
+    return kind is ast.Name and test.id in assigned  # type: ignore[attr-defined]
 
 
 def _mentions_capture(test: ast.expr) -> bool:

@@ -7,6 +7,7 @@ import fnmatch
 import re
 from collections.abc import Iterator
 
+from lint_rules.analysis.nodes import child_nodes
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
@@ -176,21 +177,35 @@ class NonBlockingFromPageable(Rule):
             if patterns
             else None
         )
-        for info in model.functions:
+        # Only functions whose lines hold a ``non_blocking`` keyword, and
+        # only those with such a copy, are read further.
+        text = ctx.text
+        offsets = []
+        position = text.find("non_blocking")
+        while position >= 0:
+            offsets.append(position)
+            position = text.find("non_blocking", position + 1)
+        rows = ctx.locator.row_of_each(offsets)
+        for info in model.functions_spanning(rows):
+            copies = [
+                (node, source)
+                for node in _own_nodes(info.node)
+                if isinstance(node, ast.Call)
+                and _non_blocking(node)
+                and (source := _copied_source(node)) is not None
+            ]
+            if not copies:
+                continue
             memory = _Memory(info.node, model.scope(info.node), host_names)
-            for node in _own_nodes(info.node):
-                if isinstance(node, ast.Call) and _non_blocking(node):
-                    source = _copied_source(node)
-                    if source is None:
-                        continue
-                    made = memory.made_pageable(source)
-                    if made is not None:
-                        message = (
-                            "Non-blocking copy from pageable host memory: the source "
-                            f"{made} without `pin_memory=True`, so the copy is "
-                            "synchronous"
-                        )
-                        yield ctx.report(self, node, message)
+            for node, source in copies:
+                made = memory.made_pageable(source)
+                if made is not None:
+                    message = (
+                        "Non-blocking copy from pageable host memory: the source "
+                        f"{made} without `pin_memory=True`, so the copy is "
+                        "synchronous"
+                    )
+                    yield ctx.report(self, node, message)
 
 
 def _non_blocking(call: ast.Call) -> bool:
@@ -250,7 +265,7 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         if isinstance(node, _SCOPES):
             continue
         yield node
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(child_nodes(node)))
 
 
 class _Memory:

@@ -160,3 +160,44 @@ def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
     # In a loop, a later binding reaches the next iteration's use.
     body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
     assert len(findings(body)) == 1
+
+
+def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
+    """``_may_sync`` (which nodes are worth asking where values live) against
+    ``_Provenance.sync`` (the rule's answer), on every node of the examples
+    and of the reference backend's per-step code."""
+    import ast
+    from pathlib import Path
+
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _assigned_names,
+        _host_name_matcher,
+        _may_sync,
+        _own_nodes,
+        _Provenance,
+    )
+
+    root = Path(__file__).resolve().parents[2]
+    sources = [
+        root / "reference_backend" / "flashattention_backend.py",
+        root / "tests" / "fixtures" / "flashattention_backend_unoptimized.py",
+    ]
+    texts = [path.read_text(encoding="utf-8") for path in sources]
+    texts += [
+        "import torch\ndef forward(q, lens, batch, n):\n"
+        + textwrap.indent(body, "    ")
+        for body in (*SYNCS.values(), *HOST_VALUES.values())
+    ]
+    reported = 0
+    for text in texts:
+        model = ModuleModel(ast.parse(text))
+        host_names = _host_name_matcher(("*_cpu", "*_host", "*_np"))
+        for info in model.functions:
+            where = _Provenance(info.node, model.scope(info.node), host_names)
+            assigned = _assigned_names(info.bindings)
+            for node in _own_nodes(info.node):
+                if where.sync(node) is not None:
+                    reported += 1
+                    assert _may_sync(node, assigned), ast.dump(node)
+    assert reported >= len(SYNCS)
