@@ -98,7 +98,7 @@ class RedundantZeroFill(Rule):
     name = "redundant-zero-fill"
     triggers = ("zero_", "fill_")
     fix_availability = "sometimes"
-    severity = "warning"
+    severity = "error"
 
     valid = (
         # Read between the fill and the write.
