@@ -240,7 +240,12 @@ def _targets(stmt: ast.stmt) -> list[ast.AST]:
     return targets
 
 
-def offset_written_names(cls: ast.ClassDef) -> set[str]:
+#: A subscript whose first component starts at a positive literal (``[1:``):
+#: the pre-filter of ``offset_written_names`` (``_from_offset`` on the tree).
+_OFFSET_INDEX = re.compile(r"\[(?:\s|\\|#[^\n]*)*[1-9][0-9_]*(?:\s|\\|#[^\n]*)*:")
+
+
+def offset_written_names(cls: ast.ClassDef, text: str | None = None) -> set[str]:
     """Names of buffers the class writes only from an offset somewhere:
     ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
     ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
@@ -249,6 +254,8 @@ def offset_written_names(cls: ast.ClassDef) -> set[str]:
     keeps the head the writes skip (element 0 of an indptr) at zero on every
     replay, so the zeros are needed."""
     found: set[str] = set()
+    if text is not None and not _OFFSET_INDEX.search(text):
+        return found  # no ``[1:`` anywhere in the class
     for node in walk_nodes(cls):
         if not isinstance(node, ast.Subscript) or not _from_offset(node.slice):
             continue
