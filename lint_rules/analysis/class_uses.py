@@ -241,7 +241,12 @@ def _targets(stmt: ast.stmt) -> list[ast.AST]:
     return targets
 
 
-def offset_written_names(cls: ast.ClassDef) -> set[str]:
+#: A subscript whose first component starts at a positive literal (``[1:``):
+#: the pre-filter of ``offset_written_names`` (``_from_offset`` on the tree).
+_OFFSET_INDEX = re.compile(r"\[(?:\s|\\|#[^\n]*)*[1-9][0-9_]*(?:\s|\\|#[^\n]*)*:")
+
+
+def offset_written_names(cls: ast.ClassDef, text: str | None = None) -> set[str]:
     """Names of buffers the class writes only from an offset somewhere:
     ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
     ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
@@ -250,19 +255,22 @@ def offset_written_names(cls: ast.ClassDef) -> set[str]:
     keeps the head the writes skip (element 0 of an indptr) at zero on every
     replay, so the zeros are needed."""
     found: set[str] = set()
+    if text is not None and not _OFFSET_INDEX.search(text):
+        return found  # no ``[1:`` anywhere in the class
     for node in walk_nodes(cls):
-        if not isinstance(node, ast.Subscript) or not _from_offset(node.slice):
-            continue
-        if not _written_through(node, cls):
-            continue
-        value = node.value
-        if isinstance(value, ast.Name):
-            found.add(value.id)
-        elif isinstance(value, ast.Attribute):
-            found.add(value.attr)
-        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
-            if isinstance(value.slice.value, str):
-                found.add(value.slice.value)
+        for written in _written_subscripts(node):
+            if not _from_offset(written.slice):
+                continue
+            value = written.value
+            if isinstance(value, ast.Name):
+                found.add(value.id)
+            elif isinstance(value, ast.Attribute):
+                found.add(value.attr)
+            elif isinstance(value, ast.Subscript) and isinstance(
+                value.slice, ast.Constant
+            ):
+                if isinstance(value.slice.value, str):
+                    found.add(value.slice.value)
     return found
 
 
@@ -279,42 +287,36 @@ def _from_offset(index: ast.expr) -> bool:
     )
 
 
-def _written_through(subscript: ast.Subscript, cls: ast.ClassDef) -> bool:
-    """Whether ``subscript`` is written: a store target, the receiver of an
-    in-place method, or an ``out=`` argument."""
-    parents = _parents_in(cls)
-    parent = parents.get(subscript)
-    if isinstance(subscript.ctx, ast.Store):
-        # ``x[n:] = 0`` zeroes a tail (with ``x[:n]`` written, all of it).
-        value = getattr(parent, "value", None)
-        return not (value is not None and literal_zero(value) is not None)
-    if isinstance(parent, ast.Attribute) and parent.attr.endswith("_"):
-        call = parents.get(parent)
-        if not isinstance(call, ast.Call):
-            return False
-        if parent.attr == "zero_" or (
-            parent.attr == "fill_"
-            and len(call.args) == 1
-            and literal_zero(call.args[0]) is not None
+def _written_subscripts(node: ast.AST) -> Iterator[ast.Subscript]:
+    """The subscripts ``node`` writes that are not a zero fill: assignment
+    targets (``x[n:] = 0`` zeroes a tail, with ``x[:n]`` written all of it),
+    receivers of an in-place method (not ``zero_()`` nor ``fill_(0)``), and
+    ``out=`` arguments."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value
+        if value is not None and literal_zero(value) is not None:
+            return
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                yield target
+    elif isinstance(node, ast.Call):
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr.endswith("_")
+            and isinstance(func.value, ast.Subscript)
         ):
-            return False  # a tail zeroed on every replay: the write is the zeros
-        return True
-    return isinstance(parent, ast.keyword) and parent.arg == "out"
-
-
-#: The parent of every node of the classes looked at (one map per class).
-_PARENTS: dict[int, tuple[ast.ClassDef, dict[ast.AST, ast.AST]]] = {}
-
-
-def _parents_in(cls: ast.ClassDef) -> dict[ast.AST, ast.AST]:
-    cached = _PARENTS.get(id(cls))
-    if cached is not None and cached[0] is cls:
-        return cached[1]
-    if len(_PARENTS) > 32:
-        _PARENTS.clear()
-    parents = {child: node for node in walk_nodes(cls) for child in child_nodes(node)}
-    _PARENTS[id(cls)] = (cls, parents)
-    return parents
+            zero_fill = func.attr == "zero_" or (
+                func.attr == "fill_"
+                and len(node.args) == 1
+                and literal_zero(node.args[0]) is not None
+            )
+            if not zero_fill:
+                yield func.value
+        for keyword in node.keywords:
+            if keyword.arg == "out" and isinstance(keyword.value, ast.Subscript):
+                yield keyword.value
 
 
 def receiver_attribute(node: ast.AST, receiver: str) -> str | None:

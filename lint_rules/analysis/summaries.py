@@ -39,6 +39,7 @@ may read through one parameter what it writes through the other).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from lint_rules import prefilter
@@ -54,6 +55,7 @@ from lint_rules.analysis.tensor_effects import (
 from lint_rules.analysis.torch_api import (
     COLLECTIVE_OUTPUTS,
     METHODS,
+    OVERWRITING_METHODS,
     collective_output,
 )
 from lint_rules.analysis.use_forms import function_text, may_fully_write
@@ -124,7 +126,7 @@ class ModuleSummaries:
         if not isinstance(binding, Definition):
             return None
         node = binding.node
-        if self._module_level().get(name) is not node:
+        if self._module_level().get(name) is not node or not _summarizable(node):
             return None
         return node  # type: ignore[return-value]
 
@@ -134,10 +136,7 @@ class ModuleSummaries:
             self._module_functions = {
                 info.node.name: info.node
                 for info in self.model.functions
-                if info.cls is None
-                and info.parent is None
-                and _summarizable(info.node)
-                and id(info.node) in top
+                if info.cls is None and info.parent is None and id(info.node) in top
             }
         return self._module_functions
 
@@ -153,9 +152,7 @@ class ModuleSummaries:
             methods = self._class_methods[cls] = {
                 bound: stmts[0]  # type: ignore[misc]
                 for bound, stmts in defined.items()
-                if len(stmts) == 1
-                and isinstance(stmts[0], ast.FunctionDef)
-                and _summarizable(stmts[0])
+                if len(stmts) == 1 and isinstance(stmts[0], ast.FunctionDef)
             }
             self._instance_attributes[cls] = {
                 node.attr
@@ -165,7 +162,8 @@ class ModuleSummaries:
             }
         if name in self._instance_attributes[cls]:
             return None
-        return methods.get(name)
+        method = methods.get(name)
+        return method if method is not None and _summarizable(method) else None
 
     # -- summaries --------------------------------------------------------------
 
@@ -194,7 +192,7 @@ class ModuleSummaries:
             return None  # (a declared kernel may be called by any name)
         if self._writers is not None:
             return self._writers
-        candidates: list[tuple[str, str, list[str]]] = []
+        candidates: list[tuple[str, str, list[str], str]] = []
         for info in self.model.functions:
             if info.parent is None:
                 node = info.node
@@ -203,7 +201,9 @@ class ModuleSummaries:
                     a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
                 ]
                 text = function_text(self.locator, node)
-                candidates.append((node.name, text, params))
+                # No write form at all: only a call may make it write.
+                forms = text if _MAY_WRITE.search(text) is not None else ""
+                candidates.append((node.name, forms, params, text))
         words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
         for local, qualified in self.model.imports.names.items():
             if qualified in COLLECTIVE_OUTPUTS:
@@ -212,11 +212,11 @@ class ModuleSummaries:
         changed = True
         while changed:  # a helper that calls a writer writes too
             changed = False
-            for name, text, params in candidates:
+            for name, text, params, full in candidates:
                 if name in writers:
                     continue
-                if any(may_fully_write(text, p) for p in params) or any(
-                    word in text for word in (*words, *writers)
+                if (text and any(may_fully_write(text, p) for p in params)) or any(
+                    word in full for word in (*words, *writers)
                 ):
                     writers.add(name)
                     changed = True
@@ -266,6 +266,16 @@ def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
     if any(use.detail is Detail.PARTIAL for use in firsts):
         return UseEffect.UNKNOWN, Detail.PARTIAL
     return _UNKNOWN
+
+
+#: Any form that may write a tensor whole (an overwriting method, ``out=``,
+#: an assignment to a subscript), with what Python allows around the dot:
+#: the pre-filter ``may_fully_write`` is asked after, per parameter.
+_MAY_WRITE = re.compile(
+    r"\.(?:\s|\\|#[^\n]*)*(?:"
+    + "|".join(sorted(OVERWRITING_METHODS))
+    + r")\b|\bout\b|\](?:\s|\\)*="
+)
 
 
 def _summarizable(function: ast.AST) -> bool:

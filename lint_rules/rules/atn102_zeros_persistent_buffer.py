@@ -200,10 +200,15 @@ class ZerosPersistentBuffer(Rule):
             # Who ``torch`` is in the method (a local binding shadows the
             # module's import; a function-level import is one).
             buffers = list(stored_buffers(method, receiver, model.scope(method)))
-            offset = offset_written.get(info.cls)
-            if offset is None:
-                offset = offset_written[info.cls] = offset_written_names(info.cls)
             for buffer in buffers:
+                offset = offset_written.get(info.cls)
+                if offset is None:
+                    cls = info.cls
+                    start = ctx.locator.line_start(cls.lineno)
+                    end = ctx.locator.full_line_end(cls.end_lineno or cls.lineno)
+                    offset = offset_written[cls] = offset_written_names(
+                        cls, ctx.text[start:end]
+                    )
                 if buffer.name in offset:
                     continue  # element 0 (or a head) must stay 0 on every replay
                 uses = class_uses.get(info.cls)
