@@ -581,8 +581,8 @@ def tensor_uses_for(
     ``calls`` what is known of the calls (rules that ask the same oracle,
     ``summaries.call_effects``, share one)."""
     if calls is None:
-        return _derived(flow, "tensor_uses", names, lambda: TensorUses(flow, names))
-    return _derived(
+        return derived(flow, "tensor_uses", names, lambda: TensorUses(flow, names))
+    return derived(
         flow,
         "tensor_uses with calls",
         (names, calls),
@@ -598,7 +598,7 @@ def _same(kept: object, names: object) -> bool:
     return kept is names
 
 
-def _derived(
+def derived(
     flow: FunctionFlow, key: str, names: object, compute: Callable[[], Any]
 ) -> Any:
     """``compute()``, once per flow and ``names`` (the function's scope, or
@@ -786,7 +786,7 @@ def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call
 def bound_names(flow: FunctionFlow) -> frozenset[str]:
     """Names the function itself binds (parameters included); computed once
     per flow."""
-    return _derived(flow, "bound_names", None, lambda: _bound_names(flow))
+    return derived(flow, "bound_names", None, lambda: _bound_names(flow))
 
 
 def _bound_names(flow: FunctionFlow) -> frozenset[str]:
@@ -806,7 +806,7 @@ def basic_index_names(flow: FunctionFlow, names: Names | None = None) -> frozens
     ``for i in range(...)`` or the index of ``for i, v in enumerate(...)``.
     Indexing a tensor with them is basic indexing (a view), not a gather.
     Computed once per flow and ``names``."""
-    return _derived(
+    return derived(
         flow, "basic_index_names", names, lambda: _basic_index_names(flow, names)
     )
 
@@ -964,7 +964,7 @@ def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]
     A name that a nested scope uses anywhere in the function is left out: a
     closure defined earlier could read the buffer at any call.
     """
-    return _derived(
+    return derived(
         flow, "local_allocations", names, lambda: _local_allocations(flow, names)
     )
 

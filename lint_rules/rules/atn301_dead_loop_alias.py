@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
-from lint_rules.analysis.scopes import Scope
-from lint_rules.analysis.tensor_effects import basic_index_names
+from lint_rules.analysis.value_kinds import number_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
@@ -253,7 +252,7 @@ class DeadLoopAlias(Rule):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
-        numbers = read_names <= self._integer_names(ctx, flow)
+        numbers = read_names <= number_names(flow, ctx.model.scope(flow.function))
         if isinstance(value, ast.BinOp) and loads and not numbers:
             # Inlined, the sum is computed anew at each use.
             if len(loads) > 1:
@@ -273,13 +272,6 @@ class DeadLoopAlias(Rule):
         else:
             message = f"Loop alias `{alias}` is assigned but never used"
         return ctx.report(self, stmt, message, fix)
-
-    def _integer_names(self, ctx: Context, flow: FunctionFlow) -> frozenset[str]:
-        cache = self.__dict__.setdefault("_integers", {})
-        found = cache.get(flow)
-        if found is None:
-            found = cache[flow] = integer_names(flow, ctx.model.scope(flow.function))
-        return found
 
     @staticmethod
     def _may_raise(
@@ -458,119 +450,6 @@ def _rebound_between(
             position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
             if event.kind in (Kind.STORE, Kind.DEL) and begin <= position <= end:
                 return True
-    return False
-
-
-# Calls and methods whose result is a Python int (or another immutable number).
-_INTEGER_BUILTINS = frozenset({"int", "len"})
-# ... and builtins that return one of their arguments, or a function of them.
-_INTEGER_OF_INTEGERS = frozenset({"min", "max", "abs"})
-_INTEGER_METHODS = frozenset(
-    {"item", "numel", "nelement", "dim", "size", "stride", "data_ptr"}
-)
-_INTEGER_OPERATORS = (
-    ast.Add,
-    ast.Sub,
-    ast.Mult,
-    ast.FloorDiv,
-    ast.Mod,
-    ast.LShift,
-    ast.RShift,
-)
-_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
-
-
-def integer_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
-    """Local names that always hold an immutable number.
-
-    ``range`` and ``enumerate`` indices and names bound only to ``int(...)``,
-    ``len(...)`` or an integer literal (``basic_index_names``), parameters
-    annotated ``int``, ``float`` or ``bool``, and names every binding of which
-    is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
-    ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
-    """
-    known = set(basic_index_names(flow, scope))
-    candidates: dict[str, list[ast.expr]] = {}
-    for name, events in flow.events_by_name.items():
-        if name in known:
-            continue
-        values: list[ast.expr] = []
-        for event in events:
-            if event.kind is Kind.LOAD:
-                continue
-            parent = flow.parents.get(event.node)
-            if event.nested or event.kind is Kind.DEL:
-                break
-            node = event.node
-            if isinstance(node, ast.arg):
-                annotation = node.annotation
-                if (
-                    isinstance(annotation, ast.Name)
-                    and annotation.id in _NUMBER_ANNOTATIONS
-                ):
-                    values.append(ast.Constant(0))  # stands for "a number"
-                    continue
-                break
-            if isinstance(parent, ast.Assign) and event.node in parent.targets:
-                values.append(parent.value)
-            elif isinstance(parent, ast.AugAssign) and isinstance(
-                parent.op, _INTEGER_OPERATORS
-            ):
-                values.append(parent.value)
-            elif isinstance(parent, ast.AnnAssign) and parent.value is not None:
-                values.append(parent.value)
-            else:
-                break
-        else:
-            if values:
-                candidates[name] = values
-    # Optimistic fixpoint: drop names whose values read a name not known to hold
-    # an integer, until nothing changes.
-    holding = known | set(candidates)
-    changed = True
-    while changed:
-        changed = False
-        for name in list(candidates):
-            if not all(
-                _integer_value(v, holding, flow, scope) for v in candidates[name]
-            ):
-                del candidates[name]
-                holding.discard(name)
-                changed = True
-    return frozenset(holding)
-
-
-def _integer_value(
-    value: ast.expr, names: set[str], flow: FunctionFlow, scope: Scope | None = None
-) -> bool:
-    if isinstance(value, ast.Constant):
-        return type(value.value) in (int, float, bool)
-    if isinstance(value, ast.Name):
-        return value.id in names
-    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-        return _integer_value(value.operand, names, flow, scope)
-    if isinstance(value, ast.BinOp) and isinstance(value.op, _INTEGER_OPERATORS):
-        return _integer_value(value.left, names, flow, scope) and _integer_value(
-            value.right, names, flow, scope
-        )
-    if isinstance(value, ast.Call) and not any(
-        isinstance(a, ast.Starred) for a in value.args
-    ):
-        func = value.func
-        if isinstance(func, ast.Name):
-            # A builtin, unless the function or the module binds the name.
-            if flow.stores_of(func.id) or value.keywords:
-                return False
-            if scope is not None and not scope.is_builtin(func.id):
-                return False
-            if func.id in _INTEGER_OF_INTEGERS:
-                return bool(value.args) and all(
-                    _integer_value(argument, names, flow, scope)
-                    for argument in value.args
-                )
-            return func.id in _INTEGER_BUILTINS
-        if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
-            return func.attr not in ("size", "stride") or len(value.args) == 1
     return False
 
 
