@@ -604,3 +604,22 @@ def collective_output(qualified: str, call: ast.Call) -> tuple[int, str] | None:
         ):
             return None
     return output
+
+
+#: Factories whose result lives where ``device=`` says: in (pageable) host
+#: memory without it, pinned only with ``pin_memory=True`` (ATN203, ATN205).
+HOST_FACTORIES = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.arange",
+        "torch.linspace",
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+    }
+)

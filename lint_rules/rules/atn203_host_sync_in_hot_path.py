@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.hot_paths import Cost
 from lint_rules.analysis.nodes import TryStar, child_nodes
+from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
@@ -40,22 +41,7 @@ _DATA_DEPENDENT_FUNCTIONS = {
 _DATA_DEPENDENT_METHODS = frozenset(
     {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
 )
-#: Factories whose result lives where ``device=`` says (the host without it).
-_FACTORIES = frozenset(
-    {
-        "torch.tensor",
-        "torch.as_tensor",
-        "torch.zeros",
-        "torch.ones",
-        "torch.empty",
-        "torch.full",
-        "torch.arange",
-        "torch.linspace",
-        "torch.randn",
-        "torch.rand",
-        "torch.randint",
-    }
-)
+_FACTORIES = HOST_FACTORIES
 #: Functions whose result is always on the host.
 _HOST_FUNCTIONS = frozenset({"torch.from_numpy"})
 #: Builtins whose result is a Python value.

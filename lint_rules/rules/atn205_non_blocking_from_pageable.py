@@ -8,29 +8,14 @@ import re
 from collections.abc import Iterator
 
 from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
-#: Factories that allocate on the host unless given a device, pinned only
-#: with ``pin_memory=True``.
-_FACTORIES = frozenset(
-    {
-        "torch.tensor",
-        "torch.as_tensor",
-        "torch.zeros",
-        "torch.ones",
-        "torch.empty",
-        "torch.full",
-        "torch.arange",
-        "torch.linspace",
-        "torch.randn",
-        "torch.rand",
-        "torch.randint",
-    }
-)
+_FACTORIES = HOST_FACTORIES
 #: Functions whose result is a new host tensor when their tensor inputs are
 #: host tensors (``torch.cat`` of host lengths, ``torch.cumsum`` of them).
 _HOST_OPS_PREFIX = "torch."
