@@ -111,7 +111,10 @@ def _matches(pattern: re.Pattern[str], info: FunctionInfo) -> bool:
 
 
 class HotPaths:
-    """The cost of every function of one module (computed once, on first ask)."""
+    """The cost of every function of one module, computed on first ask and
+    only as far as asked: whether a function runs per step walks the code of
+    the functions reachable from the per-step entries only; the start-up
+    costs (for a finding's cost elsewhere) are spread when first needed."""
 
     def __init__(
         self,
@@ -122,13 +125,25 @@ class HotPaths:
         self._model = model
         self._hot = _matcher(hot_methods) if hot_methods else None
         self._startup = _matcher(CAPTURE_AND_WARMUP_METHODS + tuple(startup_methods))
+        self._graph: _CallGraph | None = None
+        self._per_step: dict[FunctionNode, Cost] | None = None
         self._costs: dict[FunctionNode, Cost] | None = None
         self._rows: list[tuple[int, int, FunctionNode]] | None = None
 
+    def per_step(self, function: FunctionNode) -> Cost | None:
+        """The per-step cost of ``function`` (with its chain from the entry),
+        or None when it is not known to run per step."""
+        if self._per_step is None:
+            self._per_step = self._compute_per_step()
+        return self._per_step.get(function)
+
     def cost(self, function: FunctionNode) -> Cost:
         """When ``function`` (a function of this module) runs."""
+        found = self.per_step(function)
+        if found is not None:
+            return found
         if self._costs is None:
-            self._costs = self._compute()
+            self._costs = self._compute_rest()
         return self._costs.get(function, UNKNOWN_COST)
 
     def function_at(self, row: int) -> FunctionNode | None:
@@ -156,221 +171,255 @@ class HotPaths:
 
     # ------------------------------------------------------------------ graph
 
-    def _compute(self) -> dict[FunctionNode, Cost]:
-        functions = self._model.functions
-        callees = _call_graph(functions)
-        costs: dict[FunctionNode, Cost] = {}
+    def _entries(self) -> tuple[list[FunctionInfo], list[FunctionInfo]]:
+        """The per-step and the start-up entries (start-up wins on a method
+        both match)."""
         hot_entries: list[FunctionInfo] = []
         startup_entries: list[FunctionInfo] = []
-        for info in functions:
+        for info in self._model.functions:
             if info.parent is not None:
                 continue  # a nested function has its parent's cost
             if _matches(self._startup, info):
                 startup_entries.append(info)
             elif self._hot is not None and _matches(self._hot, info):
                 hot_entries.append(info)
-        # Per step first, breadth first: the shortest chain from an entry.
+        return hot_entries, startup_entries
+
+    def _call_graph(self) -> _CallGraph:
+        if self._graph is None:
+            self._graph = _CallGraph(self._model.functions)
+        return self._graph
+
+    def _compute_per_step(self) -> dict[FunctionNode, Cost]:
+        """Per step, breadth first from the entries: the shortest chain."""
+        hot_entries, _ = self._entries()
+        costs: dict[FunctionNode, Cost] = {}
+        if not hot_entries:
+            return costs
         queue: deque[FunctionInfo] = deque()
         for info in hot_entries:
             costs[info.node] = Cost(PER_STEP, (_label(info),))
             queue.append(info)
-        self._spread(queue, callees, costs, per_step=True)
+        _spread(queue, self._call_graph(), costs, per_step=True)
+        _inherit(self._model.functions, costs)
+        return costs
+
+    def _compute_rest(self) -> dict[FunctionNode, Cost]:
+        """Start-up costs of what the per-step spread did not reach."""
+        per_step = self._per_step or {}
+        _, startup_entries = self._entries()
+        costs: dict[FunctionNode, Cost] = dict(per_step)
+        queue: deque[FunctionInfo] = deque()
         for info in startup_entries:
             if info.node not in costs:
                 costs[info.node] = Cost(START_UP, (_label(info),))
                 queue.append(info)
-        self._spread(queue, callees, costs, per_step=False)
-        # Nested functions: their parent's cost (parents come first in source order).
-        for info in functions:
-            parent = info.parent
-            if parent is not None and parent.node in costs:
-                costs[info.node] = costs[parent.node]
+        if queue:
+            _spread(queue, self._call_graph(), costs, per_step=False)
+        _inherit(self._model.functions, costs)
         return costs
 
-    @staticmethod
-    def _spread(
-        queue: deque[FunctionInfo],
-        callees: dict[FunctionInfo, list[FunctionInfo]],
-        costs: dict[FunctionNode, Cost],
-        per_step: bool,
-    ) -> None:
-        while queue:
-            caller = queue.popleft()
-            cost = costs[caller.node]
-            for callee in callees.get(caller, ()):
-                if callee.node in costs:
-                    continue
-                if per_step:
-                    costs[callee.node] = Cost(
-                        PER_STEP, cost.chain + (callee.node.name,)
-                    )
-                else:
-                    costs[callee.node] = cost
-                queue.append(callee)
+
+def _spread(
+    queue: deque[FunctionInfo],
+    graph: _CallGraph,
+    costs: dict[FunctionNode, Cost],
+    per_step: bool,
+) -> None:
+    while queue:
+        caller = queue.popleft()
+        cost = costs[caller.node]
+        for callee in graph.callees(caller):
+            if callee.node in costs:
+                continue
+            if per_step:
+                costs[callee.node] = Cost(PER_STEP, cost.chain + (callee.node.name,))
+            else:
+                costs[callee.node] = cost
+            queue.append(callee)
+
+
+def _inherit(functions: list[FunctionInfo], costs: dict[FunctionNode, Cost]) -> None:
+    """Nested functions: their parent's cost (parents come first in source order)."""
+    for info in functions:
+        parent = info.parent
+        if parent is not None and parent.node in costs:
+            costs[info.node] = costs[parent.node]
 
 
 def _label(info: FunctionInfo) -> str:
     return info.node.name
 
 
-def _call_graph(
-    functions: list[FunctionInfo],
-) -> dict[FunctionInfo, list[FunctionInfo]]:
-    """For each top-level function or method, the module's functions it may
-    call (its nested functions' calls included), in source order."""
-    module_functions: dict[str, FunctionInfo] = {}
-    methods: dict[ast.ClassDef, dict[str, FunctionInfo]] = {}
-    classes_by_name: dict[str, ast.ClassDef] = {}
-    by_method_name: dict[str, list[FunctionInfo]] = {}
-    for info in functions:
-        if info.parent is not None:
-            continue
-        if info.cls is None:
-            module_functions.setdefault(info.node.name, info)
-        else:
-            methods.setdefault(info.cls, {}).setdefault(info.node.name, info)
-            classes_by_name.setdefault(info.cls.name, info.cls)
-            by_method_name.setdefault(info.node.name, []).append(info)
+class _CallGraph:
+    """For a top-level function or method, the module's functions it may
+    call (its nested functions' calls included), in the order a breadth-first
+    walk of its code meets the calls; each function's code is walked when
+    its callees are first asked."""
 
-    # ``self.a = Class(...)`` and ``self.a = self.m`` in any method: what
-    # ``self.a.x()`` and ``self.a()`` call.
-    attribute_classes: dict[ast.ClassDef, dict[str, str]] = {}
-    attribute_methods: dict[ast.ClassDef, dict[str, list[str]]] = {}
-    for info in functions:
-        if info.cls is None or info.parent is not None:
-            continue
-        for node in walk(info.node):
-            if not isinstance(node, ast.Assign):
+    def __init__(self, functions: list[FunctionInfo]) -> None:
+        self.module_functions: dict[str, FunctionInfo] = {}
+        self.methods: dict[ast.ClassDef, dict[str, FunctionInfo]] = {}
+        self.classes_by_name: dict[str, ast.ClassDef] = {}
+        self.by_method_name: dict[str, list[FunctionInfo]] = {}
+        for info in functions:
+            if info.parent is not None:
                 continue
-            value = node.value
-            for target in node.targets:
-                if not (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    continue
-                if (
-                    isinstance(value, ast.Call)
-                    and isinstance(value.func, ast.Name)
-                    and value.func.id in classes_by_name
-                ):
-                    attribute_classes.setdefault(info.cls, {})[target.attr] = (
-                        value.func.id
-                    )
-                elif (
-                    isinstance(value, ast.Attribute)
-                    and isinstance(value.value, ast.Name)
-                    and value.value.id == "self"
-                ):
-                    attribute_methods.setdefault(info.cls, {}).setdefault(
-                        target.attr, []
-                    ).append(value.attr)
+            if info.cls is None:
+                self.module_functions.setdefault(info.node.name, info)
+            else:
+                self.methods.setdefault(info.cls, {}).setdefault(info.node.name, info)
+                self.classes_by_name.setdefault(info.cls.name, info.cls)
+                self.by_method_name.setdefault(info.node.name, []).append(info)
+        # ``self.a = Class(...)`` and ``self.a = self.m`` in any method (its
+        # nested functions and classes included): what ``self.a.x()`` and
+        # ``self.a()`` call. Read off the binding statements the model
+        # collected, in source order: no walk of the code.
+        self.attribute_classes: dict[ast.ClassDef, dict[str, str]] = {}
+        self.attribute_methods: dict[ast.ClassDef, dict[str, list[str]]] = {}
+        for info in functions:
+            top = info
+            while top.parent is not None:
+                top = top.parent
+            cls = top.cls
+            if cls is None:
+                continue
+            for stmt, _ in info.bindings:
+                if type(stmt) is ast.Assign:
+                    self._note_attribute(cls, stmt)
+        self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
 
-    def method_of(cls: ast.ClassDef, name: str) -> FunctionInfo | None:
+    def _note_attribute(self, cls: ast.ClassDef, node: ast.Assign) -> None:
+        value = node.value
+        for target in node.targets:
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                continue
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in self.classes_by_name
+            ):
+                self.attribute_classes.setdefault(cls, {})[target.attr] = value.func.id
+            elif (
+                isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name)
+                and value.value.id == "self"
+            ):
+                self.attribute_methods.setdefault(cls, {}).setdefault(
+                    target.attr, []
+                ).append(value.attr)
+
+    def method_of(self, cls: ast.ClassDef, name: str) -> FunctionInfo | None:
         """``cls.name``: defined in the class or in a base class of the
-        module, depth first as the MRO is for single inheritance. (A loop, not
-        recursion: a recursive closure is a reference cycle holding the tree.)"""
+        module, depth first as the MRO is for single inheritance."""
         seen: set[str] = set()
         stack = [cls]
         while stack:
             current = stack.pop()
-            found = methods.get(current, {}).get(name)
+            found = self.methods.get(current, {}).get(name)
             if found is not None:
                 return found
             seen.add(current.name)
             for base in reversed(current.bases):
                 base_name = base.id if isinstance(base, ast.Name) else None
-                base_cls = classes_by_name.get(base_name) if base_name else None
+                base_cls = self.classes_by_name.get(base_name) if base_name else None
                 if base_cls is not None and base_cls.name not in seen:
                     stack.append(base_cls)
         return None
 
-    def methods_named(cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
+    def methods_named(self, cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
         """What ``obj.name()`` may run for an instance of ``cls``: the method,
         or the methods stored under that name (``self.update = self.update_single``)."""
-        found = method_of(cls, name)
+        found = self.method_of(cls, name)
         aliased = [found] if found is not None else []
-        for other in attribute_methods.get(cls, {}).get(name, ()):
-            target = method_of(cls, other)
+        for other in self.attribute_methods.get(cls, {}).get(name, ()):
+            target = self.method_of(cls, other)
             if target is not None:
                 aliased.append(target)
         return aliased
 
-    def subclass_methods(cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
+    def subclass_methods(self, cls: ast.ClassDef, name: str) -> list[FunctionInfo]:
         """Overrides of ``name`` in the module's subclasses of ``cls``: a
         ``self.m()`` of a base class may run any of them."""
         found = []
-        for other in by_method_name.get(name, ()):
+        for other in self.by_method_name.get(name, ()):
             other_cls = other.cls
             if other_cls is not None and other_cls is not cls:
-                if _derives_from(other_cls, cls, classes_by_name):
+                if _derives_from(other_cls, cls, self.classes_by_name):
                     found.append(other)
         return found
 
-    top_of: dict[FunctionNode, FunctionInfo] = {}
-    graph: dict[FunctionInfo, list[FunctionInfo]] = {}
-    for info in functions:
-        top = info
-        while top.parent is not None:
-            top = top.parent
-        top_of[info.node] = top
-        if info.parent is not None:
-            continue
+    def callees(self, info: FunctionInfo) -> list[FunctionInfo]:
+        found = self._callees.get(info)
+        if found is None:
+            found = self._callees[info] = self._find_callees(info)
+        return found
+
+    def _find_callees(self, info: FunctionInfo) -> list[FunctionInfo]:
+        classes_by_name = self.classes_by_name
         targets: list[FunctionInfo] = []
         for node in walk(info.node):
-            if not isinstance(node, ast.Call):
+            if type(node) is not ast.Call:
                 continue
-            func = node.func
+            func = node.func  # type: ignore[attr-defined]
             if isinstance(func, ast.Name):
-                target = module_functions.get(func.id)
+                target = self.module_functions.get(func.id)
                 if target is not None:
                     targets.append(target)
                 elif func.id in classes_by_name:  # constructing: __init__
-                    init = method_of(classes_by_name[func.id], "__init__")
+                    init = self.method_of(classes_by_name[func.id], "__init__")
                     if init is not None:
                         targets.append(init)
             elif isinstance(func, ast.Attribute):
-                name = func.attr
-                receiver = func.value
-                if (
-                    isinstance(receiver, ast.Name)
-                    and receiver.id in ("self", "cls")
-                    and info.cls is not None
-                ):
-                    targets.extend(methods_named(info.cls, name))
-                    targets.extend(subclass_methods(info.cls, name))
-                elif isinstance(receiver, ast.Name) and receiver.id in classes_by_name:
-                    target = method_of(classes_by_name[receiver.id], name)
+                targets.extend(self._method_targets(info, func))
+        return targets
+
+    def _method_targets(
+        self, info: FunctionInfo, func: ast.Attribute
+    ) -> list[FunctionInfo]:
+        classes_by_name = self.classes_by_name
+        name = func.attr
+        receiver = func.value
+        if (
+            isinstance(receiver, ast.Name)
+            and receiver.id in ("self", "cls")
+            and info.cls is not None
+        ):
+            return self.methods_named(info.cls, name) + self.subclass_methods(
+                info.cls, name
+            )
+        if isinstance(receiver, ast.Name) and receiver.id in classes_by_name:
+            target = self.method_of(classes_by_name[receiver.id], name)
+            return [target] if target is not None else []
+        if (
+            isinstance(receiver, ast.Call)
+            and isinstance(receiver.func, ast.Name)
+            and receiver.func.id == "super"
+            and info.cls is not None
+        ):
+            for base in info.cls.bases:
+                if isinstance(base, ast.Name) and base.id in classes_by_name:
+                    target = self.method_of(classes_by_name[base.id], name)
                     if target is not None:
-                        targets.append(target)
-                elif (
-                    isinstance(receiver, ast.Call)
-                    and isinstance(receiver.func, ast.Name)
-                    and receiver.func.id == "super"
-                    and info.cls is not None
-                ):
-                    for base in info.cls.bases:
-                        if isinstance(base, ast.Name) and base.id in classes_by_name:
-                            target = method_of(classes_by_name[base.id], name)
-                            if target is not None:
-                                targets.append(target)
-                                break
-                elif (
-                    info.cls is not None
-                    and isinstance(receiver, ast.Attribute)
-                    and isinstance(receiver.value, ast.Name)
-                    and receiver.value.id == "self"
-                    and receiver.attr in attribute_classes.get(info.cls, {})
-                ):
-                    owner = classes_by_name[attribute_classes[info.cls][receiver.attr]]
-                    targets.extend(methods_named(owner, name))
-                else:
-                    candidates = by_method_name.get(name, ())
-                    if len(candidates) == 1 and not name.startswith("__"):
-                        targets.append(candidates[0])
-        graph[info] = targets
-    return graph
+                        return [target]
+            return []
+        attributes = self.attribute_classes.get(info.cls, {}) if info.cls else {}
+        if (
+            isinstance(receiver, ast.Attribute)
+            and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == "self"
+            and receiver.attr in attributes
+        ):
+            owner = classes_by_name[attributes[receiver.attr]]
+            return self.methods_named(owner, name)
+        candidates = self.by_method_name.get(name, ())
+        if len(candidates) == 1 and not name.startswith("__"):
+            return [candidates[0]]
+        return []
 
 
 def _derives_from(

@@ -211,10 +211,7 @@ class RedundantReassignment(Rule):
             groups = _repeated_assignments(info.node, candidates)
             if not groups:
                 continue
-            if (
-                ctx.options.hot_paths_only
-                and not ctx.hot_paths.cost(info.node).per_step
-            ):
+            if ctx.options.hot_paths_only and ctx.hot_paths.per_step(info.node) is None:
                 continue  # waste worth a commit only where it runs per step
             flow = model.flow(info.node)
             if flow.dynamic_scope:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import cached_property, partial
 
 from lint_rules.analysis.hot_paths import Cost
 from lint_rules.analysis.nodes import TryStar, child_nodes
@@ -225,8 +226,8 @@ class HostSyncInHotPath(Rule):
         hot_paths = ctx.hot_paths
         host_names = _host_name_matcher(ctx.options.host_tensor_names)
         for info in model.functions:
-            cost = hot_paths.cost(info.node)
-            if not cost.per_step:
+            cost = hot_paths.per_step(info.node)
+            if cost is None:
                 continue
             # Where values live is asked only of a node that has the shape
             # of a sync (most per-step functions have none).
@@ -238,7 +239,9 @@ class HostSyncInHotPath(Rule):
             ]
             if not candidates:
                 continue
-            provenance = _Provenance(info.node, model.scope(info.node), host_names)
+            provenance = _Provenance(
+                info.node, partial(model.scope, info.node), host_names
+            )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
     def _check_function(
@@ -535,60 +538,109 @@ def _reduction_key(base: ast.expr | None) -> tuple[str, str] | None:
     return None
 
 
+#: Nodes that bind names (``_Provenance._collect``).
+_BINDING_KINDS = frozenset(
+    {
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.comprehension,
+        ast.For,
+        ast.AsyncFor,
+        ast.With,
+        ast.AsyncWith,
+    }
+)
+
+
 class _Provenance:
     """Where the values of one function live: the host, the device or unknown
     (by what its locals are bound to, flow-insensitively: a local is on the
     host when every binding of it is)."""
 
     def __init__(
-        self, function: ast.AST, scope: object, host_names: re.Pattern[str] | None
+        self,
+        function: ast.AST,
+        scope: Callable[[], object],
+        host_names: re.Pattern[str] | None,
     ) -> None:
-        self.scope = scope
+        self._function = function
+        self._scope_factory = scope
         self.host_names = host_names
-        # name -> [(value, branch path, position)] of each binding
-        self.bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.params: dict[str, ast.expr | None] = {}
-        self.names_used: set[str] = set()
-        # id of a Name that is read -> (its branch path, its position)
-        self._uses: dict[int, tuple[tuple, tuple[int, int]]] = {}
         args = function.args  # type: ignore[attr-defined]
         for arg in args.posonlyargs + args.args + args.kwonlyargs:
             self.params[arg.arg] = arg.annotation
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
                 self.params[extra.arg] = None
-        for node, path in _nodes_with_branches(function):
-            position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._bind(target, node.value, path, position)
-            elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                self._bind(node.target, node.value, path, position)
-            elif isinstance(node, ast.AugAssign):
-                self._bind(node.target, node.value, path, position)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                self._bind(node.target, _loop_item(node.iter), path, position)
-            elif isinstance(node, ast.comprehension):
-                self._bind(node.target, _loop_item(node.iter), path, (0, 0))
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value, path, position)
-            elif isinstance(node, (ast.With, ast.AsyncWith)):
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        self._bind(item.optional_vars, None, path, position)
-            elif isinstance(node, ast.Name):
-                self.names_used.add(node.id)
-                if isinstance(node.ctx, ast.Load):
-                    self._uses[id(node)] = (path, position)
-            elif isinstance(node, ast.Attribute):
-                self.names_used.add(node.attr)
         self._memo: dict[tuple, str] = {}
+        self._collected = False
+
+    @cached_property
+    def scope(self) -> object:
+        """The function's scope, built when a name's meaning is first asked."""
+        return self._scope_factory()
+
+    @cached_property
+    def bindings(self) -> dict[str, list[tuple[object, tuple, tuple[int, int]]]]:
+        """name -> [(value, branch path, position)] of each binding (the
+        function's code is walked when a question first needs it: most
+        candidate syncs are decided without)."""
+        self._collect()
+        return self.__dict__["bindings"]
+
+    @cached_property
+    def names_used(self) -> set[str]:
+        self._collect()
+        return self.__dict__["names_used"]
+
+    @cached_property
+    def _uses(self) -> dict[int, tuple[tuple, tuple[int, int]]]:
+        """id of a Name that is read -> (its branch path, its position)."""
+        self._collect()
+        return self.__dict__["_uses"]
+
+    def _collect(self) -> None:
+        bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
+        names_used: set[str] = set()
+        uses: dict[int, tuple[tuple, tuple[int, int]]] = {}
+        self.__dict__.update(bindings=bindings, names_used=names_used, _uses=uses)
+        for node, path in _nodes_with_branches(self._function):
+            kind = type(node)
+            if kind is ast.Name:
+                names_used.add(node.id)  # type: ignore[attr-defined]
+                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                    uses[id(node)] = (path, (node.lineno, node.col_offset))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                names_used.add(node.attr)  # type: ignore[attr-defined]
+            elif kind in _BINDING_KINDS:
+                position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+                if kind is ast.Assign:
+                    for target in node.targets:  # type: ignore[attr-defined]
+                        self._bind(target, node.value, path, position)  # type: ignore[attr-defined]
+                elif kind is ast.AnnAssign:
+                    if node.value is not None:  # type: ignore[attr-defined]
+                        self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
+                elif kind is ast.AugAssign or kind is ast.NamedExpr:
+                    self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
+                elif kind is ast.comprehension:
+                    self._bind(node.target, _loop_item(node.iter), path, (0, 0))  # type: ignore[attr-defined]
+                elif kind is ast.For or kind is ast.AsyncFor:
+                    self._bind(node.target, _loop_item(node.iter), path, position)  # type: ignore[attr-defined]
+                else:  # with
+                    for item in node.items:  # type: ignore[attr-defined]
+                        if item.optional_vars is not None:
+                            self._bind(item.optional_vars, None, path, position)
 
     def _bind(
         self, target: ast.AST, value: object, path: tuple, position: tuple[int, int]
     ) -> None:
         if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append((value, path, position))
+            self.__dict__["bindings"].setdefault(target.id, []).append(
+                (value, path, position)
+            )
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = (
                 value.elts

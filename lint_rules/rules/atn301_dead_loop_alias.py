@@ -208,10 +208,7 @@ class DeadLoopAlias(Rule):
                 ]
                 if not candidates:
                     continue
-            if (
-                ctx.options.hot_paths_only
-                and not ctx.hot_paths.cost(info.node).per_step
-            ):
+            if ctx.options.hot_paths_only and ctx.hot_paths.per_step(info.node) is None:
                 continue  # waste worth a commit only where it runs per step
             if _jit_compiled(info, model, ctx.options.jit_decorators):
                 continue  # the kernel compiler removes the alias anyway

@@ -167,6 +167,7 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
     ``_Provenance.sync`` (the rule's answer), on every node of the examples
     and of the reference backend's per-step code."""
     import ast
+    from functools import partial
     from pathlib import Path
 
     from lint_rules.analysis.model import ModuleModel
@@ -194,7 +195,7 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
         model = ModuleModel(ast.parse(text))
         host_names = _host_name_matcher(("*_cpu", "*_host", "*_np"))
         for info in model.functions:
-            where = _Provenance(info.node, model.scope(info.node), host_names)
+            where = _Provenance(info.node, partial(model.scope, info.node), host_names)
             assigned = _assigned_names(info.bindings)
             for node in _own_nodes(info.node):
                 if where.sync(node) is not None:
