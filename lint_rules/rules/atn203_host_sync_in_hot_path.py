@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import cached_property, partial
 
+from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost
 from lint_rules.analysis.nodes import TryStar, child_nodes
 from lint_rules.analysis.torch_api import HOST_FACTORIES
@@ -43,6 +45,11 @@ _DATA_DEPENDENT_METHODS = frozenset(
     {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
 )
 _FACTORIES = HOST_FACTORIES
+#: Methods and functions whose call may be a sync (``sync`` decides).
+_SYNC_CALL_NAMES = frozenset(
+    {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
+    | _DATA_DEPENDENT_METHODS
+)
 #: Functions whose result is always on the host.
 _HOST_FUNCTIONS = frozenset({"torch.from_numpy"})
 #: Builtins whose result is a Python value.
@@ -231,16 +238,14 @@ class HostSyncInHotPath(Rule):
                 continue
             # Where values live is asked only of a node that has the shape
             # of a sync (most per-step functions have none).
+            gate = _TextGate(ctx, info.node)
             assigned = _assigned_names(info.bindings)
-            candidates = [
-                node
-                for node in _own_nodes(info.node, _SKIP_UNREPORTED)
-                if _may_sync(node, assigned)
-            ]
+            masks = _mask_names(info.bindings)
+            candidates = _candidates(info.node, assigned, masks, gate)
             if not candidates:
                 continue
             provenance = _Provenance(
-                info.node, partial(model.scope, info.node), host_names
+                info.node, partial(model.scope, info.node), host_names, gate
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -289,6 +294,200 @@ def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 
 #: ``_own_nodes``: leave out the code where a sync is not worth a report.
 _SKIP_UNREPORTED = True
+
+
+class _TextGate:
+    """A look at the text of a function's rows before its expressions are
+    walked: a pre-filter (``lint_rules.prefilter``), a necessary condition
+    only. Whole rows are looked at (a superset of any expression's text)."""
+
+    __slots__ = ("text", "locator", "enabled")
+
+    def __init__(self, ctx: Context, function: ast.AST) -> None:
+        self.text = ctx.text
+        self.locator = ctx.locator
+        self.enabled = prefilter.enabled() and not prefilter.may_respell_ascii(ctx.text)
+
+    def rows(self, first: int, last: int) -> str:
+        locator = self.locator
+        return self.text[locator.line_start(first) : locator.full_line_end(last)]
+
+    def search(self, pattern: re.Pattern[str], nodes: list[ast.AST]) -> bool:
+        """Whether ``pattern`` occurs on the rows of ``nodes`` (always True
+        with the pre-filters off)."""
+        if not self.enabled:
+            return True
+        first = min(node.lineno for node in nodes)  # type: ignore[attr-defined]
+        last = max(node.end_lineno or node.lineno for node in nodes)  # type: ignore[attr-defined]
+        return pattern.search(self.rows(first, last)) is not None
+
+
+def _structure(
+    function: ast.AST, skip_unreported: bool
+) -> Iterator[tuple[ast.AST, tuple, list[ast.expr]]]:
+    """The function's own code above its expressions: each statement (and
+    handler, ``with`` item, ``match`` case), in source order, with its path
+    of branches (as ``_nodes_with_branches``) and its expression children,
+    which are not walked here. With ``skip_unreported``, the code where a
+    sync is not worth a report is left out (as ``_own_nodes`` with
+    ``where``)."""
+    stack: list[tuple[ast.AST, tuple]] = [
+        (stmt, ())
+        for stmt in reversed(function.body)  # type: ignore[attr-defined]
+    ]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if skip_unreported:
+            if isinstance(node, ast.Raise) or _is_logging_call(node):
+                continue
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                _allows_sync(item.context_expr) for item in node.items
+            ):
+                continue
+        kind = type(node)
+        if kind is ast.AnnAssign:
+            children: list[ast.AST] = [node.target] + (  # type: ignore[attr-defined]
+                [node.value] if node.value else []  # type: ignore[attr-defined]
+            )
+        else:
+            children = child_nodes(node)
+        roots = [child for child in children if isinstance(child, ast.expr)]
+        yield node, path, roots
+        arms: list[tuple[list[ast.AST], tuple]] = []
+        if kind is ast.If:
+            skipped = _skipped_branch(node.test) if skip_unreported else None  # type: ignore[attr-defined]
+            arms = [
+                (
+                    [] if skipped == "body" else node.body,
+                    path + ((id(node), 0, False),),
+                ),  # type: ignore[attr-defined]
+                (
+                    [] if skipped == "orelse" else node.orelse,
+                    path + ((id(node), 1, False),),
+                ),  # type: ignore[attr-defined]
+            ]
+        elif kind in (ast.For, ast.AsyncFor, ast.While):
+            arms = [
+                (node.body, path + ((id(node), 0, True),)),  # type: ignore[attr-defined]
+                (node.orelse, path + ((id(node), 1, False),)),  # type: ignore[attr-defined]
+            ]
+        elif kind is ast.Try or kind is TryStar:
+            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False),)))
+            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+            arms.append((node.finalbody, path))  # type: ignore[attr-defined]
+        elif kind is ast.Match:
+            arms = [
+                ([case], path + ((id(node), number, False),))
+                for number, case in enumerate(node.cases)  # type: ignore[attr-defined]
+            ]
+        if arms:
+            for block, block_path in reversed(arms):
+                stack.extend((child, block_path) for child in reversed(block))
+            continue
+        stack.extend(
+            (child, path)
+            for child in reversed(children)
+            if not isinstance(child, ast.expr)
+        )
+
+
+def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]:
+    """The nodes of one expression, depth first in source order, nested
+    scopes left out (and, with ``skip_unreported``, the capture arm of a
+    conditional expression)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        yield node
+        if skip_unreported and type(node) is ast.IfExp:
+            skipped = _skipped_branch(node.test)  # type: ignore[attr-defined]
+            if skipped is not None:
+                stack.append(node.orelse if skipped == "body" else node.body)  # type: ignore[attr-defined]
+                stack.append(node.test)  # type: ignore[attr-defined]
+                continue
+        children = child_nodes(node)
+        children.reverse()
+        stack.extend(children)
+
+
+#: Words a row must hold for one of its expressions to have the shape of a
+#: sync (``_may_sync``): a sync call's name, or the keywords of a conditional
+#: expression and of the operators whose operands are truth values.
+_SYNC_WORDS = re.compile(
+    r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
+)
+#: What a row must also hold, beside a ``[``, for boolean-mask indexing: a
+#: comparison or ``~`` (a local bound to a comparison is looked for by name).
+_MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
+
+
+def _candidates(
+    function: ast.AST,
+    assigned: frozenset[str],
+    masks: frozenset[str],
+    gate: _TextGate,
+) -> list[ast.AST]:
+    """The nodes of the function's own code (``_own_nodes`` with ``where``)
+    that have the shape of a sync (``_may_sync``): statements are judged as
+    they come; an expression is walked only where its rows hold a word or
+    sign such a node needs."""
+    found: list[ast.AST] = []
+    mask_words = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(masks))) + r")\b")
+        if masks
+        else None
+    )
+    for node, _, roots in _structure(function, _SKIP_UNREPORTED):
+        if _may_sync(node, assigned, masks):
+            found.append(node)
+        if not roots:
+            continue
+        if gate.enabled:
+            segment = gate.rows(
+                min(root.lineno for root in roots),
+                max(root.end_lineno or root.lineno for root in roots),
+            )
+            if _SYNC_WORDS.search(segment) is None and not (
+                "[" in segment
+                and (
+                    _MASK_SIGNS.search(segment) is not None
+                    or (mask_words is not None and mask_words.search(segment))
+                )
+            ):
+                continue
+        for root in roots:
+            for child in _expression_nodes(root, _SKIP_UNREPORTED):
+                if _may_sync(child, assigned, masks):
+                    found.append(child)
+    return found
+
+
+def _mask_names(bindings: list) -> frozenset[str]:
+    """The names a binding statement of the function binds to a comparison
+    (alone or as an element of a tuple): the only names that may hold a
+    boolean mask as far as ``_Provenance._boolean_mask`` can tell."""
+    names: set[str] = set()
+    for stmt, _ in bindings:
+        value = getattr(stmt, "value", None)
+        if value is None:
+            continue
+        if isinstance(value, (ast.Tuple, ast.List)):
+            if not any(type(element) is ast.Compare for element in value.elts):
+                continue
+        elif type(value) is not ast.Compare:
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            names.update(
+                node.id for node in ast.walk(target) if isinstance(node, ast.Name)
+            )
+    return frozenset(names)
 
 
 def _own_nodes(function: ast.AST, where: object = None) -> Iterator[ast.AST]:
@@ -433,13 +632,6 @@ def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
         stack.extend((child, path) for child in reversed(children))
 
 
-#: Methods and functions whose call may be a sync (``sync`` decides).
-_SYNC_CALL_NAMES = frozenset(
-    {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
-    | _DATA_DEPENDENT_METHODS
-)
-
-
 def _assigned_names(bindings: list) -> frozenset[str]:
     """The names the function's own statements bind (where a local lives on
     the device: a parameter or attribute never is, as far as a module shows)."""
@@ -456,7 +648,7 @@ def _assigned_names(bindings: list) -> frozenset[str]:
     return frozenset(names)
 
 
-def _may_sync(node: ast.AST, assigned: frozenset[str]) -> bool:
+def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) -> bool:
     """Whether ``node`` has the shape of a sync ``_Provenance.sync`` may
     report: a shortcut beside it (``tests/rules/test_atn203.py`` checks the two
     agree)."""
@@ -482,7 +674,7 @@ def _may_sync(node: ast.AST, assigned: frozenset[str]) -> bool:
         return (
             type(index) is ast.Compare
             or (type(index) is ast.UnaryOp and type(index.op) is ast.Invert)
-            or (type(index) is ast.Name and index.id in assigned)
+            or (type(index) is ast.Name and index.id in masks)
         )
     return False
 
@@ -538,20 +730,20 @@ def _reduction_key(base: ast.expr | None) -> tuple[str, str] | None:
     return None
 
 
-#: Nodes that bind names (``_Provenance._collect``).
+#: Statements that bind names (``_Provenance.bindings``).
 _BINDING_KINDS = frozenset(
     {
         ast.Assign,
         ast.AnnAssign,
         ast.AugAssign,
-        ast.NamedExpr,
-        ast.comprehension,
         ast.For,
         ast.AsyncFor,
         ast.With,
         ast.AsyncWith,
     }
 )
+#: What the rows of an expression hold where it may bind a name.
+_EXPRESSION_BINDERS = re.compile(r":=|\bfor\b")
 
 
 class _Provenance:
@@ -564,10 +756,12 @@ class _Provenance:
         function: ast.AST,
         scope: Callable[[], object],
         host_names: re.Pattern[str] | None,
+        gate: _TextGate | None = None,
     ) -> None:
         self._function = function
         self._scope_factory = scope
         self.host_names = host_names
+        self._gate = gate
         self.params: dict[str, ast.expr | None] = {}
         args = function.args  # type: ignore[attr-defined]
         for arg in args.posonlyargs + args.args + args.kwonlyargs:
@@ -576,7 +770,6 @@ class _Provenance:
             if extra is not None:
                 self.params[extra.arg] = None
         self._memo: dict[tuple, str] = {}
-        self._collected = False
 
     @cached_property
     def scope(self) -> object:
@@ -585,62 +778,97 @@ class _Provenance:
 
     @cached_property
     def bindings(self) -> dict[str, list[tuple[object, tuple, tuple[int, int]]]]:
-        """name -> [(value, branch path, position)] of each binding (the
-        function's code is walked when a question first needs it: most
-        candidate syncs are decided without)."""
-        self._collect()
-        return self.__dict__["bindings"]
+        """name -> [(value, branch path, position)] of each binding, in
+        source order (built when a question first needs it: most candidate
+        syncs are decided without). Statements are read as they come; an
+        expression is walked only where its rows may bind a name in it
+        (``:=``, a comprehension's ``for``)."""
+        bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
+        self.__dict__["bindings"] = bindings
+        spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
+        gate = self._gate
+        for node, path, roots in _structure(self._function, False):
+            kind = type(node)
+            if kind in _BINDING_KINDS:
+                self._bind_statement(node, kind, path)
+            for root in roots:
+                if type(root) is ast.Lambda:
+                    continue
+                spans.append(
+                    (
+                        (root.lineno, root.col_offset),
+                        (root.end_lineno or root.lineno, root.end_col_offset or 0),
+                        path,
+                    )
+                )
+            if roots and (
+                gate is None or gate.search(_EXPRESSION_BINDERS, roots)  # type: ignore[arg-type]
+            ):
+                for root in roots:
+                    for child in _expression_nodes(root, False):
+                        kind = type(child)
+                        if kind is ast.NamedExpr:
+                            position = (child.lineno, child.col_offset)  # type: ignore[attr-defined]
+                            self._bind(child.target, child.value, path, position)  # type: ignore[attr-defined]
+                        elif kind is ast.comprehension:
+                            self._bind(
+                                child.target, _loop_item(child.iter), path, (0, 0)
+                            )  # type: ignore[attr-defined]
+        spans.sort(key=lambda span: span[0])
+        self._spans = spans
+        self._span_starts = [span[0] for span in spans]
+        return bindings
+
+    def _bind_statement(self, node: ast.AST, kind: type, path: tuple) -> None:
+        position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if kind is ast.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                self._bind(target, node.value, path, position)  # type: ignore[attr-defined]
+        elif kind is ast.AnnAssign:
+            if node.value is not None:  # type: ignore[attr-defined]
+                self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
+        elif kind is ast.AugAssign:
+            self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
+        elif kind is ast.For or kind is ast.AsyncFor:
+            self._bind(node.target, _loop_item(node.iter), path, position)  # type: ignore[attr-defined]
+        elif kind is ast.With or kind is ast.AsyncWith:
+            for item in node.items:  # type: ignore[attr-defined]
+                if item.optional_vars is not None:
+                    self._bind(item.optional_vars, None, path, position)
+
+    def _use(self, use: ast.Name) -> tuple[tuple, tuple[int, int]] | None:
+        """(branch path, position) of a Name read in the function's own code:
+        the path of the statement whose expression holds it."""
+        if type(use.ctx) is not ast.Load:
+            return None
+        self.bindings  # noqa: B018 (builds the spans)
+        position = (use.lineno, use.col_offset)
+        index = bisect_right(self._span_starts, position) - 1
+        if index < 0:
+            return None
+        start, end, path = self._spans[index]
+        if position >= end:
+            return None
+        return path, position
 
     @cached_property
     def names_used(self) -> set[str]:
-        self._collect()
-        return self.__dict__["names_used"]
-
-    @cached_property
-    def _uses(self) -> dict[int, tuple[tuple, tuple[int, int]]]:
-        """id of a Name that is read -> (its branch path, its position)."""
-        self._collect()
-        return self.__dict__["_uses"]
-
-    def _collect(self) -> None:
-        bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
-        names_used: set[str] = set()
-        uses: dict[int, tuple[tuple, tuple[int, int]]] = {}
-        self.__dict__.update(bindings=bindings, names_used=names_used, _uses=uses)
-        for node, path in _nodes_with_branches(self._function):
+        """The names and attribute names the function's own code reads or
+        writes (for a host copy's name: asked only where a sync is found)."""
+        names: set[str] = set()
+        for node, _ in _nodes_with_branches(self._function):
             kind = type(node)
             if kind is ast.Name:
-                names_used.add(node.id)  # type: ignore[attr-defined]
-                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                    uses[id(node)] = (path, (node.lineno, node.col_offset))  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
-                names_used.add(node.attr)  # type: ignore[attr-defined]
-            elif kind in _BINDING_KINDS:
-                position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-                if kind is ast.Assign:
-                    for target in node.targets:  # type: ignore[attr-defined]
-                        self._bind(target, node.value, path, position)  # type: ignore[attr-defined]
-                elif kind is ast.AnnAssign:
-                    if node.value is not None:  # type: ignore[attr-defined]
-                        self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
-                elif kind is ast.AugAssign or kind is ast.NamedExpr:
-                    self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
-                elif kind is ast.comprehension:
-                    self._bind(node.target, _loop_item(node.iter), path, (0, 0))  # type: ignore[attr-defined]
-                elif kind is ast.For or kind is ast.AsyncFor:
-                    self._bind(node.target, _loop_item(node.iter), path, position)  # type: ignore[attr-defined]
-                else:  # with
-                    for item in node.items:  # type: ignore[attr-defined]
-                        if item.optional_vars is not None:
-                            self._bind(item.optional_vars, None, path, position)
+                names.add(node.attr)  # type: ignore[attr-defined]
+        return names
 
     def _bind(
         self, target: ast.AST, value: object, path: tuple, position: tuple[int, int]
     ) -> None:
         if isinstance(target, ast.Name):
-            self.__dict__["bindings"].setdefault(target.id, []).append(
-                (value, path, position)
-            )
+            self.bindings.setdefault(target.id, []).append((value, path, position))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = (
                 value.elts
@@ -668,7 +896,7 @@ class _Provenance:
         branches nested in that path. Inside a loop, or without a use: all."""
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
-        where = self._uses.get(id(use)) if use is not None else None
+        where = self._use(use) if use is not None else None
         if where is None:
             return every
         path, position = where
@@ -984,8 +1212,14 @@ class _Provenance:
         )
         if name is None or self.host_names is None:
             return None
+        gate = self._gate
         for suffix in ("_cpu", "_host"):
             candidate = name + suffix
+            if gate is not None and gate.enabled:
+                function = self._function
+                rows = gate.rows(function.lineno, function.end_lineno)  # type: ignore[attr-defined]
+                if candidate not in rows:
+                    continue  # (a necessary condition: saves the walk)
             if candidate in self.names_used and self.is_host_name(candidate):
                 return candidate
         return None

@@ -174,6 +174,7 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
     from lint_rules.rules.atn203_host_sync_in_hot_path import (
         _assigned_names,
         _host_name_matcher,
+        _mask_names,
         _may_sync,
         _own_nodes,
         _Provenance,
@@ -197,8 +198,135 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
         for info in model.functions:
             where = _Provenance(info.node, partial(model.scope, info.node), host_names)
             assigned = _assigned_names(info.bindings)
+            masks = _mask_names(info.bindings)
             for node in _own_nodes(info.node):
                 if where.sync(node) is not None:
                     reported += 1
-                    assert _may_sync(node, assigned), ast.dump(node)
+                    assert _may_sync(node, assigned, masks), ast.dump(node)
     assert reported >= len(SYNCS)
+
+
+GATE_TEXTS = (
+    # Words split over rows, comments between a name and its call, masks
+    # bound to comparisons, walrus and comprehension bindings.
+    "def forward(self, q, lens):\n"
+    "    n = (lens\n         .max  # widest\n         ().item())\n"
+    "    m = lens > 0\n    k = q[m]\n    j = q[~m]\n"
+    "    if (r := lens.sum()) > 0:\n        pass\n"
+    "    w = [x.item() for x in lens]\n"
+    "    y = q if self.capturing else lens.tolist()\n"
+    "    z = lens.to('cpu') if not lens.is_cuda else lens\n"
+    "    return n and k, j, r, w, y, z, lens_cpu\n",
+    "def forward(self, a, b):\n    x = a[b]\n    c = a == b\n    return a[c], b[a < 1]\n",
+    "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
+)
+
+
+def _gate_cases():
+    import ast
+    from pathlib import Path
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [
+        (root / "reference_backend" / "flashattention_backend.py").read_text("utf-8"),
+        (
+            root / "tests" / "fixtures" / "flashattention_backend_unoptimized.py"
+        ).read_text("utf-8"),
+        *GATE_TEXTS,
+        *(
+            "import torch\ndef forward(q, lens, batch, n):\n"
+            + textwrap.indent(body, "    ")
+            for body in (*SYNCS.values(), *HOST_VALUES.values())
+        ),
+    ]
+    for text in texts:
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        for info in ctx.model.functions:
+            yield ctx, info
+
+
+def test_the_text_gate_finds_every_candidate_the_full_walk_finds() -> None:
+    """``_candidates`` walks an expression only where its rows hold a word a
+    candidate needs: the same nodes as the full walk, with and without the
+    pre-filters."""
+    from lint_rules import prefilter
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _assigned_names,
+        _candidates,
+        _mask_names,
+        _may_sync,
+        _own_nodes,
+        _TextGate,
+    )
+
+    compared = 0
+    for ctx, info in _gate_cases():
+        assigned = _assigned_names(info.bindings)
+        masks = _mask_names(info.bindings)
+        full = {
+            id(node)
+            for node in _own_nodes(info.node, True)
+            if _may_sync(node, assigned, masks)
+        }
+        for enabled in (True, False):
+            previous = prefilter.set_enabled(enabled)
+            try:
+                gate = _TextGate(ctx, info.node)
+                found = _candidates(info.node, assigned, masks, gate)
+            finally:
+                prefilter.set_enabled(previous)
+            assert {id(node) for node in found} == full
+            assert len(found) == len(full)
+        compared += len(full)
+    assert compared > 50
+
+
+def test_bindings_and_uses_agree_with_the_full_walk() -> None:
+    """The bindings read statement by statement (expressions walked only
+    where ``:=`` or ``for`` may bind) and each read's branch path found by
+    position are those of a walk of every node."""
+    import ast
+    from functools import partial
+
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _nodes_with_branches,
+        _Provenance,
+        _TextGate,
+    )
+
+    checked = 0
+    for ctx, info in _gate_cases():
+        gate = _TextGate(ctx, info.node)
+        fast = _Provenance(info.node, partial(ctx.model.scope, info.node), None, gate)
+        slow = _Provenance(info.node, partial(ctx.model.scope, info.node), None)
+        expected: dict[str, list] = {}
+        for node, path in _nodes_with_branches(info.node):
+            position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+            if isinstance(node, ast.NamedExpr):
+                expected.setdefault("walrus", []).append(node.target.id)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                assert fast._use(node) == (path, position)
+                checked += 1
+        assert _comparable(fast.bindings) == _comparable(slow.bindings)
+        for name in expected.get("walrus", ()):
+            assert name in fast.bindings
+    assert checked > 100
+
+
+def _comparable(bindings: dict) -> dict:
+    """Bindings with each ``_Part`` (compared by identity) as the whole it is of."""
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Part
+
+    def plain(value: object) -> object:
+        depth = 0
+        while isinstance(value, _Part):
+            value, depth = value.whole, depth + 1
+        return (depth, value)
+
+    return {
+        name: [(plain(value), *rest) for value, *rest in found]
+        for name, found in bindings.items()
+    }
