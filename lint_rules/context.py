@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from functools import cached_property
 
+from lint_rules import prefilter
+from lint_rules.analysis.nodes import span_text
 from lint_rules.diagnostics import Finding, Fix, Location
 from lint_rules.source import Locator
 
@@ -50,9 +52,30 @@ class Context:
         from lint_rules.analysis.hot_paths import HotPaths
 
         options = self.options
+        span = None
+        if prefilter.enabled() and not prefilter.may_respell_ascii(self.text):
+            span = self.node_text
         return HotPaths(
-            self.model, options.hot_path_methods, options.graph_state_methods
+            self.model, options.hot_path_methods, options.graph_state_methods, span
         )
+
+    @cached_property
+    def _ascii(self) -> bool:
+        return self.text.isascii()
+
+    def node_text(self, nodes: list[ast.AST]) -> str:
+        """The text of ``nodes``: from the earliest start to the latest end
+        (whole rows where the text is not ASCII, since ``ast`` counts
+        columns in UTF-8 bytes). For pre-filters: at least the nodes' text."""
+        starts = self.locator.line_starts
+        text = self.text
+        if self._ascii:
+            return span_text(text, starts, nodes)
+        first = min(node.lineno for node in nodes)  # type: ignore[attr-defined]
+        last = max(node.end_lineno or node.lineno for node in nodes)  # type: ignore[attr-defined]
+        return text[
+            starts[first - 1] : starts[last] if last < len(starts) else len(text)
+        ]
 
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""

@@ -268,3 +268,54 @@ def test_rules_reporting_everywhere_name_the_cost_in_their_message() -> None:
         "runs per step: forward)",
         "runs at start-up: __init__)",
     ]
+
+
+def test_the_call_graphs_pre_filter_keeps_every_callee_in_order():
+    """The call graph walks an expression only where its text holds one of
+    the module's names: the callees, in breadth-first order, are those of a
+    walk of every node (ASCII text, where spans are exact, and not)."""
+    import ast
+    from pathlib import Path
+
+    from lint_rules.analysis.hot_paths import _CallGraph
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [
+        path.read_text("utf-8")
+        for path in (
+            root / "reference_backend" / "flashattention_backend.py",
+            root / "tests" / "fixtures" / "flashattention_backend_unoptimized.py",
+        )
+    ]
+    texts.append(
+        "def helper(x):\n    return x\n"
+        "class A:\n    def __init__(self):\n        self.b = B()\n"
+        "        self.run = self.go\n"
+        "    @decorate(helper(1))\n    def forward(self, x, k=helper(3), *, j=go()):\n"
+        "        y = [helper(i) for i in x] if x else (\n            self\n"
+        "            .go  # a comment\n            (x))\n"
+        "        def inner(z=helper(4)):\n"
+        "            return self.b.step(lambda: helper(2))\n"
+        "        @decorate\n        class Local(helper(5)):\n            pass\n"
+        "        return self.run(), super().__init__(), B.step(None), inner\n"
+        "    def go(self, x=None):\n        return helper(x)\n"
+        "class B:\n    def step(self, f):\n        return A()\n"
+    )
+    texts.append(texts[-1].replace("return helper(x)", "return 'é', helper(x)"))
+    assert "é" in texts[-1]
+    compared = 0
+    for text in texts:
+        tree = ast.parse(text)
+        model = ModuleModel(tree, text)
+        ctx = Context(text, tree, "x.py", Settings().options)
+        fast = _CallGraph(model.functions, ctx.node_text)
+        slow = _CallGraph(model.functions)
+        for info in model.functions:
+            if info.parent is None:
+                expected = slow.callees(info)
+                assert fast.callees(info) == expected
+                compared += len(expected)
+    assert compared > 10

@@ -27,8 +27,10 @@ import ast
 import fnmatch
 import re
 from collections import deque
+from collections.abc import Callable
 
-from lint_rules.analysis.nodes import walk
+from lint_rules import prefilter
+from lint_rules.analysis.nodes import child_nodes, walk
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -97,8 +99,21 @@ class Cost:
 
 UNKNOWN_COST = Cost(UNKNOWN)
 
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+_MATCHERS: dict[tuple[str, ...], re.Pattern[str]] = {}
+
 
 def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for a tuple of globs (compiled once per process)."""
+    found = _MATCHERS.get(patterns)
+    if found is None:
+        found = _MATCHERS[patterns] = _compile_globs(patterns)
+    return found
+
+
+def _compile_globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
@@ -121,8 +136,12 @@ class HotPaths:
         model: ModuleModel,
         hot_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
         startup_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
+        span: Callable[[list[ast.AST]], str] | None = None,
     ) -> None:
+        """``span(nodes)``: the text of ``nodes``, for the pre-filter of the
+        call graph (off without it, or with the pre-filters off)."""
         self._model = model
+        self._text_span = span if prefilter.enabled() else None
         self._hot = _matcher(hot_methods) if hot_methods else None
         self._startup = _matcher(CAPTURE_AND_WARMUP_METHODS + tuple(startup_methods))
         self._graph: _CallGraph | None = None
@@ -187,7 +206,7 @@ class HotPaths:
 
     def _call_graph(self) -> _CallGraph:
         if self._graph is None:
-            self._graph = _CallGraph(self._model.functions)
+            self._graph = _CallGraph(self._model.functions, self._text_span)
         return self._graph
 
     def _compute_per_step(self) -> dict[FunctionNode, Cost]:
@@ -257,7 +276,14 @@ class _CallGraph:
     walk of its code meets the calls; each function's code is walked when
     its callees are first asked."""
 
-    def __init__(self, functions: list[FunctionInfo]) -> None:
+    def __init__(
+        self,
+        functions: list[FunctionInfo],
+        span: Callable[[list[ast.AST]], str] | None = None,
+    ) -> None:
+        #: The text of some nodes, from the first start to the last end (at
+        #: least); None: every expression is walked (the pre-filters are off).
+        self._span = span
         self.module_functions: dict[str, FunctionInfo] = {}
         self.methods: dict[ast.ClassDef, dict[str, FunctionInfo]] = {}
         self.classes_by_name: dict[str, ast.ClassDef] = {}
@@ -288,6 +314,19 @@ class _CallGraph:
                 if type(stmt) is ast.Assign:
                     self._note_attribute(cls, stmt)
         self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
+        #: Every name a call of the module's own code must hold.
+        self.names = frozenset(
+            (
+                *self.module_functions,
+                *self.classes_by_name,
+                *self.by_method_name,
+                *(
+                    name
+                    for aliases in self.attribute_methods.values()
+                    for name in aliases
+                ),
+            )
+        )
 
     def _note_attribute(self, cls: ast.ClassDef, node: ast.Assign) -> None:
         value = node.value
@@ -362,10 +401,8 @@ class _CallGraph:
     def _find_callees(self, info: FunctionInfo) -> list[FunctionInfo]:
         classes_by_name = self.classes_by_name
         targets: list[FunctionInfo] = []
-        for node in walk(info.node):
-            if type(node) is not ast.Call:
-                continue
-            func = node.func  # type: ignore[attr-defined]
+        for node in self._calls(info.node):
+            func = node.func
             if isinstance(func, ast.Name):
                 target = self.module_functions.get(func.id)
                 if target is not None:
@@ -377,6 +414,48 @@ class _CallGraph:
             elif isinstance(func, ast.Attribute):
                 targets.extend(self._method_targets(info, func))
         return targets
+
+    def _calls(self, function: FunctionNode) -> list[ast.Call]:
+        """The calls in ``function`` (decorators and nested code included)
+        that may name one of the module's functions, in the order of a
+        breadth-first walk (``nodes.walk``). Statements are read as they
+        come; an expression is walked only where its rows hold one of the
+        module's names (``names``): a pre-filter."""
+        span = self._span
+        if span is None:
+            return [node for node in walk(function) if type(node) is ast.Call]
+        names = self.names
+        if names.isdisjoint(
+            _IDENTIFIER.findall(span([*function.decorator_list, function]))
+        ):
+            return []
+        # Each call with its depth and the indexes of the children leading
+        # to it: sorted, the breadth-first order.
+        found: list[tuple[int, tuple[int, ...], ast.Call]] = []
+        stack: list[tuple[ast.AST, int, tuple[int, ...]]] = [(function, 0, ())]
+        while stack:
+            node, depth, path = stack.pop()
+            roots: list[tuple[ast.AST, int, tuple[int, ...]]] = []
+            for index, child in enumerate(child_nodes(node)):
+                item = (child, depth + 1, (*path, index))
+                if isinstance(child, ast.expr):
+                    roots.append(item)
+                else:
+                    stack.append(item)
+            if not roots:
+                continue
+            segment = span([root for root, _, _ in roots])
+            if names.isdisjoint(_IDENTIFIER.findall(segment)):
+                continue
+            while roots:
+                item = roots.pop()
+                node, depth, path = item
+                if type(node) is ast.Call:
+                    found.append((depth, path, node))  # type: ignore[arg-type]
+                for index, child in enumerate(child_nodes(node)):
+                    roots.append((child, depth + 1, (*path, index)))
+        found.sort(key=lambda call: (call[0], call[1]))
+        return [call for _, _, call in found]
 
     def _method_targets(
         self, info: FunctionInfo, func: ast.Attribute

@@ -110,3 +110,12 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         node = todo.popleft()
         todo.extend(child_nodes(node))
         yield node
+
+
+def span_text(text: str, line_starts: list[int], nodes: list[ast.AST]) -> str:
+    """The text from the earliest start of ``nodes`` to their latest end, in
+    an ASCII ``text`` (where ``ast``'s UTF-8 byte columns are characters)
+    whose rows start at ``line_starts``."""
+    start = min((node.lineno, node.col_offset) for node in nodes)  # type: ignore[attr-defined]
+    end = max((node.end_lineno, node.end_col_offset) for node in nodes)  # type: ignore[attr-defined]
+    return text[line_starts[start[0] - 1] + start[1] : line_starts[end[0] - 1] + end[1]]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import cached_property, partial
 
 from lint_rules import prefilter
-from lint_rules.analysis.hot_paths import Cost
+from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import TryStar, child_nodes
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
@@ -287,9 +286,7 @@ class HostSyncInHotPath(Rule):
 
 
 def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not patterns:
-        return None
-    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+    return _matcher(patterns) if patterns else None
 
 
 #: ``_own_nodes``: leave out the code where a sync is not worth a report.
@@ -297,29 +294,22 @@ _SKIP_UNREPORTED = True
 
 
 class _TextGate:
-    """A look at the text of a function's rows before its expressions are
-    walked: a pre-filter (``lint_rules.prefilter``), a necessary condition
-    only. Whole rows are looked at (a superset of any expression's text)."""
+    """A look at the text of a function's expressions before they are
+    walked (``Context.node_text``): a pre-filter (``lint_rules.prefilter``),
+    a necessary condition only."""
 
-    __slots__ = ("text", "locator", "enabled")
+    __slots__ = ("span", "enabled")
 
     def __init__(self, ctx: Context, function: ast.AST) -> None:
-        self.text = ctx.text
-        self.locator = ctx.locator
+        self.span = ctx.node_text
         self.enabled = prefilter.enabled() and not prefilter.may_respell_ascii(ctx.text)
 
-    def rows(self, first: int, last: int) -> str:
-        locator = self.locator
-        return self.text[locator.line_start(first) : locator.full_line_end(last)]
-
-    def search(self, pattern: re.Pattern[str], nodes: list[ast.AST]) -> bool:
-        """Whether ``pattern`` occurs on the rows of ``nodes`` (always True
+    def search(self, pattern: re.Pattern[str], nodes: list[ast.expr]) -> bool:
+        """Whether ``pattern`` occurs in the text of ``nodes`` (always True
         with the pre-filters off)."""
         if not self.enabled:
             return True
-        first = min(node.lineno for node in nodes)  # type: ignore[attr-defined]
-        last = max(node.end_lineno or node.lineno for node in nodes)  # type: ignore[attr-defined]
-        return pattern.search(self.rows(first, last)) is not None
+        return pattern.search(self.span(nodes)) is not None  # type: ignore[arg-type]
 
 
 def _structure(
@@ -449,10 +439,7 @@ def _candidates(
         if not roots:
             continue
         if gate.enabled:
-            segment = gate.rows(
-                min(root.lineno for root in roots),
-                max(root.end_lineno or root.lineno for root in roots),
-            )
+            segment = gate.span(roots)
             if _SYNC_WORDS.search(segment) is None and not (
                 "[" in segment
                 and (
@@ -1216,9 +1203,7 @@ class _Provenance:
         for suffix in ("_cpu", "_host"):
             candidate = name + suffix
             if gate is not None and gate.enabled:
-                function = self._function
-                rows = gate.rows(function.lineno, function.end_lineno)  # type: ignore[attr-defined]
-                if candidate not in rows:
+                if candidate not in gate.span([self._function]):  # type: ignore[list-item]
                     continue  # (a necessary condition: saves the walk)
             if candidate in self.names_used and self.is_host_name(candidate):
                 return candidate

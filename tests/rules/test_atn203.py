@@ -219,6 +219,8 @@ GATE_TEXTS = (
     "    return n and k, j, r, w, y, z, lens_cpu\n",
     "def forward(self, a, b):\n    x = a[b]\n    c = a == b\n    return a[c], b[a < 1]\n",
     "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
+    # Not ASCII: columns count UTF-8 bytes, so whole rows are looked at.
+    "def forward(self, a):\n    s = 'café'; n = a.item()\n    return s, a['é'] if a else n\n",
 )
 
 
