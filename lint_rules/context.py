@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_right
 from functools import cached_property
 
 from lint_rules import prefilter
@@ -52,11 +54,11 @@ class Context:
         from lint_rules.analysis.hot_paths import HotPaths
 
         options = self.options
-        span = None
+        rows = None
         if prefilter.enabled() and not prefilter.may_respell_ascii(self.text):
-            span = self.node_text
+            rows = self.rows_matching
         return HotPaths(
-            self.model, options.hot_path_methods, options.graph_state_methods, span
+            self.model, options.hot_path_methods, options.graph_state_methods, rows
         )
 
     @cached_property
@@ -76,6 +78,20 @@ class Context:
         return text[
             starts[first - 1] : starts[last] if last < len(starts) else len(text)
         ]
+
+    def rows_matching(
+        self, pattern: re.Pattern[str], first: int, last: int
+    ) -> list[int]:
+        """The rows from ``first`` to ``last`` on which ``pattern`` matches
+        (where a match starts), in order: for pre-filters."""
+        starts = self.locator.line_starts
+        end = starts[last] if last < len(starts) else len(self.text)
+        rows: list[int] = []
+        for match in pattern.finditer(self.text, starts[first - 1], end):
+            row = bisect_right(starts, match.start())
+            if not rows or rows[-1] != row:
+                rows.append(row)
+        return rows
 
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""

@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import child_nodes, walk
+from lint_rules.analysis.nodes import LEAVES, any_row_between, child_nodes, walk
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -99,8 +99,6 @@ class Cost:
 
 UNKNOWN_COST = Cost(UNKNOWN)
 
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
-
 
 _MATCHERS: dict[tuple[str, ...], re.Pattern[str]] = {}
 
@@ -136,12 +134,14 @@ class HotPaths:
         model: ModuleModel,
         hot_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
         startup_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
-        span: Callable[[list[ast.AST]], str] | None = None,
+        rows: Callable[[re.Pattern[str], int, int], list[int]] | None = None,
     ) -> None:
-        """``span(nodes)``: the text of ``nodes``, for the pre-filter of the
-        call graph (off without it, or with the pre-filters off)."""
+        """``rows(pattern, first, last)``: the rows from ``first`` to ``last``
+        where ``pattern`` matches (``Context.rows_matching``), for the
+        pre-filter of the call graph (off without it, or with the
+        pre-filters off)."""
         self._model = model
-        self._text_span = span if prefilter.enabled() else None
+        self._text_rows = rows if prefilter.enabled() else None
         self._hot = _matcher(hot_methods) if hot_methods else None
         self._startup = _matcher(CAPTURE_AND_WARMUP_METHODS + tuple(startup_methods))
         self._graph: _CallGraph | None = None
@@ -206,7 +206,7 @@ class HotPaths:
 
     def _call_graph(self) -> _CallGraph:
         if self._graph is None:
-            self._graph = _CallGraph(self._model.functions, self._text_span)
+            self._graph = _CallGraph(self._model.functions, self._text_rows)
         return self._graph
 
     def _compute_per_step(self) -> dict[FunctionNode, Cost]:
@@ -279,11 +279,11 @@ class _CallGraph:
     def __init__(
         self,
         functions: list[FunctionInfo],
-        span: Callable[[list[ast.AST]], str] | None = None,
+        rows: Callable[[re.Pattern[str], int, int], list[int]] | None = None,
     ) -> None:
-        #: The text of some nodes, from the first start to the last end (at
-        #: least); None: every expression is walked (the pre-filters are off).
-        self._span = span
+        #: The rows where a pattern matches (``HotPaths``); None: every
+        #: expression is walked (the pre-filters are off).
+        self._rows = rows
         self.module_functions: dict[str, FunctionInfo] = {}
         self.methods: dict[ast.ClassDef, dict[str, FunctionInfo]] = {}
         self.classes_by_name: dict[str, ast.ClassDef] = {}
@@ -314,7 +314,8 @@ class _CallGraph:
                 if type(stmt) is ast.Assign:
                     self._note_attribute(cls, stmt)
         self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
-        #: Every name a call of the module's own code must hold.
+        #: Every name a call of the module's own code must hold, and a
+        #: pattern finding them.
         self.names = frozenset(
             (
                 *self.module_functions,
@@ -326,6 +327,9 @@ class _CallGraph:
                     for name in aliases
                 ),
             )
+        )
+        self.pattern = re.compile(
+            r"\b(?:" + "|".join(map(re.escape, sorted(self.names))) + r")\b"
         )
 
     def _note_attribute(self, cls: ast.ClassDef, node: ast.Assign) -> None:
@@ -421,16 +425,20 @@ class _CallGraph:
         breadth-first walk (``nodes.walk``). Statements are read as they
         come; an expression is walked only where its rows hold one of the
         module's names (``names``): a pre-filter."""
-        span = self._span
-        if span is None:
+        rows_matching = self._rows
+        if rows_matching is None:
             return [node for node in walk(function) if type(node) is ast.Call]
-        names = self.names
-        if names.isdisjoint(
-            _IDENTIFIER.findall(span([*function.decorator_list, function]))
-        ):
+        if not self.names:
+            return []  # (no call can name a function of the module)
+        first = min(
+            [function.lineno, *(node.lineno for node in function.decorator_list)]
+        )
+        rows = rows_matching(self.pattern, first, function.end_lineno or first)
+        if not rows:
             return []
         # Each call with its depth and the indexes of the children leading
-        # to it: sorted, the breadth-first order.
+        # to it: sorted, the breadth-first order. What holds none of the
+        # rows naming one of the module's functions is not walked.
         found: list[tuple[int, tuple[int, ...], ast.Call]] = []
         stack: list[tuple[ast.AST, int, tuple[int, ...]]] = [(function, 0, ())]
         while stack:
@@ -440,12 +448,15 @@ class _CallGraph:
                 item = (child, depth + 1, (*path, index))
                 if isinstance(child, ast.expr):
                     roots.append(item)
-                else:
+                elif not isinstance(child, ast.stmt) or any_row_between(
+                    rows, child.lineno, child.end_lineno or child.lineno
+                ):
                     stack.append(item)
-            if not roots:
-                continue
-            segment = span([root for root, _, _ in roots])
-            if names.isdisjoint(_IDENTIFIER.findall(segment)):
+            if not roots or not any_row_between(
+                rows,
+                min(root.lineno for root, _, _ in roots),  # type: ignore[attr-defined]
+                max(root.end_lineno for root, _, _ in roots),  # type: ignore[attr-defined]
+            ):
                 continue
             while roots:
                 item = roots.pop()
@@ -453,7 +464,8 @@ class _CallGraph:
                 if type(node) is ast.Call:
                     found.append((depth, path, node))  # type: ignore[arg-type]
                 for index, child in enumerate(child_nodes(node)):
-                    roots.append((child, depth + 1, (*path, index)))
+                    if not isinstance(child, LEAVES):
+                        roots.append((child, depth + 1, (*path, index)))
         found.sort(key=lambda call: (call[0], call[1]))
         return [call for _, _, call in found]
 

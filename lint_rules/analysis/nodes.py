@@ -10,6 +10,7 @@ the functions they look at, and this is most of their cost.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterator
 
@@ -119,3 +120,9 @@ def span_text(text: str, line_starts: list[int], nodes: list[ast.AST]) -> str:
     start = min((node.lineno, node.col_offset) for node in nodes)  # type: ignore[attr-defined]
     end = max((node.end_lineno, node.end_col_offset) for node in nodes)  # type: ignore[attr-defined]
     return text[line_starts[start[0] - 1] + start[1] : line_starts[end[0] - 1] + end[1]]
+
+
+def any_row_between(rows: list[int], first: int, last: int) -> bool:
+    """Whether the sorted ``rows`` hold one from ``first`` to ``last``."""
+    index = bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= last

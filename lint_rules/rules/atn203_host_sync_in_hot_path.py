@@ -10,7 +10,7 @@ from functools import cached_property, partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
-from lint_rules.analysis.nodes import TryStar, child_nodes
+from lint_rules.analysis.nodes import TryStar, any_row_between, child_nodes
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -298,10 +298,11 @@ class _TextGate:
     walked (``Context.node_text``): a pre-filter (``lint_rules.prefilter``),
     a necessary condition only."""
 
-    __slots__ = ("span", "enabled")
+    __slots__ = ("span", "rows_matching", "enabled")
 
     def __init__(self, ctx: Context, function: ast.AST) -> None:
         self.span = ctx.node_text
+        self.rows_matching = ctx.rows_matching
         self.enabled = prefilter.enabled() and not prefilter.may_respell_ascii(ctx.text)
 
     def search(self, pattern: re.Pattern[str], nodes: list[ast.expr]) -> bool:
@@ -313,14 +314,17 @@ class _TextGate:
 
 
 def _structure(
-    function: ast.AST, skip_unreported: bool
+    function: ast.AST,
+    skip_unreported: bool,
+    rows: list[int] | None = None,
 ) -> Iterator[tuple[ast.AST, tuple, list[ast.expr]]]:
     """The function's own code above its expressions: each statement (and
     handler, ``with`` item, ``match`` case), in source order, with its path
     of branches (as ``_nodes_with_branches``) and its expression children,
     which are not walked here. With ``skip_unreported``, the code where a
     sync is not worth a report is left out (as ``_own_nodes`` with
-    ``where``)."""
+    ``where``). With ``rows``, a simple statement (not an ``assert``) on
+    none of those rows is left out too."""
     stack: list[tuple[ast.AST, tuple]] = [
         (stmt, ())
         for stmt in reversed(function.body)  # type: ignore[attr-defined]
@@ -337,6 +341,13 @@ def _structure(
             ):
                 continue
         kind = type(node)
+        if (
+            rows is not None
+            and kind not in _COMPOUND
+            and isinstance(node, ast.stmt)
+            and not any_row_between(rows, node.lineno, node.end_lineno or node.lineno)
+        ):
+            continue
         if kind is ast.AnnAssign:
             children: list[ast.AST] = [node.target] + (  # type: ignore[attr-defined]
                 [node.value] if node.value else []  # type: ignore[attr-defined]
@@ -415,6 +426,27 @@ _SYNC_WORDS = re.compile(
 #: What a row must also hold, beside a ``[``, for boolean-mask indexing: a
 #: comparison or ``~`` (a local bound to a comparison is looked for by name).
 _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
+#: The rows where one of the two may start: a statement on none of them is
+#: not looked at further.
+_SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
+#: Statements with blocks of statements (and ``assert``, judged by itself).
+_COMPOUND = frozenset(
+    {
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.Match,
+        ast.Assert,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        TryStar,
+    }
+)
 
 
 def _candidates(
@@ -433,7 +465,14 @@ def _candidates(
         if masks
         else None
     )
-    for node, _, roots in _structure(function, _SKIP_UNREPORTED):
+    rows = None
+    if gate.enabled:  # the rows holding a sync word or a ``[``
+        rows = gate.rows_matching(
+            _SYNC_ROWS,
+            function.lineno,  # type: ignore[attr-defined]
+            function.end_lineno,  # type: ignore[attr-defined]
+        )
+    for node, _, roots in _structure(function, _SKIP_UNREPORTED, rows):
         if _may_sync(node, assigned, masks):
             found.append(node)
         if not roots:
