@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
 from functools import cached_property
 
 from lint_rules import prefilter
@@ -82,15 +81,18 @@ class Context:
     def rows_matching(
         self, pattern: re.Pattern[str], first: int, last: int
     ) -> list[int]:
-        """The rows from ``first`` to ``last`` on which ``pattern`` matches
-        (where a match starts), in order: for pre-filters."""
+        """The rows from ``first`` to ``last`` that hold a match of
+        ``pattern`` (which matches within one row), in order: for pre-filters."""
         starts = self.locator.line_starts
         end = starts[last] if last < len(starts) else len(self.text)
-        rows: list[int] = []
-        for match in pattern.finditer(self.text, starts[first - 1], end):
-            row = bisect_right(starts, match.start())
-            if not rows or rows[-1] != row:
-                rows.append(row)
+        search = pattern.search
+        text = self.text
+        # Row by row (one search each): a pattern may match many times a row.
+        rows = [
+            row
+            for row in range(first, last + 1)
+            if search(text, starts[row - 1], starts[row] if row < len(starts) else end)
+        ]
         return rows
 
     def reset_model(self) -> None:
