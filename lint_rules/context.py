@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from lint_rules.config import RuleOptions
 
 
+#: A word: what a name may be (``Context.rows_naming``).
+_WORD = re.compile(r"\w+")
+
+
 class Context:
     """One parsed file: its text, tree, positions, analysis model, and the
     options rules read (``options``: the ``for_rules`` options of
@@ -55,7 +59,7 @@ class Context:
         options = self.options
         rows = None
         if prefilter.enabled() and not prefilter.may_respell_ascii(self.text):
-            rows = self.rows_matching
+            rows = self.rows_naming
         return HotPaths(
             self.model, options.hot_path_methods, options.graph_state_methods, rows
         )
@@ -94,6 +98,24 @@ class Context:
             if search(text, starts[row - 1], starts[row] if row < len(starts) else end)
         ]
         return rows
+
+    def rows_naming(self, names: frozenset[str], first: int, last: int) -> list[int]:
+        """The rows from ``first`` to ``last`` that hold one of ``names`` as
+        a word, in order: for pre-filters (one pattern of many names would
+        cost more to compile than to search)."""
+        starts = self.locator.line_starts
+        text = self.text
+        end = starts[last] if last < len(starts) else len(text)
+        findall = _WORD.findall
+        return [
+            row
+            for row in range(first, last + 1)
+            if not names.isdisjoint(
+                findall(
+                    text, starts[row - 1], starts[row] if row < len(starts) else end
+                )
+            )
+        ]
 
     def reset_model(self) -> None:
         """Forget the model, so the next request builds it afresh."""

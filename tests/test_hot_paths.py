@@ -311,7 +311,7 @@ def test_the_call_graphs_pre_filter_keeps_every_callee_in_order():
         tree = ast.parse(text)
         model = ModuleModel(tree, text)
         ctx = Context(text, tree, "x.py", Settings().options)
-        fast = _CallGraph(model.functions, ctx.rows_matching)
+        fast = _CallGraph(model.functions, ctx.rows_naming)
         slow = _CallGraph(model.functions)
         for info in model.functions:
             if info.parent is None:

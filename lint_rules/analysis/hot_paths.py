@@ -134,10 +134,10 @@ class HotPaths:
         model: ModuleModel,
         hot_methods: tuple[str, ...] = DEFAULT_HOT_PATH_METHODS,
         startup_methods: tuple[str, ...] = DEFAULT_GRAPH_STATE_METHODS,
-        rows: Callable[[re.Pattern[str], int, int], list[int]] | None = None,
+        rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
     ) -> None:
-        """``rows(pattern, first, last)``: the rows from ``first`` to ``last``
-        where ``pattern`` matches (``Context.rows_matching``), for the
+        """``rows(names, first, last)``: the rows from ``first`` to ``last``
+        that hold one of ``names`` (``Context.rows_naming``), for the
         pre-filter of the call graph (off without it, or with the
         pre-filters off)."""
         self._model = model
@@ -279,9 +279,9 @@ class _CallGraph:
     def __init__(
         self,
         functions: list[FunctionInfo],
-        rows: Callable[[re.Pattern[str], int, int], list[int]] | None = None,
+        rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
     ) -> None:
-        #: The rows where a pattern matches (``HotPaths``); None: every
+        #: The rows holding one of some names (``HotPaths``); None: every
         #: expression is walked (the pre-filters are off).
         self._rows = rows
         self.module_functions: dict[str, FunctionInfo] = {}
@@ -314,8 +314,7 @@ class _CallGraph:
                 if type(stmt) is ast.Assign:
                     self._note_attribute(cls, stmt)
         self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
-        #: Every name a call of the module's own code must hold, and a
-        #: pattern finding them.
+        #: Every name a call of the module's own code must hold.
         self.names = frozenset(
             (
                 *self.module_functions,
@@ -327,9 +326,6 @@ class _CallGraph:
                     for name in aliases
                 ),
             )
-        )
-        self.pattern = re.compile(
-            r"\b(?:" + "|".join(map(re.escape, sorted(self.names))) + r")\b"
         )
 
     def _note_attribute(self, cls: ast.ClassDef, node: ast.Assign) -> None:
@@ -433,7 +429,7 @@ class _CallGraph:
         first = min(
             [function.lineno, *(node.lineno for node in function.decorator_list)]
         )
-        rows = rows_matching(self.pattern, first, function.end_lineno or first)
+        rows = rows_matching(self.names, first, function.end_lineno or first)
         if not rows:
             return []
         # Each call with its depth and the indexes of the children leading
