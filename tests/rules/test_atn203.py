@@ -176,9 +176,9 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
         _host_name_matcher,
         _mask_names,
         _may_sync,
-        _own_nodes,
         _Provenance,
     )
+    from tests.rules.atn203_reference import _own_nodes
 
     root = Path(__file__).resolve().parents[2]
     sources = [
@@ -260,9 +260,9 @@ def test_the_text_gate_finds_every_candidate_the_full_walk_finds() -> None:
         _candidates,
         _mask_names,
         _may_sync,
-        _own_nodes,
         _TextGate,
     )
+    from tests.rules.atn203_reference import _own_nodes
 
     compared = 0
     for ctx, info in _gate_cases():
@@ -294,10 +294,10 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
     from functools import partial
 
     from lint_rules.rules.atn203_host_sync_in_hot_path import (
-        _nodes_with_branches,
         _Provenance,
         _TextGate,
     )
+    from tests.rules.atn203_reference import _nodes_with_branches
 
     checked = 0
     for ctx, info in _gate_cases():
@@ -313,6 +313,11 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
                 assert fast._use(node) == (path, position)
                 checked += 1
         assert _comparable(fast.bindings) == _comparable(slow.bindings)
+        assert fast.names_used == {
+            node.id if isinstance(node, ast.Name) else node.attr
+            for node, _ in _nodes_with_branches(info.node)
+            if isinstance(node, (ast.Name, ast.Attribute))
+        }
         for name in expected.get("walrus", ()):
             assert name in fast.bindings
     assert checked > 100
