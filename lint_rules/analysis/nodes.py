@@ -20,6 +20,19 @@ _AST = ast.AST
 #: so that ``(ast.Try, TryStar)`` and the like mean the same on every version.
 TryStar: type[ast.stmt] = getattr(ast, "TryStar", ast.Try)
 
+#: Statements holding lists of statements (besides nested scopes).
+COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    TryStar,
+    ast.Match,
+)
+
 # Fields that hold a string, a number, a constant's value or a list of
 # identifiers in every node type that has them (never a node).
 _PLAIN_FIELDS = frozenset(

@@ -18,7 +18,7 @@ from lint_rules.analysis.invalidation import (
     invalidation_for,
     paths_conflict,
 )
-from lint_rules.analysis.nodes import TryStar
+from lint_rules.analysis.nodes import COMPOUND_STATEMENTS, TryStar
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -601,18 +601,7 @@ def _is_item_call(call: ast.Call) -> bool:
 # is, or contains, the assignment).
 Ancestry = tuple[tuple[int, int], ...]
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
-# Statements holding statement lists (besides nested scopes).
-_COMPOUND = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    TryStar,
-    ast.Match,
-)
+_COMPOUND = COMPOUND_STATEMENTS
 
 
 def _repeated_assignments(

@@ -10,7 +10,12 @@ from functools import cached_property, partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
-from lint_rules.analysis.nodes import TryStar, any_row_between, child_nodes
+from lint_rules.analysis.nodes import (
+    COMPOUND_STATEMENTS,
+    TryStar,
+    any_row_between,
+    child_nodes,
+)
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -429,22 +434,15 @@ _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
 #: The rows where one of the two may start: a statement on none of them is
 #: not looked at further.
 _SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
-#: Statements with blocks of statements (and ``assert``, judged by itself).
+#: Statements never left out by rows: those with blocks of statements, and
+#: ``assert`` (judged by itself).
 _COMPOUND = frozenset(
     {
-        ast.If,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.With,
-        ast.AsyncWith,
-        ast.Try,
-        ast.Match,
+        *COMPOUND_STATEMENTS,
         ast.Assert,
         ast.FunctionDef,
         ast.AsyncFunctionDef,
         ast.ClassDef,
-        TryStar,
     }
 )
 
