@@ -12,10 +12,14 @@ on top. Suppression comments are read as ``attnlint check`` reads them
 applies its own, which finds nothing more to suppress) and adds what flake8
 does not read, ``# attnlint: noqa`` and ``#noqa`` without a space. ``flake8
 --disable-noqa`` turns both off. ATN001 (unused-noqa) does not run here.
-One option is offered: ``--attnlint-graph-state-methods`` (or
-``attnlint-graph-state-methods`` in flake8's configuration), a
-comma-separated list of method-name globs that, when given, replaces
-``graph-state-methods`` of the configuration files.
+Two options are offered: ``--attnlint-config 'KEY = VALUE'`` (repeatable;
+in flake8's configuration, ``attnlint-config`` with one setting a line)
+sets any ``[tool.attnlint]`` key over the configuration files, as ``attnlint
+check --config KEY=VALUE`` does (``hot-path-methods``, ``host-tensor-names``,
+``hot-paths-only``, ``full-write-calls``, ...; a bad key or value is an
+error naming it); ``--attnlint-graph-state-methods`` (or
+``attnlint-graph-state-methods``), a comma-separated list of method-name
+globs, replaces ``graph-state-methods``.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ class Flake8Checker:
     settings: ClassVar[Settings | None] = None
     # --attnlint-graph-state-methods, when given.
     graph_state_methods: ClassVar[tuple[str, ...] | None] = None
+    # --attnlint-config KEY=VALUE settings, over the configuration files'.
+    overrides: ClassVar[dict[str, Any]] = {}
     _resolver: ClassVar[Resolver | None] = None
     _triggers: ClassVar[dict[int, tuple[str, ...] | None]] = {}
     # flake8's --disable-noqa: report findings whatever the comments say.
@@ -62,6 +68,16 @@ class Flake8Checker:
             "replaces graph-state-methods of attnlint's configuration "
             f"(default there: {','.join(DEFAULT_GRAPH_STATE_METHODS)})",
         )
+        option_manager.add_option(
+            "--attnlint-config",
+            default=None,
+            action="append",
+            parse_from_config=True,
+            metavar="KEY=VALUE",
+            help="an attnlint setting over its configuration files, in TOML "
+            "(as `attnlint check --config`), e.g. 'hot-paths-only = false'; "
+            "repeatable (in flake8's configuration: one setting a line)",
+        )
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
@@ -69,6 +85,7 @@ class Flake8Checker:
         if isinstance(methods, str):
             methods = [part.strip() for part in methods.split(",") if part.strip()]
         cls.graph_state_methods = tuple(methods) if methods else None
+        cls.overrides = _overrides(getattr(options, "attnlint_config", None))
         cls.settings = None
         cls._resolver = None
         cls._triggers = {}
@@ -85,9 +102,10 @@ class Flake8Checker:
         resolver = cls._resolver
         if resolver is None:
             override = cls.graph_state_methods
+            overrides = cls.overrides
 
             def load(path: Any = None) -> Settings:
-                settings = load_settings(path)
+                settings = load_settings(path, overrides=overrides)
                 if override is not None:
                     settings = settings.replace(graph_state_methods=override)
                 return settings
@@ -154,3 +172,33 @@ class Flake8Checker:
                 f"{finding.code} {finding.message}",
                 type(self),
             )
+
+
+def _overrides(values: Any) -> dict[str, Any]:
+    """``--attnlint-config`` values (a list from the command line; a string
+    of lines from flake8's configuration) as one table of settings, checked
+    now: a bad one stops flake8 with a message naming it."""
+    if not values:
+        return {}
+    if isinstance(values, str):
+        values = [values]
+    from lint_rules.config import ConfigError, settings_from_table, toml_module
+
+    tomllib = toml_module()
+    table: dict[str, Any] = {}
+    for value in values:
+        for line in str(value).splitlines() or [""]:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                table.update(tomllib.loads(line))
+            except (tomllib.TOMLDecodeError, RecursionError) as error:
+                raise ValueError(
+                    f"--attnlint-config: {line!r} is not a TOML KEY = VALUE: {error}"
+                ) from None
+    try:
+        settings_from_table(table, config_file="--attnlint-config")
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
+    return table

@@ -23,6 +23,7 @@ def fresh_plugin_settings() -> None:
     def reset() -> None:
         Flake8Checker.settings = None
         Flake8Checker.graph_state_methods = None
+        Flake8Checker.overrides = {}
         Flake8Checker._resolver = None
         Flake8Checker._triggers = {}
         Flake8Checker.disable_noqa = False
@@ -334,3 +335,75 @@ def test_flake8_lists_the_plugin() -> None:
         [sys.executable, "-m", "flake8", "--version"], capture_output=True, text=True
     )
     assert f"attnlint: {__version__}" in result.stdout
+
+
+COLD = ACCEPTANCE.replace("def forward(", "def setup(")  # not per step
+
+
+def test_attnlint_config_sets_any_option(tmp_path: Path) -> None:
+    """``--attnlint-config KEY=VALUE`` sets an option over the configuration
+    files, as ``attnlint check --config`` does: ``hot-paths-only = false``
+    reports the loop aliases of a function not known to run per step."""
+    (tmp_path / "rows.py").write_text(COLD)
+    quiet = flake8(tmp_path, "--select", "ATN", "rows.py")
+    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stderr
+    loud = flake8(
+        tmp_path,
+        "--select",
+        "ATN",
+        "--attnlint-config",
+        "hot-paths-only = false",
+        "--attnlint-config",
+        "host-tensor-names = ['*_cpu']",
+        "rows.py",
+    )
+    assert loud.returncode == 1, loud.stderr
+    assert loud.stdout.count("ATN301") == 2
+
+
+def test_attnlint_config_from_flake8s_configuration(tmp_path: Path) -> None:
+    (tmp_path / "rows.py").write_text(COLD)
+    (tmp_path / "setup.cfg").write_text(
+        "[flake8]\nselect = ATN\nattnlint-config =\n    hot-paths-only = false\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "rows.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.count("ATN301") == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        ("no-such-key = 1", "no-such-key"),
+        ("hot-paths-only = 'maybe'", "hot-paths-only"),
+        ("hot-paths-only", "hot-paths-only"),
+    ],
+)
+def test_a_bad_attnlint_config_stops_flake8_with_its_name(
+    tmp_path: Path, value: str, named: str
+) -> None:
+    (tmp_path / "rows.py").write_text(COLD)
+    result = flake8(tmp_path, "--select", "ATN", "--attnlint-config", value, "rows.py")
+    assert result.returncode != 0
+    assert named in result.stderr
+
+
+def test_parse_options_applies_attnlint_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "attnlint.toml").write_text("host-tensor-names = ['*_np']\n")
+    monkeypatch.chdir(tmp_path)
+
+    class Options:
+        attnlint_graph_state_methods = None
+        attnlint_config = ["host-tensor-names = ['*_staging']"]
+
+    Flake8Checker.parse_options(Options())
+    settings = Flake8Checker.settings_for(str(tmp_path / "m.py"))
+    assert settings is not None
+    assert settings.options.host_tensor_names == ("*_staging",)
