@@ -93,6 +93,38 @@ def may_fully_write(text: str, name: str) -> bool:
     return False
 
 
+def may_be_assigned(text: str, name: str) -> bool:
+    """Whether some use of ``name`` in ``text`` may be the value of an
+    assignment (``self.x = name``, ``a = (name)``)."""
+    if not _spelled_as_written(text, name):
+        return True
+    for position, _ in _occurrences(text, name):
+        before = _skip_back(text, position)
+        while before >= 0 and text[before] == "(":
+            before = _skip_back(text, before)
+        if before == -2:
+            return True
+        if (
+            before >= 1
+            and text[before] == "="
+            and text[before - 1] not in _OPERATOR_CHARS
+        ):
+            return True
+    return False
+
+
+def called_method_names(text: str) -> set[str] | None:
+    """Names that ``text`` may call as a method (``a.name(``), with what
+    Python allows around the dot; None (any name) for a text that may spell
+    an identifier otherwise."""
+    if not _spelled_as_written(text, "_"):
+        return None
+    return set(_METHOD_CALL.findall(text))
+
+
+_METHOD_CALL = re.compile(rf"\.{_GAP}(\w+){_GAP}\(")
+
+
 def _out_keyword_before(text: str, position: int) -> bool:
     """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword."""
     before = _skip_back(text, position)
