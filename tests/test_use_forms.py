@@ -22,7 +22,7 @@ from lint_rules.analysis.tensor_effects import TensorUses, UseEffect, context_ef
 from lint_rules.analysis.use_forms import (
     called_method_names,
     function_text,
-    may_be_assigned,
+    may_be_stored_to_attribute,
     may_fully_write,
     may_read,
 )
@@ -279,19 +279,22 @@ def test_random_valid_programs(seed):
 
 
 def assert_store_and_call_filters_agree(source: str) -> None:
-    """``may_be_assigned`` sees every name that is the value of an
-    assignment, and ``called_method_names`` every method called (the text
-    pre-filter of ATN101's store-then-method-write)."""
+    """``may_be_stored_to_attribute`` sees every name that is the value of
+    an assignment to an attribute, and ``called_method_names`` every method
+    called (the text pre-filter of ATN101's store-then-method-write)."""
     tree = ast.parse(source)
     locator = Locator(source)
     for function in _functions(tree):
         text = function_text(locator, function)
         called = called_method_names(text)
         for node in ast.walk(function):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
-                node.value, ast.Name
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name)
+                and any(isinstance(t, ast.Attribute) for t in node.targets)
             ):
-                assert may_be_assigned(text, node.value.id), (text, node.value.id)
+                name = node.value.id
+                assert may_be_stored_to_attribute(text, name), (text, name)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 assert called is None or node.func.attr in called, (
                     text,
@@ -306,7 +309,8 @@ def assert_store_and_call_filters_agree(source: str) -> None:
         "self.t = (x)",
         "self.t = \\\n        x",
         "self.t = ( # c\n        x)",
-        "self.t: T = x",
+        "self.t \\\n        = x",
+        "self.t = \\\n        ( # c\n        x)",
         "self.a = self.b = x",
         "self . fill ( x )",
         "self.fill \\\n        (x)",
@@ -319,11 +323,19 @@ def test_store_and_call_forms_are_seen(body):
 
 
 @pytest.mark.parametrize(
-    ("body", "assigned"),
-    [("y = x", True), ("y == x", False), ("y += x", False), ("f(x)", False)],
+    ("body", "stored"),
+    [
+        ("self.y = x", True),
+        ("a.b.c = (x)", True),
+        ("y = x", False),
+        ("self.y == x", False),
+        ("self.y += x", False),
+        ("f(x)", False),
+        ("self.y[0] = x", False),
+    ],
 )
-def test_may_be_assigned_forms(body, assigned):
-    assert may_be_assigned(body, "x") is assigned
+def test_may_be_stored_to_attribute_forms(body, stored):
+    assert may_be_stored_to_attribute(body, "x") is stored
 
 
 @pytest.mark.parametrize("seed", range(30))

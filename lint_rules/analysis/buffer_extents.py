@@ -91,9 +91,18 @@ def _access(
         return region, True, True  # written in place in part (``scatter_``)
     if _out_argument(target, parents):
         return region, True, False  # a kernel's ``out=``: written, maybe in part
-    # Passed on, returned, stored, viewed: may be read. (Whatever writes
-    # there are through it, the reads through it see them or the zeros.)
+    if _assigned(target, parents) and _bounded(region):
+        # A view of a box bound to a name (``v = self.buf[:bs]``): written
+        # and read through it, inside the box.
+        return region, True, True
+    # Passed on, returned, viewed: may be read. (Whatever writes there are
+    # through it, the reads through it see them or the zeros.)
     return region, False, True
+
+
+def _assigned(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node
 
 
 def _region(index: ast.expr) -> Region:

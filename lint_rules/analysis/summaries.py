@@ -70,7 +70,11 @@ from lint_rules.analysis.torch_api import (
     OVERWRITING_METHODS,
     collective_output,
 )
-from lint_rules.analysis.use_forms import function_text, may_fully_write
+from lint_rules.analysis.use_forms import (
+    called_method_names,
+    function_text,
+    may_fully_write,
+)
 from lint_rules.source import Locator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -127,7 +131,9 @@ class ModuleSummaries:
         #: asking the same share one, and so one ``TensorUses``).
         self.call_effects: dict[tuple[FunctionNode, Declarations], CallEffects] = {}
         self._attribute_summaries: dict[FunctionNode, AttributeSummary | None] = {}
-        self._attribute_writers: set[str] | None = None
+        #: ``may_write_attributes``' answers by method name, and the methods.
+        self._attribute_writers: dict[str, bool] = {}
+        self._method_texts: dict[str, list[FunctionNode]] | None = None
 
     # -- who is called ----------------------------------------------------------
 
@@ -257,30 +263,43 @@ class ModuleSummaries:
         self._attribute_summaries[method] = summary
         return summary
 
-    def attribute_writers(self) -> set[str] | None:
-        """Names of the module's methods that may write an attribute of their
-        instance whole, by their text (a pre-filter beside the attribute
-        summaries): a form that can write a tensor whole, or a call spelling
-        another such method's name; None without the module's text."""
+    def may_write_attributes(self, names: set[str]) -> bool:
+        """Whether a method of the module named in ``names`` may write an
+        attribute of its instance whole, by its text (a pre-filter beside
+        the attribute summaries): a form that can write a tensor whole, or a
+        call of another such method; True without the module's text."""
         if self.locator is None or not prefilter.enabled():
-            return None
-        if self._attribute_writers is not None:
-            return self._attribute_writers
-        candidates = [
-            (info.node.name, function_text(self.locator, info.node))
-            for info in self.model.functions
-            if info.parent is None and info.cls is not None
-        ]
-        writers = {name for name, text in candidates if _MAY_WRITE.search(text)}
-        changed = True
-        while changed:  # a method that calls a writer may write too
-            changed = False
-            for name, text in candidates:
-                if name not in writers and any(word in text for word in writers):
-                    writers.add(name)
-                    changed = True
-        self._attribute_writers = writers
-        return writers
+            return True
+        if self._method_texts is None:
+            self._method_texts = {}
+            for info in self.model.functions:
+                if info.parent is None and info.cls is not None:
+                    self._method_texts.setdefault(info.node.name, []).append(info.node)
+        return any(self._attribute_writer(name, set()) for name in names)
+
+    def _attribute_writer(self, name: str, visiting: set[str]) -> bool:
+        known = self._attribute_writers.get(name)
+        if known is not None:
+            return known
+        methods = self._method_texts.get(name, ()) if self._method_texts else ()
+        if not methods or name in visiting:
+            return False  # not a method of the module (or being decided)
+        visiting.add(name)
+        found = False
+        for method in methods:
+            text = function_text(self.locator, method)  # type: ignore[arg-type]
+            called = called_method_names(text)
+            if (
+                _MAY_WRITE.search(text) is not None
+                or called is None
+                or any(self._attribute_writer(other, visiting) for other in called)
+            ):
+                found = True
+                break
+        visiting.discard(name)
+        if found or not visiting:  # a "no" inside a cycle may be a "yes" later
+            self._attribute_writers[name] = found
+        return found
 
     def _summarize(self, function: FunctionNode) -> FunctionSummary | None:
         model = self.model

@@ -93,9 +93,9 @@ def may_fully_write(text: str, name: str) -> bool:
     return False
 
 
-def may_be_assigned(text: str, name: str) -> bool:
+def may_be_stored_to_attribute(text: str, name: str) -> bool:
     """Whether some use of ``name`` in ``text`` may be the value of an
-    assignment (``self.x = name``, ``a = (name)``)."""
+    assignment to an attribute (``self.x = name``, ``a.b = (name)``)."""
     if not _spelled_as_written(text, name):
         return True
     for position, _ in _occurrences(text, name):
@@ -104,11 +104,18 @@ def may_be_assigned(text: str, name: str) -> bool:
             before = _skip_back(text, before)
         if before == -2:
             return True
-        if (
-            before >= 1
-            and text[before] == "="
-            and text[before - 1] not in _OPERATOR_CHARS
-        ):
+        if before < 1 or text[before] != "=" or text[before - 1] in _OPERATOR_CHARS:
+            continue
+        before = _skip_back(text, before)  # the attribute's name
+        if before == -2:
+            return True
+        end = before + 1
+        while before >= 0 and text[before] in _WORD_CHARS:
+            before -= 1
+        if before + 1 == end:
+            continue
+        before = _skip_back(text, before + 1)
+        if before == -2 or (before >= 0 and text[before] == "."):
             return True
     return False
 

@@ -28,7 +28,7 @@ from lint_rules.analysis.tensor_effects import (
 from lint_rules.analysis.torch_api import COLLECTIVE_OUTPUTS
 from lint_rules.analysis.use_forms import (
     called_method_names,
-    may_be_assigned,
+    may_be_stored_to_attribute,
     may_fully_write,
 )
 from lint_rules.context import Context
@@ -342,11 +342,12 @@ class ZerosOverwritten(Rule):
             if writers is ALL or any(word in text for word in writers):
                 return True
             # Stored to ``self.x``, then written through a method of the class.
-            if not may_be_assigned(text, name):
+            if not may_be_stored_to_attribute(text, name):
                 return False
-            methods = module_summaries(model).attribute_writers()
             called = called_method_names(text)
-            return methods is None or called is None or not methods.isdisjoint(called)
+            return called is None or module_summaries(model).may_write_attributes(
+                called
+            )
 
         rewriter = EmptyRewriter(ctx)
         for info in functions_to_analyze(

@@ -55,7 +55,8 @@ class ZerosPersistentBuffer(Rule):
     buffer is still reported. A write that is not a prefix (the tail zeroed
     by `self.buf[n:].zero_()`, a whole `copy_`) keeps it reported too. The
     uses are those of `self.buf`, `self.meta["k"]`, and of a local bound
-    once to either (`mask = self.mask; mask[:n] = x`).
+    once to either (`mask = self.mask; mask[:n] = x`); a view of a prefix
+    bound to a name (`view = self.buf[:bs]`) counts as written inside it.
 
     The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
     and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal

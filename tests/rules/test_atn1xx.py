@@ -849,6 +849,7 @@ def prefix(write: str, read: str) -> str:
         "buf = self.buf\n        buf[:bs] = x",
         "self.buf[:bs].copy_(x)\n        self.buf[:bs, 0] = 1",
         "_, self.buf[:bs] = x",
+        "view = self.buf[:bs]\n        view.copy_(x)",  # through a view of the box
     ],
 )
 @pytest.mark.parametrize(
@@ -885,6 +886,7 @@ def test_atn102_prefix_writes_and_a_read_past_them_need_the_zeros(write, read):
         # No visible write: whole reads alone are the existing first-use case.
         ("pass", "return kernel(self.buf)"),
         ("kernel(self.buf[:bs])", "return kernel(self.buf)"),
+        ("view = self.buf[:bs]\n        view.copy_(x)", "return self.buf[:bs]"),
         # A local bound twice is not followed.
         (
             "buf = self.buf\n        buf = x\n        buf[:bs] = x",
