@@ -426,3 +426,26 @@ def test_attribute_writers_prefilter_keeps_every_method_that_writes_an_attribute
             if summary.effect(attribute)[0] is UseEffect.FULL_WRITE:
                 assert with_text.may_write_attributes({info.node.name})
     assert not with_text.may_write_attributes({"_read", "view", "missing"})
+
+
+def test_attribute_writers_prefilter_follows_calls_and_cycles():
+    source = textwrap.dedent(
+        """
+        class B:
+            def a(self):
+                self.b()
+            def b(self):
+                self.c()
+            def c(self):
+                self.buf.copy_(self.x)
+            def p(self):
+                self.q()
+            def q(self):
+                self.p()
+        """
+    )
+    summaries = module_summaries(ModuleModel(ast.parse(source), source))
+    assert not summaries.may_write_attributes({"p"})
+    assert summaries.may_write_attributes({"a"})
+    assert not summaries.may_write_attributes({"q", "missing"})
+    assert summaries.may_write_attributes({"q", "b"})

@@ -275,30 +275,38 @@ class ModuleSummaries:
             for info in self.model.functions:
                 if info.parent is None and info.cls is not None:
                     self._method_texts.setdefault(info.node.name, []).append(info.node)
-        return any(self._attribute_writer(name, set()) for name in names)
+        return any(self._attribute_writer(name) for name in names)
 
-    def _attribute_writer(self, name: str, visiting: set[str]) -> bool:
+    def _attribute_writer(self, name: str) -> bool:
+        """Whether a method ``name`` of the module, or one it may call (by
+        the names its text calls), holds a form that may write a tensor."""
         known = self._attribute_writers.get(name)
         if known is not None:
             return known
-        methods = self._method_texts.get(name, ()) if self._method_texts else ()
-        if not methods or name in visiting:
-            return False  # not a method of the module (or being decided)
-        visiting.add(name)
+        texts = self._method_texts or {}
+        seen = {name}
+        stack = [name]
         found = False
-        for method in methods:
-            text = function_text(self.locator, method)  # type: ignore[arg-type]
-            called = called_method_names(text)
-            if (
-                _MAY_WRITE.search(text) is not None
-                or called is None
-                or any(self._attribute_writer(other, visiting) for other in called)
-            ):
+        while stack and not found:
+            current = stack.pop()
+            if self._attribute_writers.get(current):
                 found = True
                 break
-        visiting.discard(name)
-        if found or not visiting:  # a "no" inside a cycle may be a "yes" later
-            self._attribute_writers[name] = found
+            for method in texts.get(current, ()):
+                text = function_text(self.locator, method)  # type: ignore[arg-type]
+                called = called_method_names(text)
+                if _MAY_WRITE.search(text) is not None or called is None:
+                    found = True
+                    break
+                for other in called - seen:
+                    if other in texts:
+                        seen.add(other)
+                        stack.append(other)
+        if found:
+            self._attribute_writers[name] = True
+        else:  # nothing reachable from it writes: none of them does
+            for other in seen:
+                self._attribute_writers[other] = False
         return found
 
     def _summarize(self, function: FunctionNode) -> FunctionSummary | None:
