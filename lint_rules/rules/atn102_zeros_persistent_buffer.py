@@ -57,6 +57,8 @@ class ZerosPersistentBuffer(Rule):
     uses are those of `self.buf`, `self.meta["k"]`, and of a local bound
     once to either (`mask = self.mask; mask[:n] = x`); a view of a prefix
     bound to a name (`view = self.buf[:bs]`) counts as written inside it.
+    As with offset writes, this holds whatever the first use is: the zeros
+    are read on every replay, not only at capture.
 
     The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
     and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
