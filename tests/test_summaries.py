@@ -252,3 +252,200 @@ def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
         ):
             assert info.node.name in writers, info.node.name
     assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= writers
+
+
+# --------------------------------------------------------------------------- attributes of self
+
+
+def _attributes(source: str, method: str):
+    model = ModuleModel(ast.parse(textwrap.dedent(source)))
+    node = next(i.node for i in model.functions if i.node.name == method)
+    summary = module_summaries(model).attribute_summary(node)
+    assert summary is not None
+    return summary
+
+
+ATTRIBUTES = """
+    import logging
+    import torch
+    class B:
+        def _full(self, x):
+            self.buf.copy_(x)
+        def _prefix(self, x, n):
+            self.buf[:n].copy_(x)
+        def _read(self):
+            return self.buf.sum()
+        def _via(self, x):
+            self._full(x)
+        def _via_twice(self, x):
+            self._via(x)
+            self.buf.add_(1)
+        def _sometimes(self, x, c):
+            if c:
+                self.buf.copy_(x)
+        def _other(self, x):
+            self.other.copy_(x)
+        def _rebind(self, x):
+            self.buf = x
+        def _escape(self, x):
+            kernel(self)
+            self.buf.copy_(x)
+        def _unknown_method(self, x):
+            self.not_here(x)
+            self.buf.copy_(x)
+        def _reads_in_argument(self, x):
+            self.buf.copy_(self.buf + x)
+        def _recursive(self, x, k):
+            if k:
+                self._recursive(x, k - 1)
+            else:
+                self.buf.copy_(x)
+        def _prop_first(self, x):
+            y = self.view
+            self.buf.copy_(x)
+        def _log_after(self, x):
+            self.buf.copy_(x)
+            print(x)
+            logging.info(x)
+        @property
+        def view(self):
+            return self.buf
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "effect", "detail"),
+    [
+        ("_full", UseEffect.FULL_WRITE, Detail.NONE),
+        ("_prefix", UseEffect.UNKNOWN, Detail.PARTIAL),
+        ("_read", UseEffect.READ, Detail.NONE),
+        ("_via", UseEffect.FULL_WRITE, Detail.METHOD),
+        ("_via_twice", UseEffect.FULL_WRITE, Detail.METHOD),
+        ("_sometimes", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_other", UseEffect.TRANSPARENT, Detail.NONE),
+        ("_rebind", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_escape", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_unknown_method", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_reads_in_argument", UseEffect.UNKNOWN, Detail.PARTIAL),
+        ("_recursive", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_prop_first", UseEffect.UNKNOWN, Detail.ESCAPE),
+        ("_log_after", UseEffect.FULL_WRITE, Detail.NONE),
+    ],
+)
+def test_attribute_summary_of_each_method(method, effect, detail):
+    assert _attributes(ATTRIBUTES, method).effect("buf") == (effect, detail)
+
+
+@pytest.mark.parametrize(
+    ("method", "quiet"),
+    [
+        ("_full", True),
+        ("_via", True),
+        ("_via_twice", True),
+        ("_escape", False),  # `self` passed on
+        ("_unknown_method", False),
+        ("_recursive", False),
+        ("_prop_first", False),  # a property runs code
+        ("_log_after", False),  # `logging.info` may reach anything
+    ],
+)
+def test_attribute_summary_quiet(method, quiet):
+    assert _attributes(ATTRIBUTES, method).quiet() is quiet
+
+
+def test_attribute_summary_needs_a_plain_method():
+    source = """
+        class B:
+            @staticmethod
+            def s(x):
+                pass
+            async def a(self):
+                pass
+            def rebinds(self):
+                self = None
+        def f(self):
+            pass
+    """
+    model = ModuleModel(ast.parse(textwrap.dedent(source)))
+    summaries = module_summaries(model)
+    for info in model.functions:
+        assert summaries.attribute_summary(info.node) is None, info.node.name
+
+
+STORED = """
+    import logging
+    import torch
+    class P:
+        def _fill(self, host):
+            self._table.copy_(host)
+        def _fill_prefix(self, host, n):
+            self._table[:n].copy_(host)
+        def _fill_logged(self, host):
+            logging.info(host)
+            self._table.copy_(host)
+        def plan(self, host, n):
+            table = torch.zeros(n)
+            self._table = table
+            self.{call}
+            return table
+"""
+
+
+def test_stored_then_written_by_a_method_of_the_class():
+    (finding,) = _atn101(STORED.format(call="_fill(host)"))
+    assert finding.location.row == 13
+    assert finding.fix.applicability.value == "unsafe"
+    assert "`_fill` is a method a subclass may override" in finding.message
+    assert "stored to `self._table` first" in finding.message
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "_fill_prefix(host, n)",  # a part of it only
+        "_fill_logged(host)",  # an unknown call first may read `self._table`
+        "_fill(self)",  # `self` passed on
+        "_fill(table)",  # the buffer passed on
+        "_missing(host)",  # not a method of the class
+    ],
+)
+def test_stored_then_a_method_that_does_not_write_it_whole(call):
+    assert _atn101(STORED.format(call=call)) == []
+
+
+def test_attribute_writers_prefilter_keeps_every_method_that_writes_an_attribute():
+    source = textwrap.dedent(ATTRIBUTES) + textwrap.dedent(STORED.format(call="x()"))
+    with_text = module_summaries(ModuleModel(ast.parse(source), source))
+    oracle = ModuleModel(ast.parse(source))  # no text: no pre-filter
+    summaries = module_summaries(oracle)
+    for info in oracle.functions:
+        summary = summaries.attribute_summary(info.node)
+        if summary is None:
+            continue
+        for attribute in ("buf", "_table", "other"):
+            if summary.effect(attribute)[0] is UseEffect.FULL_WRITE:
+                assert with_text.may_write_attributes({info.node.name})
+    assert not with_text.may_write_attributes({"_read", "view", "missing"})
+
+
+def test_attribute_writers_prefilter_follows_calls_and_cycles():
+    source = textwrap.dedent(
+        """
+        class B:
+            def a(self):
+                self.b()
+            def b(self):
+                self.c()
+            def c(self):
+                self.buf.copy_(self.x)
+            def p(self):
+                self.q()
+            def q(self):
+                self.p()
+        """
+    )
+    summaries = module_summaries(ModuleModel(ast.parse(source), source))
+    assert not summaries.may_write_attributes({"p"})
+    assert summaries.may_write_attributes({"a"})
+    assert not summaries.may_write_attributes({"q", "missing"})
+    assert summaries.may_write_attributes({"q", "b"})

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import TensorUses, UseEffect, context_effect
-from lint_rules.analysis.use_forms import function_text, may_fully_write, may_read
+from lint_rules.analysis.use_forms import (
+    called_method_names,
+    function_text,
+    may_be_stored_to_attribute,
+    may_fully_write,
+    may_read,
+)
 from lint_rules.source import Locator
 from tests.fuzzing import backend_programs, valid_program
 
@@ -267,3 +273,79 @@ def test_backend_shaped_programs(source):
 @pytest.mark.parametrize("seed", range(30))
 def test_random_valid_programs(seed):
     assert_filters_agree(valid_program(seed, depth_limit=6, node_limit=2000))
+
+
+# --------------------------------------------------------------------------- a store, a method call
+
+
+def assert_store_and_call_filters_agree(source: str) -> None:
+    """``may_be_stored_to_attribute`` sees every name that is the value of
+    an assignment to an attribute, and ``called_method_names`` every method
+    called (the text pre-filter of ATN101's store-then-method-write)."""
+    tree = ast.parse(source)
+    locator = Locator(source)
+    for function in _functions(tree):
+        text = function_text(locator, function)
+        called = called_method_names(text)
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name)
+                and any(isinstance(t, ast.Attribute) for t in node.targets)
+            ):
+                name = node.value.id
+                assert may_be_stored_to_attribute(text, name), (text, name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                assert called is None or node.func.attr in called, (
+                    text,
+                    node.func.attr,
+                )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "self.t = x",
+        "self.t = (x)",
+        "self.t = \\\n        x",
+        "self.t = ( # c\n        x)",
+        "self.t \\\n        = x",
+        "self.t = \\\n        ( # c\n        x)",
+        "self.a = self.b = x",
+        "self . fill ( x )",
+        "self.fill \\\n        (x)",
+        "self.fill( # (\n        x)",
+        "(self\n        .fill)(x)",
+    ],
+)
+def test_store_and_call_forms_are_seen(body):
+    assert_store_and_call_filters_agree(_module("x = torch.empty(n)", body, "return a"))
+
+
+@pytest.mark.parametrize(
+    ("body", "stored"),
+    [
+        ("self.y = x", True),
+        ("a.b.c = (x)", True),
+        ("y = x", False),
+        ("self.y == x", False),
+        ("self.y += x", False),
+        ("f(x)", False),
+        ("self.y[0] = x", False),
+    ],
+)
+def test_may_be_stored_to_attribute_forms(body, stored):
+    assert may_be_stored_to_attribute(body, "x") is stored
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_store_and_call_filters_on_random_programs(seed):
+    assert_store_and_call_filters_agree(
+        valid_program(seed, depth_limit=6, node_limit=2000)
+    )
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(backend_programs())
+def test_store_and_call_filters_on_backend_shaped_programs(source):
+    assert_store_and_call_filters_agree(source)

@@ -443,6 +443,52 @@ class ClassUses:
                     return use
         return None
 
+    def accesses(
+        self, buffer: Buffer
+    ) -> Iterator[tuple[ast.AST, FunctionNode, dict[ast.AST, ast.AST]]]:
+        """Every node of the class that stands for ``buffer`` (``self.x``,
+        ``self.m["k"]``, ``m["k"]`` of a local ``m = self.m``; for a buffer
+        held by the attribute, the loads of a local ``v = self.x`` bound once
+        too), in every method, with the method and the parents around it."""
+        if buffer.key is UNNAMED:
+            return
+        for method, receiver, text, offset in self._methods:
+            by_attribute, aliased, parents = self._uses_in(
+                method, receiver, text, offset
+            )
+            aliases: set[str] = set()
+            for node in by_attribute.get(buffer.attribute, ()):
+                if buffer.key is WHOLE:
+                    yield node, method, parents
+                    stmt = parents.get(node)
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and stmt.value is node
+                        and len(stmt.targets) == 1
+                        and isinstance(stmt.targets[0], ast.Name)
+                    ):
+                        aliases.add(stmt.targets[0].id)
+                    continue
+                slot = parents.get(node)
+                if isinstance(slot, ast.Subscript) and slot.value is node:
+                    if constant_key(slot.slice) == buffer.key:
+                        yield slot, method, parents
+            if buffer.key is not WHOLE:
+                for subscript in aliased.get(buffer.attribute, ()):
+                    if constant_key(subscript.slice) == buffer.key:
+                        yield subscript, method, parents
+            elif aliases:
+                # Every node on a row holding the local's name was walked.
+                names = [
+                    n for n in parents if isinstance(n, ast.Name) and n.id in aliases
+                ]
+                for alias in aliases:
+                    found = [n for n in names if n.id == alias]
+                    loads = [n for n in found if isinstance(n.ctx, ast.Load)]
+                    if len(found) - len(loads) == 1:
+                        for load in loads:
+                            yield load, method, parents
+
     def _method_uses(
         self, buffer: Buffer, method: FunctionNode, found: _Uses
     ) -> list[BufferUse]:

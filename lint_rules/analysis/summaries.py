@@ -27,6 +27,16 @@ cannot see into). A write through a same-class method (a subclass may
 override it) or through a declared call carries a ``Detail`` saying so, and
 the rules that fix on such a write make the fix unsafe.
 
+A method has a second summary, of what it does to the attributes of its
+instance (``AttributeSummary``): for ``self.buf``, the effect of its first
+use on every path, where the uses are ``self.buf`` itself and the calls
+``self.m(...)`` of summarized methods of the class (their own summaries,
+bottom-up, as deep as ``MAX_DEPTH``). Any other use of ``self`` (passed on,
+a method the analysis cannot see, a property) is unknown. Whether the method
+is *quiet* (calls nothing but torch, the builtins and quiet methods of the
+class, and lets ``self`` go nowhere, so that nothing it runs can reach an
+attribute but through ``self.x``) is part of it.
+
 A function is summarized only where the call certainly runs its body as
 written: a plain ``def`` (not ``async``, not decorated, not a generator),
 bound once in the module (or once in the class body, and never assigned
@@ -43,6 +53,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.flow import Kind
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
@@ -51,6 +62,7 @@ from lint_rules.analysis.tensor_effects import (
     TensorUses,
     Use,
     UseEffect,
+    context_effect,
 )
 from lint_rules.analysis.torch_api import (
     COLLECTIVE_OUTPUTS,
@@ -58,12 +70,16 @@ from lint_rules.analysis.torch_api import (
     OVERWRITING_METHODS,
     collective_output,
 )
-from lint_rules.analysis.use_forms import function_text, may_fully_write
+from lint_rules.analysis.use_forms import (
+    called_method_names,
+    function_text,
+    may_fully_write,
+)
 from lint_rules.source import Locator
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from lint_rules.analysis.flow import FunctionFlow
+    from lint_rules.analysis.flow import Event, FunctionFlow
     from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
     from lint_rules.analysis.scopes import Scope
 
@@ -114,6 +130,10 @@ class ModuleSummaries:
         #: ``call_effects``' answers, by function and declarations (rules
         #: asking the same share one, and so one ``TensorUses``).
         self.call_effects: dict[tuple[FunctionNode, Declarations], CallEffects] = {}
+        self._attribute_summaries: dict[FunctionNode, AttributeSummary | None] = {}
+        #: ``may_write_attributes``' answers by method name, and the methods.
+        self._attribute_writers: dict[str, bool] = {}
+        self._method_texts: dict[str, list[FunctionNode]] | None = None
 
     # -- who is called ----------------------------------------------------------
 
@@ -222,6 +242,72 @@ class ModuleSummaries:
                     changed = True
         self._writers = writers
         return writers
+
+    def attribute_summary(self, method: FunctionNode) -> AttributeSummary | None:
+        """What ``method`` (a summarizable method of a class of the module,
+        with an instance parameter never bound again) does to the attributes
+        of its instance; None where it cannot be summarized."""
+        if method in self._attribute_summaries:
+            return self._attribute_summaries[method]
+        summary = None
+        info = self.model._info_of(method)
+        if info is not None and info.cls is not None and info.parent is None:
+            receiver = _receiver(method)
+            scope = self.model.scope(method)
+            if (
+                receiver is not None
+                and _summarizable(method)
+                and _only_parameter(scope, receiver)
+            ):
+                summary = AttributeSummary(self, info, receiver, scope)
+        self._attribute_summaries[method] = summary
+        return summary
+
+    def may_write_attributes(self, names: set[str]) -> bool:
+        """Whether a method of the module named in ``names`` may write an
+        attribute of its instance whole, by its text (a pre-filter beside
+        the attribute summaries): a form that can write a tensor whole, or a
+        call of another such method; True without the module's text."""
+        if self.locator is None or not prefilter.enabled():
+            return True
+        if self._method_texts is None:
+            self._method_texts = {}
+            for info in self.model.functions:
+                if info.parent is None and info.cls is not None:
+                    self._method_texts.setdefault(info.node.name, []).append(info.node)
+        return any(self._attribute_writer(name) for name in names)
+
+    def _attribute_writer(self, name: str) -> bool:
+        """Whether a method ``name`` of the module, or one it may call (by
+        the names its text calls), holds a form that may write a tensor."""
+        known = self._attribute_writers.get(name)
+        if known is not None:
+            return known
+        texts = self._method_texts or {}
+        seen = {name}
+        stack = [name]
+        found = False
+        while stack and not found:
+            current = stack.pop()
+            if self._attribute_writers.get(current):
+                found = True
+                break
+            for method in texts.get(current, ()):
+                text = function_text(self.locator, method)  # type: ignore[arg-type]
+                called = called_method_names(text)
+                if _MAY_WRITE.search(text) is not None or called is None:
+                    found = True
+                    break
+                for other in called - seen:
+                    if other in texts:
+                        seen.add(other)
+                        stack.append(other)
+        if found:
+            self._attribute_writers[name] = True
+        else:  # nothing reachable from it writes: none of them does
+            for other in seen:
+                self._attribute_writers[other] = False
+        return found
 
     def _summarize(self, function: FunctionNode) -> FunctionSummary | None:
         model = self.model
@@ -515,6 +601,237 @@ def enclosing_call(node: ast.AST, parents) -> ast.Call | None:
     return None
 
 
+# --------------------------------------------------------------------------- attributes of self
+
+
+class AttributeSummary:
+    """What one method does to the attributes of its instance (``self.x``):
+    the effect of the first use of each on every path from its entry, and
+    whether the method is quiet."""
+
+    __slots__ = ("summaries", "info", "receiver", "scope", "_effects", "_quiet")
+
+    def __init__(
+        self, summaries: ModuleSummaries, info: FunctionInfo, receiver: str, scope
+    ) -> None:
+        self.summaries = summaries
+        self.info = info
+        self.receiver = receiver
+        self.scope = scope
+        self._effects: dict[str, Effect] = {}
+        self._quiet: bool | None = None
+
+    def effect(self, attribute: str) -> Effect:
+        """The effect of the method on ``self.<attribute>``: a full write
+        (``Detail.METHOD`` when it rests on another method), a read, a part
+        written (``UNKNOWN`` with ``Detail.PARTIAL``), transparent (never
+        used), or unknown."""
+        found = self._effects.get(attribute)
+        if found is not None:
+            return found
+        summaries = self.summaries
+        method = self.info.node
+        if method in summaries._computing or len(summaries._computing) >= MAX_DEPTH:
+            return _UNKNOWN  # recursion, or too deep: not kept
+        summaries._computing.append(method)
+        try:
+            found = self._compute(attribute)
+        finally:
+            summaries._computing.pop()
+        self._effects[attribute] = found
+        return found
+
+    def _compute(self, attribute: str) -> Effect:
+        model = self.summaries.model
+        flow = model.flow(self.info.node)
+        uses = _AttributeUses(self, attribute, flow)
+        events = flow.events_of(self.receiver)
+        binding = next((e for e in events if isinstance(e.node, ast.arg)), None)
+        if binding is None:
+            return _UNKNOWN
+        firsts, reaches_exit = uses.first_uses(self.receiver, binding)
+        if not firsts:
+            return (UseEffect.TRANSPARENT, Detail.NONE) if reaches_exit else _UNKNOWN
+        if reaches_exit:
+            return _UNKNOWN  # some path leaves it as it was
+        kinds = {use.effect for use in firsts}
+        if kinds == {UseEffect.FULL_WRITE}:
+            details = [use.detail for use in firsts if use.detail is not Detail.NONE]
+            return UseEffect.FULL_WRITE, (details[0] if details else Detail.NONE)
+        if kinds == {UseEffect.READ}:
+            return UseEffect.READ, Detail.NONE
+        if kinds <= {UseEffect.FULL_WRITE, UseEffect.UNKNOWN} and all(
+            use.effect is UseEffect.FULL_WRITE or use.detail is Detail.PARTIAL
+            for use in firsts
+        ):
+            return UseEffect.UNKNOWN, Detail.PARTIAL
+        return _UNKNOWN
+
+    def quiet(self) -> bool:
+        """Whether nothing the method runs can reach an attribute of the
+        instance but through ``self.x`` in its own body or in quiet methods it
+        calls on ``self``: no call but a method of torch's vocabulary, a
+        function of torch or a builtin, and ``self`` used only as ``self.x``."""
+        if self._quiet is not None:
+            return self._quiet
+        summaries = self.summaries
+        method = self.info.node
+        if method in summaries._computing or len(summaries._computing) >= MAX_DEPTH:
+            return False
+        summaries._computing.append(method)
+        try:
+            quiet = self._compute_quiet()
+        finally:
+            summaries._computing.pop()
+        self._quiet = quiet
+        return quiet
+
+    def _compute_quiet(self) -> bool:
+        receiver = self.receiver
+        scope = self.scope
+        cls = self.info.cls
+        parents: dict[ast.AST, ast.AST] = {}
+        for node in _own_nodes(self.info.node):  # type: ignore[arg-type]
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+        for node in _own_nodes(self.info.node):  # type: ignore[arg-type]
+            if isinstance(node, ast.Name) and node.id == receiver:
+                parent = parents.get(node)
+                if not (isinstance(parent, ast.Attribute) and parent.value is node):
+                    return False  # ``self`` passed on
+                if _property_like(self.summaries, cls, parent.attr):
+                    return False
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if (
+                    isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == receiver
+                ):
+                    called = self.summaries.method(cls, func.attr)  # type: ignore[arg-type]
+                    summary = (
+                        self.summaries.attribute_summary(called)
+                        if called is not None
+                        else None
+                    )
+                    if summary is None or not summary.quiet():
+                        return False
+                    continue
+                if isinstance(func, ast.Attribute) and func.attr in METHODS:
+                    continue
+                if isinstance(func, ast.Name) and scope.is_builtin(func.id):
+                    continue
+                qualified = scope.qualified_name(func)
+                if qualified is None or qualified.partition(".")[0] != "torch":
+                    return False
+            elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda)):
+                return False
+        return True
+
+
+def _property_like(summaries: ModuleSummaries, cls, name: str) -> bool:
+    """Whether ``self.<name>`` may run code: a decorated function of the
+    class body (a property), or a name the class binds otherwise than by a
+    plain ``def`` or ``self.<name> = ...``."""
+    if summaries.method(cls, name) is not None:
+        return False
+    for stmt in cls.body:
+        if name in _names_bound_by(stmt) and not isinstance(stmt, ast.FunctionDef):
+            return False  # a class attribute: a value
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            stmt.name == name
+        ):
+            return True
+    return False
+
+
+class _AttributeUses(TensorUses):
+    """The events of the instance parameter, each with its effect on one
+    attribute of the instance (``TensorUses``' path questions then answer
+    for ``self.<attribute>``)."""
+
+    def __init__(self, summary: AttributeSummary, attribute: str, flow) -> None:
+        super().__init__(
+            flow,
+            summary.scope,
+            CallEffects(summary.summaries, summary.info, summary.scope),
+        )
+        self.summary = summary
+        self.attribute = attribute
+
+    def _event_effect(self, event: Event) -> Effect:
+        if event.kind is not Kind.LOAD:
+            return UseEffect.REBIND, Detail.NONE
+        if event.nested:
+            return _UNKNOWN
+        parents = self.flow.parents
+        node = event.node
+        parent = parents.get(node)  # type: ignore[arg-type]
+        if not (isinstance(parent, ast.Attribute) and parent.value is node):
+            return _UNKNOWN  # ``self`` passed on
+        summary = self.summary
+        cls = summary.info.cls
+        if parent.attr == self.attribute:
+            if isinstance(parent.ctx, ast.Store):
+                target_of = parents.get(parent)
+                if isinstance(target_of, ast.AugAssign):
+                    return UseEffect.READ, Detail.NONE
+                return UseEffect.REBIND, Detail.NONE
+            if isinstance(parent.ctx, ast.Del):
+                return UseEffect.REBIND, Detail.NONE
+            effect, detail = context_effect(
+                parent, parents, self.names, facts=self.facts
+            )
+            if effect is UseEffect.FULL_WRITE:
+                call = _call_around(parent, parents)
+                if event.conditional or (
+                    call is not None and _mentions(call, summary.receiver)
+                ):
+                    return UseEffect.UNKNOWN, Detail.PARTIAL
+            return effect, detail
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            method = summary.summaries.method(cls, parent.attr)  # type: ignore[arg-type]
+            called = (
+                summary.summaries.attribute_summary(method)
+                if method is not None
+                else None
+            )
+            if called is None or _mentions_in_arguments(call, summary.receiver):
+                return _UNKNOWN
+            effect, detail = called.effect(self.attribute)
+            if effect is UseEffect.FULL_WRITE:
+                if event.conditional:
+                    return UseEffect.UNKNOWN, Detail.PARTIAL
+                return UseEffect.FULL_WRITE, Detail.METHOD
+            return effect, detail
+        if _property_like(summary.summaries, cls, parent.attr):
+            return _UNKNOWN
+        return UseEffect.TRANSPARENT, Detail.NONE  # another attribute
+
+
+def _call_around(node: ast.AST, parents) -> ast.Call | None:
+    """The call whose method ``node`` (maybe indexed) is the receiver of."""
+    parent = parents.get(node)
+    while isinstance(parent, ast.Subscript) and parent.value is node:
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            return call
+    return None
+
+
+def _mentions_in_arguments(call: ast.Call, name: str) -> bool:
+    return any(_mentions(argument, name) for argument in (*call.args, *call.keywords))
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Call):
+        return _mentions_in_arguments(node, name)
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk_nodes(node))
+
+
 # --------------------------------------------------------------------------- stores to self
 
 
@@ -531,7 +848,9 @@ def overwritten_after_store(
     statements that follow it in the same block run nothing that could read
     the attribute before an unconditional full write of ``name`` (no use of
     the receiver, no call outside torch's vocabulary, no control flow):
-    the attribute stored and that write. None otherwise.
+    the attribute stored and that write. None otherwise. The write may be a
+    call ``self.m(...)`` of a quiet method whose first use of the attribute
+    writes it whole on every path (``AttributeSummary``).
 
     The write may still raise, and the attribute then keeps the zeros: a
     fix resting on this is never safe."""
@@ -564,6 +883,9 @@ def overwritten_after_store(
                 if _quiet(call, receiver, name, names, allowed=write.event.node):
                     return attributes[0], write
                 return None
+            write = _method_write_statement(flow, uses, following, name, attributes)
+            if write is not None:
+                return attributes[0], write
             if not _quiet(following, receiver, name, names):
                 return None
         # The end of an ``if`` branch or a ``with`` body: what follows the
@@ -588,6 +910,56 @@ def _full_write_statement(
                 return Use(event, effect, detail)
             return None
     return None
+
+
+def _method_write_statement(
+    flow: FunctionFlow,
+    uses: TensorUses,
+    stmt: ast.stmt,
+    name: str,
+    attributes: list[str],
+) -> Use | None:
+    """The call ``self.m(...)`` that the expression statement ``stmt`` is,
+    when ``m`` is a quiet method of the class whose first use of the stored
+    attributes, on every path, writes one of them whole (the others it
+    leaves alone), and the arguments are quiet: the use it stands for."""
+    calls = uses.facts.calls
+    if not (isinstance(calls, CallEffects) and calls.cls is not None):
+        return None
+    receiver = calls.receiver
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call = stmt.value
+    func = call.func
+    if not (
+        receiver is not None
+        and isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == receiver
+        and _only_parameter(calls.scope, receiver)
+    ):
+        return None
+    names = uses.names
+    if not all(
+        _quiet(argument, receiver, name, names)
+        for argument in (*call.args, *call.keywords)
+    ):
+        return None
+    summaries = calls.summaries
+    method = summaries.method(calls.cls, func.attr)
+    summary = summaries.attribute_summary(method) if method is not None else None
+    if summary is None or not summary.quiet():
+        return None
+    effects = {summary.effect(attribute)[0] for attribute in attributes}
+    if UseEffect.FULL_WRITE not in effects or not effects <= {
+        UseEffect.FULL_WRITE,
+        UseEffect.TRANSPARENT,
+    }:
+        return None
+    event = next((e for e in flow.events_of(receiver) if e.node is func.value), None)
+    if event is None:
+        return None
+    return Use(event, UseEffect.FULL_WRITE, Detail.METHOD)
 
 
 def _within(node: ast.AST, stmt: ast.stmt, parents) -> bool:

@@ -93,6 +93,45 @@ def may_fully_write(text: str, name: str) -> bool:
     return False
 
 
+def may_be_stored_to_attribute(text: str, name: str) -> bool:
+    """Whether some use of ``name`` in ``text`` may be the value of an
+    assignment to an attribute (``self.x = name``, ``a.b = (name)``)."""
+    if not _spelled_as_written(text, name):
+        return True
+    for position, _ in _occurrences(text, name):
+        before = _skip_back(text, position)
+        while before >= 0 and text[before] == "(":
+            before = _skip_back(text, before)
+        if before == -2:
+            return True
+        if before < 1 or text[before] != "=" or text[before - 1] in _OPERATOR_CHARS:
+            continue
+        before = _skip_back(text, before)  # the attribute's name
+        if before == -2:
+            return True
+        end = before + 1
+        while before >= 0 and text[before] in _WORD_CHARS:
+            before -= 1
+        if before + 1 == end:
+            continue
+        before = _skip_back(text, before + 1)
+        if before == -2 or (before >= 0 and text[before] == "."):
+            return True
+    return False
+
+
+def called_method_names(text: str) -> set[str] | None:
+    """Names that ``text`` may call as a method (``a.name(``), with what
+    Python allows around the dot; None (any name) for a text that may spell
+    an identifier otherwise."""
+    if not _spelled_as_written(text, "_"):
+        return None
+    return set(_METHOD_CALL.findall(text))
+
+
+_METHOD_CALL = re.compile(rf"\.{_GAP}(\w+){_GAP}\(")
+
+
 def _out_keyword_before(text: str, position: int) -> bool:
     """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword."""
     before = _skip_back(text, position)

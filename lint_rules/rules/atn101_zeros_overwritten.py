@@ -26,7 +26,11 @@ from lint_rules.analysis.tensor_effects import (
     tensor_uses_for,
 )
 from lint_rules.analysis.torch_api import COLLECTIVE_OUTPUTS
-from lint_rules.analysis.use_forms import may_fully_write
+from lint_rules.analysis.use_forms import (
+    called_method_names,
+    may_be_stored_to_attribute,
+    may_fully_write,
+)
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding
 from lint_rules.fixes.empty import EmptyRewriter
@@ -63,7 +67,13 @@ class ZerosOverwritten(Rule):
     a call the project declares in `full-write-calls` (a Triton launch
     `kernel[grid](...)` by its kernel's name). A buffer stored to `self`
     first (`self._table = table`) still counts when the full write follows
-    in the same block and nothing in between can read the attribute.
+    in the same block and nothing in between can read the attribute. That
+    write may be a call of a method of the class (`self._fill(host)`) whose
+    first use of `self._table`, on every path, writes all of it, and which
+    runs nothing else that could reach it: it calls only torch, the
+    builtins and such methods of the class, and passes `self` nowhere (see
+    the summaries of what methods do to `self`'s attributes). A method that
+    writes only part of it (`self._table[:n].copy_(host)`) keeps the zeros.
 
     ## Why is this bad?
     Zero-filling is a kernel launch and a full pass over the memory; when
@@ -201,6 +211,11 @@ class ZerosOverwritten(Rule):
         "import torch\nclass P:\n    def plan(self, host, n):\n"
         "        table = torch.zeros(n)\n        self._table = table\n"
         "        self.refresh()\n        table.copy_(host)\n",
+        # Stored to `self`, then a method of the class that writes a part of it.
+        "import torch\nclass P:\n    def _fill(self, host, n):\n"
+        "        self._table[:n].copy_(host)\n"
+        "    def plan(self, host, n):\n        table = torch.zeros(2 * n)\n"
+        "        self._table = table\n        self._fill(host, n)\n        return table\n",
     )
     invalid = (
         Invalid(
@@ -290,6 +305,17 @@ class ZerosOverwritten(Rule):
             "        table = torch.empty(n, dtype=torch.int32)\n        self._table = table\n"
             "        table.copy_(host)\n",
         ),
+        # Stored to `self`, then written whole by a method of the class (unsafe).
+        Invalid(
+            "import torch\n\nclass P:\n    def _fill(self, host):\n"
+            "        self._table.copy_(host)\n\n    def plan(self, host, n):\n"
+            "        table = torch.zeros(n, dtype=torch.int32)\n        self._table = table\n"
+            "        self._fill(host)\n        return table\n",
+            fixed="import torch\n\nclass P:\n    def _fill(self, host):\n"
+            "        self._table.copy_(host)\n\n    def plan(self, host, n):\n"
+            "        table = torch.empty(n, dtype=torch.int32)\n        self._table = table\n"
+            "        self._fill(host)\n        return table\n",
+        ),
         Invalid(
             "import torch\n\ndef f(y, n):\n    x: torch.Tensor = torch.zeros(n)\n"
             "    m = x.shape[0]\n    x.zero_()\n    return x, m\n",
@@ -313,7 +339,15 @@ class ZerosOverwritten(Rule):
                 return True
             if writers is None:
                 writers = writing_call_names(model, declarations)
-            return writers is ALL or any(word in text for word in writers)
+            if writers is ALL or any(word in text for word in writers):
+                return True
+            # Stored to ``self.x``, then written through a method of the class.
+            if not may_be_stored_to_attribute(text, name):
+                return False
+            called = called_method_names(text)
+            return called is None or module_summaries(model).may_write_attributes(
+                called
+            )
 
         rewriter = EmptyRewriter(ctx)
         for info in functions_to_analyze(
@@ -411,6 +445,8 @@ def _assumption(
     for use in assumed:
         call = enclosing_call(use.event.node, flow.parents)
         if call is None:
+            call = _method_call(use.event.node, flow.parents)  # ``self.m(...)``
+        if call is None:
             continue
         if detail is Detail.DECLARED and calls is not None:
             entry = calls.declaration(call)
@@ -425,3 +461,13 @@ def _assumption(
         if (detail is Detail.DECLARED)
         else f"the write at line {rows} is assumed: {reasons}"
     )
+
+
+def _method_call(node: ast.AST | None, parents) -> ast.Call | None:
+    """The call ``node.m(...)`` whose receiver ``node`` is."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            return call
+    return None

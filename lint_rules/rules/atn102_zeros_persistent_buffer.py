@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from lint_rules.analysis.buffer_extents import reads_past_prefix_writes
 from lint_rules.analysis.class_uses import (
     Buffer,
     BufferUse,
@@ -41,6 +42,23 @@ class ZerosPersistentBuffer(Rule):
     the kernels read (element 0 of an indptr). Views of a buffer go by its
     name across the class (`kv_indptr = self.kv_indptr`,
     `metadata.cu_seqlens_k = self.meta["cu_seqlens_k"][: bs + 1]`).
+
+    It stays silent, too, where every write of the class is a prefix
+    (`self.buf[:bs].copy_(x)`, `self.buf[:bs] = y`, `out=self.buf[:bs]`,
+    `self.buf[:, :n]`: each dimension whole or cut at an upper bound) and
+    some use may read past it: the buffer passed on whole
+    (`kernel(self.buf)`, `Meta(mask=self.buf)`), read whole
+    (`self.buf.sum()`), returned, indexed (`self.buf[idx]`), or sliced to
+    another bound (`self.buf[: bs + 1]`). The padded rows it reads are the
+    zeros, on every replay. Bounds are compared as written: a read of
+    `self.buf[:bs]` stays inside a write of `self.buf[:bs]`, and such a
+    buffer is still reported. A write that is not a prefix (the tail zeroed
+    by `self.buf[n:].zero_()`, a whole `copy_`) keeps it reported too. The
+    uses are those of `self.buf`, `self.meta["k"]`, and of a local bound
+    once to either (`mask = self.mask; mask[:n] = x`); a view of a prefix
+    bound to a name (`view = self.buf[:bs]`) counts as written inside it.
+    As with offset writes, this holds whatever the first use is: the zeros
+    are read on every replay, not only at capture.
 
     The allocators are `torch.zeros`, `torch.zeros_like`, `Tensor.new_zeros`,
     and `torch.full` / `torch.full_like` / `Tensor.new_full` with a literal
@@ -130,6 +148,21 @@ class ZerosPersistentBuffer(Rule):
         "        self.meta = {'kv_indptr': torch.zeros(n + 1)}\n"
         "    def replay(self, lens):\n        kv_indptr = self.meta['kv_indptr']\n"
         "        torch.cumsum(lens, 0, out=kv_indptr[1:])\n",
+        # Every write is a prefix and some use reads past it: the padded rows
+        # it reads are the zeros, on every replay.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, max_bs, n):\n"
+        "        self.buf = torch.zeros(max_bs, n)\n"
+        "    def replay(self, bs, x):\n        self.buf[:bs].copy_(x)\n"
+        "    def forward(self, kernel):\n        return kernel(self.buf)\n",
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.meta = {'lens': torch.zeros(max_bs)}\n"
+        "    def replay(self, bs, lens):\n        m = self.meta\n"
+        "        torch.cumsum(lens, 0, out=m['lens'][:bs])\n"
+        "    def forward(self, bs):\n        return self.meta['lens'][: bs + 1].sum()\n",
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.mask = torch.zeros(max_bs)\n"
+        "    def replay(self, n, x):\n        mask = self.mask\n        mask[:n] = x\n"
+        "        return Meta(mask=mask)\n",
     )
     invalid = (
         Invalid(
@@ -180,6 +213,28 @@ class ZerosPersistentBuffer(Rule):
             "        self.lens = [torch.empty(n) for _ in range(k)]\n",
             count=2,
         ),
+        # Every write is a prefix, and every read stays inside it.
+        Invalid(
+            "import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.lens = torch.zeros(max_bs, dtype=torch.int32)\n\n"
+            "    def replay(self, bs, lens):\n        self.lens[:bs].copy_(lens)\n\n"
+            "    def forward(self, bs, kernel):\n        return kernel(self.lens[:bs])\n",
+            fixed="import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.lens = torch.empty(max_bs, dtype=torch.int32)\n\n"
+            "    def replay(self, bs, lens):\n        self.lens[:bs].copy_(lens)\n\n"
+            "    def forward(self, bs, kernel):\n        return kernel(self.lens[:bs])\n",
+        ),
+        # Read whole, but the tail is written too (zeroed): not only prefixes.
+        Invalid(
+            "import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.loc = torch.zeros(max_bs, dtype=torch.int64)\n\n"
+            "    def replay(self, n, loc):\n        self.loc[:n].copy_(loc)\n"
+            "        self.loc[n:].zero_()\n        return self.loc\n",
+            fixed="import torch\n\nclass Backend:\n    def init_cuda_graph_state(self, max_bs):\n"
+            "        self.loc = torch.empty(max_bs, dtype=torch.int64)\n\n"
+            "    def replay(self, n, loc):\n        self.loc[:n].copy_(loc)\n"
+            "        self.loc[n:].zero_()\n        return self.loc\n",
+        ),
     )
 
     def check(self, ctx: Context) -> Iterator[Finding]:
@@ -215,6 +270,8 @@ class ZerosPersistentBuffer(Rule):
                 if uses is None:
                     attributes = buffer_attributes(model, info.cls, patterns)
                     uses = class_uses[info.cls] = ClassUses(ctx, info.cls, attributes)
+                if reads_past_prefix_writes(uses, buffer):
+                    continue  # the rows past every write are read: zeros needed
                 first = uses.first_use(buffer, exclude=method)
                 message = _message(buffer, method, first)
                 if rewriter is None:

@@ -818,6 +818,109 @@ def test_atn102_message_names_the_first_use_elsewhere(use, expected):
     )
 
 
+PREFIX = """
+    import torch
+
+    class Backend:
+        def init_cuda_graph_state(self, max_bs, n):
+            self.buf = torch.zeros(max_bs, n)
+
+        def replay(self, bs, n, x):
+            {write}
+
+        def forward(self, bs, n, kernel, idx):
+            {read}
+"""
+
+
+def prefix(write: str, read: str) -> str:
+    return dedent(PREFIX).format(write=write, read=read)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "self.buf[:bs].copy_(x)",
+        "self.buf[:bs] = x",
+        "self.buf[0:bs, :] = x",
+        "self.buf[:, :n].copy_(x)",
+        "torch.mul(x, 2, out=self.buf[:bs])",
+        "torch.ops.mylib.fill(x, out=self.buf[:bs])",
+        "buf = self.buf\n        buf[:bs] = x",
+        "self.buf[:bs].copy_(x)\n        self.buf[:bs, 0] = 1",
+        "_, self.buf[:bs] = x",
+        "view = self.buf[:bs]\n        view.copy_(x)",  # through a view of the box
+    ],
+)
+@pytest.mark.parametrize(
+    "read",
+    [
+        "return kernel(self.buf)",
+        "return self.buf.sum()",
+        "return self.buf",
+        "return self.buf[idx]",
+        "return self.buf[: bs + 1]",
+        "return Meta(buf=self.buf)",
+        "buf = self.buf\n        return kernel(buf)",
+    ],
+)
+def test_atn102_prefix_writes_and_a_read_past_them_need_the_zeros(write, read):
+    assert findings(prefix(write, read)) == []
+
+
+@pytest.mark.parametrize(
+    ("write", "read"),
+    [
+        # Every read stays inside a write's bounds (as written).
+        ("self.buf[:bs].copy_(x)", "return kernel(self.buf[:bs])"),
+        ("self.buf[:bs].copy_(x)", "return self.buf[:bs, :n].sum()"),
+        ("self.buf[:, :n] = x", "return self.buf[:bs, :n]"),
+        ("self.buf[:bs] = x", "return self.buf.shape"),
+        # Never read past: no read at all.
+        ("self.buf[:bs] = x", "pass"),
+        # A write that is not a prefix: the tail, the whole, an index.
+        ("self.buf[:bs] = x\n        self.buf[bs:].zero_()", "return self.buf"),
+        ("self.buf[:bs] = x\n        self.buf.fill_(1)", "return self.buf"),
+        ("self.buf[:bs] = x\n        self.buf[idx] = 1", "return self.buf"),
+        ("self.buf[:bs] = x\n        torch.mul(x, 2, out=self.buf)", "return self.buf"),
+        # No visible write: whole reads alone are the existing first-use case.
+        ("pass", "return kernel(self.buf)"),
+        ("kernel(self.buf[:bs])", "return kernel(self.buf)"),
+        ("view = self.buf[:bs]\n        view.copy_(x)", "return self.buf[:bs]"),
+        # A local bound twice is not followed.
+        (
+            "buf = self.buf\n        buf = x\n        buf[:bs] = x",
+            "return kernel(self.buf)",
+        ),
+    ],
+)
+def test_atn102_still_reported_unless_prefix_writes_and_a_read_past_them(write, read):
+    assert findings(prefix(write, read)) == [(6, "ATN102")]
+
+
+def test_atn102_prefix_writes_of_a_dict_slot_through_a_local():
+    source = dedent(
+        """
+        import torch
+
+        class Backend:
+            def init_cuda_graph_state(self, max_bs):
+                self.meta = {"lens": torch.zeros(max_bs), "other": torch.zeros(max_bs)}
+
+            def replay(self, bs, lens):
+                m = self.meta
+                m["lens"][:bs].copy_(lens)
+                m["other"][:bs].copy_(lens)
+
+            def forward(self, bs):
+                return self.meta["lens"].sum() + self.meta["other"][:bs].sum()
+        """
+    )
+    # "lens" is read past its prefix; "other" only inside it.
+    (message,) = messages(source)
+    assert 'self.meta["other"]' in message
+
+
 def test_atn102_first_use_is_in_source_order_across_methods():
     source = dedent(
         """
