@@ -13,14 +13,13 @@ offset (whose head must stay zero).
 from __future__ import annotations
 
 import ast
-import bisect
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.tensor_effects import (
     Allocation,
     Detail,
@@ -30,6 +29,7 @@ from lint_rules.analysis.tensor_effects import (
     literal_zero,
     own_statements,
 )
+from lint_rules.analysis.use_forms import may_follow_dot
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -373,7 +373,7 @@ class ClassUses:
         uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
         rows = self._rows(text, offset, self.attributes, attributes=True)
-        for node in _walk_rows(method, rows, parents):
+        for node in walk_rows(method, rows, parents):
             if isinstance(node, ast.Attribute):
                 attribute = receiver_attribute(node, receiver)
                 if attribute in self.attributes:
@@ -390,7 +390,7 @@ class ClassUses:
             stores: dict[str, int] = {}
             subscripts: list[ast.Subscript] = []
             rows = self._rows(text, offset, set(aliases))
-            for node in _walk_rows(method, rows, parents):
+            for node in walk_rows(method, rows, parents):
                 if isinstance(node, ast.Name):
                     if node.id in aliases and not isinstance(node.ctx, ast.Load):
                         stores[node.id] = stores.get(node.id, 0) + 1
@@ -418,7 +418,7 @@ class ClassUses:
         for word in words:
             position = text.find(word)
             while position >= 0:
-                if not attributes or _may_follow_dot(text, position, len(word)):
+                if not attributes or may_follow_dot(text, position, len(word)):
                     positions.append(offset + position)
                 position = text.find(word, position + 1)
         return sorted(self.ctx.locator.rows_of(positions))
@@ -497,46 +497,6 @@ _Uses = tuple[
     dict[str, list[ast.Subscript]],
     dict[ast.AST, ast.AST],
 ]
-
-
-def _may_follow_dot(text: str, position: int, length: int) -> bool:
-    """Whether the word at ``position`` may be an attribute's name: a whole
-    word whose nearest character before, on its line, is a dot (past blanks
-    and a continuation's backslash). A word first on its line is kept: a
-    comment may stand between it and its dot."""
-    end = position + length
-    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        return False
-    index = position - 1
-    while index >= 0 and text[index] in " \t\f\\":
-        index -= 1
-    return index < 0 or text[index] in ".\r\n"
-
-
-def _walk_rows(
-    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
-) -> Iterator[ast.AST]:
-    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
-    (sorted; None: every node), recording each one's parent."""
-    stack: list[ast.AST] = [root]
-    while stack:
-        node = stack.pop()
-        for child in child_nodes(node):
-            if rows is None or _spans(child, rows):
-                parents[child] = node
-                stack.append(child)
-        yield node
-
-
-def _spans(node: ast.AST, rows: list[int]) -> bool:
-    first = getattr(node, "lineno", None)
-    if first is None:
-        return True  # no position (arguments, comprehensions, ...): look inside
-    decorators = getattr(node, "decorator_list", None)
-    if decorators:  # above the ``def`` or ``class`` line, where lineno points
-        first = min(first, *(decorator.lineno for decorator in decorators))
-    index = bisect.bisect_left(rows, first)
-    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> UseEffect:

@@ -10,6 +10,7 @@ the functions they look at, and this is most of their cost.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections import deque
 from collections.abc import Iterator
 
@@ -110,3 +111,32 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         node = todo.popleft()
         todo.extend(child_nodes(node))
         yield node
+
+
+def walk_rows(
+    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
+) -> Iterator[ast.AST]:
+    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
+    (sorted; None: every node), recording each one's parent. A node on a row
+    (a name, an attribute ending there) is found with every ancestor: each
+    spans the row too, so the walk is exact where ``rows`` holds every row
+    where a node sought may end."""
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            if rows is None or spans(child, rows):
+                parents[child] = node
+                stack.append(child)
+        yield node
+
+
+def spans(node: ast.AST, rows: list[int]) -> bool:
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True  # no position (arguments, comprehensions, ...): look inside
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:  # above the ``def`` or ``class`` line, where lineno points
+        first = min(first, *(decorator.lineno for decorator in decorators))
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]

@@ -402,3 +402,17 @@ def _skip_string(text: str, index: int) -> int:
             return -1
         end += 1
     return -1
+
+
+def may_follow_dot(text: str, position: int, length: int) -> bool:
+    """Whether the word at ``position`` may be an attribute's name: a whole
+    word whose nearest character before, on its line, is a dot (past blanks
+    and a continuation's backslash). A word first on its line is kept: a
+    comment may stand between it and its dot."""
+    end = position + length
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        return False
+    index = position - 1
+    while index >= 0 and text[index] in " \t\f\\":
+        index -= 1
+    return index < 0 or text[index] in ".\r\n"
