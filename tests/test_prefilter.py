@@ -105,6 +105,17 @@ def test_generated_programs_same_findings_both_ways(source):
             "import torch\ndef f(y, n):\n    x = (torch.zeros  # n rows\n  (n))\n"
             "    x.copy_(y)\n    return x\n",
         ),
+        # A parenthesized callee: ``(torch.zeros)(n)``, ``(x.zero_)()``.
+        (
+            "ATN101",
+            "import torch\ndef f(y, n):\n    x = (torch.zeros)(n)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        (
+            "ATN104",
+            "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    (x.zero_)()\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
         # ``for`` without a space after it.
         (
             "ATN301",
@@ -116,6 +127,32 @@ def test_spellings_the_text_shortcuts_once_missed(code, source):
     filtered, unfiltered, errors = findings_both_ways(source)
     assert errors == []
     assert [f.code for f in filtered] == [code]
+    assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "x.zero_()",
+        "x . zero_ ()",
+        "x.\\\n        zero_()",
+        "(x  # the buffer\n     .zero_)()",
+        "x.fill_(\n        0.0)",
+        "x.fill_  (False)",
+        "(x).fill_(-0)",
+        "x.zero_(  # no arguments\n    )",
+    ],
+)
+def test_zero_fill_spellings_atn104_finds_both_ways(fill):
+    """ATN104's rows of ``zero_(``/``fill_(`` and its walk of those rows
+    find each spelling of a fill statement."""
+    source = (
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n"
+        f"    {fill}\n    x.copy_(y)\n    return x\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN104"]
     assert filtered == unfiltered
 
 
@@ -133,6 +170,12 @@ def _flows_built(rule_code: str, source: str) -> int:
     [
         # Never written whole: ATN101's text scan skips the flow.
         ("ATN101", "import torch\ndef f(n):\n    x = torch.zeros(n)\n    return x\n"),
+        # No ``x.zero_()`` statement (a fill of an attribute, with a value):
+        # ATN104's row walk skips the flow.
+        (
+            "ATN104",
+            "def f(self, x):\n    self.buf.zero_()\n    x.fill_(1)\n    return x\n",
+        ),
         # Never read: ATN103's text scan skips the flow.
         ("ATN103", "import torch\ndef f(n):\n    x = torch.empty(n)\n    return x\n"),
         # Equal assignments in sibling branches: neither may dominate.
