@@ -156,6 +156,34 @@ def test_zero_fill_spellings_atn104_finds_both_ways(fill):
     assert filtered == unfiltered
 
 
+@pytest.mark.parametrize(
+    "index",
+    ["1", "(1)", "0x1", "0b1", "( # the head\n 1 )", "\\\n1", "2:, "],
+)
+def test_offset_write_spellings_atn102_finds_both_ways(index):
+    """ATN102's rows of ``[1:`` find each spelling of a write from a fixed
+    offset (which keeps the head's zeros needed): no finding, both ways, and
+    the row walk names the same buffers as the walk of the whole class."""
+    import ast
+
+    from lint_rules.analysis.class_uses import offset_written_names
+    from lint_rules.source import Locator
+
+    source = (
+        "import torch\nclass Backend:\n"
+        "    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.kv_indptr = torch.zeros(max_bs + 1, dtype=torch.int32)\n"
+        "    def replay(self, lens):\n"
+        f"        self.kv_indptr[{index}:] = lens\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert filtered == unfiltered == []
+    cls = ast.parse(source).body[1]
+    assert offset_written_names(cls, Locator(source)) == {"kv_indptr"}
+    assert offset_written_names(cls) == {"kv_indptr"}
+
+
 def _flows_built(rule_code: str, source: str) -> int:
     import ast
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from lint_rules.analysis.model import FunctionNode, ModuleModel
     from lint_rules.analysis.scopes import Scope
     from lint_rules.context import Context
+    from lint_rules.source import Locator
 
 #: The key of a buffer held directly by the attribute (``self.x``).
 WHOLE = object()
@@ -241,23 +242,41 @@ def _targets(stmt: ast.stmt) -> list[ast.AST]:
     return targets
 
 
-#: A subscript whose first component starts at a positive literal (``[1:``):
-#: the pre-filter of ``offset_written_names`` (``_from_offset`` on the tree).
-_OFFSET_INDEX = re.compile(r"\[(?:\s|\\|#[^\n]*)*[1-9][0-9_]*(?:\s|\\|#[^\n]*)*:")
+#: A subscript whose first component may start at a positive literal (``[1:``,
+#: ``[(1):``, ``[0x1:``, a line or comments apart): the pre-filter of
+#: ``offset_written_names`` (``_from_offset`` on the tree). It starts with
+#: a literal ``[``, which the regular expression engine scans for at C speed.
+_OFFSET_INDEX = re.compile(
+    r"\[(?:\s|\\|\(|#[^\r\n]*)*(?:[1-9][0-9_]*|0[xXoObB][0-9a-fA-F_]+)"
+    r"(?:\s|\\|\)|#[^\r\n]*)*:"
+)
 
 
-def offset_written_names(cls: ast.ClassDef, text: str | None = None) -> set[str]:
+def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> set[str]:
     """Names of buffers the class writes only from an offset somewhere:
     ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
     ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
     the subscripted value's last name (a local, an attribute, a constant
     key): views of one buffer go by its name across the class. Such a buffer
     keeps the head the writes skip (element 0 of an indptr) at zero on every
-    replay, so the zeros are needed."""
+    replay, so the zeros are needed.
+
+    With the module's text (``locator``) and the pre-filters on, only the
+    code spanning the rows where such a subscript opens is walked: the
+    subscript, and the statement or call writing it, span its ``[``."""
     found: set[str] = set()
-    if text is not None and not _OFFSET_INDEX.search(text):
-        return found  # no ``[1:`` anywhere in the class
-    for node in walk_nodes(cls):
+    rows: list[int] | None = None
+    if locator is not None and prefilter.enabled():
+        first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+        start = locator.line_start(first)
+        end = locator.full_line_end(cls.end_lineno or cls.lineno)
+        positions = [
+            match.start() for match in _OFFSET_INDEX.finditer(locator.text, start, end)
+        ]
+        if not positions:
+            return found  # no ``[1:`` anywhere in the class
+        rows = sorted(locator.rows_of(positions))
+    for node in walk_rows(cls, rows, {}):
         for written in _written_subscripts(node):
             if not _from_offset(written.slice):
                 continue
