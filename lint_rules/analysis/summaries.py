@@ -113,6 +113,7 @@ class ModuleSummaries:
         self._collectives: set[str] | None = None
         self._facts: dict[FunctionNode, tuple[bool, list[str]]] = {}
         self._writes: dict[FunctionNode, bool] = {}
+        self._last_call: tuple[str, bool] | None = None
         #: The ``full-write-calls`` of the file's settings (the same for every
         #: caller: ``ModuleModel.call_effects`` sets them).
         self.declarations: Declarations = ()
@@ -268,14 +269,17 @@ class ModuleSummaries:
         pre-filter cannot tell (``_filtering``)."""
         if not self._filtering():
             return True
-        if any(word in text for word in self._collective_words()):
-            return True
+        last = self._last_call
+        if last is not None and last[0] is text:
+            return last[1]  # (the rules ask per name, of one text)
         by_name = self._by_name()
-        return any(
+        found = any(word in text for word in self._collective_words()) or any(
             self.may_write(node)
             for name in self._mentioned(text)
             for node in by_name[name]
         )
+        self._last_call = (text, found)
+        return found
 
     def may_write(self, function: FunctionNode) -> bool:
         """Whether ``function``'s summary may write a parameter whole, by the
@@ -341,7 +345,7 @@ class ModuleSummaries:
             text = function_text(self.locator, function)  # type: ignore[arg-type]
             args = function.args
             direct = any(word in text for word in self._collective_words()) or (
-                _MAY_WRITE.search(text) is not None
+                _may_write_form(text)
                 and any(
                     may_fully_write(text, a.arg)
                     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
@@ -398,14 +402,21 @@ def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
     return _UNKNOWN
 
 
-#: Any form that may write a tensor whole (an overwriting method, ``out=``,
-#: an assignment to a subscript), with what Python allows around the dot:
-#: the pre-filter ``may_fully_write`` is asked after, per parameter.
-_MAY_WRITE = re.compile(
-    r"\.(?:\s|\\|#[^\n]*)*(?:"
-    + "|".join(sorted(OVERWRITING_METHODS))
-    + r")\b|\bout\b|\](?:\s|\\)*="
-)
+def _may_write_form(text: str) -> bool:
+    """Whether ``text`` may hold a form that writes a tensor whole: an
+    overwriting method's name, the word ``out``, or a ``]`` before an ``=``
+    (an assignment to a subscript), each found at C speed; the pre-filter
+    ``may_fully_write`` is asked after, per parameter."""
+    return (
+        any(method in text for method in OVERWRITING_METHODS)
+        or _spells(text, "out")
+        or _SUBSCRIPT_STORE.search(text) is not None
+    )
+
+
+#: ``]`` and ``=`` with what Python allows between (it starts with a literal,
+#: which the regular expression engine scans for at C speed).
+_SUBSCRIPT_STORE = re.compile(r"\](?:\s|\\)*=")
 
 
 #: The characters of an ASCII identifier (``_filtering`` makes sure each

@@ -82,20 +82,22 @@ def may_fully_write(text: str, name: str) -> bool:
     ``out=x``."""
     if not _spelled_as_written(text, name):
         return True
+    # (no ``out`` anywhere, at C speed: no ``out=`` keyword to look back for)
+    keyword = "out" in text
     for position, end in _occurrences(text, name):
         before = _skip_back(text, position)
         if before >= 0 and text[before] == ".":
             continue  # ``a.x``: an attribute, not the name
         if _FULL_WRITE_AFTER.match(text, end):
             return True
-        if _out_keyword_before(text, position):
+        if keyword and _out_keyword_before(text, before):
             return True
     return False
 
 
-def _out_keyword_before(text: str, position: int) -> bool:
-    """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword."""
-    before = _skip_back(text, position)
+def _out_keyword_before(text: str, before: int) -> bool:
+    """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword
+    (``before``: ``_skip_back`` from the name)."""
     while before >= 0 and text[before] == "(":
         before = _skip_back(text, before)
     if before == -2:
