@@ -265,3 +265,16 @@ def test_environment_variable_is_the_switch(value, enabled):
         check=True,
     ).stdout.strip()
     assert out == str(enabled)
+
+
+def test_atn104_reports_in_each_function_of_a_module():
+    """Each function's fill is found, also after a finding in another one."""
+    function = (
+        "def f{i}(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    x.copy_(y)\n    return x\n"
+    )
+    source = "import torch\n" + "".join(function.format(i=i) for i in range(3))
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN104"] * 3
+    assert filtered == unfiltered

@@ -156,10 +156,14 @@ class RedundantZeroFill(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         declarations = tuple(ctx.options.full_write_calls)
-        rows = _fill_rows(ctx)
-        functions = model.functions if rows is None else model.functions_spanning(rows)
+        fill_rows = _fill_rows(ctx)
+        functions = (
+            model.functions
+            if fill_rows is None
+            else model.functions_spanning(fill_rows)
+        )
         for info in functions:
-            if rows is not None and not _may_zero_fill(info.node, rows):
+            if fill_rows is not None and not _may_zero_fill(info.node, fill_rows):
                 continue
             flow = model.flow(info.node)
             fills = list(_zero_fills(flow))
