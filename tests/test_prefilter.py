@@ -105,6 +105,17 @@ def test_generated_programs_same_findings_both_ways(source):
             "import torch\ndef f(y, n):\n    x = (torch.zeros  # n rows\n  (n))\n"
             "    x.copy_(y)\n    return x\n",
         ),
+        # A parenthesized callee: ``(torch.zeros)(n)``, ``(x.zero_)()``.
+        (
+            "ATN101",
+            "import torch\ndef f(y, n):\n    x = (torch.zeros)(n)\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
+        (
+            "ATN104",
+            "import torch\ndef f(y, n):\n    x = torch.empty(n)\n    (x.zero_)()\n"
+            "    x.copy_(y)\n    return x\n",
+        ),
         # ``for`` without a space after it.
         (
             "ATN301",
@@ -117,6 +128,60 @@ def test_spellings_the_text_shortcuts_once_missed(code, source):
     assert errors == []
     assert [f.code for f in filtered] == [code]
     assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "x.zero_()",
+        "x . zero_ ()",
+        "x.\\\n        zero_()",
+        "(x  # the buffer\n     .zero_)()",
+        "x.fill_(\n        0.0)",
+        "x.fill_  (False)",
+        "(x).fill_(-0)",
+        "x.zero_(  # no arguments\n    )",
+    ],
+)
+def test_zero_fill_spellings_atn104_finds_both_ways(fill):
+    """ATN104's rows of ``zero_(``/``fill_(`` and its walk of those rows
+    find each spelling of a fill statement."""
+    source = (
+        "import torch\ndef f(y, n):\n    x = torch.empty(n)\n"
+        f"    {fill}\n    x.copy_(y)\n    return x\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN104"]
+    assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    "index",
+    ["1", "(1)", "0x1", "0b1", "( # the head\n 1 )", "\\\n1", "2:, "],
+)
+def test_offset_write_spellings_atn102_finds_both_ways(index):
+    """ATN102's rows of ``[1:`` find each spelling of a write from a fixed
+    offset (which keeps the head's zeros needed): no finding, both ways, and
+    the row walk names the same buffers as the walk of the whole class."""
+    import ast
+
+    from lint_rules.analysis.class_uses import offset_written_names
+    from lint_rules.source import Locator
+
+    source = (
+        "import torch\nclass Backend:\n"
+        "    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.kv_indptr = torch.zeros(max_bs + 1, dtype=torch.int32)\n"
+        "    def replay(self, lens):\n"
+        f"        self.kv_indptr[{index}:] = lens\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert filtered == unfiltered == []
+    cls = ast.parse(source).body[1]
+    assert offset_written_names(cls, Locator(source)) == {"kv_indptr"}
+    assert offset_written_names(cls) == {"kv_indptr"}
 
 
 def _flows_built(rule_code: str, source: str) -> int:
@@ -133,6 +198,12 @@ def _flows_built(rule_code: str, source: str) -> int:
     [
         # Never written whole: ATN101's text scan skips the flow.
         ("ATN101", "import torch\ndef f(n):\n    x = torch.zeros(n)\n    return x\n"),
+        # No ``x.zero_()`` statement (a fill of an attribute, with a value):
+        # ATN104's row walk skips the flow.
+        (
+            "ATN104",
+            "def f(self, x):\n    self.buf.zero_()\n    x.fill_(1)\n    return x\n",
+        ),
         # Never read: ATN103's text scan skips the flow.
         ("ATN103", "import torch\ndef f(n):\n    x = torch.empty(n)\n    return x\n"),
         # Equal assignments in sibling branches: neither may dominate.
@@ -194,3 +265,16 @@ def test_environment_variable_is_the_switch(value, enabled):
         check=True,
     ).stdout.strip()
     assert out == str(enabled)
+
+
+def test_atn104_reports_in_each_function_of_a_module():
+    """Each function's fill is found, also after a finding in another one."""
+    function = (
+        "def f{i}(y, n):\n    x = torch.empty(n)\n    x.zero_()\n"
+        "    x.copy_(y)\n    return x\n"
+    )
+    source = "import torch\n" + "".join(function.format(i=i) for i in range(3))
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN104"] * 3
+    assert filtered == unfiltered

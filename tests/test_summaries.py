@@ -7,6 +7,8 @@ import ast
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.summaries import module_summaries
@@ -223,8 +225,23 @@ def test_a_helper_that_launches_a_declared_kernel_writes_through_it():
     assert check_source(source, "t.py", Settings(select=("ATN101",))) == []
 
 
+def _writing_functions(source: str) -> list[ast.FunctionDef]:
+    """The functions (not nested ones) whose summary, computed without the
+    text pre-filter, writes a parameter whole."""
+    oracle = ModuleModel(ast.parse(source))  # no text: no pre-filter
+    summaries = module_summaries(oracle)
+    found = []
+    for info in oracle.functions:
+        summary = summaries.summary(info.node) if info.parent is None else None
+        if summary and any(
+            e is UseEffect.FULL_WRITE for e, _ in summary.effects.values()
+        ):
+            found.append(info.node.name)
+    return found
+
+
 def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
-    """The text pre-filter of the summaries (``ModuleSummaries.writers``)
+    """The text pre-filter of the summaries (``ModuleSummaries.may_write``)
     keeps every function whose summary, computed without it, writes a
     parameter whole (on the differential programs' helpers and these)."""
     from tests.differential_programs import HEADER
@@ -238,20 +255,112 @@ def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
             _inner(dst, src)
         def _inner(dst, src):
             torch.mul(src, 2, out = dst)
+        def _loop_a(dst, k):
+            _loop_b(dst, k)
+        def _loop_b(dst, k):
+            if k:
+                _loop_a(dst, k)
+        def _reads(dst):
+            return dst.sum()
         """
     )
-    with_text = ModuleModel(ast.parse(source), source)
-    writers = module_summaries(with_text).writers()
-    oracle = ModuleModel(ast.parse(source))  # no text: no pre-filter
-    for info in oracle.functions:
-        summary = (
-            module_summaries(oracle).summary(info.node) if info.parent is None else None
+    with_text = module_summaries(ModuleModel(ast.parse(source), source))
+    by_name = {info.node.name: info.node for info in with_text.model.functions}
+    writing = _writing_functions(source)
+    assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= set(writing)
+    for name in writing:
+        assert with_text.may_write(by_name[name]), name
+    # (and it answers no where nothing reachable writes: a cycle, a reader)
+    for name in ("_loop_a", "_loop_b", "_reads"):
+        assert not with_text.may_write(by_name[name]), name
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_writers_prefilter_is_a_necessary_condition(seed):
+    """On generated programs: every function whose summary writes a
+    parameter whole passes ``may_write``, whichever it is asked about first
+    (the answers are kept, and a cycle of calls must not lose one); and a
+    caller of one passes ``may_call_writer``."""
+    from tests.differential_programs import program
+
+    source = program(seed)
+    writing = set(_writing_functions(source))
+    for reverse in (False, True):
+        summaries = module_summaries(ModuleModel(ast.parse(source), source))
+        infos = [i for i in summaries.model.functions if i.parent is None]
+        for info in reversed(infos) if reverse else infos:
+            if info.node.name in writing:
+                assert summaries.may_write(info.node), info.node.name
+                assert summaries.may_call_writer(f"{info.node.name}(x)")
+
+
+def test_a_helper_that_never_writes_keeps_its_summary():
+    """A helper the pre-filter finds cannot write a parameter whole still
+    has its summary: a parameter it never uses is transparent, both ways."""
+    from tests.fuzzing import findings_both_ways
+
+    source = textwrap.dedent(
+        """
+        import torch
+        def log(x, msg):
+            print(msg)
+        def f(y, n):
+            x = torch.zeros(n)
+            log(x, "hi")
+            x.copy_(y)
+            return x
+        """
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN101"]
+    assert filtered == unfiltered
+
+
+def test_instance_attribute_rows_find_every_assignment():
+    """A method assigned as an attribute anywhere in the class (however the
+    assignment is spelled across lines) is not summarized; the row search
+    finds each spelling, and agrees with the walk of the whole class."""
+    from lint_rules import prefilter
+
+    spellings = [
+        "self._fill = None",
+        "self.\\\n            _fill = None",
+        "(self.  # note\n            _fill) = None",
+        "del self._fill",
+        "other.x, self._fill = 1, 2",
+        "for self._fill in []:\n            pass",
+    ]
+    for spelling in spellings:
+        source = (
+            "import torch\n"
+            "class B:\n"
+            "    def _fill(self, dst):\n"
+            "        dst.fill_(1)\n"
+            "    def reset(self):\n"
+            f"        {spelling}\n"
+            "    def f(self, n):\n"
+            "        x = torch.zeros(n)\n"
+            "        self._fill(x)\n"
+            "        return x\n"
         )
-        if summary and any(
-            e is UseEffect.FULL_WRITE for e, _ in summary.effects.values()
-        ):
-            assert info.node.name in writers, info.node.name
-    assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= writers
+        tree = ast.parse(source)
+        cls = tree.body[1]
+        for enabled in (True, False):
+            previous = prefilter.set_enabled(enabled)
+            try:
+                summaries = module_summaries(ModuleModel(tree, source))
+                assert summaries.method(cls, "_fill") is None, (spelling, enabled)
+                assert summaries.method(cls, "f") is not None
+            finally:
+                prefilter.set_enabled(previous)
+        assert check_source(source, "t.py", Settings(select=("ATN101",))) == []
 
 
 # --------------------------------------------------------------------------- attributes of self

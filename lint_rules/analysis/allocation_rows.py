@@ -71,7 +71,8 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
         if module == "torch" and any(name in function for name in names):
             words.add(local)
     # A call: the name (possibly a longer one, ``zeros_like``) and its
-    # parenthesis, maybe a line and comments apart (inside brackets). Each
+    # parenthesis, maybe a line, comments and the end of a group apart
+    # (inside brackets; ``(torch.zeros)(n)``). Each
     # occurrence of a name is found by str.find (a regular expression starting
     # with alternatives would try every position of the text).
     starts: set[int] = set()
@@ -84,4 +85,4 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
     return ctx.locator.rows_of(starts)
 
 
-_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\|#[^\r\n]*)*\(")
+_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\|\)|#[^\r\n]*)*\(")

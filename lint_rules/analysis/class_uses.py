@@ -13,14 +13,13 @@ offset (whose head must stay zero).
 from __future__ import annotations
 
 import ast
-import bisect
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.tensor_effects import (
     Allocation,
     Detail,
@@ -30,6 +29,7 @@ from lint_rules.analysis.tensor_effects import (
     literal_zero,
     own_statements,
 )
+from lint_rules.analysis.use_forms import may_follow_dot
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from lint_rules.analysis.model import FunctionNode, ModuleModel
     from lint_rules.analysis.scopes import Scope
     from lint_rules.context import Context
+    from lint_rules.source import Locator
 
 #: The key of a buffer held directly by the attribute (``self.x``).
 WHOLE = object()
@@ -241,23 +242,41 @@ def _targets(stmt: ast.stmt) -> list[ast.AST]:
     return targets
 
 
-#: A subscript whose first component starts at a positive literal (``[1:``):
-#: the pre-filter of ``offset_written_names`` (``_from_offset`` on the tree).
-_OFFSET_INDEX = re.compile(r"\[(?:\s|\\|#[^\n]*)*[1-9][0-9_]*(?:\s|\\|#[^\n]*)*:")
+#: A subscript whose first component may start at a positive literal (``[1:``,
+#: ``[(1):``, ``[0x1:``, a line or comments apart): the pre-filter of
+#: ``offset_written_names`` (``_from_offset`` on the tree). It starts with
+#: a literal ``[``, which the regular expression engine scans for at C speed.
+_OFFSET_INDEX = re.compile(
+    r"\[(?:\s|\\|\(|#[^\r\n]*)*(?:[1-9][0-9_]*|0[xXoObB][0-9a-fA-F_]+)"
+    r"(?:\s|\\|\)|#[^\r\n]*)*:"
+)
 
 
-def offset_written_names(cls: ast.ClassDef, text: str | None = None) -> set[str]:
+def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> set[str]:
     """Names of buffers the class writes only from an offset somewhere:
     ``kv_indptr[1 : bs + 1] = ...``, ``m.cu_seqlens_k[1:].copy_(...)``,
     ``torch.cumsum(x, 0, out=self.meta["cu_seqlens_k"][1:])``. The name is
     the subscripted value's last name (a local, an attribute, a constant
     key): views of one buffer go by its name across the class. Such a buffer
     keeps the head the writes skip (element 0 of an indptr) at zero on every
-    replay, so the zeros are needed."""
+    replay, so the zeros are needed.
+
+    With the module's text (``locator``) and the pre-filters on, only the
+    code spanning the rows where such a subscript opens is walked: the
+    subscript, and the statement or call writing it, span its ``[``."""
     found: set[str] = set()
-    if text is not None and not _OFFSET_INDEX.search(text):
-        return found  # no ``[1:`` anywhere in the class
-    for node in walk_nodes(cls):
+    rows: list[int] | None = None
+    if locator is not None and prefilter.enabled():
+        first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+        start = locator.line_start(first)
+        end = locator.full_line_end(cls.end_lineno or cls.lineno)
+        positions = [
+            match.start() for match in _OFFSET_INDEX.finditer(locator.text, start, end)
+        ]
+        if not positions:
+            return found  # no ``[1:`` anywhere in the class
+        rows = sorted(locator.rows_of(positions))
+    for node in walk_rows(cls, rows, {}):
         for written in _written_subscripts(node):
             if not _from_offset(written.slice):
                 continue
@@ -373,7 +392,7 @@ class ClassUses:
         uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
         rows = self._rows(text, offset, self.attributes, attributes=True)
-        for node in _walk_rows(method, rows, parents):
+        for node in walk_rows(method, rows, parents):
             if isinstance(node, ast.Attribute):
                 attribute = receiver_attribute(node, receiver)
                 if attribute in self.attributes:
@@ -390,7 +409,7 @@ class ClassUses:
             stores: dict[str, int] = {}
             subscripts: list[ast.Subscript] = []
             rows = self._rows(text, offset, set(aliases))
-            for node in _walk_rows(method, rows, parents):
+            for node in walk_rows(method, rows, parents):
                 if isinstance(node, ast.Name):
                     if node.id in aliases and not isinstance(node.ctx, ast.Load):
                         stores[node.id] = stores.get(node.id, 0) + 1
@@ -418,7 +437,7 @@ class ClassUses:
         for word in words:
             position = text.find(word)
             while position >= 0:
-                if not attributes or _may_follow_dot(text, position, len(word)):
+                if not attributes or may_follow_dot(text, position, len(word)):
                     positions.append(offset + position)
                 position = text.find(word, position + 1)
         return sorted(self.ctx.locator.rows_of(positions))
@@ -543,46 +562,6 @@ _Uses = tuple[
     dict[str, list[ast.Subscript]],
     dict[ast.AST, ast.AST],
 ]
-
-
-def _may_follow_dot(text: str, position: int, length: int) -> bool:
-    """Whether the word at ``position`` may be an attribute's name: a whole
-    word whose nearest character before, on its line, is a dot (past blanks
-    and a continuation's backslash). A word first on its line is kept: a
-    comment may stand between it and its dot."""
-    end = position + length
-    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        return False
-    index = position - 1
-    while index >= 0 and text[index] in " \t\f\\":
-        index -= 1
-    return index < 0 or text[index] in ".\r\n"
-
-
-def _walk_rows(
-    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
-) -> Iterator[ast.AST]:
-    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
-    (sorted; None: every node), recording each one's parent."""
-    stack: list[ast.AST] = [root]
-    while stack:
-        node = stack.pop()
-        for child in child_nodes(node):
-            if rows is None or _spans(child, rows):
-                parents[child] = node
-                stack.append(child)
-        yield node
-
-
-def _spans(node: ast.AST, rows: list[int]) -> bool:
-    first = getattr(node, "lineno", None)
-    if first is None:
-        return True  # no position (arguments, comprehensions, ...): look inside
-    decorators = getattr(node, "decorator_list", None)
-    if decorators:  # above the ``def`` or ``class`` line, where lineno points
-        first = min(first, *(decorator.lineno for decorator in decorators))
-    index = bisect.bisect_left(rows, first)
-    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _store_effect(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> UseEffect:

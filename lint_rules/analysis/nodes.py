@@ -139,3 +139,32 @@ def any_row_between(rows: list[int], first: int, last: int) -> bool:
     """Whether the sorted ``rows`` hold one from ``first`` to ``last``."""
     index = bisect_left(rows, first)
     return index < len(rows) and rows[index] <= last
+
+
+def walk_rows(
+    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
+) -> Iterator[ast.AST]:
+    """The nodes under ``root`` (depth first) whose lines span one of ``rows``
+    (sorted; None: every node), recording each one's parent. A node on a row
+    (a name, an attribute ending there) is found with every ancestor: each
+    spans the row too, so the walk is exact where ``rows`` holds every row
+    where a node sought may end."""
+    stack: list[ast.AST] = [root]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            if rows is None or spans(child, rows):
+                parents[child] = node
+                stack.append(child)
+        yield node
+
+
+def spans(node: ast.AST, rows: list[int]) -> bool:
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True  # no position (arguments, comprehensions, ...): look inside
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:  # above the ``def`` or ``class`` line, where lineno points
+        first = min(first, *(decorator.lineno for decorator in decorators))
+    index = bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]

@@ -55,6 +55,7 @@ from collections.abc import Iterator
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
     CallOracle,
@@ -73,6 +74,7 @@ from lint_rules.analysis.torch_api import (
 from lint_rules.analysis.use_forms import (
     called_method_names,
     function_text,
+    may_follow_dot,
     may_fully_write,
 )
 from lint_rules.source import Locator
@@ -118,7 +120,13 @@ class ModuleSummaries:
         self.model = model
         #: The module's text (None: every function may write its parameters).
         self.locator = locator
-        self._writers: set[str] | None = None
+        #: The text pre-filter's facts (``may_write``), made on demand.
+        self._respelled: bool | None = None
+        self._functions_by_name: dict[str, list[FunctionNode]] | None = None
+        self._collectives: set[str] | None = None
+        self._facts: dict[FunctionNode, tuple[bool, list[str]]] = {}
+        self._writes: dict[FunctionNode, bool] = {}
+        self._last_call: tuple[str, bool] | None = None
         #: The ``full-write-calls`` of the file's settings (the same for every
         #: caller: ``ModuleModel.call_effects`` sets them).
         self.declarations: Declarations = ()
@@ -126,7 +134,8 @@ class ModuleSummaries:
         self._computing: list[FunctionNode] = []
         self._module_functions: dict[str, FunctionNode] | None = None
         self._class_methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
-        self._instance_attributes: dict[ast.ClassDef, set[str]] = {}
+        self._attributes_assigned: dict[tuple[ast.ClassDef, str], bool] = {}
+        self._plain: dict[ast.AST, bool] = {}
         #: ``call_effects``' answers, by function and declarations (rules
         #: asking the same share one, and so one ``TensorUses``).
         self.call_effects: dict[tuple[FunctionNode, Declarations], CallEffects] = {}
@@ -146,7 +155,7 @@ class ModuleSummaries:
         if not isinstance(binding, Definition):
             return None
         node = binding.node
-        if self._module_level().get(name) is not node or not _summarizable(node):
+        if self._module_level().get(name) is not node or not self._summarizable(node):
             return None
         return node  # type: ignore[return-value]
 
@@ -174,16 +183,65 @@ class ModuleSummaries:
                 for bound, stmts in defined.items()
                 if len(stmts) == 1 and isinstance(stmts[0], ast.FunctionDef)
             }
-            self._instance_attributes[cls] = {
-                node.attr
-                for node in walk_nodes(cls)
-                if isinstance(node, ast.Attribute)
-                and not isinstance(node.ctx, ast.Load)
-            }
-        if name in self._instance_attributes[cls]:
-            return None
         method = methods.get(name)
-        return method if method is not None and _summarizable(method) else None
+        if method is None or self._assigned_attribute(cls, name):
+            return None
+        return method if self._summarizable(method) else None
+
+    def _summarizable(self, function: ast.AST) -> bool:
+        """``_summarizable``, kept; a function whose text spells neither
+        ``yield`` nor ``await`` (keywords, spelled in ASCII only) holds
+        neither, and its nodes are not walked."""
+        found = self._plain.get(function)
+        if found is None:
+            if (
+                isinstance(function, ast.FunctionDef)
+                and not function.decorator_list
+                and self.locator is not None
+                and prefilter.enabled()
+            ):
+                text = function_text(self.locator, function)
+                if "yield" not in text and "await" not in text:
+                    found = self._plain[function] = True
+                    return found
+            found = self._plain[function] = _summarizable(function)
+        return found
+
+    def _assigned_attribute(self, cls: ast.ClassDef, name: str) -> bool:
+        """Whether the class assigns (or deletes) an attribute ``name`` of
+        anything. Such a node ends on a row where ``name`` follows a dot
+        (``may_follow_dot``): only the code spanning those rows is walked
+        (all of it where an identifier may be spelled otherwise)."""
+        key = (cls, name)
+        found = self._attributes_assigned.get(key)
+        if found is None:
+            rows = self._attribute_rows(cls, name)
+            found = self._attributes_assigned[key] = any(
+                type(node) is ast.Attribute
+                and node.attr == name
+                and not isinstance(node.ctx, ast.Load)
+                for node in walk_rows(cls, rows, {})
+            )
+        return found
+
+    def _attribute_rows(self, cls: ast.ClassDef, name: str) -> list[int] | None:
+        """Sorted rows of the class where ``name`` may be an attribute's
+        name; None: every row (no text, the pre-filters off, or a text that
+        may spell an identifier otherwise)."""
+        locator = self.locator
+        if locator is None or not prefilter.enabled() or self._respells():
+            return None
+        text = locator.text
+        first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+        start = locator.line_start(first)
+        end = locator.full_line_end(cls.end_lineno or cls.lineno)
+        positions = []
+        position = text.find(name, start, end)
+        while position >= 0:
+            if may_follow_dot(text, position, len(name)):
+                positions.append(position)
+            position = text.find(name, position + 1, end)
+        return sorted(locator.rows_of(positions))
 
     # -- summaries --------------------------------------------------------------
 
@@ -202,46 +260,122 @@ class ModuleSummaries:
         self._summaries[function] = summary
         return summary
 
-    def writers(self) -> set[str] | None:
-        """Names of the module's functions and methods that may write a
-        parameter whole, by their text (a pre-filter beside the summaries:
-        a parameter used in a form that can write all of it, ``p.copy_``,
-        ``p[:] =``, ``out=p``, or a call spelling a collective's name or
-        another such function's); None without the module's text."""
+    # -- the text pre-filter -----------------------------------------------------
+
+    def _filtering(self) -> bool:
+        """Whether the text pre-filter may answer no: with the module's text,
+        no declared kernel (which any name may call), the pre-filters on, and
+        no identifier that may be spelled otherwise (``ｆill`` is ``fill``)."""
         if self.locator is None or self.declarations or not prefilter.enabled():
-            return None  # (a declared kernel may be called by any name)
-        if self._writers is not None:
-            return self._writers
-        candidates: list[tuple[str, str, list[str], str]] = []
-        for info in self.model.functions:
-            if info.parent is None:
-                node = info.node
-                args = node.args
-                params = [
-                    a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
-                ]
-                text = function_text(self.locator, node)
-                # No write form at all: only a call may make it write.
-                forms = text if _MAY_WRITE.search(text) is not None else ""
-                candidates.append((node.name, forms, params, text))
-        words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
-        for local, qualified in self.model.imports.names.items():
-            if qualified in COLLECTIVE_OUTPUTS:
-                words.add(local)
-        writers: set[str] = set()
-        changed = True
-        while changed:  # a helper that calls a writer writes too
-            changed = False
-            for name, text, params, full in candidates:
-                if name in writers:
-                    continue
-                if (text and any(may_fully_write(text, p) for p in params)) or any(
-                    word in full for word in (*words, *writers)
-                ):
-                    writers.add(name)
-                    changed = True
-        self._writers = writers
-        return writers
+            return False
+        return not self._respells()
+
+    def _respells(self) -> bool:
+        """Whether the module's text may spell an identifier otherwise."""
+        if self._respelled is None:
+            text = self.locator.text if self.locator is not None else ""
+            self._respelled = prefilter.may_respell_ascii(text)
+        return self._respelled
+
+    def may_call_writer(self, text: str) -> bool:
+        """Whether a call in ``text`` (a function's) may write an argument
+        whole through a summary or a collective (a text pre-filter: a
+        necessary condition). Such a call spells a collective's name (or a
+        local name imported for one), or the name of one of the module's
+        functions or methods that ``may_write``; True whenever the
+        pre-filter cannot tell (``_filtering``)."""
+        if not self._filtering():
+            return True
+        last = self._last_call
+        if last is not None and last[0] is text:
+            return last[1]  # (the rules ask per name, of one text)
+        by_name = self._by_name()
+        found = any(word in text for word in self._collective_words()) or any(
+            self.may_write(node)
+            for name in self._mentioned(text)
+            for node in by_name[name]
+        )
+        self._last_call = (text, found)
+        return found
+
+    def may_write(self, function: FunctionNode) -> bool:
+        """Whether ``function``'s summary may write a parameter whole, by the
+        texts (a necessary condition, computed lazily): some function it may
+        call (by a name its text spells, transitively) uses a parameter in a
+        form that can write all of it (``p.copy_``, ``p[:] =``, ``out=p``) or
+        spells a collective's name. True whenever the pre-filter cannot tell."""
+        if not self._filtering():
+            return True
+        known = self._writes.get(function)
+        if known is not None:
+            return known
+        # Reachability over the names the texts spell, from ``function``: it
+        # may write iff a function that writes directly is reachable (a
+        # function reached is False only when nothing it reaches writes).
+        by_name = self._by_name()
+        seen = {function}
+        stack = [function]
+        while stack:
+            node = stack.pop()
+            known = self._writes.get(node)
+            if known is False:
+                continue
+            direct, mentioned = self._text_facts(node)
+            if known or direct:
+                self._writes[function] = True
+                return True
+            for name in mentioned:
+                for callee in by_name[name]:
+                    if callee not in seen:
+                        seen.add(callee)
+                        stack.append(callee)
+        for node in seen:  # each reaches only functions that do not write
+            self._writes[node] = False
+        return False
+
+    def _by_name(self) -> dict[str, list[FunctionNode]]:
+        """The module's functions and methods (not nested ones) by name."""
+        if self._functions_by_name is None:
+            found: dict[str, list[FunctionNode]] = {}
+            for info in self.model.functions:
+                if info.parent is None:
+                    found.setdefault(info.node.name, []).append(info.node)
+            self._functions_by_name = found
+        return self._functions_by_name
+
+    def _collective_words(self) -> set[str]:
+        """Names a call of a collective that writes an output whole spells."""
+        if self._collectives is None:
+            words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
+            for local, qualified in self.model.imports.names.items():
+                if qualified in COLLECTIVE_OUTPUTS:
+                    words.add(local)
+            self._collectives = words
+        return self._collectives
+
+    def _text_facts(self, function: FunctionNode) -> tuple[bool, list[str]]:
+        """Whether ``function``'s text may write a parameter whole by itself
+        (a write form, or a collective's name), and the names of the module's
+        functions its text spells."""
+        facts = self._facts.get(function)
+        if facts is None:
+            text = function_text(self.locator, function)  # type: ignore[arg-type]
+            args = function.args
+            direct = any(word in text for word in self._collective_words()) or (
+                _may_write_form(text)
+                and any(
+                    may_fully_write(text, a.arg)
+                    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                )
+            )
+            mentioned = [] if direct else self._mentioned(text)
+            facts = self._facts[function] = (direct, mentioned)
+        return facts
+
+    def _mentioned(self, text: str) -> list[str]:
+        """The names of the module's functions that ``text`` spells as a
+        whole word (each looked for at C speed, by str.find)."""
+        return [name for name in self._by_name() if _spells(text, name)]
 
     def attribute_summary(self, method: FunctionNode) -> AttributeSummary | None:
         """What ``method`` (a summarizable method of a class of the module,
@@ -295,7 +429,7 @@ class ModuleSummaries:
             for method in texts.get(current, ()):
                 text = function_text(self.locator, method)  # type: ignore[arg-type]
                 called = called_method_names(text)
-                if _MAY_WRITE.search(text) is not None or called is None:
+                if _may_write_form(text) or called is None:
                     found = True
                     break
                 for other in called - seen:
@@ -314,9 +448,6 @@ class ModuleSummaries:
         info = model._info_of(function)
         if info is None:
             return None
-        writers = self.writers()
-        if writers is not None and function.name not in writers:
-            return None  # cannot write a parameter whole: no flow needed
         flow = model.flow(function)
         scope = model.scope(function)
         uses = TensorUses(
@@ -354,14 +485,43 @@ def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
     return _UNKNOWN
 
 
-#: Any form that may write a tensor whole (an overwriting method, ``out=``,
-#: an assignment to a subscript), with what Python allows around the dot:
-#: the pre-filter ``may_fully_write`` is asked after, per parameter.
-_MAY_WRITE = re.compile(
-    r"\.(?:\s|\\|#[^\n]*)*(?:"
-    + "|".join(sorted(OVERWRITING_METHODS))
-    + r")\b|\bout\b|\](?:\s|\\)*="
+def _may_write_form(text: str) -> bool:
+    """Whether ``text`` may hold a form that writes a tensor whole: an
+    overwriting method's name, the word ``out``, or a ``]`` before an ``=``
+    (an assignment to a subscript), each found at C speed; the pre-filter
+    ``may_fully_write`` is asked after, per parameter."""
+    return (
+        any(method in text for method in OVERWRITING_METHODS)
+        or _spells(text, "out")
+        or _SUBSCRIPT_STORE.search(text) is not None
+    )
+
+
+#: ``]`` and ``=`` with what Python allows between (it starts with a literal,
+#: which the regular expression engine scans for at C speed).
+_SUBSCRIPT_STORE = re.compile(r"\](?:\s|\\)*=")
+
+
+#: The characters of an ASCII identifier (``_filtering`` makes sure each
+#: identifier is spelled as Python reads it).
+_WORD_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 )
+
+
+def _spells(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word."""
+    size = len(text)
+    length = len(name)
+    position = text.find(name)
+    while position >= 0:
+        end = position + length
+        if (position == 0 or text[position - 1] not in _WORD_CHARS) and (
+            end == size or text[end] not in _WORD_CHARS
+        ):
+            return True
+        position = text.find(name, end)
+    return False
 
 
 def _summarizable(function: ast.AST) -> bool:

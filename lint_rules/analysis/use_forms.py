@@ -82,13 +82,15 @@ def may_fully_write(text: str, name: str) -> bool:
     ``out=x``."""
     if not _spelled_as_written(text, name):
         return True
+    # (no ``out`` anywhere, at C speed: no ``out=`` keyword to look back for)
+    keyword = "out" in text
     for position, end in _occurrences(text, name):
         before = _skip_back(text, position)
         if before >= 0 and text[before] == ".":
             continue  # ``a.x``: an attribute, not the name
         if _FULL_WRITE_AFTER.match(text, end):
             return True
-        if _out_keyword_before(text, position):
+        if keyword and _out_keyword_before(text, before):
             return True
     return False
 
@@ -132,9 +134,9 @@ def called_method_names(text: str) -> set[str] | None:
 _METHOD_CALL = re.compile(rf"\.{_GAP}(\w+){_GAP}\(")
 
 
-def _out_keyword_before(text: str, position: int) -> bool:
-    """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword."""
-    before = _skip_back(text, position)
+def _out_keyword_before(text: str, before: int) -> bool:
+    """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword
+    (``before``: ``_skip_back`` from the name)."""
     while before >= 0 and text[before] == "(":
         before = _skip_back(text, before)
     if before == -2:
@@ -441,3 +443,17 @@ def _skip_string(text: str, index: int) -> int:
             return -1
         end += 1
     return -1
+
+
+def may_follow_dot(text: str, position: int, length: int) -> bool:
+    """Whether the word at ``position`` may be an attribute's name: a whole
+    word whose nearest character before, on its line, is a dot (past blanks
+    and a continuation's backslash). A word first on its line is kept: a
+    comment may stand between it and its dot."""
+    end = position + length
+    if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        return False
+    index = position - 1
+    while index >= 0 and text[index] in " \t\f\\":
+        index -= 1
+    return index < 0 or text[index] in ".\r\n"

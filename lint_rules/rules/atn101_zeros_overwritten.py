@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from lint_rules.analysis.allocation_rows import functions_to_analyze
 from lint_rules.analysis.flow import FunctionFlow
-from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.summaries import (
     CallEffects,
     call_effects,
@@ -25,7 +24,6 @@ from lint_rules.analysis.tensor_effects import (
     local_allocations,
     tensor_uses_for,
 )
-from lint_rules.analysis.torch_api import COLLECTIVE_OUTPUTS
 from lint_rules.analysis.use_forms import (
     called_method_names,
     may_be_stored_to_attribute,
@@ -327,27 +325,25 @@ class ZerosOverwritten(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         declarations = tuple(ctx.options.full_write_calls)
-        writers: set[str] | None = None
+        summaries = module_summaries(model)
 
         def may_be_written(text: str, name: str) -> bool:
             # Before the flow: a zero-filled buffer whose name is never used in
             # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
-            # nor passed to a call that may (a function of the module, a
-            # collective, a declared kernel) cannot be reported.
-            nonlocal writers
-            if may_fully_write(text, name):
-                return True
-            if writers is None:
-                writers = writing_call_names(model, declarations)
-            if writers is ALL or any(word in text for word in writers):
+            # nor passed to a call that may (a function of the module that may
+            # write a parameter whole, a collective, a declared kernel, which
+            # any name may call) cannot be reported.
+            if (
+                may_fully_write(text, name)
+                or bool(declarations)
+                or summaries.may_call_writer(text)
+            ):
                 return True
             # Stored to ``self.x``, then written through a method of the class.
             if not may_be_stored_to_attribute(text, name):
                 return False
             called = called_method_names(text)
-            return called is None or module_summaries(model).may_write_attributes(
-                called
-            )
+            return called is None or summaries.may_write_attributes(called)
 
         rewriter = EmptyRewriter(ctx)
         for info in functions_to_analyze(
@@ -410,28 +406,6 @@ def _stored_then_overwritten(
 
 def _zero_filled(allocation: Allocation) -> bool:
     return allocation.zero_filled
-
-
-#: ``writing_call_names``' answer when every name may be one.
-ALL: set[str] = set()
-
-
-def writing_call_names(model: ModuleModel, declarations: tuple) -> set[str]:
-    """Words a call that writes an argument whole through a summary, a
-    collective or a declaration must spell (a text pre-filter): the names of
-    the module's functions and methods that may write a parameter whole
-    (``ModuleSummaries.writers``) and of the collectives, and the local
-    names imported for them; ``ALL`` when declarations exist (a declared
-    kernel may be called through any alias) or the text is unknown."""
-    writers = module_summaries(model).writers()
-    if declarations or writers is None:
-        return ALL
-    words = set(writers)
-    words.update(name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS)
-    for local, qualified in model.imports.names.items():
-        if qualified in COLLECTIVE_OUTPUTS:
-            words.add(local)
-    return words
 
 
 def _assumption(

@@ -258,11 +258,8 @@ class ZerosPersistentBuffer(Rule):
             for buffer in buffers:
                 offset = offset_written.get(info.cls)
                 if offset is None:
-                    cls = info.cls
-                    start = ctx.locator.line_start(cls.lineno)
-                    end = ctx.locator.full_line_end(cls.end_lineno or cls.lineno)
-                    offset = offset_written[cls] = offset_written_names(
-                        cls, ctx.text[start:end]
+                    offset = offset_written[info.cls] = offset_written_names(
+                        info.cls, ctx.locator
                     )
                 if buffer.name in offset:
                     continue  # element 0 (or a head) must stay 0 on every replay

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Event, FunctionFlow, Kind
+from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.summaries import call_effects, enclosing_call
 from lint_rules.analysis.tensor_effects import (
@@ -19,7 +20,6 @@ from lint_rules.analysis.tensor_effects import (
     tensor_uses_for,
 )
 from lint_rules.analysis.torch_api import READING_METHODS
-from lint_rules.analysis.use_forms import function_text
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -40,12 +40,6 @@ _FRESH_FUNCTIONS = frozenset(
         "torch.randn_like",
     }
 )
-
-
-#: ``.zero_(`` or ``.fill_(``, with anything Python allows around the dot
-#: and before the parenthesis (blanks, line continuations, comments and line
-#: breaks inside brackets): the pre-filter of ``_zero_fills``.
-_FILL_CALL = re.compile(r"\.(?:\s|\\|#[^\n]*)*(?:zero_|fill_)(?:\s|\\|#[^\n]*)*\(")
 
 
 class RedundantZeroFill(Rule):
@@ -162,15 +156,15 @@ class RedundantZeroFill(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         declarations = tuple(ctx.options.full_write_calls)
-        for info in model.functions:
-            if prefilter.enabled():
-                text = function_text(ctx.locator, info.node)
-                if prefilter.may_respell_ascii(text):
-                    pass  # (x.ｚero_() is x.zero_())
-                elif "zero_" not in text and "fill_" not in text:
-                    continue
-                elif not _FILL_CALL.search(text):
-                    continue  # no ``.zero_(`` nor ``.fill_(`` (spaced, continued or not)
+        fill_rows = _fill_rows(ctx)
+        functions = (
+            model.functions
+            if fill_rows is None
+            else model.functions_spanning(fill_rows)
+        )
+        for info in functions:
+            if fill_rows is not None and not _may_zero_fill(info.node, fill_rows):
+                continue
             flow = model.flow(info.node)
             fills = list(_zero_fills(flow))
             if not fills:
@@ -220,6 +214,62 @@ class RedundantZeroFill(Rule):
                 elif assumed:
                     message += f"; {writes[0].detail.value}"
                 yield ctx.report(self, stmt, message, fix)
+
+
+def _fill_rows(ctx: Context) -> list[int] | None:
+    """Sorted rows where a ``.zero_(`` or ``.fill_(`` call may end its
+    method's name: the whole word, then its parenthesis (spaced, continued
+    or commented between), found by str.find (a pre-filter: ``_zero_fills``
+    finds such calls only); None
+    with the pre-filters off, or in a text that may spell an identifier
+    otherwise (``x.ｚero_()`` is ``x.zero_()``)."""
+    text = ctx.text
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return None
+    positions: list[int] = []
+    for word in ("zero_", "fill_"):
+        position = text.find(word)
+        while position >= 0:
+            end = position + len(word)
+            if (
+                position == 0 or text[position - 1] not in _WORD_CHARS
+            ) and _AFTER_METHOD.match(text, end):
+                positions.append(position)
+            position = text.find(word, end)
+    return sorted(ctx.locator.rows_of(positions))
+
+
+def _may_zero_fill(function: ast.AST, rows: list[int]) -> bool:
+    """Whether the code spanning ``rows`` in ``function`` holds a statement
+    ``x.zero_()`` or ``x.fill_(0)`` (as ``_zero_fills`` reads them): the
+    attribute ends on such a row, so the walk that skips the other rows
+    finds every one."""
+    for node in walk_rows(function, rows, {}):
+        if type(node) is not ast.Expr:
+            continue
+        call = node.value
+        if not (type(call) is ast.Call and not call.keywords):
+            continue
+        func = call.func
+        if not (type(func) is ast.Attribute and type(func.value) is ast.Name):
+            continue
+        if func.attr == "zero_" and not call.args:
+            return True
+        if (
+            func.attr == "fill_"
+            and len(call.args) == 1
+            and literal_zero(call.args[0]) is not None
+        ):
+            return True
+    return False
+
+
+_WORD_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+)
+#: After the method's name: its call's parenthesis, maybe a line, comments
+#: and the closing parenthesis of a group apart (``(x.zero_)()``).
+_AFTER_METHOD = re.compile(r"(?:\s|\\|\)|#[^\r\n]*)*\(")
 
 
 def _method(stmt: ast.stmt) -> str:
