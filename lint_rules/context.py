@@ -124,6 +124,7 @@ class Context:
 
     def release(self) -> None:
         """Free the model's graphs now (the rules are done with this file)."""
+        self.__dict__.pop("hot_paths", None)  # (it holds ``rows_naming``)
         model = self.__dict__.pop("model", None)
         if model is not None:
             model.release()

@@ -220,7 +220,15 @@ def load_labels(set_name: str, labels_dir: Path = LABELS_DIR) -> list[Label]:
 def known_rules() -> set[str]:
     """The codes this attnlint knows (``attnlint rule --all``)."""
     result = subprocess.run(
-        ["attnlint", "rule", "--all", "--output-format", "json"],
+        [
+            sys.executable,
+            "-m",
+            "lint_rules",
+            "rule",
+            "--all",
+            "--output-format",
+            "json",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -234,7 +242,8 @@ def run_attnlint(
     codes = sorted(set(codes) & known_rules())
     if not codes:
         return []
-    command = ["attnlint", "check", "--output-format", "json", "--no-cache"]
+    command = [sys.executable, "-m", "lint_rules", "check", "--no-cache"]
+    command += ["--output-format", "json"]
     command += ["--exit-zero", "--select", ",".join(codes)]
     for setting in config:
         command += ["--config", setting]
