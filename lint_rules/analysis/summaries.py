@@ -76,6 +76,7 @@ from lint_rules.analysis.use_forms import (
     function_text,
     may_follow_dot,
     may_fully_write,
+    spells_word,
 )
 from lint_rules.source import Locator
 
@@ -375,7 +376,7 @@ class ModuleSummaries:
     def _mentioned(self, text: str) -> list[str]:
         """The names of the module's functions that ``text`` spells as a
         whole word (each looked for at C speed, by str.find)."""
-        return [name for name in self._by_name() if _spells(text, name)]
+        return [name for name in self._by_name() if spells_word(text, name)]
 
     def attribute_summary(self, method: FunctionNode) -> AttributeSummary | None:
         """What ``method`` (a summarizable method of a class of the module,
@@ -492,7 +493,7 @@ def _may_write_form(text: str) -> bool:
     ``may_fully_write`` is asked after, per parameter."""
     return (
         any(method in text for method in OVERWRITING_METHODS)
-        or _spells(text, "out")
+        or spells_word(text, "out")
         or _SUBSCRIPT_STORE.search(text) is not None
     )
 
@@ -500,28 +501,6 @@ def _may_write_form(text: str) -> bool:
 #: ``]`` and ``=`` with what Python allows between (it starts with a literal,
 #: which the regular expression engine scans for at C speed).
 _SUBSCRIPT_STORE = re.compile(r"\](?:\s|\\)*=")
-
-
-#: The characters of an ASCII identifier (``_filtering`` makes sure each
-#: identifier is spelled as Python reads it).
-_WORD_CHARS = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-)
-
-
-def _spells(text: str, name: str) -> bool:
-    """Whether ``text`` holds ``name`` as a whole word."""
-    size = len(text)
-    length = len(name)
-    position = text.find(name)
-    while position >= 0:
-        end = position + length
-        if (position == 0 or text[position - 1] not in _WORD_CHARS) and (
-            end == size or text[end] not in _WORD_CHARS
-        ):
-            return True
-        position = text.find(name, end)
-    return False
 
 
 def _summarizable(function: ast.AST) -> bool:

@@ -153,6 +153,13 @@ def _out_keyword_before(text: str, before: int) -> bool:
     )
 
 
+def spells_word(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word (of ASCII word
+    characters: the caller makes sure each identifier is spelled as Python
+    reads it)."""
+    return next(_occurrences(text, name), None) is not None
+
+
 def _occurrences(text: str, name: str) -> Iterator[tuple[int, int]]:
     """Start and end of each occurrence of ``name`` as a whole word."""
     size = len(text)
