@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
@@ -88,6 +88,8 @@ if TYPE_CHECKING:
 
 #: How many summaries may be computed inside one another (a chain of helpers).
 MAX_DEPTH = 8
+#: What ``ModuleSummaries.bounded`` answers for recursion or too deep.
+REFUSED = object()
 
 Effect = tuple[UseEffect, Detail]
 _UNKNOWN: Effect = (UseEffect.UNKNOWN, Detail.ESCAPE)
@@ -251,15 +253,22 @@ class ModuleSummaries:
         (recursion) or too deep."""
         if function in self._summaries:
             return self._summaries[function]
+        summary = self.bounded(function, lambda: self._summarize(function))
+        if summary is REFUSED:
+            return None  # not kept
+        self._summaries[function] = summary  # type: ignore[assignment]
+        return summary  # type: ignore[return-value]
+
+    def bounded(self, function: FunctionNode, compute: Callable[[], object]) -> object:
+        """``compute()`` with ``function`` among those being summarized;
+        ``REFUSED`` where it already is (recursion) or past ``MAX_DEPTH``."""
         if function in self._computing or len(self._computing) >= MAX_DEPTH:
-            return None
+            return REFUSED
         self._computing.append(function)
         try:
-            summary = self._summarize(function)
+            return compute()
         finally:
             self._computing.pop()
-        self._summaries[function] = summary
-        return summary
 
     # -- the text pre-filter -----------------------------------------------------
 
@@ -768,17 +777,11 @@ class AttributeSummary:
         found = self._effects.get(attribute)
         if found is not None:
             return found
-        summaries = self.summaries
-        method = self.info.node
-        if method in summaries._computing or len(summaries._computing) >= MAX_DEPTH:
+        found = self.summaries.bounded(self.info.node, lambda: self._compute(attribute))
+        if found is REFUSED:
             return _UNKNOWN  # recursion, or too deep: not kept
-        summaries._computing.append(method)
-        try:
-            found = self._compute(attribute)
-        finally:
-            summaries._computing.pop()
-        self._effects[attribute] = found
-        return found
+        self._effects[attribute] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
     def _compute(self, attribute: str) -> Effect:
         model = self.summaries.model
