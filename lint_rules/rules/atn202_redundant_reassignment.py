@@ -204,15 +204,20 @@ class RedundantReassignment(Rule):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
-        for info in model.functions:
+        functions = model.functions
+        if ctx.options.hot_paths_only:
+            # Waste worth a commit only where it runs per step. Asked first:
+            # the per-step set is one lookup a function (ATN203 needs it
+            # anyway), and most functions are not in it.
+            per_step = ctx.hot_paths.per_step
+            functions = [info for info in functions if per_step(info.node) is not None]
+        for info in functions:
             candidates = _equal_assignments(info.bindings)
             if not candidates:
                 continue
             groups = _repeated_assignments(info.node, candidates)
             if not groups:
                 continue
-            if ctx.options.hot_paths_only and ctx.hot_paths.per_step(info.node) is None:
-                continue  # waste worth a commit only where it runs per step
             flow = model.flow(info.node)
             if flow.dynamic_scope:
                 continue
