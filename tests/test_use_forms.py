@@ -25,6 +25,8 @@ from lint_rules.analysis.use_forms import (
     may_be_stored_to_attribute,
     may_fully_write,
     may_read,
+    spelled_words,
+    spells_word,
 )
 from lint_rules.source import Locator
 from tests.fuzzing import backend_programs, valid_program
@@ -349,3 +351,13 @@ def test_store_and_call_filters_on_random_programs(seed):
 @given(backend_programs())
 def test_store_and_call_filters_on_backend_shaped_programs(source):
     assert_store_and_call_filters_agree(source)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab_1 .(é\nｂ", max_size=40),
+    names=st.lists(st.text(alphabet="ab_1é", min_size=1, max_size=4), max_size=6),
+)
+def test_spelled_words_is_spells_word_for_each_name(text, names):
+    expected = [name for name in names if spells_word(text, name)]
+    assert spelled_words(text, names) == expected

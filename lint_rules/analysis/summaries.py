@@ -76,6 +76,7 @@ from lint_rules.analysis.use_forms import (
     function_text,
     may_follow_dot,
     may_fully_write,
+    spelled_words,
     spells_word,
 )
 from lint_rules.source import Locator
@@ -384,8 +385,8 @@ class ModuleSummaries:
 
     def _mentioned(self, text: str) -> list[str]:
         """The names of the module's functions that ``text`` spells as a
-        whole word (each looked for at C speed, by str.find)."""
-        return [name for name in self._by_name() if spells_word(text, name)]
+        whole word (``spelled_words``: one scan of the text for all)."""
+        return spelled_words(text, self._by_name())
 
     def attribute_summary(self, method: FunctionNode) -> AttributeSummary | None:
         """What ``method`` (a summarizable method of a class of the module,

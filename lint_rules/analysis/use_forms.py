@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.torch_api import (
@@ -158,6 +158,28 @@ def spells_word(text: str, name: str) -> bool:
     characters: the caller makes sure each identifier is spelled as Python
     reads it)."""
     return next(_occurrences(text, name), None) is not None
+
+
+def spelled_words(text: str, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` (in their order) that ``text`` holds as a whole
+    word, as ``spells_word`` tells, with one scan of ``text`` for all the
+    ASCII identifiers (such a whole word is a maximal run of ASCII word
+    characters) rather than one search per name."""
+    words: set[str] | None = None
+    found = []
+    for name in names:
+        if name.isascii() and name.isidentifier():
+            if words is None:
+                words = set(_ASCII_WORD.findall(text))
+            if name in words:
+                found.append(name)
+        elif spells_word(text, name):
+            found.append(name)
+    return found
+
+
+# A maximal run of ASCII word characters (``_WORD_CHARS``).
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def _occurrences(text: str, name: str) -> Iterator[tuple[int, int]]:
