@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.analysis.nodes import child_nodes, walk
+from lint_rules.analysis.nodes import LEAVES, child_nodes, walk, walk_rows
 from tests.fuzzing import valid_program
 
 EVERY_FORM = """
@@ -106,3 +106,33 @@ def test_random_valid_programs(seed):
 def test_hand_built_nodes_with_missing_fields():
     call = ast.Call(func=ast.Name(id="f", ctx=ast.Load()), args=[])
     assert child_nodes(call) == list(ast.iter_child_nodes(call))
+
+
+def assert_walk_without_leaves(source: str) -> None:
+    """``walk_rows`` without leaves: the full walk's other nodes, in order,
+    with their parents, for every row and for a few row subsets."""
+    tree = ast.parse(source)
+    last = max(getattr(node, "end_lineno", 0) or 0 for node in ast.walk(tree))
+    for rows in (None, [1], list(range(2, last + 1, 3)), [last]):
+        full_parents: dict = {}
+        full = [
+            node
+            for node in walk_rows(tree, rows, full_parents)
+            if not isinstance(node, LEAVES)
+        ]
+        parents: dict = {}
+        assert list(walk_rows(tree, rows, parents, leaves=False)) == full
+        assert parents == {
+            child: parent
+            for child, parent in full_parents.items()
+            if not isinstance(child, LEAVES)
+        }
+
+
+def test_walk_without_leaves_every_form():
+    assert_walk_without_leaves(EVERY_FORM)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_walk_without_leaves_random_programs(seed):
+    assert_walk_without_leaves(valid_program(seed, depth_limit=6, node_limit=2000))

@@ -103,15 +103,25 @@ class BufferUse(Record):
 
 
 def buffer_attributes(
-    model: ModuleModel, cls: ast.ClassDef, patterns: tuple[str, ...]
+    model: ModuleModel,
+    cls: ast.ClassDef,
+    patterns: tuple[str, ...],
+    buffers: Callable[[FunctionNode, str], list[Buffer]] | None = None,
 ) -> set[str]:
     """The attributes that the class's graph-state methods may store a buffer
-    in (computed without their local names, which can only drop buffers)."""
+    in (computed without their local names, which can only drop buffers).
+    ``buffers(method, receiver)``: ``stored_buffers`` of a method (a caller
+    that has them already)."""
     attributes: set[str] = set()
     for method in model.methods_of(cls):
         receiver = receiver_of(method)
         if receiver is not None and method_matches(method.name, patterns):
-            for buffer in stored_buffers(method, receiver, model.scope(method)):
+            found = (
+                stored_buffers(method, receiver, model.scope(method))
+                if buffers is None
+                else buffers(method, receiver)
+            )
+            for buffer in found:
                 attributes.add(buffer.attribute)
     return attributes
 
@@ -392,7 +402,7 @@ class ClassUses:
         uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
         rows = self._rows(text, offset, self.attributes, attributes=True)
-        for node in walk_rows(method, rows, parents):
+        for node in walk_rows(method, rows, parents, leaves=False):
             if isinstance(node, ast.Attribute):
                 attribute = receiver_attribute(node, receiver)
                 if attribute in self.attributes:
@@ -409,7 +419,7 @@ class ClassUses:
             stores: dict[str, int] = {}
             subscripts: list[ast.Subscript] = []
             rows = self._rows(text, offset, set(aliases))
-            for node in walk_rows(method, rows, parents):
+            for node in walk_rows(method, rows, parents, leaves=False):
                 if isinstance(node, ast.Name):
                     if node.id in aliases and not isinstance(node.ctx, ast.Load):
                         stores[node.id] = stores.get(node.id, 0) + 1

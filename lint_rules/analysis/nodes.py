@@ -142,14 +142,32 @@ def any_row_between(rows: list[int], first: int, last: int) -> bool:
 
 
 def walk_rows(
-    root: ast.AST, rows: list[int] | None, parents: dict[ast.AST, ast.AST]
+    root: ast.AST,
+    rows: list[int] | None,
+    parents: dict[ast.AST, ast.AST],
+    leaves: bool = True,
 ) -> Iterator[ast.AST]:
     """The nodes under ``root`` (depth first) whose lines span one of ``rows``
     (sorted; None: every node), recording each one's parent. A node on a row
     (a name, an attribute ending there) is found with every ancestor: each
     spans the row too, so the walk is exact where ``rows`` holds every row
-    where a node sought may end."""
+    where a node sought may end. Without ``leaves``, the ``LEAVES`` nodes
+    (contexts, operators, constants) are neither yielded nor recorded, for
+    a walk that looks for none of them nor for their parents; the other
+    nodes are the same, in the same order."""
     stack: list[ast.AST] = [root]
+    if not leaves:
+        leaf_types = _LEAF_TYPES
+        while stack:
+            node = stack.pop()
+            for child in child_nodes(node):
+                if type(child) not in leaf_types and (
+                    rows is None or spans(child, rows)
+                ):
+                    parents[child] = node
+                    stack.append(child)
+            yield node
+        return
     while stack:
         node = stack.pop()
         for child in child_nodes(node):
@@ -157,6 +175,21 @@ def walk_rows(
                 parents[child] = node
                 stack.append(child)
         yield node
+
+
+def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
+    """The node types deriving from ``bases`` (themselves included)."""
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        kind = todo.pop()
+        found.add(kind)
+        todo.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
+#: The concrete types of ``LEAVES``.
+_LEAF_TYPES = _concrete(LEAVES)
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:

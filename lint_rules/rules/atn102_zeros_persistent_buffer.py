@@ -245,6 +245,20 @@ class ZerosPersistentBuffer(Rule):
         rewriter: EmptyRewriter | None = None
         class_uses: dict[ast.ClassDef, ClassUses] = {}
         offset_written: dict[ast.ClassDef, set[str]] = {}
+        # method -> its stored buffers (each method's found once, for the
+        # method and for the class's buffer attributes).
+        stored: dict[FunctionNode, list[Buffer]] = {}
+
+        def buffers_of(method: FunctionNode, receiver: str) -> list[Buffer]:
+            found = stored.get(method)
+            if found is None:
+                # Who ``torch`` is in the method (a local binding shadows the
+                # module's import; a function-level import is one).
+                found = stored[method] = list(
+                    stored_buffers(method, receiver, model.scope(method))
+                )
+            return found
+
         for info in model.functions:
             method = info.node
             if info.cls is None or not method_matches(method.name, patterns):
@@ -252,10 +266,7 @@ class ZerosPersistentBuffer(Rule):
             receiver = receiver_of(method)
             if receiver is None:
                 continue
-            # Who ``torch`` is in the method (a local binding shadows the
-            # module's import; a function-level import is one).
-            buffers = list(stored_buffers(method, receiver, model.scope(method)))
-            for buffer in buffers:
+            for buffer in buffers_of(method, receiver):
                 offset = offset_written.get(info.cls)
                 if offset is None:
                     offset = offset_written[info.cls] = offset_written_names(
@@ -265,7 +276,9 @@ class ZerosPersistentBuffer(Rule):
                     continue  # element 0 (or a head) must stay 0 on every replay
                 uses = class_uses.get(info.cls)
                 if uses is None:
-                    attributes = buffer_attributes(model, info.cls, patterns)
+                    attributes = buffer_attributes(
+                        model, info.cls, patterns, buffers_of
+                    )
                     uses = class_uses[info.cls] = ClassUses(ctx, info.cls, attributes)
                 if reads_past_prefix_writes(uses, buffer):
                     continue  # the rows past every write are read: zeros needed
