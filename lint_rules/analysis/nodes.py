@@ -157,7 +157,7 @@ def walk_rows(
     nodes are the same, in the same order."""
     stack: list[ast.AST] = [root]
     if not leaves:
-        leaf_types = _LEAF_TYPES
+        leaf_types = LEAF_TYPES
         while stack:
             node = stack.pop()
             for child in child_nodes(node):
@@ -189,7 +189,7 @@ def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
 
 
 #: The concrete types of ``LEAVES``.
-_LEAF_TYPES = _concrete(LEAVES)
+LEAF_TYPES = _concrete(LEAVES)
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:

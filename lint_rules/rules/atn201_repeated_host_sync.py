@@ -15,7 +15,7 @@ from lint_rules.analysis.invalidation import (
     Point,
     invalidation_for,
 )
-from lint_rules.analysis.nodes import child_nodes
+from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes
 from lint_rules.analysis.torch_api import SYNC_METHODS
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -371,15 +371,20 @@ def _repeated_sync_calls(
     # By method and receiver shape first; calls are compared whole
     # (``ast.dump``) only where those repeat.
     groups: dict[Hashable, list[ast.Call]] = {}
-    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    # Depth first, in source order; a node is pushed only if it may hold a
+    # call (not a context, an operator or a constant) and spans a row.
+    stack: list[ast.AST] = [
+        node
+        for node in reversed(function.body)  # type: ignore[attr-defined]
+        if rows is None or _spans_a_row(node, rows)
+    ]
+    leaves = LEAF_TYPES
     while stack:
         node = stack.pop()
         if isinstance(node, _SCOPES):
             continue
-        if rows is not None and not _spans_a_row(node, rows):
-            continue
         if (
-            isinstance(node, ast.Call)
+            type(node) is ast.Call
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in SYNC_METHODS
             and not node.args
@@ -389,7 +394,13 @@ def _repeated_sync_calls(
             name = getattr(receiver, "id", None) or getattr(receiver, "attr", None)
             key = (node.func.attr, type(receiver), name)
             groups.setdefault(key, []).append(node)
-        stack.extend(reversed(list(child_nodes(node))))
+        children = [
+            child
+            for child in child_nodes(node)
+            if type(child) not in leaves and (rows is None or _spans_a_row(child, rows))
+        ]
+        children.reverse()
+        stack.extend(children)
     repeated: list[list[ast.Call]] = []
     for calls in groups.values():
         if len(calls) < 2:
