@@ -278,3 +278,58 @@ def test_atn104_reports_in_each_function_of_a_module():
     assert errors == []
     assert [f.code for f in filtered] == ["ATN104"] * 3
     assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    ("copy", "made"),
+    [
+        ("host.cuda(non_blocking=True)", "host = lens.cpu()"),
+        ("host.cuda(\n        non_blocking=True)", "host = (\n        lens.cpu())"),
+        ("dev.copy_(\n        host, non_blocking=flag)", "host: T = lens.cpu()"),
+        ("host.to(\n        'cuda', non_blocking=True)", "(host) = lens.cpu()"),
+        (
+            "host.cuda(non_blocking=True)",
+            "if (host := lens.cpu()) is None:\n        pass",
+        ),
+    ],
+)
+def test_non_blocking_spellings_atn205_finds_both_ways(copy, made):
+    """ATN205's walk of the rows holding ``non_blocking`` finds each copy,
+    and its walk of the rows naming a value finds each of its bindings."""
+    source = f"def f(lens, dev, flag, T):\n    {made}\n    {copy}\n"
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN205"]
+    assert filtered == unfiltered
+
+
+def test_atn205_bindings_on_the_rows_naming_a_name_are_all_of_them():
+    """Each name's bindings found on the rows naming it are those the walk
+    of the whole function finds, in the same order (on random programs; the
+    row search is used on ASCII text only) and on the engine's files."""
+    import ast
+
+    from lint_rules.rules.atn205_non_blocking_from_pageable import _bindings
+    from tests.fuzzing import valid_program
+
+    sources = [
+        valid_program(seed, depth_limit=6, node_limit=1500) for seed in range(16)
+    ]
+    sources += [path.read_text(encoding="utf-8") for path in _engine_files()]
+    checked = 0
+    for source in sources:
+        if not source.isascii():
+            continue
+        tree = ast.parse(source)
+        ctx = Context(source, tree, "f.py", Settings().options)
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            every = _bindings(function, None)
+            first, last = function.lineno, function.end_lineno
+            names = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+            for name in names:
+                rows = ctx.rows_naming(frozenset((name,)), first, last)
+                assert _bindings(function, rows).get(name) == every.get(name), name
+                checked += name in every
+    assert checked > 200

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from lint_rules.analysis.nodes import child_nodes
+from lint_rules import prefilter
+from lint_rules.analysis.nodes import child_nodes, spans
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -171,17 +172,32 @@ class NonBlockingFromPageable(Rule):
             offsets.append(position)
             position = text.find("non_blocking", position + 1)
         rows = ctx.locator.row_of_each(offsets)
+        # Within a function, only the code spanning those rows can hold such
+        # a keyword (and its call), where each identifier is spelled as
+        # Python reads it.
+        filtering = prefilter.enabled() and not prefilter.may_respell_ascii(text)
         for info in model.functions_spanning(rows):
             copies = [
                 (node, source)
-                for node in _own_nodes(info.node)
+                for node in _own_nodes(info.node, rows if filtering else None)
                 if isinstance(node, ast.Call)
                 and _non_blocking(node)
                 and (source := _copied_source(node)) is not None
             ]
             if not copies:
                 continue
-            memory = _Memory(info.node, model.scope(info.node), host_names)
+            rows_naming = None
+            if filtering:
+                function = info.node
+                first, last = function.lineno, function.end_lineno or function.lineno
+                if _ascii_rows(ctx, first, last):
+
+                    def rows_naming(
+                        name: str, first: int = first, last: int = last
+                    ) -> list[int]:
+                        return ctx.rows_naming(frozenset((name,)), first, last)
+
+            memory = _Memory(info.node, model.scope(info.node), host_names, rows_naming)
             for node, source in copies:
                 made = memory.made_pageable(source)
                 if made is not None:
@@ -243,14 +259,32 @@ def _is_dtype(expr: ast.expr) -> bool:
     return name.startswith("torch.") and not name.startswith("torch.device")
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+def _own_nodes(function: ast.AST, rows: list[int] | None = None) -> Iterator[ast.AST]:
+    """The nodes of the function's own code (depth first, in source order);
+    with ``rows`` (sorted), only those spanning one of them."""
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    if rows is not None:
+        stack = [node for node in stack if spans(node, rows)]
     while stack:
         node = stack.pop()
         if isinstance(node, _SCOPES):
             continue
         yield node
-        stack.extend(reversed(child_nodes(node)))
+        if rows is None:
+            stack.extend(reversed(child_nodes(node)))
+        else:
+            stack.extend(
+                [child for child in reversed(child_nodes(node)) if spans(child, rows)]
+            )
+
+
+def _ascii_rows(ctx: Context, first: int, last: int) -> bool:
+    """Whether the rows from ``first`` to ``last`` are ASCII (where a name is
+    a maximal run of word characters)."""
+    if ctx.text.isascii():
+        return True
+    locator = ctx.locator
+    return ctx.text[locator.line_start(first) : locator.full_line_end(last)].isascii()
 
 
 class _Memory:
@@ -258,42 +292,43 @@ class _Memory:
     own code shows (a local: every binding of it the same)."""
 
     def __init__(
-        self, function: ast.AST, scope: object, host_names: re.Pattern[str] | None
+        self,
+        function: ast.AST,
+        scope: object,
+        host_names: re.Pattern[str] | None,
+        rows_naming: Callable[[str], list[int]] | None = None,
     ) -> None:
+        """``rows_naming(name)``: the sorted rows of the function where
+        ``name`` may be written (a pre-filter; None: all of them)."""
         self.scope = scope
         self.host_names = host_names
-        self.bindings: dict[str, list[ast.expr | None]] = {}
+        self.function = function
+        self.rows_naming = rows_naming
+        # Every name's bindings (one walk of the function), or each one's,
+        # found on the rows naming it.
+        self._all: dict[str, list[ast.expr | None]] | None = None
+        self._of_name: dict[str, list[ast.expr | None] | None] = {}
         args = function.args  # type: ignore[attr-defined]
         self.params = {
             arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs
         }
-        for node in _own_nodes(function):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    self._bind(target, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-                if isinstance(node.target, ast.Name):
-                    value = node.value if not isinstance(node, ast.AugAssign) else None
-                    self.bindings.setdefault(node.target.id, []).append(value)
-            elif isinstance(node, (ast.For, ast.comprehension, ast.With)):
-                targets = (
-                    [item.optional_vars for item in node.items]
-                    if isinstance(node, ast.With)
-                    else [node.target]
-                )
-                for target in targets:
-                    for name in ast.walk(target) if target is not None else ():
-                        if isinstance(name, ast.Name):
-                            self.bindings.setdefault(name.id, []).append(None)
         self._memo: dict[str, tuple[str, str]] = {}
 
-    def _bind(self, target: ast.AST, value: ast.expr) -> None:
-        if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)
-        else:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    self.bindings.setdefault(name.id, []).append(None)
+    def bindings_of(self, name: str) -> list[ast.expr | None] | None:
+        """The values bound to ``name`` in the function's own code, in
+        source order (None: one that is not known, a loop target...); None
+        for a name it never binds. A binding's statement spans the row of
+        its target's name: the walk for one name looks at those rows only."""
+        if self.rows_naming is None:
+            if self._all is None:
+                self._all = _bindings(self.function, None)
+            return self._all.get(name)
+        if name in self._of_name:
+            return self._of_name[name]
+        found = self._of_name[name] = _bindings(
+            self.function, self.rows_naming(name)
+        ).get(name)
+        return found
 
     def made_pageable(self, expr: ast.expr) -> str | None:
         """How ``expr`` was made, when in pageable host memory (``was made by
@@ -335,7 +370,7 @@ class _Memory:
         if memo is not None:
             return memo
         self._memo[name] = (CYCLE, "")
-        values = self.bindings.get(name)
+        values = self.bindings_of(name)
         if not values or name in self.params:
             result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
         else:
@@ -420,6 +455,42 @@ class _Memory:
         if kinds and all(kind == CYCLE for kind in kinds):
             return CYCLE, ""
         return UNKNOWN, ""
+
+
+def _bindings(
+    function: ast.AST, rows: list[int] | None
+) -> dict[str, list[ast.expr | None]]:
+    """Name -> the values bound to it by the function's own code (see
+    ``_Memory.bindings_of``), in the code spanning ``rows`` (None: all)."""
+    bindings: dict[str, list[ast.expr | None]] = {}
+
+    def bind(target: ast.AST, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            bindings.setdefault(target.id, []).append(value)
+        else:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bindings.setdefault(name.id, []).append(None)
+
+    for node in _own_nodes(function, rows):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            if isinstance(node.target, ast.Name):
+                value = node.value if not isinstance(node, ast.AugAssign) else None
+                bindings.setdefault(node.target.id, []).append(value)
+        elif isinstance(node, (ast.For, ast.comprehension, ast.With)):
+            targets = (
+                [item.optional_vars for item in node.items]
+                if isinstance(node, ast.With)
+                else [node.target]
+            )
+            for target in targets:
+                for name in ast.walk(target) if target is not None else ():
+                    if isinstance(name, ast.Name):
+                        bindings.setdefault(name.id, []).append(None)
+    return bindings
 
 
 def _is_false(expr: ast.expr) -> bool:
