@@ -12,6 +12,7 @@ from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
+    LEAVES,
     TryStar,
     any_row_between,
     child_nodes,
@@ -410,7 +411,8 @@ def _structure(
 def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]:
     """The nodes of one expression, depth first in source order, nested
     scopes left out (and, with ``skip_unreported``, the capture arm of a
-    conditional expression)."""
+    conditional expression), and below the root the leaves no question is
+    about (contexts, operators, constants: ``LEAVES``)."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -425,7 +427,7 @@ def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]
                 continue
         children = child_nodes(node)
         children.reverse()
-        stack.extend(children)
+        stack.extend(child for child in children if not isinstance(child, LEAVES))
 
 
 #: Words a row must hold for one of its expressions to have the shape of a
@@ -493,9 +495,24 @@ def _candidates(
                 continue
         for root in roots:
             for child in _expression_nodes(root, _SKIP_UNREPORTED):
-                if _may_sync(child, assigned, masks):
+                if type(child) in _SHAPES and _may_sync(child, assigned, masks):
                     found.append(child)
     return found
+
+
+#: The node types ``_may_sync`` may accept.
+_SHAPES = frozenset(
+    {
+        ast.Call,
+        ast.If,
+        ast.While,
+        ast.Assert,
+        ast.IfExp,
+        ast.BoolOp,
+        ast.UnaryOp,
+        ast.Subscript,
+    }
+)
 
 
 def _mask_names(bindings: list) -> frozenset[str]:
