@@ -698,9 +698,6 @@ _BINDING_KINDS = frozenset(
 )
 #: What the rows of an expression hold where it may bind a name.
 _EXPRESSION_BINDERS = re.compile(r":=|\bfor\b")
-#: What the rows of a simple statement hold where it may bind a name: an
-#: assignment's ``=`` (``+=``, ``:=``) or a comprehension's ``for``.
-_BINDING_ROWS = re.compile(r"=|\bfor\b")
 
 
 class _Provenance:
@@ -730,8 +727,6 @@ class _Provenance:
             if extra is not None:
                 self.params[extra.arg] = None
         self._memo: dict[tuple, str] = {}
-        #: id(block) -> (block, where each of its statements starts): ``_locate``.
-        self._starts: dict[int, tuple[list, list[tuple[int, int]]]] = {}
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -748,25 +743,27 @@ class _Provenance:
     def bindings(self) -> dict[str, list[tuple[object, tuple, tuple[int, int]]]]:
         """name -> [(value, branch path, position)] of each binding, in
         source order (built when a question first needs it: most candidate
-        syncs are decided without). Statements are read as they come, a
-        simple one only where its rows may bind (an ``=``, a ``for``); an
+        syncs are decided without). Statements are read as they come; an
         expression is walked only where its rows may bind a name in it
         (``:=``, a comprehension's ``for``)."""
         bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.__dict__["bindings"] = bindings
+        spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
         gate = self._gate
-        function = self._function
-        rows = None
-        if gate is not None and gate.enabled:
-            rows = gate.rows_matching(
-                _BINDING_ROWS,
-                function.lineno,  # type: ignore[attr-defined]
-                function.end_lineno,  # type: ignore[attr-defined]
-            )
-        for node, path, roots in _structure(function, False, rows):
+        for node, path, roots in _structure(self._function, False):
             kind = type(node)
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
+            for root in roots:
+                if type(root) is ast.Lambda:
+                    continue
+                spans.append(
+                    (
+                        (root.lineno, root.col_offset),
+                        (root.end_lineno or root.lineno, root.end_col_offset or 0),
+                        path,
+                    )
+                )
             if roots and (
                 gate is None or gate.search(_EXPRESSION_BINDERS, roots)  # type: ignore[arg-type]
             ):
@@ -780,6 +777,9 @@ class _Provenance:
                             self._bind(
                                 child.target, _loop_item(child.iter), path, (0, 0)
                             )  # type: ignore[attr-defined]
+        spans.sort(key=lambda span: span[0])
+        self._spans = spans
+        self._span_starts = [span[0] for span in spans]
         return bindings
 
     def _bind_statement(self, node: ast.AST, kind: type, path: tuple) -> None:
@@ -804,9 +804,15 @@ class _Provenance:
         the path of the statement whose expression holds it."""
         if type(use.ctx) is not ast.Load:
             return None
+        self.bindings  # noqa: B018 (builds the spans)
         position = (use.lineno, use.col_offset)
-        path = _locate(self._function, position, self._starts)
-        return None if path is None else (path, position)
+        index = bisect_right(self._span_starts, position) - 1
+        if index < 0:
+            return None
+        start, end, path = self._spans[index]
+        if position >= end:
+            return None
+        return path, position
 
     @cached_property
     def names_used(self) -> set[str]:
@@ -1188,133 +1194,6 @@ class _Provenance:
             if candidate in self.names_used and self.is_host_name(candidate):
                 return candidate
         return None
-
-
-def _within(node: ast.AST, position: tuple[int, int]) -> bool:
-    """Whether ``node``'s text holds ``position``."""
-    return (
-        (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        <= position
-        < (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-    )
-
-
-def _holding(
-    block: list[ast.stmt],
-    position: tuple[int, int],
-    starts: dict[int, tuple[list, list[tuple[int, int]]]],
-) -> ast.stmt | None:
-    """The statement of ``block`` that holds ``position``, if one does
-    (``starts`` caches each block's statement starts)."""
-    known = starts.get(id(block))
-    if known is None:
-        known = starts[id(block)] = (
-            block,
-            [(stmt.lineno, stmt.col_offset) for stmt in block],
-        )
-    index = bisect_right(known[1], position) - 1
-    if index < 0 or not _within(block[index], position):
-        return None
-    return block[index]
-
-
-def _locate(
-    function: ast.AST,
-    position: tuple[int, int],
-    starts: dict[int, tuple[list, list[tuple[int, int]]]],
-) -> tuple | None:
-    """The branch path ``_structure`` gives the statement (or handler,
-    ``with`` item, ``match`` case) one of whose expression children holds
-    ``position``; None where none does (a nested scope, a decorator, an
-    annotation, a lambda standing alone). Found by descending from the
-    function's body, one block at a time."""
-    block: list[ast.stmt] = function.body  # type: ignore[attr-defined]
-    path: tuple = ()
-    while True:
-        stmt = _holding(block, position, starts)
-        if stmt is None or isinstance(stmt, _SCOPES):
-            return None
-        kind = type(stmt)
-        key = id(stmt)
-        roots: list[ast.AST]
-        blocks: list[tuple[list[ast.stmt], tuple]] = []
-        if kind is ast.If:
-            roots = [stmt.test]  # type: ignore[attr-defined]
-            blocks = [
-                (stmt.body, path + ((key, 0, False),)),  # type: ignore[attr-defined]
-                (stmt.orelse, path + ((key, 1, False),)),  # type: ignore[attr-defined]
-            ]
-        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
-            roots = (
-                [stmt.test]  # type: ignore[attr-defined]
-                if kind is ast.While
-                else [stmt.target, stmt.iter]  # type: ignore[attr-defined]
-            )
-            blocks = [
-                (stmt.body, path + ((key, 0, True),)),  # type: ignore[attr-defined]
-                (stmt.orelse, path + ((key, 1, False),)),  # type: ignore[attr-defined]
-            ]
-        elif kind is ast.Try or kind is TryStar:
-            roots = []
-            blocks = [
-                (stmt.body, path + ((key, 0, False),)),  # type: ignore[attr-defined]
-                (stmt.orelse, path + ((key, -1, False),)),  # type: ignore[attr-defined]
-                (stmt.finalbody, path),  # type: ignore[attr-defined]
-            ]
-            for number, handler in enumerate(stmt.handlers, 1):  # type: ignore[attr-defined]
-                if _within(handler, position):
-                    handler_path = path + ((key, number, False),)
-                    if handler.type is not None and _within(handler.type, position):
-                        return (
-                            None if type(handler.type) is ast.Lambda else handler_path
-                        )
-                    blocks = [(handler.body, handler_path)]
-                    break
-        elif kind is ast.Match:
-            roots = [stmt.subject]  # type: ignore[attr-defined]
-            for number, case in enumerate(stmt.cases):  # type: ignore[attr-defined]
-                case_path = path + ((key, number, False),)
-                guard = case.guard
-                if guard is not None and _within(guard, position):
-                    return None if type(guard) is ast.Lambda else case_path
-                if _within(case.pattern, position):
-                    return case_path if _in_pattern(case.pattern, position) else None
-                blocks.append((case.body, case_path))
-        elif kind is ast.With or kind is ast.AsyncWith:
-            roots = []
-            for item in stmt.items:  # type: ignore[attr-defined]
-                roots.append(item.context_expr)
-                if item.optional_vars is not None:
-                    roots.append(item.optional_vars)
-            blocks = [(stmt.body, path)]  # type: ignore[attr-defined]
-        elif kind is ast.AnnAssign:
-            roots = [stmt.target] + ([stmt.value] if stmt.value else [])  # type: ignore[attr-defined]
-        else:
-            roots = child_nodes(stmt)
-        for root in roots:
-            if isinstance(root, ast.expr) and _within(root, position):
-                return None if type(root) is ast.Lambda else path
-        for statements, statements_path in blocks:
-            if statements and _holding(statements, position, starts) is not None:
-                block, path = statements, statements_path
-                break
-        else:
-            return None
-
-
-def _in_pattern(pattern: ast.AST, position: tuple[int, int]) -> bool:
-    """Whether an expression of ``pattern`` (a value, a class, a mapping
-    key; a nested pattern's too) holds ``position``."""
-    stack = [pattern]
-    while stack:
-        node = stack.pop()
-        for child in child_nodes(node):
-            if not _within(child, position):
-                continue
-            if isinstance(child, ast.expr):
-                return type(child) is not ast.Lambda
-            stack.append(child)
-    return False
 
 
 class _Part:

@@ -5,7 +5,6 @@ come); the tests check that it finds what these find."""
 from __future__ import annotations
 
 import ast
-from bisect import bisect_right
 from collections.abc import Iterator
 
 from lint_rules.analysis.nodes import TryStar, child_nodes
@@ -111,37 +110,3 @@ def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
         else:
             children = child_nodes(node)
         stack.extend((child, path) for child in reversed(children))
-
-
-class SpanUses:
-    """Where each read of a function's own code is, as the spans of a walk
-    of every statement find it: the path of the statement one of whose
-    expression children (a lambda standing alone excepted) holds it."""
-
-    def __init__(self, function: ast.AST) -> None:
-        from lint_rules.rules.atn203_host_sync_in_hot_path import _structure
-
-        spans = []
-        for _, path, roots in _structure(function, False):
-            for root in roots:
-                if type(root) is not ast.Lambda:
-                    spans.append(
-                        (
-                            (root.lineno, root.col_offset),
-                            (root.end_lineno, root.end_col_offset),
-                            path,
-                        )
-                    )
-        spans.sort(key=lambda span: span[0])
-        self._spans = spans
-        self._starts = [span[0] for span in spans]
-
-    def use(self, name: ast.Name) -> tuple[tuple, tuple[int, int]] | None:
-        if type(name.ctx) is not ast.Load:
-            return None
-        position = (name.lineno, name.col_offset)
-        index = bisect_right(self._starts, position) - 1
-        if index < 0:
-            return None
-        _, end, path = self._spans[index]
-        return None if position >= end else (path, position)

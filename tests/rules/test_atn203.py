@@ -221,20 +221,6 @@ GATE_TEXTS = (
     "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
     # Not ASCII: columns count UTF-8 bytes, so whole rows are looked at.
     "def forward(self, a):\n    s = 'café'; n = a.item()\n    return s, a['é'] if a else n\n",
-    # Every kind of block, and reads where no statement's expression is.
-    "def forward(self, a, b):\n"
-    "    try:\n        x = a\n    except (ValueError, b.Error) as e:\n        y = e, b\n"
-    "    else:\n        z = a\n    finally:\n        w = b\n"
-    "    match a.kind:\n"
-    "        case b.K(x=[1, b.V]) | {b.key: 2} if a > b:\n            v = a\n"
-    "        case _:\n            v = b\n"
-    "    with a as u, b.ctx(a) as (p, q):\n        r = u; t = p\n"
-    "    while a < b:\n        a += 1\n    else:\n        c: b.T = a\n"
-    "    for i in b:\n        d = i\n    else:\n        d = a\n"
-    "    f = lambda k: k + a\n"
-    "    @b.deco(a)\n    def inner(m=a):\n        return m + b\n"
-    "    g: a.T\n    h = [j for j in a if j] if (k := b) else a\n"
-    "    return x, y, z, w, v, r, t, c, d, f, inner, h, k\n",
 )
 
 
@@ -311,9 +297,9 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
         _Provenance,
         _TextGate,
     )
-    from tests.rules.atn203_reference import SpanUses, _nodes_with_branches
+    from tests.rules.atn203_reference import _nodes_with_branches
 
-    checked = located = 0  # (located: every Name, where it is or not)
+    checked = 0
     for ctx, info in _gate_cases():
         gate = _TextGate(ctx, info.node)
         fast = _Provenance(info.node, partial(ctx.model.scope, info.node), None, gate)
@@ -326,13 +312,6 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 assert fast._use(node) == (path, position)
                 checked += 1
-        # Every read, wherever it is (lambdas, decorators, annotations):
-        # found by descent as the spans of every statement find it.
-        spans = SpanUses(info.node)
-        for node in ast.walk(info.node):
-            if isinstance(node, ast.Name):
-                assert fast._use(node) == spans.use(node), ast.dump(node)
-                located += 1
         assert _comparable(fast.bindings) == _comparable(slow.bindings)
         assert fast.names_used == {
             node.id if isinstance(node, ast.Name) else node.attr
@@ -341,7 +320,7 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
         }
         for name in expected.get("walrus", ()):
             assert name in fast.bindings
-    assert checked > 100 and located > checked
+    assert checked > 100
 
 
 def _comparable(bindings: dict) -> dict:
@@ -419,28 +398,3 @@ def test_aliased_truth_functions_are_reported() -> None:
     text = TRUTH_TEXTS[1]
     found = [f for f in check_source(text, "x.py", SETTINGS) if f.code == "ATN203"]
     assert len(found) == 1 and "truth value" in found[0].message
-
-
-def test_reads_are_located_as_the_spans_find_them_in_random_programs() -> None:
-    """``_locate``'s descent and the spans of every statement agree on every
-    read of random programs (every statement and expression form)."""
-    import ast
-    from functools import partial
-
-    from lint_rules.analysis.model import ModuleModel
-    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance
-    from tests.fuzzing import valid_program
-    from tests.rules.atn203_reference import SpanUses
-
-    located = 0
-    for seed in range(16):
-        tree = ast.parse(valid_program(seed, depth_limit=6, node_limit=2000))
-        model = ModuleModel(tree)
-        for info in model.functions:
-            where = _Provenance(info.node, partial(model.scope, info.node), None)
-            spans = SpanUses(info.node)
-            for node in ast.walk(info.node):
-                if isinstance(node, ast.Name):
-                    assert where._use(node) == spans.use(node), ast.dump(node)
-                    located += where._use(node) is not None
-    assert located > 50
