@@ -221,6 +221,20 @@ GATE_TEXTS = (
     "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
     # Not ASCII: columns count UTF-8 bytes, so whole rows are looked at.
     "def forward(self, a):\n    s = 'café'; n = a.item()\n    return s, a['é'] if a else n\n",
+    # Every kind of block, and reads where no statement's expression is.
+    "def forward(self, a, b):\n"
+    "    try:\n        x = a\n    except (ValueError, b.Error) as e:\n        y = e, b\n"
+    "    else:\n        z = a\n    finally:\n        w = b\n"
+    "    match a.kind:\n"
+    "        case b.K(x=[1, b.V]) | {b.key: 2} if a > b:\n            v = a\n"
+    "        case _:\n            v = b\n"
+    "    with a as u, b.ctx(a) as (p, q):\n        r = u; t = p\n"
+    "    while a < b:\n        a += 1\n    else:\n        c: b.T = a\n"
+    "    for i in b:\n        d = i\n    else:\n        d = a\n"
+    "    f = lambda k: k + a\n"
+    "    @b.deco(a)\n    def inner(m=a):\n        return m + b\n"
+    "    g: a.T\n    h = [j for j in a if j] if (k := b) else a\n"
+    "    return x, y, z, w, v, r, t, c, d, f, inner, h, k\n",
 )
 
 
