@@ -291,6 +291,8 @@ def test_atn104_reports_in_each_function_of_a_module():
         "other = view = self.kv_indptr[:bs]",
         "whole = self.kv_indptr\n        view = whole[:bs]",
         "vïew = self.kv_indptr[:bs]\n        view = vïew",
+        "self.fill(bs, lens, view=self.kv_indptr)\n    def fill(self, bs, lens, view):",
+        "self.fill(\n            view\n            =self.kv_indptr)\n    def fill(self, view):",
     ],
 )
 def test_offset_writes_through_a_head_view_atn102_finds_both_ways(binding):
@@ -327,6 +329,7 @@ def test_offset_writes_through_a_head_view_atn102_finds_both_ways(binding):
         "view = self.kv_indptr[rows]",
         "view == self.kv_indptr[:bs]",
         "view = self.other[:bs]",
+        "self.fill(bs, lens, out=self.kv_indptr)",
     ],
 )
 def test_what_is_no_head_view_keeps_atn102s_finding(binding):

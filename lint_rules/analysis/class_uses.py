@@ -302,8 +302,8 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
 def _head_views_of(
     cls: ast.ClassDef, names: set[str], locator: Locator | None
 ) -> set[str]:
-    """The names of what the class binds one of ``names`` to a view of
-    (``v = self.buf[: bs + 1]``, ``v = self.meta["buf"]``,
+    """The names of what the class binds one of ``names`` to a view of,
+    by assignment or as a call's keyword argument (``v = self.buf[: bs + 1]``, ``v = self.meta["buf"]``,
     ``v = buf``: ``buf``). With the module's text and the pre-filters on,
     only the code spanning the rows where one of ``names`` is followed by
     a ``=`` (not ``==``) is walked."""
@@ -329,6 +329,13 @@ def _head_views_of(
         rows = sorted(locator.rows_of(positions))
     found: set[str] = set()
     for node in walk_rows(cls, rows, {}):
+        if type(node) is ast.keyword:
+            # ``helper(out=self.buf)``: what the parameter ``out`` names.
+            if node.arg in names:  # type: ignore[attr-defined]
+                name = _buffer_name(_head_view_base(node.value))  # type: ignore[attr-defined]
+                if name is not None:
+                    found.add(name)
+            continue
         if type(node) is not ast.Assign:
             continue
         if not any(
