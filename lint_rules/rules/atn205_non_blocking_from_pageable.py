@@ -135,6 +135,9 @@ class NonBlockingFromPageable(Rule):
         "import torch\ndef f(x, d):\n    return torch.tensor(x).to(d)\n",
         # A copy to the host.
         "import torch\ndef f(x):\n    return torch.tensor(x).to('cpu', non_blocking=True)\n",
+        # Rebound through unpacking to what is not known here.
+        "import torch\ndef f(x, d, g):\n    t = torch.tensor(x)\n    t, n = g()\n"
+        "    return t.to(d, non_blocking=True)\n",
     )
     invalid = (
         Invalid(
@@ -151,6 +154,13 @@ class NonBlockingFromPageable(Rule):
             "import torch\ndef f(lens):\n    host = lens.cpu()\n"
             "    indptr = torch.cumsum(host, 0)\n"
             "    return indptr.cuda(non_blocking=True)\n"
+        ),
+        # Written into after it is made: the memory is still pageable.
+        Invalid(
+            "import torch\ndef plan(self, n, lens, non_blocking=True):\n"
+            "    indptr = torch.zeros(n + 1, dtype=torch.int32, device='cpu')\n"
+            "    indptr[1:] = torch.cumsum(lens, dim=0)\n"
+            "    self.buf.copy_(indptr, non_blocking=non_blocking)\n"
         ),
     )
 
@@ -287,13 +297,17 @@ class _Memory:
                             self.bindings.setdefault(name.id, []).append(None)
         self._memo: dict[str, tuple[str, str]] = {}
 
-    def _bind(self, target: ast.AST, value: ast.expr) -> None:
+    def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
+        """Bind the names ``target`` binds (an element unpacked from a
+        value: not known). A subscript or an attribute binds no name: it
+        writes into an object, whose memory stays what it was."""
         if isinstance(target, ast.Name):
             self.bindings.setdefault(target.id, []).append(value)
-        else:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    self.bindings.setdefault(name.id, []).append(None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind(element, None)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, None)
 
     def made_pageable(self, expr: ast.expr) -> str | None:
         """How ``expr`` was made, when in pageable host memory (``was made by
