@@ -128,3 +128,33 @@ def test_try_parts_in_source_order():
 @pytest.mark.parametrize("seed", range(15))
 def test_random_valid_programs(seed):
     assert_model_agrees(valid_program(seed, depth_limit=6, node_limit=2000))
+
+
+def test_imported_names_holds_every_name_an_import_binds() -> None:
+    """``imported_names``: what any import statement of the module binds,
+    wherever it is (the shortcut a scope's resolution of an import needs)."""
+    text = (
+        "import torch\nimport torch.nn.functional\nimport numpy as np\n"
+        "from torch import equal as eq, any\nfrom . import local\n"
+        "from .rel import thing as other\nfrom os import *\n"
+        "def f():\n    import math\n    if x:\n        from a.b import c\n"
+        "class K:\n    def m(self):\n        try:\n            import d.e as de\n"
+        "        except ImportError:\n            pass\n"
+    )
+    model = ModuleModel(ast.parse(text))
+    assert model.imported_names == {
+        "torch", "np", "eq", "any", "local", "other", "math", "c", "de",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_imported_names_covers_every_scope_resolution(seed: int) -> None:
+    """Every name a function's scope resolves to an import is in
+    ``imported_names`` (random programs)."""
+    tree = ast.parse(valid_program(seed, depth_limit=6, node_limit=2000))
+    model = ModuleModel(tree)
+    for info in model.functions:
+        scope = model.scope(info.node)
+        for node in ast.walk(info.node):
+            if isinstance(node, ast.Name) and scope.imported(node.id) is not None:
+                assert node.id in model.imported_names

@@ -333,3 +333,69 @@ def test_atn205_bindings_on_the_rows_naming_a_name_are_all_of_them():
                 assert _bindings(function, rows).get(name) == every.get(name), name
                 checked += name in every
     assert checked > 200
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "view = self.kv_indptr[: bs + 1]",
+        "view = self.kv_indptr[0:bs + 1, ...]",
+        "view = self.kv_indptr[1:]",
+        "(view) = self.kv_indptr",
+        "view \\\n            = self.kv_indptr[:]",
+        "other = view = self.kv_indptr[:bs]",
+        "whole = self.kv_indptr\n        view = whole[:bs]",
+        "vïew = self.kv_indptr[:bs]\n        view = vïew",
+        "self.fill(bs, lens, view=self.kv_indptr)\n    def fill(self, bs, lens, view):",
+        "self.fill(\n            view\n            =self.kv_indptr)\n    def fill(self, view):",
+    ],
+)
+def test_offset_writes_through_a_head_view_atn102_finds_both_ways(binding):
+    """An offset write through a view from the buffer's head under another
+    name writes the buffer from that offset: no finding, both ways, and
+    the row walk names the same buffers as the walk of the whole class."""
+    import ast
+
+    from lint_rules.analysis.class_uses import offset_written_names
+    from lint_rules.source import Locator
+
+    source = (
+        "import torch\nclass Backend:\n"
+        "    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.kv_indptr = torch.zeros(max_bs + 1, dtype=torch.int32)\n"
+        "    def replay(self, bs, lens):\n"
+        f"        {binding}\n"
+        "        view[1 : bs + 1] = lens.cumsum(0)\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert filtered == unfiltered == []
+    cls = ast.parse(source).body[1]
+    names = offset_written_names(cls, Locator(source))
+    assert "kv_indptr" in names
+    assert names == offset_written_names(cls)
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "view = self.kv_indptr[::2]",
+        "view = self.kv_indptr[-2:]",
+        "view = self.kv_indptr[rows]",
+        "view == self.kv_indptr[:bs]",
+        "view = self.other[:bs]",
+        "self.fill(bs, lens, out=self.kv_indptr)",
+    ],
+)
+def test_what_is_no_head_view_keeps_atn102s_finding(binding):
+    source = (
+        "import torch\nclass Backend:\n"
+        "    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.kv_indptr = torch.zeros(max_bs + 1, dtype=torch.int32)\n"
+        "    def replay(self, bs, lens, view):\n"
+        f"        {binding}\n"
+        "        view[1 : bs + 1] = lens.cumsum(0)\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == [f.code for f in unfiltered] == ["ATN102"]

@@ -300,7 +300,104 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
             ):
                 if isinstance(value.slice.value, str):
                     found.add(value.slice.value)
+    # A view under another name (``v = self.buf[: bs + 1]``, ``v = self.buf``)
+    # written from an offset leaves the buffer's head unwritten too.
+    viewed = found
+    while viewed:
+        viewed = _head_views_of(cls, viewed, locator) - found
+        found |= viewed
     return found
+
+
+def _head_views_of(
+    cls: ast.ClassDef, names: set[str], locator: Locator | None
+) -> set[str]:
+    """The names of what the class binds one of ``names`` to a view of,
+    by assignment or as a call's keyword argument (``v = self.buf[: bs + 1]``, ``v = self.meta["buf"]``,
+    ``v = buf``: ``buf``). With the module's text and the pre-filters on,
+    only the code spanning the rows where one of ``names`` is followed by
+    a ``=`` (not ``==``) is walked."""
+    rows: list[int] | None = None
+    if (
+        locator is not None
+        and prefilter.enabled()
+        and not prefilter.may_respell_ascii(locator.text)
+    ):
+        bound = re.compile(
+            r"\b(?:"
+            + "|".join(map(re.escape, sorted(names)))
+            + r")\b(?:\s|\\|\))*=(?!=)"
+        )
+        first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+        start = locator.line_start(first)
+        end = locator.full_line_end(cls.end_lineno or cls.lineno)
+        positions = [
+            match.start() for match in bound.finditer(locator.text, start, end)
+        ]
+        if not positions:
+            return set()
+        rows = sorted(locator.rows_of(positions))
+    found: set[str] = set()
+    for node in walk_rows(cls, rows, {}):
+        if type(node) is ast.keyword:
+            # ``helper(out=self.buf)``: what the parameter ``out`` names.
+            if node.arg in names:  # type: ignore[attr-defined]
+                name = _buffer_name(_head_view_base(node.value))  # type: ignore[attr-defined]
+                if name is not None:
+                    found.add(name)
+            continue
+        if type(node) is not ast.Assign:
+            continue
+        if not any(
+            type(target) is ast.Name and target.id in names
+            for target in node.targets  # type: ignore[attr-defined]
+        ):
+            continue
+        name = _buffer_name(_head_view_base(node.value))  # type: ignore[attr-defined]
+        if name is not None:
+            found.add(name)
+    return found
+
+
+def _head_view_base(value: ast.expr) -> ast.expr | None:
+    """What ``value`` is a view of, element 0 of the view at or after the
+    buffer's (so a write from an offset of the view leaves the buffer's
+    head): ``buf`` for ``buf``, ``buf[:n]``, ``buf[1:]``, ``buf[0:n, ...]``
+    and ``meta["buf"]``; else None."""
+    if isinstance(value, ast.Subscript):
+        index = value.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, str):
+            return value  # a buffer by its key, whole
+        first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+        if not isinstance(first, ast.Slice) or first.step is not None:
+            return None
+        lower = first.lower
+        if lower is not None and not (
+            isinstance(lower, ast.Constant)
+            and type(lower.value) is int
+            and lower.value >= 0
+        ):
+            return None
+        return value.value
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return value
+    return None
+
+
+def _buffer_name(value: ast.expr | None) -> str | None:
+    """The name a buffer goes by across the class: a local's or an
+    attribute's, or a constant key's (``self.meta["kv_indptr"]``)."""
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.Attribute):
+        return value.attr
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.slice, ast.Constant)
+        and isinstance(value.slice.value, str)
+    ):
+        return value.slice.value
+    return None
 
 
 def _from_offset(index: ast.expr) -> bool:

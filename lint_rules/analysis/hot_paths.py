@@ -432,38 +432,38 @@ class _CallGraph:
         rows = rows_matching(self.names, first, function.end_lineno or first)
         if not rows:
             return []
-        # Each call with its depth and the indexes of the children leading
-        # to it: sorted, the breadth-first order. What holds none of the
-        # rows naming one of the module's functions is not walked.
-        found: list[tuple[int, tuple[int, ...], ast.Call]] = []
-        stack: list[tuple[ast.AST, int, tuple[int, ...]]] = [(function, 0, ())]
-        while stack:
-            node, depth, path = stack.pop()
-            roots: list[tuple[ast.AST, int, tuple[int, ...]]] = []
-            for index, child in enumerate(child_nodes(node)):
-                item = (child, depth + 1, (*path, index))
+        # Breadth first (the order ``walk`` meets the calls), over what the
+        # rows allow: a statement only where it spans one of the rows, a
+        # node's expressions only where they do (then all of each).
+        found: list[ast.Call] = []
+        queue: deque[tuple[ast.AST, bool]] = deque([(function, False)])
+        pop = queue.popleft
+        push = queue.append
+        while queue:
+            node, in_expression = pop()
+            children = child_nodes(node)
+            if in_expression:
+                if type(node) is ast.Call:
+                    found.append(node)  # type: ignore[arg-type]
+                for child in children:
+                    if not isinstance(child, LEAVES):
+                        push((child, True))
+                continue
+            roots = [child for child in children if isinstance(child, ast.expr)]
+            walked = bool(roots) and any_row_between(
+                rows,
+                min(root.lineno for root in roots),  # type: ignore[attr-defined]
+                max(root.end_lineno for root in roots),  # type: ignore[attr-defined]
+            )
+            for child in children:
                 if isinstance(child, ast.expr):
-                    roots.append(item)
+                    if walked:
+                        push((child, True))
                 elif not isinstance(child, ast.stmt) or any_row_between(
                     rows, child.lineno, child.end_lineno or child.lineno
                 ):
-                    stack.append(item)
-            if not roots or not any_row_between(
-                rows,
-                min(root.lineno for root, _, _ in roots),  # type: ignore[attr-defined]
-                max(root.end_lineno for root, _, _ in roots),  # type: ignore[attr-defined]
-            ):
-                continue
-            while roots:
-                item = roots.pop()
-                node, depth, path = item
-                if type(node) is ast.Call:
-                    found.append((depth, path, node))  # type: ignore[arg-type]
-                for index, child in enumerate(child_nodes(node)):
-                    if not isinstance(child, LEAVES):
-                        roots.append((child, depth + 1, (*path, index)))
-        found.sort(key=lambda call: (call[0], call[1]))
-        return [call for _, _, call in found]
+                    push((child, False))
+        return found
 
     def _method_targets(
         self, info: FunctionInfo, func: ast.Attribute

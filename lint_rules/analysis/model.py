@@ -67,6 +67,21 @@ class ModuleModel:
         return ImportMap.from_statements(self._scan.imports)
 
     @cached_property
+    def imported_names(self) -> frozenset[str]:
+        """Every name an import statement of the module binds, wherever it
+        is (``import *`` binds none by name)."""
+        names: set[str] = set()
+        for stmt in self._scan.imports:
+            for alias in stmt.names:
+                if alias.asname:
+                    names.add(alias.asname)
+                elif type(stmt) is ast.Import:
+                    names.add(alias.name.partition(".")[0])
+                elif alias.name != "*":
+                    names.add(alias.name)
+        return frozenset(names)
+
+    @cached_property
     def functions(self) -> list[FunctionInfo]:
         """Every function and method, nested ones included, in source order."""
         return self._scan.functions

@@ -148,6 +148,11 @@ class ZerosPersistentBuffer(Rule):
         "        self.meta = {'kv_indptr': torch.zeros(n + 1)}\n"
         "    def replay(self, lens):\n        kv_indptr = self.meta['kv_indptr']\n"
         "        torch.cumsum(lens, 0, out=kv_indptr[1:])\n",
+        # ... through a view under another name.
+        "import torch\nclass B:\n    def init_cuda_graph_state(self, n):\n"
+        "        self.qo_indptr_ = torch.zeros(n + 1)\n"
+        "    def replay(self, bs, lens):\n        qo_indptr = self.qo_indptr_[: bs + 1]\n"
+        "        qo_indptr[1 : bs + 1] = torch.cumsum(lens, dim=0)\n",
         # Every write is a prefix and some use reads past it: the padded rows
         # it reads are the zeros, on every replay.
         "import torch\nclass B:\n    def init_cuda_graph_state(self, max_bs, n):\n"

@@ -12,6 +12,7 @@ from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
+    LEAVES,
     TryStar,
     any_row_between,
     child_nodes,
@@ -37,6 +38,8 @@ _TRUTH_METHODS = frozenset({"any", "all", "equal", "allclose", "is_nonzero"})
 _TRUTH_FUNCTIONS = frozenset(
     {"torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.is_nonzero"}
 )
+#: The last part of each: what a call's name must end in to be one.
+_TRUTH_NAMES = _TRUTH_METHODS | {name.rpartition(".")[2] for name in _TRUTH_FUNCTIONS}
 #: Functions whose output size depends on the values: the host waits for them.
 _DATA_DEPENDENT_FUNCTIONS = {
     "torch.nonzero": "torch.nonzero()",
@@ -249,7 +252,11 @@ class HostSyncInHotPath(Rule):
             if not candidates:
                 continue
             provenance = _Provenance(
-                info.node, partial(model.scope, info.node), host_names, gate
+                info.node,
+                partial(model.scope, info.node),
+                host_names,
+                gate,
+                model.imported_names if gate.enabled else None,
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -404,7 +411,8 @@ def _structure(
 def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]:
     """The nodes of one expression, depth first in source order, nested
     scopes left out (and, with ``skip_unreported``, the capture arm of a
-    conditional expression)."""
+    conditional expression), and below the root the leaves no question is
+    about (contexts, operators, constants: ``LEAVES``)."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -419,7 +427,7 @@ def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]
                 continue
         children = child_nodes(node)
         children.reverse()
-        stack.extend(children)
+        stack.extend(child for child in children if not isinstance(child, LEAVES))
 
 
 #: Words a row must hold for one of its expressions to have the shape of a
@@ -487,9 +495,24 @@ def _candidates(
                 continue
         for root in roots:
             for child in _expression_nodes(root, _SKIP_UNREPORTED):
-                if _may_sync(child, assigned, masks):
+                if type(child) in _SHAPES and _may_sync(child, assigned, masks):
                     found.append(child)
     return found
+
+
+#: The node types ``_may_sync`` may accept.
+_SHAPES = frozenset(
+    {
+        ast.Call,
+        ast.If,
+        ast.While,
+        ast.Assert,
+        ast.IfExp,
+        ast.BoolOp,
+        ast.UnaryOp,
+        ast.Subscript,
+    }
+)
 
 
 def _mask_names(bindings: list) -> frozenset[str]:
@@ -688,8 +711,11 @@ class _Provenance:
         scope: Callable[[], object],
         host_names: re.Pattern[str] | None,
         gate: _TextGate | None = None,
+        imported_names: frozenset[str] | None = None,
     ) -> None:
         self._function = function
+        #: Every name an import of the module binds (None: any name may be).
+        self._imported_names = imported_names
         self._scope_factory = scope
         self.host_names = host_names
         self._gate = gate
@@ -701,6 +727,12 @@ class _Provenance:
             if extra is not None:
                 self.params[extra.arg] = None
         self._memo: dict[tuple, str] = {}
+
+    def imported(self, name: str) -> bool:
+        """Whether ``name`` may be bound by an import (a necessary condition
+        for the scope to resolve it to an imported name)."""
+        names = self._imported_names
+        return names is None or name in names
 
     @cached_property
     def scope(self) -> object:
@@ -1067,6 +1099,14 @@ class _Provenance:
             return False
         if isinstance(test, ast.Call):
             func = test.func
+            # What no scope can make a truth function or method (the name
+            # it ends in, or, called by a bare name, an import binding it):
+            # decided without building the scope.
+            if type(func) is ast.Attribute:
+                if func.attr not in _TRUTH_NAMES:
+                    return False
+            elif type(func) is not ast.Name or not self.imported(func.id):
+                return False
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified in _TRUTH_FUNCTIONS:
                 return self.where(test) not in _ON_HOST

@@ -136,6 +136,9 @@ class NonBlockingFromPageable(Rule):
         "import torch\ndef f(x, d):\n    return torch.tensor(x).to(d)\n",
         # A copy to the host.
         "import torch\ndef f(x):\n    return torch.tensor(x).to('cpu', non_blocking=True)\n",
+        # Rebound through unpacking to what is not known here.
+        "import torch\ndef f(x, d, g):\n    t = torch.tensor(x)\n    t, n = g()\n"
+        "    return t.to(d, non_blocking=True)\n",
     )
     invalid = (
         Invalid(
@@ -152,6 +155,13 @@ class NonBlockingFromPageable(Rule):
             "import torch\ndef f(lens):\n    host = lens.cpu()\n"
             "    indptr = torch.cumsum(host, 0)\n"
             "    return indptr.cuda(non_blocking=True)\n"
+        ),
+        # Written into after it is made: the memory is still pageable.
+        Invalid(
+            "import torch\ndef plan(self, n, lens, non_blocking=True):\n"
+            "    indptr = torch.zeros(n + 1, dtype=torch.int32, device='cpu')\n"
+            "    indptr[1:] = torch.cumsum(lens, dim=0)\n"
+            "    self.buf.copy_(indptr, non_blocking=non_blocking)\n"
         ),
     )
 
@@ -464,13 +474,17 @@ def _bindings(
     ``_Memory.bindings_of``), in the code spanning ``rows`` (None: all)."""
     bindings: dict[str, list[ast.expr | None]] = {}
 
-    def bind(target: ast.AST, value: ast.expr) -> None:
+    def bind(target: ast.AST, value: ast.expr | None) -> None:
+        # An element unpacked from a value: not known. A subscript or an
+        # attribute binds no name: it writes into an object, whose memory
+        # stays what it was.
         if isinstance(target, ast.Name):
             bindings.setdefault(target.id, []).append(value)
-        else:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    bindings.setdefault(name.id, []).append(None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind(element, None)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, None)
 
     for node in _own_nodes(function, rows):
         if isinstance(node, ast.Assign):
@@ -487,9 +501,8 @@ def _bindings(
                 else [node.target]
             )
             for target in targets:
-                for name in ast.walk(target) if target is not None else ():
-                    if isinstance(name, ast.Name):
-                        bindings.setdefault(name.id, []).append(None)
+                if target is not None:
+                    bind(target, None)
     return bindings
 
 

@@ -221,6 +221,20 @@ GATE_TEXTS = (
     "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
     # Not ASCII: columns count UTF-8 bytes, so whole rows are looked at.
     "def forward(self, a):\n    s = 'café'; n = a.item()\n    return s, a['é'] if a else n\n",
+    # Every kind of block, and reads where no statement's expression is.
+    "def forward(self, a, b):\n"
+    "    try:\n        x = a\n    except (ValueError, b.Error) as e:\n        y = e, b\n"
+    "    else:\n        z = a\n    finally:\n        w = b\n"
+    "    match a.kind:\n"
+    "        case b.K(x=[1, b.V]) | {b.key: 2} if a > b:\n            v = a\n"
+    "        case _:\n            v = b\n"
+    "    with a as u, b.ctx(a) as (p, q):\n        r = u; t = p\n"
+    "    while a < b:\n        a += 1\n    else:\n        c: b.T = a\n"
+    "    for i in b:\n        d = i\n    else:\n        d = a\n"
+    "    f = lambda k: k + a\n"
+    "    @b.deco(a)\n    def inner(m=a):\n        return m + b\n"
+    "    g: a.T\n    h = [j for j in a if j] if (k := b) else a\n"
+    "    return x, y, z, w, v, r, t, c, d, f, inner, h, k\n",
 )
 
 
@@ -337,3 +351,64 @@ def _comparable(bindings: dict) -> dict:
         name: [(plain(value), *rest) for value, *rest in found]
         for name, found in bindings.items()
     }
+
+
+TRUTH_TEXTS = (
+    "import torch\nfrom torch import equal as eq, any as any_of\n"
+    "def forward(self, a, b):\n"
+    "    if eq(a, b):\n        pass\n"
+    "    if any_of(a > 0) and self.ready():\n        pass\n"
+    "    assert torch.allclose(a, b), a.is_cuda()\n"
+    "    while a.any() or isinstance(a, int) or len(b):\n        pass\n"
+    "    x = 1 if b.is_nonzero() else 2\n"
+    "    def equal(u, v):\n        return u\n"
+    "    return not equal(a, b) and x\n",
+    "def forward(self, a):\n    from torch import all as every\n"
+    "    if every(a):\n        pass\n    return a\n",
+)
+
+
+def test_truth_tests_are_judged_alike_without_building_scopes() -> None:
+    """A call that no scope can make a truth function or method is judged
+    without the scope: the same answer as with it, for every test."""
+    import ast
+    from functools import partial
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance
+
+    cases = [*_gate_cases()]
+    for text in TRUTH_TEXTS:
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        cases += [(ctx, info) for info in ctx.model.functions]
+    truths = 0
+    for ctx, info in cases:
+        scope = partial(ctx.model.scope, info.node)
+        fast = _Provenance(info.node, scope, None, None, ctx.model.imported_names)
+        slow = _Provenance(info.node, scope, None)
+        for node in ast.walk(info.node):
+            if isinstance(node, ast.expr):
+                answer = fast._tensor_truth(node)
+                assert answer == slow._tensor_truth(node), ast.dump(node)
+                truths += answer
+    assert truths >= 6
+    # Attribute calls whose name is no truth method never build the scope.
+    text = (
+        "def forward(self, a):\n    if self.ready(a) and a.is_decode():\n        pass\n"
+    )
+    ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+    (info,) = ctx.model.functions
+    fast = _Provenance(
+        info.node, partial(ctx.model.scope, info.node), None, None, frozenset()
+    )
+    for node in ast.walk(info.node):
+        if isinstance(node, ast.Call):
+            assert not fast._tensor_truth(node)
+    assert "scope" not in fast.__dict__
+
+
+def test_aliased_truth_functions_are_reported() -> None:
+    text = TRUTH_TEXTS[1]
+    found = [f for f in check_source(text, "x.py", SETTINGS) if f.code == "ATN203"]
+    assert len(found) == 1 and "truth value" in found[0].message
