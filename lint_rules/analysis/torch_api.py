@@ -54,6 +54,11 @@ METADATA = 64
 UNDEFINED = 128
 #: Accumulates into the ``.grad`` of every leaf the result depends on.
 ACCUMULATES_GRAD = 256
+#: Python's own types (or numpy's) have a method of this name that changes
+#: its receiver: ``list.sort()``, ``set.add(v)`` (which also keeps ``v``),
+#: ``ndarray.sort()``. Recognized by its name alone, the receiver may be one
+#: of those: such a method is not taken to change nothing.
+MUTATES_OTHER_TYPES = 512
 
 _IN_PLACE_READING = READS | WRITES  # ``add_``: the old values survive in the result
 _OVERWRITING = WRITES | OVERWRITES
@@ -133,13 +138,11 @@ METHODS: dict[str, int] = {
             "cumprod",
             "nonzero",
             "unique",
-            "sort",
             "argsort",
             "topk",
             "median",
             "bincount",
             "clone",
-            "add",
             "sub",
             "mul",
             "div",
@@ -182,6 +185,9 @@ METHODS: dict[str, int] = {
         ),
         READS,
     ),
+    # the same names change a list, a set, an array in place
+    "sort": READS | MUTATES_OTHER_TYPES,
+    "add": READS | MUTATES_OTHER_TYPES,
     # copies to the host
     "item": READS | SYNCS,
     "tolist": READS | SYNCS,
@@ -299,10 +305,10 @@ SYNC_METHODS = _having(SYNCS)
 FRESH_METHODS = frozenset(
     name
     for name, flags in METHODS.items()
-    if not flags & (WRITES | ALIASES | ACCUMULATES_GRAD)
+    if not flags & (WRITES | ALIASES | ACCUMULATES_GRAD | MUTATES_OTHER_TYPES)
 )
 #: Methods that change nothing but whose result may share memory with the receiver.
-VIEW_METHODS = _having(ALIASES, without=WRITES)
+VIEW_METHODS = _having(ALIASES, without=WRITES | MUTATES_OTHER_TYPES)
 #: Methods that change nothing.
 NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS
 #: Methods that change nothing and whose result is a function of what they read.
