@@ -587,4 +587,42 @@ def case(pending):
     b = t.sum().item()
     return a, b
 """,
+    # 12. ATN104: deleting a fill deletes the error it raises, which the write
+    # does not raise in another autograd mode (a leaf that requires grad, an
+    # inference tensor).
+    "fill_of_a_leaf_that_requires_grad": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+def case(y, n):
+    x = torch.ones(n, requires_grad=True)
+    x.zero_()
+    with torch.no_grad():
+        x.copy_(y)
+    return x.sum()
+
+def case_requires_grad_later(y, n):
+    x = torch.ones(n)
+    x.requires_grad_()
+    x.zero_()
+    with torch.no_grad():
+        x.copy_(y)
+    return x.sum()
+""",
+    "fill_of_an_inference_tensor": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+def case(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    with torch.inference_mode():
+        x.copy_(y)
+    return x.sum()
+""",
 }

@@ -570,6 +570,29 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
     return isinstance(parent, ast.AugAssign) and parent.target is node
 
 
+def enclosing_managers(
+    node: ast.AST, flow: FunctionFlow, names: Names, among: Container[str]
+) -> frozenset[ast.AST]:
+    """The ``with`` statements of the function whose body holds ``node`` and
+    whose manager is made by a call of one of ``among`` (qualified names:
+    ``torch.no_grad``, ``torch.cuda.graph``)."""
+    stmt = flow.statement_of(node)
+    if stmt is None:
+        return frozenset()
+    found: list[ast.AST] = []
+    for outer in flow.enclosing_statements(stmt):
+        if isinstance(outer, (ast.With, ast.AsyncWith)):
+            for item in outer.items:
+                manager = item.context_expr
+                if (
+                    isinstance(manager, ast.Call)
+                    and names.qualified_name(manager.func) in among
+                ):
+                    found.append(outer)
+                    break
+    return frozenset(found)
+
+
 # --------------------------------------------------------------------------- paths
 
 

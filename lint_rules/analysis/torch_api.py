@@ -562,6 +562,30 @@ NON_SWALLOWING_MANAGERS = frozenset(
     }
 )
 
+#: Context managers that set autograd's mode for their body: an in-place
+#: change that raises outside them (of a leaf that requires grad, of an
+#: inference tensor) may not raise inside, and the other way round.
+GRAD_MODE_MANAGERS = frozenset(
+    {
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.inference_mode",
+        "torch.set_grad_enabled",
+        "torch.autograd.no_grad",
+        "torch.autograd.enable_grad",
+        "torch.autograd.inference_mode",
+        "torch.autograd.set_grad_enabled",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.enable_grad",
+        "torch.autograd.grad_mode.inference_mode",
+        "torch.autograd.grad_mode.set_grad_enabled",
+    }
+)
+#: Context managers that capture the kernels their body launches into a CUDA
+#: graph instead of running them: a write there happens at each replay, not
+#: before the code after the ``with``, and not in order with the code outside.
+CAPTURE_MANAGERS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
+
 
 # --------------------------------------------------------------------------- collectives
 

@@ -21,9 +21,11 @@ from lint_rules.analysis.tensor_effects import (
     TensorUses,
     Use,
     UseEffect,
+    enclosing_managers,
     local_allocations,
     tensor_uses_for,
 )
+from lint_rules.analysis.torch_api import CAPTURE_MANAGERS
 from lint_rules.analysis.use_forms import (
     called_method_names,
     may_be_stored_to_attribute,
@@ -88,9 +90,11 @@ class ZerosOverwritten(Rule):
     run, in a `try` body, or in the body of a `with` whose context manager
     may swallow an exception (`contextlib.suppress`, a class whose
     `__exit__` returns True, any manager but those torch's vocabulary knows
-    never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). Uses
-    that see only metadata (`x.shape`, `x.size()`, `len(x)`) are skipped
-    over.
+    never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). So
+    does a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
+    that the allocation is outside of: it runs at each replay, not before
+    the code after the capture. Uses that see only metadata (`x.shape`,
+    `x.size()`, `len(x)`) are skipped over.
 
     ## Example
     ```python
@@ -368,6 +372,15 @@ class ZerosOverwritten(Rule):
                 else:
                     firsts, _ = uses.first_uses(name, local.binding)
                     writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                captures = enclosing_managers(
+                    allocation.call, flow, scope, CAPTURE_MANAGERS
+                )
+                if any(
+                    enclosing_managers(u.event.node, flow, scope, CAPTURE_MANAGERS)
+                    != captures
+                    for u in writes
+                ):
+                    continue  # captured: the write runs at each replay, not now
                 assumed = sorted(
                     {u.detail for u in writes if u.detail is not Detail.NONE},
                     key=lambda detail: detail.value,
