@@ -17,8 +17,9 @@ the name (the old value is no longer reachable through it), or *unknown*
 return value or another name, a view of it is taken, part of it is written).
 
 Evaluation that happens on some paths only within a statement (the arms of
-``a if c else b``, the right operands of ``and``/``or``) and uses inside a
-nested scope are never definite writes; nested uses are always unknown.
+``a if c else b``, the right operands of ``and``/``or``, the test of an
+``assert``, which ``python -O`` drops) and uses inside a nested scope are
+never definite writes; nested uses are always unknown.
 
 On top of the per-function flow (``FunctionFlow``) this module answers the
 two path questions the rules ask: is the first effective use after a binding
@@ -668,7 +669,11 @@ class TensorUses:
             self.names,
             facts=self.facts,
         )
-        if effect is UseEffect.FULL_WRITE and event.conditional:
+        if effect is UseEffect.FULL_WRITE and (
+            event.conditional
+            # ``python -O`` drops assert statements, and the write with them.
+            or isinstance(self.flow.statement_of(event.node), ast.Assert)
+        ):
             return UseEffect.UNKNOWN, Detail.PARTIAL
         return effect, detail
 

@@ -87,7 +87,7 @@ class ZerosOverwritten(Rule):
     `x[:n].copy_(y)`, `x.scatter_(...)`), or lets it escape (passing it to a
     function, storing it, returning it, taking a view) keeps the zeros, as
     does a write that happens in one branch only, in a loop that may not
-    run, in a `try` body, or in the body of a `with` whose context manager
+    run, in an `assert` (which `python -O` drops), in a `try` body, or in the body of a `with` whose context manager
     may swallow an exception (`contextlib.suppress`, a class whose
     `__exit__` returns True, any manager but those torch's vocabulary knows
     never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). So
@@ -183,6 +183,9 @@ class ZerosOverwritten(Rule):
         "import torch\ndef f(y, n):\n    g = lambda: x.sum()\n    x = torch.zeros(n)\n    g()\n    x.copy_(y)\n    return x\n",
         # Not a local: a global.
         "import torch\ndef f(y, n):\n    global x\n    x = torch.zeros(n)\n    x.copy_(y)\n",
+        # A write in an assert, which `python -O` drops.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    assert x.copy_(y) is not None\n    return x\n",
         # A write only in the arm of a conditional expression.
         "import torch\ndef f(y, n, c):\n    x = torch.zeros(n)\n    x.copy_(y) if c else None\n    return x\n",
         # A custom operator may write part of `out`.
