@@ -537,4 +537,92 @@ def case(vs):
             out.append("caught")
     return out
 """,
+    # 11. A method named as one of torch's read-only ones changes a list or a
+    # set in place (``list.sort``, ``set.add``, which also keeps its argument).
+    "list_sort_between_reassignments": """
+def make_args():
+    return ([3, 1, 2],)
+
+def case(xs):
+    first = xs[0]
+    xs.sort()
+    first = xs[0]
+    return first
+""",
+    "set_add_between_reassignments": """
+def make_args():
+    return ({1}, 2)
+
+def case(seen, key):
+    known = key in seen
+    seen.add(key)
+    known = key in seen
+    return known
+""",
+    "list_sort_between_syncs": """
+import torch
+
+def make_args():
+    return (torch.tensor([3.0, 1.0, 2.0]),)
+
+def case(x):
+    items = [x[0], x[1], x[2]]
+    a = items[0].item()
+    items.sort()
+    b = items[0].item()
+    return a, b
+""",
+    "set_add_keeps_its_argument": """
+import torch
+
+def make_args():
+    return (set(),)
+
+def case(pending):
+    t = torch.arange(6.0)
+    a = t.sum().item()
+    pending.add(t)
+    for u in pending:
+        u.mul_(2)
+    b = t.sum().item()
+    return a, b
+""",
+    # 12. ATN104: deleting a fill deletes the error it raises, which the write
+    # does not raise in another autograd mode (a leaf that requires grad, an
+    # inference tensor).
+    "fill_of_a_leaf_that_requires_grad": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+def case(y, n):
+    x = torch.ones(n, requires_grad=True)
+    x.zero_()
+    with torch.no_grad():
+        x.copy_(y)
+    return x.sum()
+
+def case_requires_grad_later(y, n):
+    x = torch.ones(n)
+    x.requires_grad_()
+    x.zero_()
+    with torch.no_grad():
+        x.copy_(y)
+    return x.sum()
+""",
+    "fill_of_an_inference_tensor": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+def case(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    with torch.inference_mode():
+        x.copy_(y)
+    return x.sum()
+""",
 }

@@ -259,6 +259,13 @@ def test_non_swallowing_managers_exist(qualified):
 
 
 @pytest.mark.parametrize(
+    "qualified", sorted(torch_api.GRAD_MODE_MANAGERS | torch_api.CAPTURE_MANAGERS)
+)
+def test_grad_mode_and_capture_managers_exist(qualified):
+    assert callable(_resolve(qualified))
+
+
+@pytest.mark.parametrize(
     "make",
     [
         lambda: torch.no_grad(),

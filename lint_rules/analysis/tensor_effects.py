@@ -17,8 +17,9 @@ the name (the old value is no longer reachable through it), or *unknown*
 return value or another name, a view of it is taken, part of it is written).
 
 Evaluation that happens on some paths only within a statement (the arms of
-``a if c else b``, the right operands of ``and``/``or``) and uses inside a
-nested scope are never definite writes; nested uses are always unknown.
+``a if c else b``, the right operands of ``and``/``or``, the test of an
+``assert``, which ``python -O`` drops) and uses inside a nested scope are
+never definite writes; nested uses are always unknown.
 
 On top of the per-function flow (``FunctionFlow``) this module answers the
 two path questions the rules ask: is the first effective use after a binding
@@ -570,6 +571,29 @@ def _augmented_target(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool
     return isinstance(parent, ast.AugAssign) and parent.target is node
 
 
+def enclosing_managers(
+    node: ast.AST, flow: FunctionFlow, names: Names, among: Container[str]
+) -> frozenset[ast.AST]:
+    """The ``with`` statements of the function whose body holds ``node`` and
+    whose manager is made by a call of one of ``among`` (qualified names:
+    ``torch.no_grad``, ``torch.cuda.graph``)."""
+    stmt = flow.statement_of(node)
+    if stmt is None:
+        return frozenset()
+    found: list[ast.AST] = []
+    for outer in flow.enclosing_statements(stmt):
+        if isinstance(outer, (ast.With, ast.AsyncWith)):
+            for item in outer.items:
+                manager = item.context_expr
+                if (
+                    isinstance(manager, ast.Call)
+                    and names.qualified_name(manager.func) in among
+                ):
+                    found.append(outer)
+                    break
+    return frozenset(found)
+
+
 # --------------------------------------------------------------------------- paths
 
 
@@ -645,7 +669,11 @@ class TensorUses:
             self.names,
             facts=self.facts,
         )
-        if effect is UseEffect.FULL_WRITE and event.conditional:
+        if effect is UseEffect.FULL_WRITE and (
+            event.conditional
+            # ``python -O`` drops assert statements, and the write with them.
+            or isinstance(self.flow.statement_of(event.node), ast.Assert)
+        ):
             return UseEffect.UNKNOWN, Detail.PARTIAL
         return effect, detail
 

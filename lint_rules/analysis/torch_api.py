@@ -54,6 +54,11 @@ METADATA = 64
 UNDEFINED = 128
 #: Accumulates into the ``.grad`` of every leaf the result depends on.
 ACCUMULATES_GRAD = 256
+#: Python's own types (or numpy's) have a method of this name that changes
+#: its receiver: ``list.sort()``, ``set.add(v)`` (which also keeps ``v``),
+#: ``ndarray.sort()``. Recognized by its name alone, the receiver may be one
+#: of those: such a method is not taken to change nothing.
+MUTATES_OTHER_TYPES = 512
 
 _IN_PLACE_READING = READS | WRITES  # ``add_``: the old values survive in the result
 _OVERWRITING = WRITES | OVERWRITES
@@ -133,13 +138,11 @@ METHODS: dict[str, int] = {
             "cumprod",
             "nonzero",
             "unique",
-            "sort",
             "argsort",
             "topk",
             "median",
             "bincount",
             "clone",
-            "add",
             "sub",
             "mul",
             "div",
@@ -182,6 +185,9 @@ METHODS: dict[str, int] = {
         ),
         READS,
     ),
+    # the same names change a list, a set, an array in place
+    "sort": READS | MUTATES_OTHER_TYPES,
+    "add": READS | MUTATES_OTHER_TYPES,
     # copies to the host
     "item": READS | SYNCS,
     "tolist": READS | SYNCS,
@@ -299,10 +305,10 @@ SYNC_METHODS = _having(SYNCS)
 FRESH_METHODS = frozenset(
     name
     for name, flags in METHODS.items()
-    if not flags & (WRITES | ALIASES | ACCUMULATES_GRAD)
+    if not flags & (WRITES | ALIASES | ACCUMULATES_GRAD | MUTATES_OTHER_TYPES)
 )
 #: Methods that change nothing but whose result may share memory with the receiver.
-VIEW_METHODS = _having(ALIASES, without=WRITES)
+VIEW_METHODS = _having(ALIASES, without=WRITES | MUTATES_OTHER_TYPES)
 #: Methods that change nothing.
 NO_EFFECT_METHODS = FRESH_METHODS | VIEW_METHODS
 #: Methods that change nothing and whose result is a function of what they read.
@@ -555,6 +561,30 @@ NON_SWALLOWING_MANAGERS = frozenset(
         "contextlib.nullcontext",
     }
 )
+
+#: Context managers that set autograd's mode for their body: an in-place
+#: change that raises outside them (of a leaf that requires grad, of an
+#: inference tensor) may not raise inside, and the other way round.
+GRAD_MODE_MANAGERS = frozenset(
+    {
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.inference_mode",
+        "torch.set_grad_enabled",
+        "torch.autograd.no_grad",
+        "torch.autograd.enable_grad",
+        "torch.autograd.inference_mode",
+        "torch.autograd.set_grad_enabled",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.enable_grad",
+        "torch.autograd.grad_mode.inference_mode",
+        "torch.autograd.grad_mode.set_grad_enabled",
+    }
+)
+#: Context managers that capture the kernels their body launches into a CUDA
+#: graph instead of running them: a write there happens at each replay, not
+#: before the code after the ``with``, and not in order with the code outside.
+CAPTURE_MANAGERS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
 
 
 # --------------------------------------------------------------------------- collectives

@@ -21,9 +21,11 @@ from lint_rules.analysis.tensor_effects import (
     TensorUses,
     Use,
     UseEffect,
+    enclosing_managers,
     local_allocations,
     tensor_uses_for,
 )
+from lint_rules.analysis.torch_api import CAPTURE_MANAGERS
 from lint_rules.analysis.use_forms import (
     called_method_names,
     may_be_stored_to_attribute,
@@ -85,12 +87,14 @@ class ZerosOverwritten(Rule):
     `x[:n].copy_(y)`, `x.scatter_(...)`), or lets it escape (passing it to a
     function, storing it, returning it, taking a view) keeps the zeros, as
     does a write that happens in one branch only, in a loop that may not
-    run, in a `try` body, or in the body of a `with` whose context manager
+    run, in an `assert` (which `python -O` drops), in a `try` body, or in the body of a `with` whose context manager
     may swallow an exception (`contextlib.suppress`, a class whose
     `__exit__` returns True, any manager but those torch's vocabulary knows
-    never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). Uses
-    that see only metadata (`x.shape`, `x.size()`, `len(x)`) are skipped
-    over.
+    never to, such as `torch.no_grad()` or `torch.cuda.stream(s)`). So
+    does a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
+    that the allocation is outside of: it runs at each replay, not before
+    the code after the capture. Uses that see only metadata (`x.shape`,
+    `x.size()`, `len(x)`) are skipped over.
 
     ## Example
     ```python
@@ -179,6 +183,9 @@ class ZerosOverwritten(Rule):
         "import torch\ndef f(y, n):\n    g = lambda: x.sum()\n    x = torch.zeros(n)\n    g()\n    x.copy_(y)\n    return x\n",
         # Not a local: a global.
         "import torch\ndef f(y, n):\n    global x\n    x = torch.zeros(n)\n    x.copy_(y)\n",
+        # A write in an assert, which `python -O` drops.
+        "import torch\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    assert x.copy_(y) is not None\n    return x\n",
         # A write only in the arm of a conditional expression.
         "import torch\ndef f(y, n, c):\n    x = torch.zeros(n)\n    x.copy_(y) if c else None\n    return x\n",
         # A custom operator may write part of `out`.
@@ -368,6 +375,15 @@ class ZerosOverwritten(Rule):
                 else:
                     firsts, _ = uses.first_uses(name, local.binding)
                     writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                captures = enclosing_managers(
+                    allocation.call, flow, scope, CAPTURE_MANAGERS
+                )
+                if any(
+                    enclosing_managers(u.event.node, flow, scope, CAPTURE_MANAGERS)
+                    != captures
+                    for u in writes
+                ):
+                    continue  # captured: the write runs at each replay, not now
                 assumed = sorted(
                     {u.detail for u in writes if u.detail is not Detail.NONE},
                     key=lambda detail: detail.value,

@@ -16,10 +16,15 @@ from lint_rules.analysis.tensor_effects import (
     TensorUses,
     UseEffect,
     allocation_of,
+    enclosing_managers,
     literal_zero,
     tensor_uses_for,
 )
-from lint_rules.analysis.torch_api import READING_METHODS
+from lint_rules.analysis.torch_api import (
+    CAPTURE_MANAGERS,
+    GRAD_MODE_MANAGERS,
+    READING_METHODS,
+)
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -83,7 +88,17 @@ class RedundantZeroFill(Rule):
     the zeros between the fill and the write, or the write may copy from
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
     the fix is unsafe. The fix is unsafe, too, where the write rests on a
-    `full-write-calls` declaration or a method a subclass may override.
+    `full-write-calls` declaration or a method a subclass may override, and
+    where the fill may raise an error that the write does not: an in-place
+    change of a leaf that requires grad raises in grad mode only, of an
+    inference tensor outside inference mode only, so the tensor may require
+    grad (`requires_grad=True`, `x.requires_grad_()`), or the write runs
+    inside `with torch.no_grad():` (or another manager of autograd's mode)
+    that the fill is outside of, or the other way round.
+
+    A fill or a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
+    apart from the other is not reported: the captured one runs at each
+    replay, not in order with the code outside the capture.
 
     ## Options
     - `full-write-calls` (see ATN101): calls declared to write an argument
@@ -191,8 +206,11 @@ class RedundantZeroFill(Rule):
                 elif kinds != {UseEffect.FULL_WRITE} or reaches_exit:
                     continue
                 writes = [u for u in firsts if u.effect is UseEffect.FULL_WRITE]
+                if _captured_apart(flow, scope, stmt, writes):
+                    continue
                 assumed = any(u.detail is not Detail.NONE for u in writes)
-                safe = fresh and not assumed
+                raises_alone = _may_raise_alone(flow, scope, name, stmt, writes)
+                safe = fresh and not assumed and not raises_alone
                 info_stmt = flow.stmt_info[stmt]
                 fix = Fix(
                     (delete_statement(stmt, info_stmt.body, ctx.locator),),
@@ -213,7 +231,62 @@ class RedundantZeroFill(Rule):
                     )
                 elif assumed:
                     message += f"; {writes[0].detail.value}"
+                elif raises_alone:
+                    message += (
+                        f"; the fill may raise where the write does not (`{name}` "
+                        "may require grad, or the write runs in another autograd "
+                        "mode), and deleting it deletes that error"
+                    )
                 yield ctx.report(self, stmt, message, fix)
+
+
+def _captured_apart(
+    flow: FunctionFlow, scope: Scope, fill: ast.stmt, writes: list
+) -> bool:
+    """Whether the fill or a write is in the body of a CUDA graph capture
+    (``with torch.cuda.graph(g):``) the other is not in: the captured one runs
+    at each replay, not in order with the other."""
+    captures = enclosing_managers(fill, flow, scope, CAPTURE_MANAGERS)
+    return any(
+        enclosing_managers(use.event.node, flow, scope, CAPTURE_MANAGERS) != captures
+        for use in writes
+    )
+
+
+def _may_raise_alone(
+    flow: FunctionFlow, scope: Scope, name: str, fill: ast.stmt, writes: list
+) -> bool:
+    """Whether the fill may raise where the write would not: an in-place
+    change of a leaf that requires grad raises in grad mode only, and one of
+    an inference tensor outside inference mode only. So the tensor may
+    require grad (made with ``requires_grad=`` other than False, or given
+    ``requires_grad_()``), or a write runs inside a manager of autograd's
+    mode (``with torch.no_grad():``) that the fill is outside of, or the other
+    way round."""
+    parents = flow.parents
+    for event in flow.events_of(name):
+        node = event.node
+        parent = parents.get(node)
+        if event.kind is Kind.LOAD:
+            if isinstance(parent, ast.Attribute) and parent.attr == "requires_grad_":
+                return True
+            continue
+        value = getattr(parent, "value", None)
+        if isinstance(value, ast.Call):
+            for keyword in value.keywords:
+                if keyword.arg is None or (
+                    keyword.arg == "requires_grad"
+                    and not (
+                        isinstance(keyword.value, ast.Constant)
+                        and keyword.value.value is False
+                    )
+                ):
+                    return True
+    modes = enclosing_managers(fill, flow, scope, GRAD_MODE_MANAGERS)
+    return any(
+        enclosing_managers(use.event.node, flow, scope, GRAD_MODE_MANAGERS) != modes
+        for use in writes
+    )
 
 
 def _fill_rows(ctx: Context) -> list[int] | None:

@@ -63,7 +63,9 @@ class RepeatedHostSync(Rule):
     escaped to such code: a local bound to what an unknown function returned
     (`t = get()`), or given to one before (`register(t)`). Methods are
     known by their torch names; a `join` or `get` may be a thread's or a
-    queue's, and is unknown code.
+    queue's, and is unknown code, and a `sort` or an `add`, which change
+    nothing of a tensor, may be a list's or a set's, which change it (and
+    `add` keeps its argument).
 
     ## Example
     ```python

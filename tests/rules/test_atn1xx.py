@@ -1152,3 +1152,95 @@ def test_atn102_first_use_in_a_nested_functions_decorator():
     """
     [message] = messages(source)
     assert "it is read at line 9 in `capture` before any write" in message
+
+
+# --------------------------------------------------------------------------- CUDA graph capture
+
+_CAPTURED = {
+    # ATN101: zero-filled before the capture, written only at each replay.
+    "zeros_then_captured_write": """
+        import torch
+
+        def capture(g, y, n):
+            x = torch.zeros(n, device="cuda")
+            with torch.cuda.graph(g):
+                x.copy_(y)
+            return x
+    """,
+    # ATN104: the captured fill runs at each replay, after the write.
+    "captured_fill_then_write": """
+        import torch
+
+        def capture(g, y, n):
+            x = torch.empty(n, device="cuda")
+            with torch.cuda.graph(g):
+                x.zero_()
+            x.copy_(y)
+            return x.sum()
+    """,
+    # ATN104: the fill runs now, the captured write only at each replay.
+    "fill_then_captured_write": """
+        import torch
+
+        def capture(g, y, n):
+            x = torch.empty(n, device="cuda")
+            x.zero_()
+            with torch.cuda.graph(g):
+                x.copy_(y)
+            return x.sum()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CAPTURED))
+def test_a_write_captured_apart_from_the_zeros_is_not_a_write_before_the_reads(name):
+    settings = Settings(select=("ATN101", "ATN104"), hot_paths_only=False)
+    assert findings(_CAPTURED[name], settings) == []
+
+
+def test_zeros_and_write_captured_together_are_still_reported():
+    source = """
+        import torch
+
+        def capture(g, y, n):
+            with torch.cuda.graph(g):
+                x = torch.zeros(n, device="cuda")
+                x.copy_(y)
+                b = torch.empty(n, device="cuda")
+                b.zero_()
+                b.copy_(y)
+            return x, b.sum()
+    """
+    settings = Settings(select=("ATN101", "ATN104"), hot_paths_only=False)
+    assert findings(source, settings) == [(6, "ATN101"), (9, "ATN104")]
+    assert "torch.empty(n" in fixed(source, settings=settings).split("\n")[5]
+
+
+def test_atn104_fill_is_unsafe_where_the_write_runs_in_another_autograd_mode():
+    source = """
+        import torch
+
+        def plan(y, n):
+            x = torch.ones(n)
+            x.zero_()
+            with torch.no_grad():
+                x.copy_(y)
+            return x.sum()
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(dedent(source), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "another autograd mode" in found[0].message
+    # The same mode around both: the deletion stays safe.
+    same = """
+        import torch
+
+        def plan(y, n):
+            x = torch.ones(n)
+            with torch.no_grad():
+                x.zero_()
+                x.copy_(y)
+            return x.sum()
+    """
+    found = check_source(dedent(same), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
