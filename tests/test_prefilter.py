@@ -356,7 +356,7 @@ def test_offset_writes_through_a_head_view_atn102_finds_both_ways(binding):
     the row walk names the same buffers as the walk of the whole class."""
     import ast
 
-    from lint_rules.analysis.class_uses import offset_written_names
+    from lint_rules.analysis.class_uses import offset_written_names, viewed_names
     from lint_rules.source import Locator
 
     source = (
@@ -371,9 +371,11 @@ def test_offset_writes_through_a_head_view_atn102_finds_both_ways(binding):
     assert errors == []
     assert filtered == unfiltered == []
     cls = ast.parse(source).body[1]
-    names = offset_written_names(cls, Locator(source))
+    direct = offset_written_names(cls, Locator(source))
+    assert direct == offset_written_names(cls) == {"view"}
+    names = viewed_names(cls, direct, Locator(source))
     assert "kv_indptr" in names
-    assert names == offset_written_names(cls)
+    assert names == viewed_names(cls, direct)
 
 
 @pytest.mark.parametrize(
@@ -399,3 +401,33 @@ def test_what_is_no_head_view_keeps_atn102s_finding(binding):
     filtered, unfiltered, errors = findings_both_ways(source)
     assert errors == []
     assert [f.code for f in filtered] == [f.code for f in unfiltered] == ["ATN102"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "view = x\nview == y\nview=z\n(view) = w\nview \\\n = q\nreview = 1\nview_2 = 3\n",
+        "f(view=self.buf, view2=1)\nviews = 2\nview<=3\nview != 4\nview",
+        "vïew = 1\nview\t= 2\n  view   =\n",
+        "",
+    ],
+)
+@pytest.mark.parametrize("names", [{"view"}, {"view", "vïew", "q"}, {"", "a-b"}])
+def test_bound_positions_are_those_the_pattern_finds(text, names):
+    """``_bound_positions`` finds where a name is followed by ``=`` (not
+    ``==``) as the regular expression it replaces does."""
+    import re
+
+    from lint_rules.analysis.class_uses import _bound_positions
+
+    identifiers = sorted(name for name in names if name.isidentifier())
+    pattern = re.compile(
+        r"\b(?:" + "|".join(map(re.escape, identifiers)) + r")\b(?:\s|\\|\))*=(?!=)"
+    )
+    for start, end in ((0, len(text)), (3, max(3, len(text) - 2))):
+        expected = (
+            [m.start() for m in pattern.finditer(text, start, end)]
+            if identifiers
+            else []
+        )
+        assert sorted(_bound_positions(text, names, start, end)) == expected

@@ -300,8 +300,18 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
             ):
                 if isinstance(value.slice.value, str):
                     found.add(value.slice.value)
-    # A view under another name (``v = self.buf[: bs + 1]``, ``v = self.buf``)
-    # written from an offset leaves the buffer's head unwritten too.
+    return found
+
+
+def viewed_names(
+    cls: ast.ClassDef, names: set[str], locator: Locator | None = None
+) -> set[str]:
+    """``names`` and the names of what the class binds one of them to a
+    view of, transitively: a view under another name written from an
+    offset (``v = self.buf[: bs + 1]``, ``v = self.buf``, ``helper(v=self.buf)``)
+    leaves the buffer's head unwritten too. (Asked only of a class with a
+    buffer ``offset_written_names`` does not name.)"""
+    found = set(names)
     viewed = found
     while viewed:
         viewed = _head_views_of(cls, viewed, locator) - found
@@ -313,8 +323,8 @@ def _head_views_of(
     cls: ast.ClassDef, names: set[str], locator: Locator | None
 ) -> set[str]:
     """The names of what the class binds one of ``names`` to a view of,
-    by assignment or as a call's keyword argument (``v = self.buf[: bs + 1]``, ``v = self.meta["buf"]``,
-    ``v = buf``: ``buf``). With the module's text and the pre-filters on,
+    by assignment or as a call's keyword argument (``v = self.buf[: bs + 1]``,
+    ``v = self.meta["buf"]``, ``v = buf``: ``buf``). With the module's text and the pre-filters on,
     only the code spanning the rows where one of ``names`` is followed by
     a ``=`` (not ``==``) is walked."""
     rows: list[int] | None = None
@@ -323,17 +333,10 @@ def _head_views_of(
         and prefilter.enabled()
         and not prefilter.may_respell_ascii(locator.text)
     ):
-        bound = re.compile(
-            r"\b(?:"
-            + "|".join(map(re.escape, sorted(names)))
-            + r")\b(?:\s|\\|\))*=(?!=)"
-        )
         first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
         start = locator.line_start(first)
         end = locator.full_line_end(cls.end_lineno or cls.lineno)
-        positions = [
-            match.start() for match in bound.finditer(locator.text, start, end)
-        ]
+        positions = _bound_positions(locator.text, names, start, end)
         if not positions:
             return set()
         rows = sorted(locator.rows_of(positions))
@@ -357,6 +360,40 @@ def _head_views_of(
         if name is not None:
             found.add(name)
     return found
+
+
+#: What may stand between a bound name and its ``=``: blanks, a line's
+#: continuation, the ``)`` of a parenthesized target.
+_BEFORE_EQUALS = frozenset(" \t\n\r\f\v\\)")
+
+
+def _bound_positions(text: str, names: set[str], start: int, end: int) -> list[int]:
+    """Where in ``text[start:end]`` one of ``names`` stands as a word
+    followed by a ``=`` that is not ``==``: as ``re`` would find
+    ``\\b(?:name|...)\\b[\\s\\\\)]*=(?!=)``, by one search of the text
+    per name (a pattern of several names is searched at every position)."""
+    positions: list[int] = []
+    for name in names:
+        if not name.isidentifier():
+            continue  # (a key no assignment or keyword binds)
+        size = len(name)
+        position = text.find(name, start, end)
+        while position >= 0:
+            after = position + size
+            before = text[position - 1] if position > 0 else " "
+            if not (before.isalnum() or before == "_") and not (
+                after < len(text) and (text[after].isalnum() or text[after] == "_")
+            ):
+                while after < end and text[after] in _BEFORE_EQUALS:
+                    after += 1
+                if (
+                    after < end
+                    and text[after] == "="
+                    and (after + 1 >= len(text) or text[after + 1] != "=")
+                ):
+                    positions.append(position)
+            position = text.find(name, position + size, end)
+    return positions
 
 
 def _head_view_base(value: ast.expr) -> ast.expr | None:

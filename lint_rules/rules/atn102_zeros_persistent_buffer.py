@@ -15,6 +15,7 @@ from lint_rules.analysis.class_uses import (
     offset_written_names,
     receiver_of,
     stored_buffers,
+    viewed_names,
 )
 from lint_rules.analysis.model import FunctionNode
 from lint_rules.context import Context
@@ -250,6 +251,7 @@ class ZerosPersistentBuffer(Rule):
         rewriter: EmptyRewriter | None = None
         class_uses: dict[ast.ClassDef, ClassUses] = {}
         offset_written: dict[ast.ClassDef, set[str]] = {}
+        offset_viewed: dict[ast.ClassDef, set[str]] = {}
         # method -> its stored buffers (each method's found once, for the
         # method and for the class's buffer attributes).
         stored: dict[FunctionNode, list[Buffer]] = {}
@@ -279,6 +281,13 @@ class ZerosPersistentBuffer(Rule):
                     )
                 if buffer.name in offset:
                     continue  # element 0 (or a head) must stay 0 on every replay
+                viewed = offset_viewed.get(info.cls)
+                if viewed is None:
+                    viewed = offset_viewed[info.cls] = viewed_names(
+                        info.cls, offset, ctx.locator
+                    )
+                if buffer.name in viewed:
+                    continue  # ... written from an offset through a view
                 uses = class_uses.get(info.cls)
                 if uses is None:
                     attributes = buffer_attributes(
