@@ -42,7 +42,11 @@ class ZerosPersistentBuffer(Rule):
     `torch.cumsum(x, 0, out=kv_indptr[1:])`) keeps its head at zero, which
     the kernels read (element 0 of an indptr). Views of a buffer go by its
     name across the class (`kv_indptr = self.kv_indptr`,
-    `metadata.cu_seqlens_k = self.meta["cu_seqlens_k"][: bs + 1]`).
+    `metadata.cu_seqlens_k = self.meta["cu_seqlens_k"][: bs + 1]`), and a
+    view under another name is followed back to it, through an assignment
+    (`qo_indptr = self.qo_indptr_[: bs + 1]; qo_indptr[1 : bs + 1] = ...`)
+    or a keyword argument (`self._fill(out=self.kv_indptr)` where `_fill`
+    writes `out[1:]`).
 
     It stays silent, too, where every write of the class is a prefix
     (`self.buf[:bs].copy_(x)`, `self.buf[:bs] = y`, `out=self.buf[:bs]`,
