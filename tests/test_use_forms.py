@@ -361,3 +361,97 @@ def test_store_and_call_filters_on_backend_shaped_programs(source):
 def test_spelled_words_is_spells_word_for_each_name(text, names):
     expected = [name for name in names if spells_word(text, name)]
     assert spelled_words(text, names) == expected
+
+
+#: Text that made the comment-skipping patterns backtrack exponentially: a
+#: run of ``#`` (a banner comment) or of `` #``, which the patterns could split
+#: into comments in 2**n ways before failing. A vLLM kernel module with
+#: banner comments took minutes to check.
+_BANNERS = (
+    "x" + " #" * 60 + "\n",
+    "x\n" + "#" * 80 + "\n" + "    " + "#" * 80 + "\n",
+    "x[" + " #" * 60 + "\n",
+    "x(" + "#" * 80,
+)
+
+
+def _pattern_cases():
+    from lint_rules.analysis import allocation_rows, class_uses, use_forms
+    from lint_rules.rules import atn104_redundant_zero_fill, atn201_repeated_host_sync
+
+    return [
+        use_forms._FULL_WRITE_AFTER,
+        use_forms._METHOD_CALL,
+        class_uses._OFFSET_INDEX,
+        allocation_rows._CALL_AFTER_NAME,
+        atn104_redundant_zero_fill._AFTER_METHOD,
+        atn201_repeated_host_sync._EMPTY_CALL,
+    ]
+
+
+def test_comment_runs_do_not_make_the_patterns_backtrack() -> None:
+    """Each pattern that skips comments reads a comment whole, to the end of
+    its row: on runs of ``#`` the searches end (in a process of their own,
+    stopped after a minute: the old patterns took longer than the universe's
+    age on these texts) and still skip what comments hide."""
+    import subprocess
+    import sys
+
+    code = (
+        "from tests.test_use_forms import _BANNERS, _pattern_cases\n"
+        "for pattern in _pattern_cases():\n"
+        "    for text in _BANNERS:\n"
+        "        for start in range(len(text)):\n"
+        "            pattern.match(text, start)\n"
+        "        pattern.search(text)\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+    # A comment is still skipped where code may follow it on the next row.
+    assert use_forms_match("x  # a (comment)\n  [:] = y")
+    assert use_forms_match("x # ## ###\n.copy_(y)")
+    # and code inside a comment is not taken for code.
+    assert not use_forms_match("x  # .copy_(y)\n")
+
+
+def use_forms_match(text: str) -> bool:
+    from lint_rules.analysis.use_forms import _FULL_WRITE_AFTER
+
+    return _FULL_WRITE_AFTER.match(text, 1) is not None
+
+
+def test_a_module_with_banner_comments_is_checked_in_full() -> None:
+    """The whole check of a module with banner comments around its functions
+    ends, with its findings (it did not before)."""
+    import subprocess
+    import sys
+
+    banner = "    " + "#" * 80 + "\n"
+    source = (
+        "import torch\n\n"
+        "def kernel(q, k, out):\n"
+        + banner
+        + "    # stage 1\n"
+        + banner
+        + "    buf = torch.zeros(4)\n    buf.copy_(q)\n"
+        "    out[:] = buf + k  # ## ### #### ##### ######\n"
+        + banner
+        + "    return out\n"
+    )
+    code = (
+        "import sys\nfrom lint_rules.checker import check_source\n"
+        "from lint_rules.config import Settings\n"
+        "found = check_source(sys.stdin.read(), 'k.py', Settings())\n"
+        "print(sorted(f.code for f in found))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "['ATN101']", done.stderr

@@ -85,4 +85,4 @@ def rows_naming(ctx: Context, names: tuple[str, ...]) -> set[int]:
     return ctx.locator.rows_of(starts)
 
 
-_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\|\)|#[^\r\n]*)*\(")
+_CALL_AFTER_NAME = re.compile(r"\w*(?:\s|\\|\)|#[^\r\n]*(?![^\r\n]))*\(")

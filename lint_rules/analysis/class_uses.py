@@ -257,8 +257,8 @@ def _targets(stmt: ast.stmt) -> list[ast.AST]:
 #: ``offset_written_names`` (``_from_offset`` on the tree). It starts with
 #: a literal ``[``, which the regular expression engine scans for at C speed.
 _OFFSET_INDEX = re.compile(
-    r"\[(?:\s|\\|\(|#[^\r\n]*)*(?:[1-9][0-9_]*|0[xXoObB][0-9a-fA-F_]+)"
-    r"(?:\s|\\|\)|#[^\r\n]*)*:"
+    r"\[(?:\s|\\|\(|#[^\r\n]*(?![^\r\n]))*(?:[1-9][0-9_]*|0[xXoObB][0-9a-fA-F_]+)"
+    r"(?:\s|\\|\)|#[^\r\n]*(?![^\r\n]))*:"
 )
 
 

@@ -31,9 +31,9 @@ from lint_rules.source import Locator
 
 # Between two tokens of one expression: spaces, line breaks, continuations
 # and comments (inside brackets an expression may span commented lines).
-_GAP = r"(?:[\s\\()]|#[^\r\n]*)*"
+_GAP = r"(?:[\s\\()]|#[^\r\n]*(?![^\r\n]))*"
 # ``[:]``, ``[...]``, ``[:, ::]``, ``[(..., :)]``: an index of the whole tensor.
-_FULL_INDEX = r"\[(?:[\s:,.()\\]|#[^\r\n]*)*\]"
+_FULL_INDEX = r"\[(?:[\s:,.()\\]|#[^\r\n]*(?![^\r\n]))*\]"
 _METHODS = "|".join(sorted(OVERWRITING_METHODS))
 _OPERATOR_CHARS = frozenset("+-*/%@&|^~<>=!")
 _WORD_CHARS = frozenset(

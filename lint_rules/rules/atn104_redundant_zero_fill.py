@@ -342,7 +342,7 @@ _WORD_CHARS = frozenset(
 )
 #: After the method's name: its call's parenthesis, maybe a line, comments
 #: and the closing parenthesis of a group apart (``(x.zero_)()``).
-_AFTER_METHOD = re.compile(r"(?:\s|\\|\)|#[^\r\n]*)*\(")
+_AFTER_METHOD = re.compile(r"(?:\s|\\|\)|#[^\r\n]*(?![^\r\n]))*\(")
 
 
 def _method(stmt: ast.stmt) -> str:
