@@ -680,14 +680,53 @@ def _check(
     chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
     context = _pool_context()
     workers = min(jobs, len(tasks))
-    with context.Pool(
+    pool = context.Pool(
         workers,
         initializer=_start_worker,
         initargs=(settings, mode, unsafe_fixes, digest, noqa_reason, registry),
-    ) as pool:
+    )
+    try:
         for result in pool.imap_unordered(_work, tasks, chunksize):
             index = result[0]
             yield index, _unpack(result, files[index])
+    finally:
+        _with_signals_held(pool.terminate)
+
+
+def _with_signals_held(action: Callable[[], object]) -> None:
+    """Run ``action`` with Ctrl-C, SIGTERM and SIGHUP held until it ends:
+    stopping the workers runs multiprocessing's finalizers, and a signal
+    raised inside one is only printed ("Exception ignored in ...") and
+    lost. Held, it is handled when ``action`` is done, by the handler it
+    would have met (in the main thread; elsewhere nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        action()
+        return
+    pending: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            previous[signum] = signal.signal(signum, hold)
+    try:
+        action()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if pending:
+            signum = pending[0]
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            elif handler != signal.SIG_IGN:
+                os.kill(os.getpid(), signum)
 
 
 class LazySources(Mapping[str, str]):

@@ -63,3 +63,25 @@ def test_fix_killed_twenty_times(tmp_path: Path, fix_seconds: float, name: str) 
 @pytest.mark.parametrize("name", SIGNALS)
 def test_verify_killed_twenty_times(tmp_path: Path, name: str) -> None:
     _verify_trials(tmp_path, name, 20)
+
+
+def test_a_signal_while_the_workers_stop_is_handled_after() -> None:
+    """A Ctrl-C that comes while the workers are being stopped (when
+    multiprocessing's finalizers run) is held, then raised as the handler
+    in place would: not printed and lost inside a finalizer."""
+    import os
+    import signal
+
+    from lint_rules.runner import _with_signals_held
+
+    stopped = []
+
+    def stop() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        stopped.append(True)  # reached: the signal did not interrupt this
+
+    with pytest.raises(KeyboardInterrupt):
+        _with_signals_held(stop)
+    assert stopped == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    _with_signals_held(lambda: None)  # nothing held: nothing raised

@@ -25,7 +25,9 @@ from lint_rules.rules.base import Invalid, Rule
 
 # What may follow a sync method's name in a call without arguments: blanks,
 # line ends, continuations and comments around the parentheses.
-_EMPTY_CALL = re.compile(r"(?:\s|\\|#[^\r\n]*(?![^\r\n]))*\((?:\s|\\|#[^\r\n]*(?![^\r\n]))*\)")
+_EMPTY_CALL = re.compile(
+    r"(?:\s|\\|#[^\r\n]*(?![^\r\n]))*\((?:\s|\\|#[^\r\n]*(?![^\r\n]))*\)"
+)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
