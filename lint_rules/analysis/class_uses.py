@@ -290,16 +290,9 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
         for written in _written_subscripts(node):
             if not _from_offset(written.slice):
                 continue
-            value = written.value
-            if isinstance(value, ast.Name):
-                found.add(value.id)
-            elif isinstance(value, ast.Attribute):
-                found.add(value.attr)
-            elif isinstance(value, ast.Subscript) and isinstance(
-                value.slice, ast.Constant
-            ):
-                if isinstance(value.slice.value, str):
-                    found.add(value.slice.value)
+            name = _buffer_name(written.value)
+            if name is not None:
+                found.add(name)
     return found
 
 
