@@ -30,7 +30,13 @@ import ast
 import enum
 from collections.abc import Callable, Iterable, Iterator
 
-from lint_rules.analysis.nodes import LEAVES, NODE_FIELDS, child_nodes, node_fields
+from lint_rules.analysis.nodes import (
+    LEAF_TYPES,
+    NODE_FIELDS,
+    child_nodes,
+    concrete_types,
+    node_fields,
+)
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.records import Record
 
@@ -167,20 +173,7 @@ _SPECIAL_EXPRESSIONS = (
 _HANDLERS: dict[type, str] = {}
 
 
-def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
-    """The node types deriving from ``bases`` (themselves included)."""
-    found: set[type] = set()
-    todo = list(bases)
-    while todo:
-        kind = todo.pop()
-        found.add(kind)
-        todo.extend(kind.__subclasses__())
-    return frozenset(found)
-
-
-_SPECIAL_TYPES = _concrete(_SPECIAL_EXPRESSIONS)
-# Nodes without children or events: only their parent is recorded.
-_LEAF_TYPES = _concrete(LEAVES)
+_SPECIAL_TYPES = concrete_types(_SPECIAL_EXPRESSIONS)
 
 
 class FunctionFlow:
@@ -829,7 +822,8 @@ class _Builder:
                     if child_kind is ast.Name:
                         parents[child] = node
                         self.name(child, node)
-                    elif child_kind in _LEAF_TYPES:
+                    elif child_kind in LEAF_TYPES:
+                        # No children or events: only its parent is recorded.
                         parents[child] = node
                     elif child is not None:
                         self.expr(child, node)

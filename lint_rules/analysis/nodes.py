@@ -177,7 +177,7 @@ def walk_rows(
         yield node
 
 
-def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
+def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:
     """The node types deriving from ``bases`` (themselves included)."""
     found: set[type] = set()
     todo = list(bases)
@@ -189,7 +189,7 @@ def _concrete(bases: tuple[type, ...]) -> frozenset[type]:
 
 
 #: The concrete types of ``LEAVES``.
-LEAF_TYPES = _concrete(LEAVES)
+LEAF_TYPES = concrete_types(LEAVES)
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:
