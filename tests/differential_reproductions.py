@@ -625,4 +625,39 @@ def case(y, n):
         x.copy_(y)
     return x.sum()
 """,
+    # 13. A ``match`` capture names the subject or something inside it: a
+    # write through the capture is a write of the subject.
+    "match_capture_aliases_the_subject": """
+import torch
+
+def make_args():
+    return (torch.arange(6.0),)
+
+def case(x):
+    match x:
+        case t:
+            pass
+    a = x.sum().item()
+    t.add_(1)
+    b = x.sum().item()
+    return a, b
+
+def case_in_a_sequence(x):
+    match [1, x]:
+        case [1, u]:
+            pass
+    a = x.sum().item()
+    u.mul_(2)
+    b = x.sum().item()
+    return a, b
+
+def case_rest_of_a_mapping(x):
+    match {"k": x}:
+        case {**rest}:
+            pass
+    a = x.sum().item()
+    rest["k"].add_(1)
+    b = x.sum().item()
+    return a, b
+""",
 }

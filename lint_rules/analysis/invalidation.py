@@ -160,6 +160,7 @@ _ALIASING_NODES = (
     ast.AsyncFor,
     ast.withitem,
     ast.Call,
+    ast.Match,
 )
 
 
@@ -576,6 +577,15 @@ class Invalidation:
             self._bind(node.target, node.iter, exact_ok=False)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             self._bind(node.optional_vars, node.context_expr, exact_ok=False)
+        elif isinstance(node, ast.Match):
+            # A capture (``case t:``, ``case [t]:``, ``case {**rest}:``) names
+            # the subject or something inside it.
+            for case in node.cases:
+                for part in walk_nodes(case.pattern):
+                    name = getattr(part, "name", None) or getattr(part, "rest", None)
+                    if isinstance(name, str):
+                        target = ast.Name(id=name, ctx=ast.Store())
+                        self._bind(target, node.subject, exact_ok=False)
         elif isinstance(node, ast.Call):
             # A call may store one argument inside another, or inside the receiver.
             func = node.func
