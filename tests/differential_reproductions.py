@@ -660,4 +660,60 @@ def case_rest_of_a_mapping(x):
     b = x.sum().item()
     return a, b
 """,
+    # 14. A local bound to a global's object (``t = BUF``, ``m = MODEL``) is
+    # reached by the module's other functions through the global.
+    "local_bound_to_a_global": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+class Model:
+    def __init__(self):
+        self.t = torch.arange(6.0)
+        self.k = 1
+
+    def bump(self):
+        self.t.add_(1)
+        self.k += 1
+
+
+MODEL = Model()
+
+
+def bump_buf():
+    BUF.add_(1)
+
+
+def bump_model():
+    MODEL.bump()
+
+
+def make_args():
+    return ()
+
+
+def case_tensor():
+    t = BUF
+    a = t.sum().item()
+    bump_buf()
+    b = t.sum().item()
+    return a, b
+
+
+def case_attribute():
+    m = MODEL
+    a = m.t.sum().item()
+    bump_model()
+    b = m.t.sum().item()
+    return a, b
+
+
+def case_reassignment():
+    m = MODEL
+    k = m.k + 1
+    bump_model()
+    k = m.k + 1
+    return k
+""",
 }

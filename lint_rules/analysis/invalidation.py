@@ -796,6 +796,10 @@ class Invalidation:
             return any(self.may_be_foreign(argument) for argument in expr.args)
         if isinstance(expr, (ast.Await, ast.Yield, ast.YieldFrom)):
             return True
+        if isinstance(expr, ast.Name):
+            # A global's object (``m = MODEL``), or a name a nested scope uses:
+            # other code reaches it by that name.
+            return self.is_shared_root(expr.id)
         if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
             return self.may_be_foreign(expr.value)
         if isinstance(expr, ast.IfExp):
