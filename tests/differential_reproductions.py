@@ -716,4 +716,95 @@ def case_reassignment():
     k = m.k + 1
     return k
 """,
+    # 15. Objects given to code that keeps them, which the module's other
+    # code then changes: a view made by a method (``register(x.view(-1))``,
+    # ``x.detach()``), a store into a global's object (``HOLD.t = x``,
+    # ``REG[:] = [x]``), a default value of a function (``lambda t=x: ...``).
+    "kept_by_other_code": """
+import torch
+
+REG = []
+
+
+class Holder:
+    pass
+
+
+HOLD = Holder()
+
+
+def register(t):
+    REG.append(t)
+
+
+def bump():
+    REG[0].add_(1)
+    REG.clear()
+
+
+def bump_held():
+    HOLD.t.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_view_given_to_a_call(x):
+    register(x.view(-1))
+    a = x.sum().item()
+    bump()
+    b = x.sum().item()
+    return a, b
+
+
+def case_detached_given_to_a_call(x):
+    register(x.detach())
+    a = x.sum().item()
+    bump()
+    b = x.sum().item()
+    return a, b
+
+
+def case_view_appended_to_a_global(x):
+    REG.append(x.view(2, 3))
+    a = x.sum().item()
+    bump()
+    b = x.sum().item()
+    return a, b
+
+
+def case_stored_into_a_global(x):
+    HOLD.t = x
+    a = x.sum().item()
+    bump_held()
+    b = x.sum().item()
+    return a, b
+
+
+def case_stored_into_a_global_list(x):
+    REG[:] = [x]
+    a = x.sum().item()
+    bump()
+    b = x.sum().item()
+    return a, b
+
+
+def case_default_of_a_lambda(x):
+    a = x.max().item()
+    f = lambda t=x: t.add_(1)
+    f()
+    b = x.max().item()
+    return a, b
+
+
+def case_default_of_a_def(x):
+    def f(t=x.view(-1)):
+        t.add_(1)
+
+    a = x.max().item()
+    f()
+    b = x.max().item()
+    return a, b
+""",
 }

@@ -147,6 +147,7 @@ _CARRIERS = (
     ast.Attribute,
     ast.Subscript,
 )
+_DEFINITIONS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
 _COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _ALIAS_LIMIT = 64
@@ -729,23 +730,38 @@ class Invalidation:
         return found
 
     def _given_to_unknown_code(self, node: ast.AST) -> Path | None:
-        """The path of the object that the use ``node`` of a name gives to a
-        call that may keep it (as an argument, inside a tuple or keyword, or
-        as the receiver of a method), or None."""
+        """The path of the object that the use ``node`` of a name gives to
+        code that may keep it: a call (as an argument, inside a tuple or
+        keyword, or as the receiver of a method), a function or class that
+        keeps it (a default value, a base), or a store into an object other
+        code reaches by name (``HOLD.t = x``, ``REG[:] = [x]``); also when
+        what is given is a view of it (``register(x.view(-1))``). None if
+        none of these."""
         parents = self.flow.parents
         top = node
         parent = parents.get(top)
+        path: Path | None = None
         while (
             isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top
         ):
             call = parents.get(parent)
             if isinstance(call, ast.Call) and call.func is parent:
                 # ``t.attach()``: the method receives ``t``.
-                if self.leaves_arguments_alone(call):
+                if not self.leaves_arguments_alone(call):
+                    return path or access_path(top)
+                if isinstance(parent, ast.Attribute) and parent.attr in FRESH_METHODS:
                     return None
-                return access_path(top)
+                # ``t.view(-1)``, ``t.detach()``: the result may be ``t``'s
+                # memory; where it goes, ``t`` goes.
+                if path is None:
+                    path = access_path(top)
+                    if path is None:
+                        return None
+                top, parent = call, parents.get(call)
+                continue
             top, parent = parent, parents.get(parent)
-        path = access_path(top)
+        if path is None:
+            path = access_path(top)
         if path is None:
             return None
         child = top
@@ -754,10 +770,37 @@ class Invalidation:
                 if child is parent.func or self.leaves_arguments_alone(parent):
                     return None
                 return path
+            if isinstance(parent, _DEFINITIONS) and not any(
+                child is decorator
+                for decorator in getattr(parent, "decorator_list", ())
+            ):
+                # A default value (``lambda t=x: t.add_(1)``, ``def f(t=x)``)
+                # or a base class: the new function or class keeps it, and
+                # whoever calls it may change it.
+                return path
+            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                if child is not parent.value:
+                    return None
+                targets = (
+                    parent.targets
+                    if isinstance(parent, ast.Assign)
+                    else [parent.target]
+                )
+                return path if any(map(self._stores_into_shared, targets)) else None
             if not isinstance(parent, _CARRIERS):
                 return None
             child, parent = parent, parents.get(parent)
         return None
+
+    def _stores_into_shared(self, target: ast.AST) -> bool:
+        """Whether a store to ``target`` puts the value where code elsewhere
+        reaches it by name: a global's (or free variable's) attribute or
+        item, or a name that is itself shared."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return any(map(self._stores_into_shared, target.elts))
+        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
+            target = target.value
+        return isinstance(target, ast.Name) and self.is_shared_root(target.id)
 
     def _binds_foreign(self, target: ast.AST) -> bool:
         """Whether the store at ``target`` binds an object unknown code may

@@ -63,7 +63,11 @@ class RepeatedHostSync(Rule):
     (a call of a function the module cannot see, a `sorted(key=...)`) may
     change what it can reach: globals, names closures use, and objects that
     escaped to such code: a local bound to what an unknown function returned
-    (`t = get()`), or given to one before (`register(t)`). Methods are
+    (`t = get()`) or to a global's object (`t = BUF`), or given to such
+    code before, itself or a view of it (`register(t)`,
+    `register(t.view(-1))`, a default value `lambda v=t: ...`, a store
+    into a global's object `HOLD.t = t`). A `match` capture (`case v:`)
+    names the subject. Methods are
     known by their torch names; a `join` or `get` may be a thread's or a
     queue's, and is unknown code, and a `sort` or an `add`, which change
     nothing of a tensor, may be a list's or a set's, which change it (and
