@@ -38,6 +38,7 @@ from lint_rules.rules import Registry
 from lint_rules.source import (
     FileKey,
     content_digest,
+    file_header,
     file_key,
     read_regular_file,
 )
@@ -151,10 +152,13 @@ def fix_text(
     ``errors``, and the others apply. If a pass still yields text that does
     not parse, the result is the original text, unchanged, with ``error``
     naming the rule(s) whose fixes broke it and the findings of the first
-    check. Internal rule failures go to ``errors``. ``registry`` maps the
+    check. A fix that would change the encoding the first two lines declare
+    (PEP 263: what the bytes mean) or the ``#!`` line is left out too
+    (``left_out`` says so). Internal rule failures go to ``errors``. ``registry`` maps the
     selected codes to rules (default: attnlint's).
     """
     original = text
+    header = file_header(text)
     tree: ast.Module | None = None
     fixed: Counter[str] = Counter()
     first_findings: list[Finding] | None = None
@@ -174,6 +178,27 @@ def fix_text(
         new_text, applied = apply_fixes(text, (fix for _, fix in candidates))
         if not applied or new_text == text:
             break
+        if file_header(new_text) != header:
+            # A fix that changes the declared encoding (a cookie removed, or
+            # one moved up to line 2) changes what the bytes mean; one that
+            # changes the ``#!`` line changes what runs the file. Left out.
+            moving = [
+                fix
+                for fix in applied
+                if file_header(apply_fixes(text, [fix])[0]) != header
+            ]
+            for fix in moving:
+                message = (
+                    f"{filename}: a fix by {code_of[id(fix)]} ({name_of[id(fix)]}: "
+                    f"{fix.message}) would change the file's encoding declaration "
+                    "or its #! line and was left out."
+                )
+                if message not in left_out:
+                    left_out.append(message)
+            kept = [fix for _, fix in candidates if fix not in moving]
+            new_text, applied = apply_fixes(text, kept)
+            if not applied or new_text == text or file_header(new_text) != header:
+                break
         parsed = parse(new_text, filename)
         if isinstance(parsed, Finding):
             # A fix that breaks the code on its own is left out (and reported

@@ -164,6 +164,25 @@ def detect_encoding(data: bytes) -> tuple[str, bool]:
     return "utf-8", bom
 
 
+def file_header(text: str) -> tuple[str | None, str | None]:
+    """What a fix must not change at the top of a file: the encoding its
+    first two lines declare (PEP 263; None if none), under which its bytes
+    are read, and its ``#!`` line (None if none), which runs it."""
+    lines = text.split("\n", 2)[:2]
+    first = lines[0] if lines else ""
+    shebang = first if first.startswith("#!") else None
+    for index, line in enumerate(lines):
+        raw = line.encode("utf-8", "surrogatepass")
+        match = _COOKIE.match(raw)
+        if match:
+            return normal_encoding_name(
+                match.group(1).decode("ascii", "replace")
+            ), shebang
+        if index == 0 and not _BLANK_OR_COMMENT.match(raw):
+            break
+    return None, shebang
+
+
 class SourceFile(Record):
     """The decoded text of a file and how to encode it back byte for byte."""
 

@@ -204,6 +204,40 @@ def test_latin1_with_a_cookie_columns_count_characters_and_fix_keeps_latin1(
 
 
 @pytest.mark.parametrize(
+    "head",
+    [
+        # The directive's "reason" is the cookie: removing it would leave
+        # latin-1 bytes with no declaration (a SyntaxError).
+        "# noqa: ATN101 -*- coding: latin-1 -*-\n",
+        # A row holding only the directive goes whole: the comment of line 3,
+        # which declares nothing there, would move up to line 2 and declare
+        # latin-1 for bytes written as UTF-8 ("\u00e9" would read as two
+        # characters).
+        "# noqa: ATN101\n#!/usr/bin/env python\n# coding: latin-1\n",
+        # The #! line runs the file: it is not the fixer's to change.
+        "#!/usr/bin/env python  # noqa: ATN101\n",
+    ],
+    ids=["cookie-in-the-reason", "cookie-moving-up", "shebang"],
+)
+def test_a_fix_never_changes_the_encoding_declaration_or_the_shebang(
+    project: Path, capsys, head: str
+) -> None:
+    body = 'ACCENT = "\u00e9"  # noqa: ATN202\n'
+    encoding = "latin-1" if "-*-" in head else "utf-8"
+    path = project / "m.py"
+    path.write_bytes((head + body).encode(encoding))
+    code, _, err = run(
+        capsys, "check", "--no-cache", "--select", "ATN001", "--fix", "m.py"
+    )
+    # The directive of the body is removed; the one in the header stays.
+    assert path.read_bytes() == (head + 'ACCENT = "\u00e9"\n').encode(encoding), err
+    assert code == 1  # the header's finding remains
+    namespace: dict[str, object] = {}
+    exec(compile(path.read_bytes(), "m.py", "exec"), namespace)
+    assert namespace["ACCENT"] == "\u00e9"
+
+
+@pytest.mark.parametrize(
     "newline", ["\r\n", "\r", "mixed"], ids=["crlf", "cr", "mixed"]
 )
 @pytest.mark.parametrize("bom", [False, True], ids=["no-bom", "bom"])
