@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix, Location
+from lint_rules.fixer import FileChanged
 from lint_rules.verify import (
     EXIT_INTERRUPTED,
     EXIT_NOT_CONFIRMED,
@@ -254,6 +255,22 @@ def test_a_file_changed_by_someone_else_is_left_as_found(tmp_path: Path) -> None
     assert transaction.restore() == []
     assert transaction.conflicts == [path]
     assert path.read_bytes() == b"x = torch.empty(1)  # edited meanwhile\n"
+
+
+def test_a_file_changed_before_a_write_is_left_as_found(tmp_path: Path) -> None:
+    # The edit comes first (while the test command ran on the unchanged
+    # files): the write finds it and is refused, and the restore that
+    # follows must not put the original back over the edit either.
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = torch.zeros(1)\n")
+    transaction = FileTransaction()
+    transaction.remember(path, path.read_bytes())
+    path.write_bytes(b"x = torch.zeros(1)  # edited meanwhile\n")
+    with pytest.raises(FileChanged):
+        transaction.write(path, b"x = torch.empty(1)\n")
+    assert transaction.restore() == []
+    assert transaction.conflicts == [path]
+    assert path.read_bytes() == b"x = torch.zeros(1)  # edited meanwhile\n"
 
 
 def test_each_write_gets_a_new_second_so_no_stale_pyc_is_loaded(tmp_path: Path) -> None:

@@ -84,10 +84,18 @@ class FileTransaction:
         if self.journal is not None:
             self.journal.record_write(path, data)
         # Unknown until the write is known to be done.
+        key = tracked.key
         tracked.current, tracked.key = None, None
-        info = fixer.write_atomic(
-            path, data, expected=expected, times_ns=(tracked.atime_ns, mtime_ns)
-        )
+        try:
+            info = fixer.write_atomic(
+                path, data, expected=expected, times_ns=(tracked.atime_ns, mtime_ns)
+            )
+        except FileChanged:
+            # Refused before anything was written: the file holds somebody
+            # else's text, which a restore must leave alone (not take for
+            # a write of this transaction cut short).
+            tracked.current, tracked.key = current, key
+            raise
         tracked.current, tracked.key = data, file_key(info)
 
     def changed(self) -> list[Path]:
