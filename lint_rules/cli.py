@@ -863,6 +863,8 @@ def run_check(args: argparse.Namespace) -> int:
         files = _discover(args, resolver)
         if not files:
             _warning("No Python files found under the given path(s)")
+        if args.output_file:
+            _refuse_report_over_a_checked_file(args.output_file, files)
 
         def write(outcome: FileOutcome) -> None:
             from lint_rules.fixer import FileNotRewritten, write_atomic
@@ -997,6 +999,38 @@ def _discover(args: argparse.Namespace, resolver: Any) -> list[Any]:
         raise UsageError(str(error)) from None
 
 
+def _refuse_report_over_a_checked_file(path: str, files: list[Any]) -> None:
+    """A report written to one of the files being checked would replace the
+    user's source with it: refuse before anything is checked or fixed."""
+    from lint_rules.output import display_path
+
+    try:
+        target = os.stat(path)
+    except OSError:
+        return  # not there yet (or unreachable: the write says so)
+    for file in files:
+        with _suppressed(OSError):
+            if os.path.samestat(target, os.stat(file)):
+                raise UsageError(
+                    f"--output-file: {path}: is {display_path(str(file))}, "
+                    "one of the files being checked; name another file"
+                )
+
+
+def _report_mode(path: str) -> int:
+    """The mode the report gets: the one of the file it replaces, else what
+    ``open`` would give a new file (0o666 less the umask), as ruff does;
+    ``mkstemp`` alone makes it private (0o600)."""
+    import stat
+
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def _write_report(path: str, text: str) -> None:
     """Write the report to ``path`` whole: to a temporary file beside it,
     then renamed over it, so a reader never sees half a report."""
@@ -1014,6 +1048,7 @@ def _write_report(path: str, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
+            os.fchmod(stream.fileno(), _report_mode(path))
         os.replace(temporary, path)
     except OSError as error:
         with _suppressed(OSError):

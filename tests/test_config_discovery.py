@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -359,3 +360,36 @@ def test_the_installed_command_discovers_the_nearest_configuration(tree: Path) -
     assert result.returncode == 1, result.stderr
     assert "top.py:3:9: ATN301" in result.stdout
     assert "inner.py" not in result.stdout
+
+
+def test_output_file_naming_a_checked_file_is_refused(tree: Path, capsys) -> None:
+    before = (tree / "top.py").read_bytes()
+    code, out, err = check(capsys, "--fix", "--output-file", "top.py", "top.py")
+    assert code == 2
+    assert "--output-file: top.py: is top.py, one of the files being checked" in err
+    assert (tree / "top.py").read_bytes() == before
+
+
+def test_output_file_naming_a_checked_file_by_a_link_is_refused(
+    tree: Path, capsys
+) -> None:
+    before = (tree / "top.py").read_bytes()
+    (tree / "link.txt").symlink_to(tree / "top.py")
+    code, _, err = check(capsys, "--output-file", "link.txt", ".")
+    assert code == 2
+    assert "one of the files being checked" in err
+    assert (tree / "top.py").read_bytes() == before
+
+
+def test_output_file_gets_the_mode_a_new_file_gets(tree: Path, capsys) -> None:
+    mask = os.umask(0o027)
+    try:
+        check(capsys, "--output-file", "new.txt", "top.py")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tree / "new.txt").stat().st_mode) == 0o640
+    (tree / "old.txt").write_text("x")
+    (tree / "old.txt").chmod(0o604)
+    check(capsys, "--output-file", "old.txt", "top.py")
+    assert stat.S_IMODE((tree / "old.txt").stat().st_mode) == 0o604
+    assert (tree / "old.txt").read_text() != "x"

@@ -509,6 +509,25 @@ def test_failing_final_run_restores_every_file_and_exits_1(fake_project: Path) -
     assert snapshot(path) == before
 
 
+def test_an_edit_made_while_verify_runs_is_kept_and_the_summary_says_so(
+    fake_project: Path,
+) -> None:
+    # Run 1 (the baseline, on the unchanged files) edits the module: the
+    # first write of a fix finds the edit and stops, and nothing puts the
+    # original back over it; the summary names the file instead of saying
+    # every file was restored.
+    path = fake_project / "buffers.py"
+    options = VerifyOptions(["buffers.py"], fake_command("--edit-on-run", "1"))
+    code, out, err = run(options)
+    assert code == EXIT_USAGE
+    assert path.read_text() == FAKE_MODULE + "# edited while verify ran\n"
+    assert "buffers.py changed on disk while verify ran: left as found" in err
+    assert "every file restored" not in out
+    assert (
+        "every other file restored (buffers.py changed meanwhile: left as found)" in out
+    )
+
+
 def test_baseline_failing_only_when_poisoned_stops_with_exit_2(
     fake_project: Path,
 ) -> None:

@@ -404,7 +404,9 @@ def verify(
             # (After a success the signal came too late to change anything.)
             report.outcome, report.exit_code = "interrupted", 128 + held[0]
         if transaction.conflicts:
-            names = ", ".join(_display(states, p) for p in transaction.conflicts)
+            left = [_display(states, p) for p in transaction.conflicts]
+            report.files_left_as_found = left
+            names = ", ".join(left)
             note = (
                 f"{names} changed on disk while verify ran: left as found, not restored"
             )

@@ -30,6 +30,8 @@ class VerifyReport:
     runs: int = 0
     elapsed: float = 0.0
     files_changed: list[str] = dataclasses.field(default_factory=list)
+    #: Files somebody else changed while verify ran: not restored, left as found.
+    files_left_as_found: list[str] = dataclasses.field(default_factory=list)
     detail: str = ""
 
 
@@ -258,10 +260,18 @@ def write_report(
         summary += f", {counts[SKIPPED]} skipped"
     summary += f"; {report.runs} test run{'s' if report.runs != 1 else ''}, {report.elapsed:.1f} s"
     stdout.write(summary + "\n")
+    left = report.files_left_as_found
+    restored = (
+        "every other file restored ("
+        + ", ".join(left)
+        + " changed meanwhile: left as found)"
+        if left
+        else "every file restored"
+    )
     if report.exit_code != EXIT_OK:
-        stdout.write("attnlint verify: every file restored\n")
+        stdout.write(f"attnlint verify: {restored}\n")
     elif dry_run:
-        stdout.write("attnlint verify: dry run, every file restored\n")
+        stdout.write(f"attnlint verify: dry run, {restored}\n")
     elif report.files_changed:
         stdout.write(
             "attnlint verify: confirmed fixes written to "
@@ -288,5 +298,6 @@ def json_report(
         "runs": report.runs,
         "elapsed_seconds": round(report.elapsed, 3),
         "files_changed": report.files_changed,
+        "files_left_as_found": report.files_left_as_found,
         "fixes": [c.to_json() for c in report.candidates],
     }

@@ -7,10 +7,11 @@ attnlint's plugin, it records a poisoned session in the witness file.
 
 usage: python fake_tests.py MODULE [--fail-if NAMES] [--fail-on-run N]
            [--fail-if-poisoned] [--sleep-if NAMES] [--pid-file PATH]
-           [--delay SECONDS]
+           [--delay SECONDS] [--edit-on-run N]
 
 ``--pid-file`` receives the pid of a run that sleeps (``--sleep-if``), or of
-every run with ``--delay`` (each run then takes that long).
+every run with ``--delay`` (each run then takes that long). ``--edit-on-run``
+appends a comment to MODULE during run N, as a user editing it meanwhile.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main() -> int:
     parser.add_argument("--sleep-if", default="")
     parser.add_argument("--pid-file", type=Path)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--edit-on-run", type=int, default=0)
     args = parser.parse_args()
     poisoned = os.environ.get("ATTNLINT_POISON") == "1"
     witness = os.environ.get("ATTNLINT_POISON_WITNESS")
@@ -41,6 +43,9 @@ def main() -> int:
     counter = args.module.with_name("runs.count")
     run = int(counter.read_text()) + 1 if counter.exists() else 1
     counter.write_text(str(run))
+    if run == args.edit_on_run:
+        with open(args.module, "a") as stream:
+            stream.write("# edited while verify ran\n")
 
     if args.delay:
         if args.pid_file:
