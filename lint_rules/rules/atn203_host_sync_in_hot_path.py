@@ -325,6 +325,32 @@ class _TextGate:
         return pattern.search(self.span(nodes)) is not None  # type: ignore[arg-type]
 
 
+#: What a branch of a path is an arm of (``_structure``): an ``if`` or a
+#: ``match`` (one arm runs), a loop, a ``try``.
+_IF, _LOOP, _TRY = "if", "loop", "try"
+
+
+def _exclusive(bound: tuple, path: tuple) -> bool:
+    """Whether a binding on the path of branches ``bound`` cannot run before
+    a use on ``path`` that follows it in the source: they are in two arms of
+    one statement of which only one runs (two arms of an ``if`` or cases of
+    a ``match``; two handlers of a ``try``, or a handler and its ``else``).
+    A binding in a statement that ended before the use's (an earlier
+    ``if``), or in one the use's is nested in, may reach it."""
+    for mine, theirs in zip(bound, path, strict=False):
+        if mine == theirs:
+            continue
+        if mine[0] != theirs[0]:
+            return False  # an earlier statement of the same block
+        kind = mine[3]
+        if kind == _IF:
+            return True
+        if kind == _TRY:
+            return mine[1] != 0 and theirs[1] != 0  # (neither in the body)
+        return False
+    return False
+
+
 def _structure(
     function: ast.AST,
     skip_unreported: bool,
@@ -374,27 +400,27 @@ def _structure(
             arms = [
                 (
                     [] if skipped == "body" else node.body,
-                    path + ((id(node), 0, False),),
+                    path + ((id(node), 0, False, _IF),),
                 ),  # type: ignore[attr-defined]
                 (
                     [] if skipped == "orelse" else node.orelse,
-                    path + ((id(node), 1, False),),
+                    path + ((id(node), 1, False, _IF),),
                 ),  # type: ignore[attr-defined]
             ]
         elif kind in (ast.For, ast.AsyncFor, ast.While):
             arms = [
-                (node.body, path + ((id(node), 0, True),)),  # type: ignore[attr-defined]
-                (node.orelse, path + ((id(node), 1, False),)),  # type: ignore[attr-defined]
+                (node.body, path + ((id(node), 0, True, _LOOP),)),  # type: ignore[attr-defined]
+                (node.orelse, path + ((id(node), 1, False, _LOOP),)),  # type: ignore[attr-defined]
             ]
         elif kind is ast.Try or kind is TryStar:
-            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            arms = [(node.body, path + ((id(node), 0, False, _TRY),))]  # type: ignore[attr-defined]
             for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
-                arms.append(([handler], path + ((id(node), number, False),)))
-            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False, _TRY),)))
+            arms.append((node.orelse, path + ((id(node), -1, False, _TRY),)))  # type: ignore[attr-defined]
             arms.append((node.finalbody, path))  # type: ignore[attr-defined]
         elif kind is ast.Match:
             arms = [
-                ([case], path + ((id(node), number, False),))
+                ([case], path + ((id(node), number, False, _IF),))
                 for number, case in enumerate(node.cases)  # type: ignore[attr-defined]
             ]
         if arms:
@@ -857,26 +883,28 @@ class _Provenance:
     def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
         """The bindings of ``name`` that may reach ``use`` (indexes into
         ``bindings[name]``), by branch structure and source order: the last
-        one before it on its own path of branches, and those after that in
-        branches nested in that path. Inside a loop, or without a use: all."""
+        one before it on its own path of branches, and those after that
+        which may run before it (not in an arm ``_exclusive`` of its own).
+        Inside a loop, or without a use: all."""
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
         where = self._use(use) if use is not None else None
         if where is None:
             return every
         path, position = where
-        if any(is_loop for _, _, is_loop in path):
+        if any(entry[2] for entry in path):
             return every
         before = [
             index
             for index, (_, bound, at) in enumerate(found)
-            if at < position and bound[: len(path)] == path[: len(bound)]
+            if at < position and not _exclusive(bound, path)
         ]
         on_path = [
             index for index in before if found[index][1] == path[: len(found[index][1])]
         ]
         if not on_path:
-            return every
+            # None certainly ran: those that may have (a parameter's value too).
+            return before if before and name not in self.params else every
         last = on_path[-1]
         return [index for index in before if index >= last]
 

@@ -157,6 +157,16 @@ def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
     assert (
         len(findings("t = batch.lens_cpu\nif n:\n    t = lens\nx = t.tolist()\n")) == 1
     )
+    # A binding in an earlier `if` (or a `try` body before its handler or
+    # `else`) may have run before a use in a later branch.
+    body = "t = batch.lens_cpu\nif n:\n    t = lens\nif q:\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    body = "t = batch.lens_cpu\nif n:\n    t = lens\nelif q:\n    pass\nelse:\n    x = t.tolist()\n"
+    assert findings(body) == []  # (``t = lens`` is in a sibling arm)
+    body = "t = batch.lens_cpu\ntry:\n    t = lens\nexcept E:\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    body = "try:\n    t = batch.lens_cpu\nexcept E:\n    t = lens\nelse:\n    x = t.tolist()\n"
+    assert findings(body) == []  # (the handler and the ``else`` exclude each other)
     # In a loop, a later binding reaches the next iteration's use.
     body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
     assert len(findings(body)) == 1
