@@ -131,8 +131,12 @@ class HostSyncInHotPath(Rule):
     A value lives on the host when it is a Python number, list or literal,
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
-    local bound only to such values, or a name matching `host-tensor-names`
-    (`seq_lens_cpu`, `self.kv_indptr_host`).
+    local bound only to such values, a name matching `host-tensor-names`
+    (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
+    private to the module (`_update`, `self._plan`: one leading underscore)
+    that every call of the module passes such a value. A public function
+    may be called from another module with a device tensor: its parameters
+    are not known.
 
     Not reported: a branch taken when a CUDA graph is captured (`if
     in_capture:`), what is evaluated only to be logged or raised
@@ -203,6 +207,10 @@ class HostSyncInHotPath(Rule):
         "import numpy as np\nclass B:\n    def forward(self, lens_cpu):\n"
         "        host = np.asarray(lens_cpu.numpy())\n"
         "        return host.tolist(), int(host[0])\n",
+        # A private helper every call of the module passes a host copy.
+        "class B:\n    def forward(self, batch):\n"
+        "        return self._n(batch.seq_lens_cpu)\n"
+        "    def _n(self, lens):\n        return lens.max().item()\n",
         # A function nothing per step calls.
         "def summarize(lens):\n    return lens.max().item()\n",
         # A Python truth test.
@@ -219,6 +227,12 @@ class HostSyncInHotPath(Rule):
             "class B:\n    def forward_decode(self, q, lens):\n"
             "        self._update(lens)\n"
             "    def _update(self, lens):\n        self.n = lens.tolist()\n"
+        ),
+        # A public helper: another module may pass it a device tensor.
+        Invalid(
+            "class B:\n    def forward(self, batch):\n"
+            "        return self.n(batch.seq_lens_cpu)\n"
+            "    def n(self, lens):\n        return lens.max().item()\n"
         ),
         # A truth test, boolean-mask indexing, and an explicit synchronize.
         Invalid(
@@ -239,6 +253,7 @@ class HostSyncInHotPath(Rule):
         model = ctx.model
         hot_paths = ctx.hot_paths
         host_names = _host_name_matcher(ctx.options.host_tensor_names)
+        callers = _Callers(ctx, host_names)
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
             if cost is None:
@@ -257,6 +272,7 @@ class HostSyncInHotPath(Rule):
                 host_names,
                 gate,
                 model.imported_names if gate.enabled else None,
+                callers.parameter,
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -738,8 +754,12 @@ class _Provenance:
         host_names: re.Pattern[str] | None,
         gate: _TextGate | None = None,
         imported_names: frozenset[str] | None = None,
+        parameter: Callable[[ast.AST, str], str] | None = None,
     ) -> None:
         self._function = function
+        #: Where a parameter lives by what the module's calls pass it
+        #: (``_Callers.parameter``); None: not known.
+        self._parameter = parameter
         #: Every name an import of the module binds (None: any name may be).
         self._imported_names = imported_names
         self._scope_factory = scope
@@ -919,6 +939,8 @@ class _Provenance:
         if isinstance(expr, _Part):
             whole = self.where(expr.whole, depth + 1)
             return whole if whole in _ON_HOST else UNKNOWN
+        if isinstance(expr, _Parameter):
+            return self.parameter(expr.name)
         if isinstance(
             expr,
             (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set),
@@ -977,22 +999,25 @@ class _Provenance:
         self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
         found = self.bindings.get(name)
         if found is None:
-            if name in self.params:
-                annotation = self.params[name]
-                result = (
-                    PYTHON
-                    if annotation is not None and _host_annotation(annotation)
-                    else UNKNOWN
-                )
-            else:
-                result = UNKNOWN
+            result = self.parameter(name) if name in self.params else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
             if name in self.params and len(reaching) == len(found):
-                values = [*values, None]
+                values = [*values, _Parameter(name)]
             result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
         self._memo[key] = result
         return result
+
+    def parameter(self, name: str) -> str:
+        """Where the value a parameter receives lives: a Python value by its
+        annotation (``n: int``), else what every call of the module passes
+        it, where the function is private to the module (``_Callers``)."""
+        annotation = self.params[name]
+        if annotation is not None and _host_annotation(annotation):
+            return PYTHON
+        if self._parameter is None:
+            return UNKNOWN
+        return self._parameter(self._function, name)
 
     def _where_call(self, call: ast.Call, depth: int) -> str:
         func = call.func
@@ -1232,6 +1257,115 @@ class _Part:
 
     def __init__(self, whole: ast.expr) -> None:
         self.whole = whole
+
+
+class _Parameter:
+    """The value a parameter receives, among the bindings of its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Callers:
+    """Where the parameters of the module's private functions live, by what
+    every call of the module passes them (``summaries.CALLERS`` says which
+    functions' calls are all known): a parameter is on the host when every
+    call passes it a host value (``kv_lens_cpu``, a ``.cpu()`` result, a
+    Python number, a default of ``None``), on the device when one may pass
+    a device value; a call whose argument is not known (``*args``, a call
+    from a lambda or the module's code) makes it unknown, and so does a
+    function the module never calls.
+
+    A caller's argument is judged by the caller's own bindings, and its
+    parameters by its own callers in turn, as deep as ``MAX_DEPTH``; a cycle
+    of calls is unknown. Each question from a rule starts afresh (its answer
+    kept), so that an answer never depends on the order of the questions."""
+
+    MAX_DEPTH = 4
+
+    def __init__(self, ctx: Context, host_names: re.Pattern[str] | None) -> None:
+        self._ctx = ctx
+        self._host_names = host_names
+        self._answers: dict[tuple[ast.AST, str], str] = {}
+        #: The question under way: the parameters asked, outermost first,
+        #: and the callers' provenances made for it.
+        self._asking: list[tuple[ast.AST, str]] | None = None
+        self._provenances: dict[ast.AST, _Provenance] = {}
+
+    def parameter(self, function: ast.AST, name: str) -> str:
+        key = (function, name)
+        found = self._answers.get(key)
+        if found is not None:
+            return found
+        if self._asking is not None:
+            return self._place(function, name)
+        self._asking = []
+        try:
+            found = self._place(function, name)
+        finally:
+            self._asking = None
+            self._provenances = {}
+        self._answers[key] = found
+        return found
+
+    def _place(self, function: ast.AST, name: str) -> str:
+        from lint_rules.analysis.summaries import module_summaries
+
+        asking = self._asking
+        key = (function, name)
+        if key in asking or len(asking) >= self.MAX_DEPTH:  # type: ignore[arg-type, operator]
+            return UNKNOWN
+        sites = module_summaries(self._ctx.model).call_sites(function)  # type: ignore[arg-type]
+        if not sites:
+            return UNKNOWN
+        defaults = {id(d) for d in function.args.defaults} | {  # type: ignore[attr-defined]
+            id(d)
+            for d in function.args.kw_defaults  # type: ignore[attr-defined]
+            if d is not None
+        }
+        asking.append(key)  # type: ignore[union-attr]
+        try:
+            places = []
+            for site in sites:
+                value = site.arguments.get(name)
+                if value is None:
+                    return UNKNOWN
+                if id(value) in defaults or site.caller is None:
+                    place = _constant_place(value)
+                else:
+                    place = self._provenance(site.caller).where(value)
+                if place == UNKNOWN:
+                    return UNKNOWN
+                places.append(place)
+        finally:
+            asking.pop()  # type: ignore[union-attr]
+        return _join(*places)
+
+    def _provenance(self, function: ast.AST) -> _Provenance:
+        found = self._provenances.get(function)
+        if found is None:
+            ctx = self._ctx
+            model = ctx.model
+            gate = _TextGate(ctx, function)
+            found = self._provenances[function] = _Provenance(
+                function,
+                partial(model.scope, function),
+                self._host_names,
+                gate,
+                model.imported_names if gate.enabled else None,
+                self.parameter,
+            )
+        return found
+
+
+def _constant_place(value: ast.expr) -> str:
+    """Where a value the module's code gives (a default, an argument of a
+    call outside functions) lives, by its form alone."""
+    if isinstance(value, (ast.Constant, ast.JoinedStr)):
+        return PYTHON
+    return UNKNOWN
 
 
 def _loop_item(iterable: ast.expr) -> ast.expr:
