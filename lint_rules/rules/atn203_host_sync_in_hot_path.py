@@ -107,6 +107,10 @@ _METADATA_METHODS = frozenset(
     }
 )
 
+#: Attributes of a tensor, or of the named tuple a torch function returns
+#: (``torch.max(x, dim=1).values``), that are a tensor where it is.
+_SAME_PLACE_ATTRIBUTES = frozenset({"values", "indices", "T", "mT", "data"})
+
 #: Where a value lives: a host tensor or array, a Python value, the device.
 HOST, PYTHON, DEVICE, UNKNOWN = "host", "python", "device", "unknown"
 _ON_HOST = frozenset({HOST, PYTHON})
@@ -955,6 +959,9 @@ class _Provenance:
                 return HOST
             if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):
                 return PYTHON
+            if expr.attr in _SAME_PLACE_ATTRIBUTES:
+                # ``lens.max(dim=1).values``, ``t.T``: where the value is.
+                return self.where(expr.value, depth + 1)
             return UNKNOWN
         if isinstance(expr, ast.Subscript):
             return self.where(expr.value, depth + 1)

@@ -58,6 +58,10 @@ HOST_VALUES = {
     "python_number": "x = int(n)\ny = float(n + 1)\n",
     "python_list": "x = [1, 2]\nif x:\n    pass\n",
     "factory_without_device": "t = torch.arange(n)\nx = t.tolist()\n",
+    "named_tuple_field": (
+        "t = batch.lens_cpu.max(dim=0).values\nx = t.tolist()\n"
+        "y = torch.sort(batch.lens_cpu).indices.tolist()\n"
+    ),
     "factory_on_cpu": "t = torch.zeros(n, device='cpu')\nx = t.max().item()\n",
     "from_numpy": "t = torch.from_numpy(np.ones(3))\nx = t.sum().item()\n",
     "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
