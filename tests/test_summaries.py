@@ -558,3 +558,40 @@ def test_attribute_writers_prefilter_follows_calls_and_cycles():
     assert summaries.may_write_attributes({"a"})
     assert not summaries.may_write_attributes({"q", "missing"})
     assert summaries.may_write_attributes({"q", "b"})
+
+
+def test_call_sites_of_private_functions_and_what_each_parameter_receives():
+    import ast
+
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.analysis.summaries import module_summaries
+
+    text = (
+        "def _f(a, b=1, *, c=None):\n    return a\n"
+        "def g(x):\n    return x\n"
+        "class K:\n"
+        "    def run(self, t):\n"
+        "        _f(t, c=2)\n        self._m(t)\n        K._m(self, 3)\n"
+        "    def _m(self, v):\n        return _f(*v)\n"
+        "    def _n(self, v):\n        return v\n"
+        "    alias = _n\n"
+    )
+    model = ModuleModel(ast.parse(text), text)
+    summaries = module_summaries(model)
+    by_name = {info.node.name: info.node for info in model.functions}
+    sites = summaries.call_sites(by_name["_f"])
+    assert [site.caller.name for site in sites] == ["run", "_m"]
+    first, starred = (site.arguments for site in sites)
+    assert {name: ast.unparse(value) for name, value in first.items()} == {
+        "a": "t",
+        "b": "1",  # the default
+        "c": "2",
+    }
+    assert starred == {}  # (what ``*v`` fills is not known)
+    bound, unbound = summaries.call_sites(by_name["_m"])
+    assert ast.unparse(bound.arguments["v"]) == "t"
+    assert ast.unparse(unbound.arguments["v"]) == "3"
+    assert "self" not in bound.arguments and "self" in unbound.arguments
+    assert summaries.call_sites(by_name["g"]) is None  # public
+    assert summaries.call_sites(by_name["run"]) is None
+    assert summaries.call_sites(by_name["_n"]) is None  # a mention not called

@@ -72,6 +72,7 @@ from lint_rules.analysis.torch_api import (
     collective_output,
 )
 from lint_rules.analysis.use_forms import (
+    _WORD_CHARS,
     called_method_names,
     function_text,
     may_follow_dot,
@@ -147,6 +148,11 @@ class ModuleSummaries:
         #: ``may_write_attributes``' answers by method name, and the methods.
         self._attribute_writers: dict[str, bool] = {}
         self._method_texts: dict[str, list[FunctionNode]] | None = None
+        #: ``call_sites``' answers, and the mentions of each name asked.
+        self._call_sites: dict[FunctionNode, list[CallSite] | None] = {}
+        self._name_mentions: dict[
+            str, list[tuple[ast.AST, dict[ast.AST, ast.AST]]]
+        ] = {}
 
     # -- who is called ----------------------------------------------------------
 
@@ -246,6 +252,107 @@ class ModuleSummaries:
                 positions.append(position)
             position = text.find(name, position + 1, end)
         return sorted(locator.rows_of(positions))
+
+    # -- who calls ---------------------------------------------------------------
+
+    def call_sites(self, function: FunctionNode) -> list[CallSite] | None:
+        """Every call of ``function`` the module holds, in source order, when
+        those are all its calls; None otherwise (``CALLERS`` says when).
+
+        A mention of the function's name must be the called expression of a
+        call: ``_f(...)`` for a module function, ``<receiver>._m(...)`` for a
+        method (any receiver: a mention that names another object's method
+        counts, which can only ask more of the callers). Any other mention
+        (stored, passed on, deleted, a bare method name in a class body, an
+        attribute named like a module function) makes the callers unknown.
+        The mentions are found on the rows whose text spells the name as a
+        word (all rows where an identifier may be spelled otherwise, or with
+        the pre-filters off)."""
+        found = self._call_sites.get(function)
+        if found is None and function not in self._call_sites:
+            found = self._call_sites[function] = self._find_call_sites(function)
+        return found
+
+    def _find_call_sites(self, function: FunctionNode) -> list[CallSite] | None:
+        info = self.model._info_of(function)
+        if info is None or info.parent is not None or not _private(function.name):
+            return None
+        name = function.name
+        cls = info.cls
+        if cls is None:
+            bindings = self.model.module_scope.bindings.get(name, ())
+            if (
+                len(bindings) != 1
+                or not isinstance(bindings[0], Definition)
+                or bindings[0].node is not function
+                or self._module_level().get(name) is not function
+                or not self._summarizable(function)
+            ):
+                return None
+        elif self.method(cls, name) is not function:
+            return None
+        mentions = self._mentions(name)
+        classes = {
+            c.name for c in self.model.classes
+        }  # (``Class._m(obj, ...)`` passes the instance itself)
+        sites: list[CallSite] = []
+        for node, parents in mentions:
+            parent = parents.get(node)
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                return None
+            if cls is None:
+                if type(node) is not ast.Name:
+                    return None
+                bound = False
+            else:
+                if type(node) is not ast.Attribute:
+                    return None
+                receiver = node.value  # type: ignore[attr-defined]
+                bound = not (isinstance(receiver, ast.Name) and receiver.id in classes)
+            sites.append(
+                CallSite(
+                    _caller(parent, parents),
+                    parent,
+                    bind_arguments(function, parent, bound),
+                )
+            )
+        return sites
+
+    def _mentions(self, name: str) -> list[tuple[ast.AST, dict[ast.AST, ast.AST]]]:
+        """The ``Name`` and ``Attribute`` nodes of the module spelling
+        ``name``, in source order, each with the parents of the walk that
+        found it (kept per name)."""
+        found = self._name_mentions.get(name)
+        if found is not None:
+            return found
+        rows = None
+        locator = self.locator
+        if locator is not None and prefilter.enabled() and not self._respells():
+            text = locator.text
+            positions = []
+            size, length = len(text), len(name)
+            position = text.find(name)
+            while position >= 0:
+                end = position + length
+                if (position == 0 or text[position - 1] not in _WORD_CHARS) and (
+                    end == size or text[end] not in _WORD_CHARS
+                ):
+                    positions.append(position)
+                position = text.find(name, end)
+            rows = sorted(locator.rows_of(positions))
+        parents: dict[ast.AST, ast.AST] = {}
+        found = []
+        if rows is None or rows:
+            for node in walk_rows(self.model.tree, rows, parents, leaves=False):
+                kind = type(node)
+                if (kind is ast.Name and node.id == name) or (  # type: ignore[attr-defined]
+                    kind is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
+                ):
+                    found.append(node)
+        found.sort(key=lambda node: (node.lineno, node.col_offset))  # type: ignore[attr-defined]
+        result = [(node, parents) for node in found]
+        self._name_mentions[name] = result
+        return result
 
     # -- summaries --------------------------------------------------------------
 
@@ -1157,6 +1264,114 @@ _LEAVING = (
     ast.With,
     ast.AsyncWith,
 )
+
+
+# --------------------------------------------------------------------------- callers
+
+
+#: Who may call a function the module defines, as ``call_sites`` sees it.
+CALLERS = """A function's callers are all known only where its name is private
+to the module: a module function or a method whose name starts with one
+underscore (not a dunder, which Python itself calls), bound once (a plain
+``def``, not decorated, never assigned as an attribute). Python's convention
+(PEP 8) makes such a name internal: code elsewhere that calls it, a
+subclass in another module calling ``self._m(...)`` included, is outside
+what a one-module analysis can see, and is taken not to exist. A public
+function or method may be called from anywhere, with anything: its
+parameters are what the function alone shows."""
+
+
+class CallSite:
+    """One call of a function: the function whose own code holds it (None:
+    module or class-body code, a lambda), the call, and the value each
+    parameter receives (the argument, or the default where none is given;
+    a parameter left out is not known: a ``*args`` or ``**kwargs``)."""
+
+    __slots__ = ("caller", "call", "arguments")
+
+    def __init__(
+        self,
+        caller: FunctionNode | None,
+        call: ast.Call,
+        arguments: dict[str, ast.expr],
+    ) -> None:
+        self.caller = caller
+        self.call = call
+        self.arguments = arguments
+
+
+def _private(name: str) -> bool:
+    """A name PEP 8 marks as internal: one leading underscore, not a dunder."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _caller(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> FunctionNode | None:
+    """The function whose own code holds ``node`` (None: a lambda's, a
+    class body's or the module's). A decorator, a default or an annotation
+    runs in the scope around its function."""
+    child, current = node, parents.get(node)
+    while current is not None:
+        kind = type(current)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            if child in current.body:  # type: ignore[attr-defined]
+                return current  # type: ignore[return-value]
+        elif kind is ast.Lambda:
+            if child is current.body:  # type: ignore[attr-defined]
+                return None
+        elif kind is ast.ClassDef:
+            if child in current.body:  # type: ignore[attr-defined]
+                return None
+        child, current = current, parents.get(current)
+    return None
+
+
+def bind_arguments(
+    function: FunctionNode, call: ast.Call, bound: bool
+) -> dict[str, ast.expr]:
+    """What each parameter of ``function`` receives from ``call`` (``bound``:
+    a method called on an instance, whose first parameter is the receiver):
+    the argument, or the parameter's default. A parameter a ``*args`` or
+    ``**kwargs`` of the call may fill is left out, and so is every one where
+    the call does not fit the signature (it raises before the body runs)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    if bound:
+        positional = positional[1:]
+    given: dict[str, ast.expr] = {}
+    starred = False
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            starred = True
+            break
+        if index >= len(positional):
+            if args.vararg is None:
+                return {}
+            break
+        given[positional[index].arg] = argument
+    keywords = {arg.arg for arg in (*args.args, *args.kwonlyargs)}
+    if bound and args.args and not args.posonlyargs:
+        keywords.discard(args.args[0].arg)
+    double_starred = False
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            double_starred = True
+        elif keyword.arg in keywords:
+            if keyword.arg in given:
+                return {}
+            given[keyword.arg] = keyword.value
+        elif args.kwarg is None:
+            return {}
+    if starred or double_starred:
+        return given  # (what the rest receives is not known)
+    # The defaults of the parameters not given.
+    every = [*args.posonlyargs, *args.args]
+    first = len(every) - len(args.defaults)  # (the defaults fill the last ones)
+    for index, default in enumerate(args.defaults):
+        given.setdefault(every[first + index].arg, default)
+    for index, default in enumerate(args.kw_defaults):
+        if default is not None:
+            given.setdefault(args.kwonlyargs[index].arg, default)
+    return given
 
 
 def module_summaries(model: ModuleModel) -> ModuleSummaries:

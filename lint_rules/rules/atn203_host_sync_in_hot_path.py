@@ -107,6 +107,10 @@ _METADATA_METHODS = frozenset(
     }
 )
 
+#: Attributes of a tensor, or of the named tuple a torch function returns
+#: (``torch.max(x, dim=1).values``), that are a tensor where it is.
+_SAME_PLACE_ATTRIBUTES = frozenset({"values", "indices", "T", "mT", "data"})
+
 #: Where a value lives: a host tensor or array, a Python value, the device.
 HOST, PYTHON, DEVICE, UNKNOWN = "host", "python", "device", "unknown"
 _ON_HOST = frozenset({HOST, PYTHON})
@@ -131,8 +135,12 @@ class HostSyncInHotPath(Rule):
     A value lives on the host when it is a Python number, list or literal,
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
-    local bound only to such values, or a name matching `host-tensor-names`
-    (`seq_lens_cpu`, `self.kv_indptr_host`).
+    local bound only to such values, a name matching `host-tensor-names`
+    (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
+    private to the module (`_update`, `self._plan`: one leading underscore)
+    that every call of the module passes such a value. A public function
+    may be called from another module with a device tensor: its parameters
+    are not known.
 
     Not reported: a branch taken when a CUDA graph is captured (`if
     in_capture:`), what is evaluated only to be logged or raised
@@ -203,6 +211,10 @@ class HostSyncInHotPath(Rule):
         "import numpy as np\nclass B:\n    def forward(self, lens_cpu):\n"
         "        host = np.asarray(lens_cpu.numpy())\n"
         "        return host.tolist(), int(host[0])\n",
+        # A private helper every call of the module passes a host copy.
+        "class B:\n    def forward(self, batch):\n"
+        "        return self._n(batch.seq_lens_cpu)\n"
+        "    def _n(self, lens):\n        return lens.max().item()\n",
         # A function nothing per step calls.
         "def summarize(lens):\n    return lens.max().item()\n",
         # A Python truth test.
@@ -219,6 +231,12 @@ class HostSyncInHotPath(Rule):
             "class B:\n    def forward_decode(self, q, lens):\n"
             "        self._update(lens)\n"
             "    def _update(self, lens):\n        self.n = lens.tolist()\n"
+        ),
+        # A public helper: another module may pass it a device tensor.
+        Invalid(
+            "class B:\n    def forward(self, batch):\n"
+            "        return self.n(batch.seq_lens_cpu)\n"
+            "    def n(self, lens):\n        return lens.max().item()\n"
         ),
         # A truth test, boolean-mask indexing, and an explicit synchronize.
         Invalid(
@@ -239,6 +257,7 @@ class HostSyncInHotPath(Rule):
         model = ctx.model
         hot_paths = ctx.hot_paths
         host_names = _host_name_matcher(ctx.options.host_tensor_names)
+        callers = _Callers(ctx, host_names)
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
             if cost is None:
@@ -257,6 +276,7 @@ class HostSyncInHotPath(Rule):
                 host_names,
                 gate,
                 model.imported_names if gate.enabled else None,
+                callers.parameter,
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -325,6 +345,32 @@ class _TextGate:
         return pattern.search(self.span(nodes)) is not None  # type: ignore[arg-type]
 
 
+#: What a branch of a path is an arm of (``_structure``): an ``if`` or a
+#: ``match`` (one arm runs), a loop, a ``try``.
+_IF, _LOOP, _TRY = "if", "loop", "try"
+
+
+def _exclusive(bound: tuple, path: tuple) -> bool:
+    """Whether a binding on the path of branches ``bound`` cannot run before
+    a use on ``path`` that follows it in the source: they are in two arms of
+    one statement of which only one runs (two arms of an ``if`` or cases of
+    a ``match``; two handlers of a ``try``, or a handler and its ``else``).
+    A binding in a statement that ended before the use's (an earlier
+    ``if``), or in one the use's is nested in, may reach it."""
+    for mine, theirs in zip(bound, path, strict=False):
+        if mine == theirs:
+            continue
+        if mine[0] != theirs[0]:
+            return False  # an earlier statement of the same block
+        kind = mine[3]
+        if kind == _IF:
+            return True
+        if kind == _TRY:
+            return mine[1] != 0 and theirs[1] != 0  # (neither in the body)
+        return False
+    return False
+
+
 def _structure(
     function: ast.AST,
     skip_unreported: bool,
@@ -374,27 +420,27 @@ def _structure(
             arms = [
                 (
                     [] if skipped == "body" else node.body,
-                    path + ((id(node), 0, False),),
+                    path + ((id(node), 0, False, _IF),),
                 ),  # type: ignore[attr-defined]
                 (
                     [] if skipped == "orelse" else node.orelse,
-                    path + ((id(node), 1, False),),
+                    path + ((id(node), 1, False, _IF),),
                 ),  # type: ignore[attr-defined]
             ]
         elif kind in (ast.For, ast.AsyncFor, ast.While):
             arms = [
-                (node.body, path + ((id(node), 0, True),)),  # type: ignore[attr-defined]
-                (node.orelse, path + ((id(node), 1, False),)),  # type: ignore[attr-defined]
+                (node.body, path + ((id(node), 0, True, _LOOP),)),  # type: ignore[attr-defined]
+                (node.orelse, path + ((id(node), 1, False, _LOOP),)),  # type: ignore[attr-defined]
             ]
         elif kind is ast.Try or kind is TryStar:
-            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            arms = [(node.body, path + ((id(node), 0, False, _TRY),))]  # type: ignore[attr-defined]
             for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
-                arms.append(([handler], path + ((id(node), number, False),)))
-            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False, _TRY),)))
+            arms.append((node.orelse, path + ((id(node), -1, False, _TRY),)))  # type: ignore[attr-defined]
             arms.append((node.finalbody, path))  # type: ignore[attr-defined]
         elif kind is ast.Match:
             arms = [
-                ([case], path + ((id(node), number, False),))
+                ([case], path + ((id(node), number, False, _IF),))
                 for number, case in enumerate(node.cases)  # type: ignore[attr-defined]
             ]
         if arms:
@@ -712,8 +758,12 @@ class _Provenance:
         host_names: re.Pattern[str] | None,
         gate: _TextGate | None = None,
         imported_names: frozenset[str] | None = None,
+        parameter: Callable[[ast.AST, str], str] | None = None,
     ) -> None:
         self._function = function
+        #: Where a parameter lives by what the module's calls pass it
+        #: (``_Callers.parameter``); None: not known.
+        self._parameter = parameter
         #: Every name an import of the module binds (None: any name may be).
         self._imported_names = imported_names
         self._scope_factory = scope
@@ -857,26 +907,28 @@ class _Provenance:
     def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
         """The bindings of ``name`` that may reach ``use`` (indexes into
         ``bindings[name]``), by branch structure and source order: the last
-        one before it on its own path of branches, and those after that in
-        branches nested in that path. Inside a loop, or without a use: all."""
+        one before it on its own path of branches, and those after that
+        which may run before it (not in an arm ``_exclusive`` of its own).
+        Inside a loop, or without a use: all."""
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
         where = self._use(use) if use is not None else None
         if where is None:
             return every
         path, position = where
-        if any(is_loop for _, _, is_loop in path):
+        if any(entry[2] for entry in path):
             return every
         before = [
             index
             for index, (_, bound, at) in enumerate(found)
-            if at < position and bound[: len(path)] == path[: len(bound)]
+            if at < position and not _exclusive(bound, path)
         ]
         on_path = [
             index for index in before if found[index][1] == path[: len(found[index][1])]
         ]
         if not on_path:
-            return every
+            # None certainly ran: those that may have (a parameter's value too).
+            return before if before and name not in self.params else every
         last = on_path[-1]
         return [index for index in before if index >= last]
 
@@ -891,6 +943,8 @@ class _Provenance:
         if isinstance(expr, _Part):
             whole = self.where(expr.whole, depth + 1)
             return whole if whole in _ON_HOST else UNKNOWN
+        if isinstance(expr, _Parameter):
+            return self.parameter(expr.name)
         if isinstance(
             expr,
             (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set),
@@ -905,6 +959,9 @@ class _Provenance:
                 return HOST
             if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):
                 return PYTHON
+            if expr.attr in _SAME_PLACE_ATTRIBUTES:
+                # ``lens.max(dim=1).values``, ``t.T``: where the value is.
+                return self.where(expr.value, depth + 1)
             return UNKNOWN
         if isinstance(expr, ast.Subscript):
             return self.where(expr.value, depth + 1)
@@ -949,22 +1006,25 @@ class _Provenance:
         self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
         found = self.bindings.get(name)
         if found is None:
-            if name in self.params:
-                annotation = self.params[name]
-                result = (
-                    PYTHON
-                    if annotation is not None and _host_annotation(annotation)
-                    else UNKNOWN
-                )
-            else:
-                result = UNKNOWN
+            result = self.parameter(name) if name in self.params else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
             if name in self.params and len(reaching) == len(found):
-                values = [*values, None]
+                values = [*values, _Parameter(name)]
             result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
         self._memo[key] = result
         return result
+
+    def parameter(self, name: str) -> str:
+        """Where the value a parameter receives lives: a Python value by its
+        annotation (``n: int``), else what every call of the module passes
+        it, where the function is private to the module (``_Callers``)."""
+        annotation = self.params[name]
+        if annotation is not None and _host_annotation(annotation):
+            return PYTHON
+        if self._parameter is None:
+            return UNKNOWN
+        return self._parameter(self._function, name)
 
     def _where_call(self, call: ast.Call, depth: int) -> str:
         func = call.func
@@ -1204,6 +1264,115 @@ class _Part:
 
     def __init__(self, whole: ast.expr) -> None:
         self.whole = whole
+
+
+class _Parameter:
+    """The value a parameter receives, among the bindings of its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Callers:
+    """Where the parameters of the module's private functions live, by what
+    every call of the module passes them (``summaries.CALLERS`` says which
+    functions' calls are all known): a parameter is on the host when every
+    call passes it a host value (``kv_lens_cpu``, a ``.cpu()`` result, a
+    Python number, a default of ``None``), on the device when one may pass
+    a device value; a call whose argument is not known (``*args``, a call
+    from a lambda or the module's code) makes it unknown, and so does a
+    function the module never calls.
+
+    A caller's argument is judged by the caller's own bindings, and its
+    parameters by its own callers in turn, as deep as ``MAX_DEPTH``; a cycle
+    of calls is unknown. Each question from a rule starts afresh (its answer
+    kept), so that an answer never depends on the order of the questions."""
+
+    MAX_DEPTH = 4
+
+    def __init__(self, ctx: Context, host_names: re.Pattern[str] | None) -> None:
+        self._ctx = ctx
+        self._host_names = host_names
+        self._answers: dict[tuple[ast.AST, str], str] = {}
+        #: The question under way: the parameters asked, outermost first,
+        #: and the callers' provenances made for it.
+        self._asking: list[tuple[ast.AST, str]] | None = None
+        self._provenances: dict[ast.AST, _Provenance] = {}
+
+    def parameter(self, function: ast.AST, name: str) -> str:
+        key = (function, name)
+        found = self._answers.get(key)
+        if found is not None:
+            return found
+        if self._asking is not None:
+            return self._place(function, name)
+        self._asking = []
+        try:
+            found = self._place(function, name)
+        finally:
+            self._asking = None
+            self._provenances = {}
+        self._answers[key] = found
+        return found
+
+    def _place(self, function: ast.AST, name: str) -> str:
+        from lint_rules.analysis.summaries import module_summaries
+
+        asking = self._asking
+        key = (function, name)
+        if key in asking or len(asking) >= self.MAX_DEPTH:  # type: ignore[arg-type, operator]
+            return UNKNOWN
+        sites = module_summaries(self._ctx.model).call_sites(function)  # type: ignore[arg-type]
+        if not sites:
+            return UNKNOWN
+        defaults = {id(d) for d in function.args.defaults} | {  # type: ignore[attr-defined]
+            id(d)
+            for d in function.args.kw_defaults  # type: ignore[attr-defined]
+            if d is not None
+        }
+        asking.append(key)  # type: ignore[union-attr]
+        try:
+            places = []
+            for site in sites:
+                value = site.arguments.get(name)
+                if value is None:
+                    return UNKNOWN
+                if id(value) in defaults or site.caller is None:
+                    place = _constant_place(value)
+                else:
+                    place = self._provenance(site.caller).where(value)
+                if place == UNKNOWN:
+                    return UNKNOWN
+                places.append(place)
+        finally:
+            asking.pop()  # type: ignore[union-attr]
+        return _join(*places)
+
+    def _provenance(self, function: ast.AST) -> _Provenance:
+        found = self._provenances.get(function)
+        if found is None:
+            ctx = self._ctx
+            model = ctx.model
+            gate = _TextGate(ctx, function)
+            found = self._provenances[function] = _Provenance(
+                function,
+                partial(model.scope, function),
+                self._host_names,
+                gate,
+                model.imported_names if gate.enabled else None,
+                self.parameter,
+            )
+        return found
+
+
+def _constant_place(value: ast.expr) -> str:
+    """Where a value the module's code gives (a default, an argument of a
+    call outside functions) lives, by its form alone."""
+    if isinstance(value, (ast.Constant, ast.JoinedStr)):
+        return PYTHON
+    return UNKNOWN
 
 
 def _loop_item(iterable: ast.expr) -> ast.expr:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import child_nodes, spans
+from lint_rules.analysis.scopes import Argument
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -82,7 +83,9 @@ class NonBlockingFromPageable(Rule):
     that is not pinned: a factory given no device and no `pin_memory=True`
     (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy`, a
     `.cpu()` or `.to("cpu")` result, or host arithmetic on such a tensor
-    (`torch.cat`, `+`, `.to(torch.int32)`), in the same function.
+    (`torch.cat`, `+`, `.to(torch.int32)`), in the same function, or
+    returned by a function of the module that makes it so (`_lens(...)`,
+    `self._host_indptr(...)`: every `return` of its body gives such memory).
 
     ## Why is this bad?
     CUDA copies asynchronously only from page-locked (pinned) memory. From
@@ -156,6 +159,12 @@ class NonBlockingFromPageable(Rule):
             "    indptr = torch.cumsum(host, 0)\n"
             "    return indptr.cuda(non_blocking=True)\n"
         ),
+        # Made by a helper of the module.
+        Invalid(
+            "import torch\ndef _lens(x):\n    return torch.tensor(x)\n"
+            "def plan(x, device):\n"
+            "    return _lens(x).to(device, non_blocking=True)\n"
+        ),
         # Written into after it is made: the memory is still pageable.
         Invalid(
             "import torch\ndef plan(self, n, lens, non_blocking=True):\n"
@@ -186,6 +195,7 @@ class NonBlockingFromPageable(Rule):
         # a keyword (and its call), where each identifier is spelled as
         # Python reads it.
         filtering = prefilter.enabled() and not prefilter.may_respell_ascii(text)
+        returns = _Returns(ctx, host_names, filtering)
         for info in model.functions_spanning(rows):
             copies = [
                 (node, source)
@@ -196,18 +206,10 @@ class NonBlockingFromPageable(Rule):
             ]
             if not copies:
                 continue
-            rows_naming = None
-            if filtering:
-                function = info.node
-                first, last = function.lineno, function.end_lineno or function.lineno
-                if _ascii_rows(ctx, first, last):
-
-                    def rows_naming(
-                        name: str, first: int = first, last: int = last
-                    ) -> list[int]:
-                        return ctx.rows_naming(frozenset((name,)), first, last)
-
-            memory = _Memory(info.node, model.scope(info.node), host_names, rows_naming)
+            rows_naming = _rows_naming(ctx, info.node) if filtering else None
+            memory = _Memory(
+                info.node, model.scope(info.node), host_names, rows_naming, returns
+            )
             for node, source in copies:
                 made = memory.made_pageable(source)
                 if made is not None:
@@ -217,6 +219,113 @@ class NonBlockingFromPageable(Rule):
                         "synchronous"
                     )
                     yield ctx.report(self, node, message)
+
+
+def _rows_naming(ctx: Context, function: ast.AST) -> Callable[[str], list[int]] | None:
+    """The rows of ``function`` where a name may be written (for
+    ``_Memory``), where its rows are ASCII; None: all of them."""
+    first = function.lineno  # type: ignore[attr-defined]
+    last = function.end_lineno or first  # type: ignore[attr-defined]
+    if not _ascii_rows(ctx, first, last):
+        return None
+
+    def rows_naming(name: str) -> list[int]:
+        return ctx.rows_naming(frozenset((name,)), first, last)
+
+    return rows_naming
+
+
+class _Returns:
+    """What a call of one of the module's own functions returns, by its
+    body: a module function called by name (``_make(...)``) or a method of
+    the class called on the instance (``self._make(...)``), each one the
+    summaries would read (a plain ``def``, bound once: ``ModuleSummaries``),
+    and a method no other class of the module defines (an override might
+    return other memory). Its result is pageable when every ``return``
+    with a value gives pageable memory by the callee's own code (a path
+    that returns ``None`` gives nothing a copy could read); a callee that
+    calls back into one being read, or past ``MAX_DEPTH``, is not known."""
+
+    MAX_DEPTH = 4
+
+    def __init__(
+        self, ctx: Context, host_names: re.Pattern[str] | None, filtering: bool
+    ) -> None:
+        self._ctx = ctx
+        self._host_names = host_names
+        self._filtering = filtering
+        self._found: dict[ast.AST, tuple[str, str]] = {}
+        self._reading: list[ast.AST] = []
+
+    def callee(self, call: ast.Call, function: ast.AST) -> ast.AST | None:
+        """The function of the module that ``call``, in ``function``, runs."""
+        from lint_rules.analysis.summaries import module_summaries
+
+        model = self._ctx.model
+        func = call.func
+        summaries = module_summaries(model)
+        if isinstance(func, ast.Name):
+            return summaries.module_function(func.id, model.scope(function))  # type: ignore[arg-type]
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return None
+        info = model._info_of(function)  # type: ignore[arg-type]
+        if info is None or info.cls is None or info.parent is not None:
+            return None
+        args = (*function.args.posonlyargs, *function.args.args)  # type: ignore[attr-defined]
+        if not args or func.value.id != args[0].arg or function.decorator_list:  # type: ignore[attr-defined]
+            return None
+        scope = model.scope(function)  # type: ignore[arg-type]
+        if any(
+            not isinstance(binding, Argument)
+            for binding in scope.bindings.get(func.value.id, ())
+        ):
+            return None  # (the instance parameter bound again)
+        method = summaries.method(info.cls, func.attr)
+        if method is None or any(
+            other.node is not method and other.node.name == func.attr
+            for other in model.functions
+            if other.cls is not None and other.parent is None
+        ):
+            return None
+        return method
+
+    def returned(self, callee: ast.AST) -> tuple[str, str]:
+        """(kind, how) of what ``callee`` returns."""
+        found = self._found.get(callee)
+        if found is not None:
+            return found
+        if callee in self._reading or len(self._reading) >= self.MAX_DEPTH:
+            return UNKNOWN, ""
+        self._reading.append(callee)
+        try:
+            found = self._read(callee)
+        finally:
+            self._reading.pop()
+        if not self._reading:  # (an answer under a cut might differ)
+            self._found[callee] = found
+        return found
+
+    def _read(self, callee: ast.AST) -> tuple[str, str]:
+        ctx = self._ctx
+        memory = _Memory(
+            callee,
+            ctx.model.scope(callee),  # type: ignore[arg-type]
+            self._host_names,
+            _rows_naming(ctx, callee) if self._filtering else None,
+            self,
+        )
+        found = []
+        for node in _own_nodes(callee):
+            if isinstance(node, ast.Return) and node.value is not None:
+                if isinstance(node.value, ast.Constant) and node.value.value is None:
+                    continue
+                kind, how = memory._memory(node.value, 0)
+                if kind != PAGEABLE:
+                    return UNKNOWN, ""
+                found.append(how)
+        if not found:
+            return UNKNOWN, ""
+        return PAGEABLE, found[0]
 
 
 def _non_blocking(call: ast.Call) -> bool:
@@ -307,10 +416,13 @@ class _Memory:
         scope: object,
         host_names: re.Pattern[str] | None,
         rows_naming: Callable[[str], list[int]] | None = None,
+        returns: _Returns | None = None,
     ) -> None:
         """``rows_naming(name)``: the sorted rows of the function where
-        ``name`` may be written (a pre-filter; None: all of them)."""
+        ``name`` may be written (a pre-filter; None: all of them);
+        ``returns``: what calls of the module's own functions return."""
         self.scope = scope
+        self.returns = returns
         self.host_names = host_names
         self.function = function
         self.rows_naming = rows_naming
@@ -436,6 +548,18 @@ class _Memory:
                 [self._memory(arg, depth + 1) for arg in tensors],
                 f"was computed by `{qualified}` {where} on the host",
             )
+        if qualified is None and self.returns is not None:
+            callee = self.returns.callee(call, self.function)
+            if callee is not None:
+                kind, how = self.returns.returned(callee)
+                if kind == PAGEABLE:
+                    name = callee.name  # type: ignore[attr-defined]
+                    if not how.startswith("`"):
+                        how = f"its result {how}"
+                    return PAGEABLE, (
+                        f"was returned by `{name}()` {where}, where {how}"
+                    )
+                return UNKNOWN, ""
         if qualified is None and isinstance(func, ast.Attribute):
             if func.attr in _SELF_OR_VIEW_METHODS:
                 if func.attr == "to" and (

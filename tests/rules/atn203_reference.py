@@ -60,9 +60,10 @@ def _own_nodes(function: ast.AST, where: object = None) -> Iterator[ast.AST]:
 
 def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
     """The nodes of the function's own code, each with its path of branches:
-    ``((id(if), 0, False), ...)`` for the body of an ``if`` (1 for its
-    ``else``), ``(id(loop), 0, True)`` for a loop body, the arms of a ``try``
-    and of a ``match`` likewise. Expressions have their statement's path."""
+    ``((id(if), 0, False, "if"), ...)`` for the body of an ``if`` (1 for its
+    ``else``), ``(id(loop), 0, True, "loop")`` for a loop body, the arms of
+    a ``try`` (``"try"``) and the cases of a ``match`` (``"if"``: one runs)
+    likewise. Expressions have their statement's path."""
     stack: list[tuple[ast.AST, tuple]] = [
         (stmt, ())
         for stmt in reversed(function.body)  # type: ignore[attr-defined]
@@ -75,28 +76,28 @@ def _nodes_with_branches(function: ast.AST) -> Iterator[tuple[ast.AST, tuple]]:
         arms: list[tuple[list[ast.AST], tuple]] = []
         if isinstance(node, ast.If):
             arms = [
-                (node.body, path + ((id(node), 0, False),)),
-                (node.orelse, path + ((id(node), 1, False),)),
+                (node.body, path + ((id(node), 0, False, "if"),)),
+                (node.orelse, path + ((id(node), 1, False, "if"),)),
             ]
             heads: list[ast.AST] = [node.test]
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             arms = [
-                (node.body, path + ((id(node), 0, True),)),
-                (node.orelse, path + ((id(node), 1, False),)),
+                (node.body, path + ((id(node), 0, True, "loop"),)),
+                (node.orelse, path + ((id(node), 1, False, "loop"),)),
             ]
             heads = (
                 [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
             )
         elif isinstance(node, (ast.Try, TryStar)):
-            arms = [(node.body, path + ((id(node), 0, False),))]  # type: ignore[attr-defined]
+            arms = [(node.body, path + ((id(node), 0, False, "try"),))]  # type: ignore[attr-defined]
             for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
-                arms.append(([handler], path + ((id(node), number, False),)))
-            arms.append((node.orelse, path + ((id(node), -1, False),)))  # type: ignore[attr-defined]
+                arms.append(([handler], path + ((id(node), number, False, "try"),)))
+            arms.append((node.orelse, path + ((id(node), -1, False, "try"),)))  # type: ignore[attr-defined]
             arms.append((node.finalbody, path))  # type: ignore[attr-defined]
             heads = []
         elif isinstance(node, ast.Match):
             arms = [
-                ([case], path + ((id(node), number, False),))
+                ([case], path + ((id(node), number, False, "if"),))
                 for number, case in enumerate(node.cases)
             ]
             heads = [node.subject]

@@ -58,6 +58,10 @@ HOST_VALUES = {
     "python_number": "x = int(n)\ny = float(n + 1)\n",
     "python_list": "x = [1, 2]\nif x:\n    pass\n",
     "factory_without_device": "t = torch.arange(n)\nx = t.tolist()\n",
+    "named_tuple_field": (
+        "t = batch.lens_cpu.max(dim=0).values\nx = t.tolist()\n"
+        "y = torch.sort(batch.lens_cpu).indices.tolist()\n"
+    ),
     "factory_on_cpu": "t = torch.zeros(n, device='cpu')\nx = t.max().item()\n",
     "from_numpy": "t = torch.from_numpy(np.ones(3))\nx = t.sum().item()\n",
     "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
@@ -157,6 +161,16 @@ def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
     assert (
         len(findings("t = batch.lens_cpu\nif n:\n    t = lens\nx = t.tolist()\n")) == 1
     )
+    # A binding in an earlier `if` (or a `try` body before its handler or
+    # `else`) may have run before a use in a later branch.
+    body = "t = batch.lens_cpu\nif n:\n    t = lens\nif q:\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    body = "t = batch.lens_cpu\nif n:\n    t = lens\nelif q:\n    pass\nelse:\n    x = t.tolist()\n"
+    assert findings(body) == []  # (``t = lens`` is in a sibling arm)
+    body = "t = batch.lens_cpu\ntry:\n    t = lens\nexcept E:\n    x = t.tolist()\n"
+    assert len(findings(body)) == 1
+    body = "try:\n    t = batch.lens_cpu\nexcept E:\n    t = lens\nelse:\n    x = t.tolist()\n"
+    assert findings(body) == []  # (the handler and the ``else`` exclude each other)
     # In a loop, a later binding reaches the next iteration's use.
     body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
     assert len(findings(body)) == 1
@@ -412,3 +426,144 @@ def test_aliased_truth_functions_are_reported() -> None:
     text = TRUTH_TEXTS[1]
     found = [f for f in check_source(text, "x.py", SETTINGS) if f.code == "ATN203"]
     assert len(found) == 1 and "truth value" in found[0].message
+
+
+def _module(source: str) -> list:
+    return [
+        f
+        for f in check_source(textwrap.dedent(source), "m.py", SETTINGS)
+        if f.code == "ATN203"
+    ]
+
+
+def test_a_private_helper_is_judged_by_what_every_call_of_the_module_passes() -> None:
+    source = """
+        import torch
+
+        class B:
+            def forward(self, batch):
+                self._update(batch.seq_lens_cpu, batch.seq_lens)
+                self._update(torch.zeros(3), batch.seq_lens)
+                _sizes(torch.tensor([1, 2]))
+                _sizes(lens=batch.kv_lens_cpu, extra=3)
+
+            def _update(self, lens, dev):
+                if lens[0] > 2:
+                    pass
+                return lens.max().item(), dev.max().item()
+
+        def _sizes(lens, extra=None):
+            return lens.tolist(), int(lens[0]), extra
+        """
+    # Only `dev`, which no call passes a host value, is reported.
+    (finding,) = _module(source)
+    assert finding.location.row == 14 and finding.location.column == 35
+
+
+CALLERS_UNKNOWN = {
+    # A public method may be called from another module, with anything.
+    "public": (
+        "class B:\n    def forward(self, b):\n        self.update(b.lens_cpu)\n"
+        "    def update(self, lens):\n        return lens.tolist()\n"
+    ),
+    # One call passes a value not known to be on the host.
+    "one_call_unknown": (
+        "class B:\n    def forward(self, b):\n        self._u(b.lens_cpu)\n"
+        "        self._u(b.lens)\n"
+        "    def _u(self, lens):\n        return lens.tolist()\n"
+    ),
+    # Stored as a callback: its calls are not all seen.
+    "stored": (
+        "class B:\n    def forward(self, b):\n        self.cb = self._u\n"
+        "        self._u(b.lens_cpu)\n"
+        "    def _u(self, lens):\n        return lens.tolist()\n"
+    ),
+    # Passed on: called by a function the module does not show.
+    "passed_on": (
+        "def _u(lens):\n    return lens.tolist()\n"
+        "class B:\n    def forward(self, b):\n        run(_u, b.lens)\n"
+        "        _u(b.lens_cpu)\n"
+    ),
+    # Unpacked arguments: what the parameter receives is not known.
+    "starred": (
+        "def _u(lens):\n    return lens.tolist()\n"
+        "class B:\n    def forward(self, b, args):\n        _u(*args)\n"
+        "        _u(b.lens_cpu)\n"
+    ),
+    # A lambda's call: the lambda's parameters are not known.
+    "lambda": (
+        "def _u(lens):\n    return lens.tolist()\n"
+        "class B:\n    def forward(self, b):\n        f = lambda x: _u(x)\n"
+        "        _u(b.lens_cpu)\n        return f\n"
+    ),
+    # A dunder is called by Python itself.
+    "dunder": (
+        "class B:\n    def forward(self, b):\n        self.__call__(b.lens_cpu)\n"
+        "    def __call__(self, lens):\n        return lens.tolist()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("source", CALLERS_UNKNOWN.values(), ids=CALLERS_UNKNOWN.keys())
+def test_a_parameter_whose_calls_are_not_all_known_stays_unknown(source: str) -> None:
+    (finding,) = _module(source)
+    assert "tolist" in finding.message
+
+
+def test_callers_chain_through_private_helpers_and_stop_at_cycles() -> None:
+    chain = """
+        class B:
+            def forward(self, b):
+                self._a(b.lens_cpu)
+
+            def _a(self, lens):
+                self._b(lens)
+
+            def _b(self, lens):
+                return lens.tolist()
+        """
+    assert _module(chain) == []
+    cycle = """
+        class B:
+            def forward(self, b):
+                self._a(b.lens_cpu)
+
+            def _a(self, lens):
+                self._b(lens)
+                return lens.tolist()
+
+            def _b(self, lens):
+                self._a(lens)
+        """
+    # ``_a`` receives what ``_b`` passes, which is what ``_a`` receives: a
+    # cycle, not known.
+    assert len(_module(cycle)) == 1
+
+
+def test_callers_answers_do_not_depend_on_the_prefilters() -> None:
+    from lint_rules import prefilter
+
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class B:
+            def forward(self, b):
+                self._a(b.lens_cpu, b.lens)
+                _f(torch.zeros(2))
+
+            def _a(self, lens, dev):
+                return lens.tolist(), dev.tolist()
+
+        def _f(x):
+            return x.tolist()
+        """
+    )
+    on = check_source(source, "m.py", SETTINGS)
+    previous = prefilter.set_enabled(False)
+    try:
+        off = check_source(source, "m.py", SETTINGS)
+    finally:
+        prefilter.set_enabled(previous)
+    assert on == off and len(on) == 1
+    assert (on[0].location.row, on[0].location.column) == (10, 31)  # dev.tolist()

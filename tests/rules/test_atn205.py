@@ -78,3 +78,91 @@ def test_reported_anywhere_as_a_warning_without_a_fix() -> None:
     assert rule.severity == "warning" and rule.fix_availability == "none"
     (finding,) = findings("torch.tensor(lengths).cuda(non_blocking=True)\n")
     assert finding.fix is None and finding.cost == "unknown"
+
+
+def _module(source: str) -> list:
+    return check_source(textwrap.dedent(source), "m.py", SETTINGS)
+
+
+def test_a_source_returned_by_a_function_of_the_module_is_read_in_its_body() -> None:
+    source = """
+        import torch
+
+        def _lens(values):
+            out = torch.tensor(values, dtype=torch.int32)
+            return out
+
+        class B:
+            def forward(self, values, dev):
+                a = _lens(values).to(dev, non_blocking=True)
+                b = self._host(values).to(dev, non_blocking=True)
+                c = self._pinned(values).to(dev, non_blocking=True)
+                d = self._either(values, dev).to(dev, non_blocking=True)
+                return a, b, c, d
+
+            def _host(self, values):
+                if values is None:
+                    return None  # (no copy reads a None)
+                return _lens(values) + 1
+
+            def _pinned(self, values):
+                return torch.tensor(values).pin_memory()
+
+            def _either(self, values, dev):
+                if dev is None:
+                    return torch.tensor(values)
+                return torch.tensor(values, device=dev)
+        """
+    found = _module(source)
+    assert [f.location.row for f in found] == [10, 11]
+    assert "returned by `_lens()` at line 10, where `out` was made by" in (
+        found[0].message
+    )
+    assert "returned by `_host()` at line 11, where its result was computed" in (
+        found[1].message
+    )
+
+
+#: (not known, the same read where the condition is lifted: reported)
+RETURNS_UNKNOWN = {
+    # Another class of the module defines the method: an override may run.
+    "overridden": (
+        "class A:\n    def forward(self, v, d):\n"
+        "        return self._mk(v).to(d, non_blocking=True)\n"
+        "    def _mk(self, v):\n        return torch.tensor(v)\n"
+        "class C(A):\n    def _mk(self, v):\n        return v\n",
+        "class C(A):\n    def _mk(self, v):\n        return v\n",
+        "",
+    ),
+    # Decorated: the call may not run the body as written.
+    "decorated": (
+        "import functools\n@functools.cache\ndef _mk(v):\n    return torch.tensor(v)\n"
+        "def f(v, d):\n    return _mk(v).to(d, non_blocking=True)\n",
+        "@functools.cache\n",
+        "",
+    ),
+    # Recursion: not known.
+    "recursive": (
+        "def _mk(v):\n    return _mk(v)\n"
+        "def f(v, d):\n    return _mk(v).to(d, non_blocking=True)\n",
+        "return _mk(v)",
+        "return torch.tensor(v)",
+    ),
+    # Not on the instance parameter.
+    "other_receiver": (
+        "class A:\n    def forward(self, o, v, d):\n"
+        "        return o._mk(v).to(d, non_blocking=True)\n"
+        "    def _mk(self, v):\n        return torch.tensor(v)\n",
+        "o._mk",
+        "self._mk",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", RETURNS_UNKNOWN.values(), ids=RETURNS_UNKNOWN.keys())
+def test_a_call_whose_body_may_not_run_as_written_is_not_known(case) -> None:
+    body, old, new = case
+    assert _module("import torch\n" + body) == []
+    assert old in body
+    (finding,) = _module("import torch\n" + body.replace(old, new, 1))
+    assert "was returned by `_mk()`" in finding.message
