@@ -99,7 +99,7 @@ def _zero_truth(label: Label) -> bool | None:
 
 
 def _sync_truth(label: Label) -> bool | None:
-    if label["phase"] == "startup":
+    if label["phase"] in ("startup", "never"):
         return False
     where = label["device_or_host"]
     if where in ("host", "none", "h2d_blocking"):
