@@ -7,7 +7,8 @@ anything: a rule's ``triggers``, the text scans of ``use_forms`` and
 attribute's name and rows opening a ``[1:``, ATN104's rows holding a
 ``zero_(`` or ``fill_(``, ATN205's rows holding ``non_blocking``, the
 summaries' functions that may write a parameter whole
-(``ModuleSummaries.may_write``) and rows where a class may assign a
+(``ModuleSummaries.may_write``), the calls of them a buffer may be passed
+to (``ModuleSummaries.may_pass_to_writer``) and rows where a class may assign a
 method's name, ATN202's test of which equal assignments may dominate
 another, ATN301's count of binding statements, the rows where a ``:=`` may
 bind a name, and the checker's look for suppression comments. Each lives
