@@ -5,9 +5,11 @@ a rule skip the analysis it shortcuts where that analysis could not report
 anything: a rule's ``triggers``, the text scans of ``use_forms`` and
 ``rows_naming``, ATN201's sync call names, ATN102's rows holding an
 attribute's name and rows opening a ``[1:``, ATN104's rows holding a
-``zero_(`` or ``fill_(``, the summaries' functions that may write a
-parameter whole (``ModuleSummaries.may_write``) and rows where a class may
-assign a method's name, ATN202's test of which equal assignments may dominate
+``zero_(`` or ``fill_(``, ATN205's rows holding ``non_blocking``, the
+summaries' functions that may write a parameter whole
+(``ModuleSummaries.may_write``), the calls of them a buffer may be passed
+to (``ModuleSummaries.may_pass_to_writer``) and rows where a class may assign a
+method's name, ATN202's test of which equal assignments may dominate
 another, ATN301's count of binding statements, the rows where a ``:=`` may
 bind a name, and the checker's look for suppression comments. Each lives
 beside the analysis it shortcuts and asks ``enabled()`` first; so each one

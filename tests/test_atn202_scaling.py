@@ -51,6 +51,15 @@ SHAPES = {
     # Not next to each other (the analysis is asked what runs between, and
     # nothing there changes the value; print would: a __str__ runs code).
     "spaced": lambda n: "def f(m, a):\n" + "    m.k = a\n    pass\n" * (n // 2),
+    # Two targets in turn: each repeat's question spans its own stretch of
+    # the function, and the aliases (each ``m.j = a`` makes ``m.j`` hold
+    # ``a``) pile up, one per statement.
+    "alternating": lambda n: (
+        "def f(m, a, b):\n" + "    m.j = a\n    m.k = b\n" * (n // 2)
+    ),
+    "alternating names": lambda n: (
+        "def f(a, b):\n" + "    x = a\n    y = b\n" * (n // 2) + "    return x, y\n"
+    ),
 }
 
 

@@ -4,11 +4,17 @@ through ATN201: what changes a tensor must end a repeat, what cannot must not.""
 from __future__ import annotations
 
 import ast
+import random
 import textwrap
 
 import pytest
 
-from lint_rules.analysis.invalidation import Point, invalidation_for, paths_conflict
+from lint_rules.analysis.invalidation import (
+    Invalidation,
+    Point,
+    invalidation_for,
+    paths_conflict,
+)
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
@@ -143,3 +149,116 @@ def test_referenced_between(code, kept):
         ("a",), Point(flow.block_of(first), first), Point(flow.block_of(second), second)
     )
     assert (found is not None) is kept
+
+
+# ------------------------------------------- reaching and aliases, by runs
+
+
+class _Plain(Invalidation):
+    """The analysis as it was before runs of blocks: reaching sets listed
+    block by block, and every alias entry kept (the slow oracle)."""
+
+    def reaching(self, block):
+        seen, stack = {block.index}, list(block.preds)
+        while stack:
+            pred = stack.pop()
+            if pred.index not in seen:
+                seen.add(pred.index)
+                stack.extend(pred.preds)
+        return frozenset(seen)
+
+    def _alias(self, key, other, exact):
+        if key == other:
+            return
+        if self._alias_site == -2:
+            self._alias_site = self._site_of(self._site_node)
+        entries = self._aliases.setdefault(key[0], {}).setdefault(key, [])
+        entry = (other, exact, self._alias_site)
+        if entry not in entries:
+            entries.append(entry)
+
+
+_RUNS = [
+    # Straight code, a loop with break and continue, try/finally, with, a
+    # loop nothing enters (after a return), and aliases made again and again.
+    """
+    def f(m, a, b, xs, c, lock):
+        m.j = a
+        y = m
+        for x in xs:
+            m.k = b
+            if c:
+                break
+            n = x
+            m.j = n
+            continue
+        else:
+            m.j = a
+        try:
+            m.k = y.j
+            q = m.k
+        finally:
+            m.j = a
+        with lock:
+            z = q
+            m.j = z
+        while c:
+            m.j = a
+            y.k = b
+        return m
+        while True:
+            m.j = b
+            m.k = a
+    """,
+    """
+    def g(a, b, c, xs):
+        x = a
+        while True:
+            y = x
+            x = b
+            if c:
+                x = a
+                continue
+            for v in xs:
+                b = y
+            else:
+                break
+        return x
+    """,
+]
+
+
+def _functions(source: str):
+    tree = ast.parse(textwrap.dedent(source))
+    model = ModuleModel(tree)
+    for function in model.functions:
+        yield model.flow(function.node), model.scope(function.node)
+
+
+def _sources():
+    from tests.test_atn202_scaling import _random_function
+
+    yield from _RUNS
+    for seed in range(30):
+        yield _random_function(random.Random(seed), 40)
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_reaching_and_aliases_by_runs_agree_with_the_plain_lists(source):
+    for flow, scope in _functions(source):
+        analysis, plain = Invalidation(flow, scope), _Plain(flow, scope)
+        count = len(flow.blocks)
+        paths = {("m",), ("m", "j"), ("m", "k"), ("y", "j"), ("x",), ("a",)}
+        for by_key in plain.aliases.values():
+            for key, entries in by_key.items():
+                paths.add(key)
+                paths.update(other for other, _, _ in entries)
+        for block in flow.blocks:
+            expected = plain.reaching(block)
+            within = analysis.reaching(block)
+            assert {i for i in range(-1, count + 1) if i in within} == expected
+            for path in sorted(paths):
+                for store in (False, True):
+                    assert analysis.expand(path, store, within) == plain.expand(
+                        path, store, expected
+                    ), (block, path, store)

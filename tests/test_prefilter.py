@@ -7,6 +7,7 @@ hide a difference."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -301,6 +302,55 @@ def test_non_blocking_spellings_atn205_finds_both_ways(copy, made):
     assert errors == []
     assert [f.code for f in filtered] == ["ATN205"]
     assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "\uff4eon_blocking",  # FULLWIDTH LATIN SMALL LETTER N: Python reads n
+        "non\uff3fblocking",  # FULLWIDTH LOW LINE: _
+        "non_blocking",
+    ],
+)
+def test_atn205_finds_a_respelled_non_blocking_both_ways(keyword):
+    """Python reads identifiers in NFKC form (``ｎon_blocking`` is
+    ``non_blocking``): ATN205 finds the copy however the keyword is spelled,
+    with and without the pre-filters."""
+    source = f"def f(lens):\n    host = lens.cpu()\n    host.cuda({keyword}=True)\n"
+    assert ast.parse(source).body[0].body[1].value.keywords[0].arg == "non_blocking"
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert [f.code for f in filtered] == ["ATN205"]
+    assert filtered == unfiltered
+
+
+def test_switch_turns_atn205s_row_gate_off():
+    """Without the pre-filters ATN205 reads every function, not only those
+    whose rows spell ``non_blocking``: with the text search made blind, it
+    finds nothing with them and still finds the copy without them."""
+    source = "def f(lens):\n    host = lens.cpu()\n    host.cuda(non_blocking=True)\n"
+    (rule,) = [rule for rule in ALL_RULES if rule.code == "ATN205"]
+
+    class Blind(str):  # a text whose searches miss
+        def find(self, *args):
+            return -1
+
+        def __contains__(self, item):
+            return False
+
+    def codes() -> list[str]:
+        ctx = Context(
+            Blind(source), ast.parse(source), "f.py", Settings(hot_paths_only=False)
+        )
+        return [finding.code for finding in rule().check(ctx)]
+
+    previous = prefilter.set_enabled(True)
+    try:
+        assert codes() == []
+        prefilter.set_enabled(False)
+        assert codes() == ["ATN205"]
+    finally:
+        prefilter.set_enabled(previous)
 
 
 def test_atn205_bindings_on_the_rows_naming_a_name_are_all_of_them():

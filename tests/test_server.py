@@ -377,6 +377,82 @@ def test_an_editor_session(project: Path) -> None:
 # -------------------------------------------------------------- configuration
 
 
+# Suppressed findings: ATN101 by its code, after non-ASCII and astral
+# characters on its line; ATN301 by a prefix of its code.
+SUPPRESSED = """\
+import torch
+
+
+class Backend:
+    def forward(self, n, y, table, cache, lens):
+        label = "ключ 😀"; x = torch.zeros(n)  # noqa: ATN101
+        x.copy_(y)
+        for idx, m in enumerate(lens):
+            start = idx  # NOQA:ATN3
+            table[start, :m] = cache[start, :m]
+        return x, label
+"""
+
+
+def test_hover_on_a_code_in_a_noqa_comment(project: Path) -> None:
+    """Hovering a code of a ``# noqa`` comment shows what its rule does and
+    why it matters (a prefix: each rule it covers); the range is the code's."""
+    path = project / "suppressed.py"
+    path.write_text(SUPPRESSED, encoding="utf-8")
+    assert check_source(SUPPRESSED, str(path), load_settings(start=project)) == []
+    lines = SUPPRESSED.split("\n")
+
+    def place(word: str, inside: int = 0) -> tuple[int, int]:
+        """The UTF-16 (line, character) of the first ``word`` (``inside`` characters in)."""
+        (line,) = [
+            i
+            for i, text in enumerate(lines)
+            if f"# noqa: {word}" in text or f"# NOQA:{word}" in text
+        ]
+        column = lines[line].index(word, lines[line].index("#")) + inside
+        return line, sum(code_units(c, "utf-16") for c in lines[line][:column])
+
+    def hover(line: int, character: int) -> dict[str, Any] | None:
+        return client.request(
+            "textDocument/hover",
+            {
+                "textDocument": {"uri": path.as_uri()},
+                "position": {"line": line, "character": character},
+            },
+        )
+
+    client, _ = start(project)
+    with client:
+        assert open_document(client, path, SUPPRESSED)["diagnostics"] == []
+        line, start_of = place("ATN101")
+        for inside in (0, 3, 6):  # its first character, within it, just past it
+            found = hover(line, start_of + inside)
+            assert found is not None, inside
+            assert found["range"] == {
+                "start": {"line": line, "character": start_of},
+                "end": {"line": line, "character": start_of + 6},
+            }
+            value = found["contents"]["value"]
+            assert found["contents"]["kind"] == "markdown"
+            assert value.startswith(
+                "**ATN101** zeros-overwritten: Checks for zero-filled tensors"
+            )
+            assert "Zero-filling is a kernel launch" in value  # why it matters
+            assert "## " not in value
+        # Before the code (the space, the ``noqa:``): nothing.
+        assert hover(line, start_of - 1) is None
+        assert hover(line, start_of - 3) is None
+
+        line, start_of = place("ATN3", 2)
+        found = hover(line, start_of)
+        assert found is not None
+        value = found["contents"]["value"]
+        assert value.startswith("`ATN3` covers:")
+        assert "- **ATN301** dead-loop-alias: Checks for assignments" in value
+        assert "ATN101" not in value
+        stop(client)
+
+
 @pytest.mark.parametrize("watch", [True, False], ids=["watched", "on-save"])
 def test_bad_configuration_is_shown_and_a_fixed_one_recovers(
     project: Path, watch: bool
@@ -595,3 +671,29 @@ def test_server_rejects_a_bad_debounce(capsys) -> None:
     for value in ("soon", "-1", "inf", "nan"):
         assert main(["server", "--debounce", value]) == 2
         assert "milliseconds" in capsys.readouterr().err
+
+
+def test_noqa_codes_and_their_hover_text() -> None:
+    """The codes read from a text's suppression comments (not from a string
+    that looks like one), and the plain-text hover for an exact code, a
+    prefix and a code that names no rule."""
+    from lint_rules.server import actions, engine
+
+    text = 's = "# noqa: ATN101"  # noqa: ATN102,E501\n# attnlint: noqa: ATN3\n'
+    codes = engine.noqa_codes(text)
+    assert [(code, text[start:end]) for code, start, end in codes] == [
+        ("ATN102", "ATN102"),
+        ("E501", "E501"),
+        ("ATN3", "ATN3"),
+    ]
+    exact = actions.noqa_explanation(
+        "ATN102", engine.rules_listed("ATN102"), markdown=False
+    )
+    assert exact is not None and exact.startswith("ATN102 ")
+    assert "`attnlint rule ATN102`" in exact
+    prefix = actions.noqa_explanation("ATN3", engine.rules_listed("ATN3"), False)
+    assert prefix is not None and prefix.startswith("ATN3 covers:\n\n- ATN301 ")
+    assert engine.rules_listed("E501") == []
+    assert actions.noqa_explanation("E501", [], False) is None
+    # Compared as written, as the suppression is: ``atn101`` covers nothing.
+    assert engine.rules_listed("atn101") == []

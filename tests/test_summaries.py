@@ -10,13 +10,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lint_rules.analysis.flow import Kind
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.summaries import module_summaries
-from lint_rules.analysis.tensor_effects import Detail, UseEffect
+from lint_rules.analysis.summaries import call_effects, module_summaries
+from lint_rules.analysis.tensor_effects import (
+    Detail,
+    LocalFacts,
+    UseEffect,
+    context_effect,
+    tensor_uses_for,
+)
+from lint_rules.analysis.use_forms import function_text
 from lint_rules.cache import settings_fingerprint
 from lint_rules.checker import check_source
 from lint_rules.config import ConfigError, Settings, settings_from_table
 from lint_rules.fixer import fix_text
+from lint_rules.source import Locator
 
 
 def _summary(source: str, function: str) -> dict[str, UseEffect]:
@@ -286,7 +295,7 @@ def test_writers_prefilter_is_a_necessary_condition(seed):
     """On generated programs: every function whose summary writes a
     parameter whole passes ``may_write``, whichever it is asked about first
     (the answers are kept, and a cycle of calls must not lose one); and a
-    caller of one passes ``may_call_writer``."""
+    caller of one passes ``may_pass_to_writer`` for what it passes."""
     from tests.differential_programs import program
 
     source = program(seed)
@@ -297,7 +306,129 @@ def test_writers_prefilter_is_a_necessary_condition(seed):
         for info in reversed(infos) if reverse else infos:
             if info.node.name in writing:
                 assert summaries.may_write(info.node), info.node.name
-                assert summaries.may_call_writer(f"{info.node.name}(x)")
+                assert summaries.may_pass_to_writer(f"{info.node.name}(x)", "x")
+
+
+def assert_writer_prefilter_agrees(source: str) -> int:
+    """Every use of a name that the flow finds written whole only through
+    the module's summaries or a collective (a call it is given to) passes
+    ``may_pass_to_writer``, ATN101's text pre-filter for it; the number of
+    such uses."""
+    model = ModuleModel(ast.parse(source), source)
+    summaries = module_summaries(model)
+    locator = Locator(source)
+    seen = 0
+    for info in model.functions:
+        flow = model.flow(info.node)
+        scope = model.scope(info.node)
+        uses = tensor_uses_for(flow, scope, call_effects(model, info))
+        plain = LocalFacts(uses.facts.bound, uses.facts.basic_indices)
+        text = function_text(locator, info.node)
+        for name, events in flow.events_by_name.items():
+            for event in events:
+                if event.kind is not Kind.LOAD or event.nested or event.augmented:
+                    continue
+                node, parents = event.node, flow.parents
+                effect, _ = context_effect(node, parents, scope, facts=uses.facts)
+                if effect is not UseEffect.FULL_WRITE:
+                    continue
+                if context_effect(node, parents, scope, facts=plain)[0] is effect:
+                    continue  # a form of its own (``x.copy_``): ``may_fully_write``
+                seen += 1
+                assert summaries.may_pass_to_writer(text, name), (name, text)
+    return seen
+
+
+_WRITER = """
+import torch
+import torch.distributed as dist
+from torch.distributed import all_gather_into_tensor as gather
+
+
+def fill(dst, src):
+    dst.copy_(src)
+
+
+def log(t, message):
+    print(message)
+
+
+class B:
+    def _fill(self, dst, src=None):
+        dst.zero_()
+
+    def f(self, y, n, c):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "passes"),
+    [
+        ("fill(x, y)", True),
+        ("fill(y, x)", True),  # (the source: a use the filter may keep)
+        ("fill(dst=x, src=y)", True),
+        ("fill((x), y)", True),
+        ("fill(x[:], y)", True),
+        ("fill(x[...].contiguous(), y)", True),
+        ("fill \\\n    (x, y)", True),
+        ("(fill)(x, y)", True),
+        ("(fill  # (\n    )(x, y)", True),
+        ("fill(  # a ) comment\n    x, y)", True),
+        ("fill(')', x)", True),
+        ("fill(y, [1, (2)], {3: 4}, x)", True),
+        ("self._fill(x)", True),
+        ("self . _fill (\n    src=y, dst=x)", True),
+        ("log(x, 'hi'); fill(y, y)", False),
+        ("fill(y, y); log(x, '(')", False),
+        ("fill(y, y)\nprint(x)", False),
+        ("fill(y, y.sum()); self._fill(y)  # x", False),
+        ("fill(y, log(y, '')); x.sum()", True),  # a string: to the end
+        ("fill(y, log(y, y)); x.sum()", False),
+        ("dist.all_gather_into_tensor(x, y)", True),
+        ("gather(x, y)", True),
+        ("reduce_scatter = 1\nprint(x)", True),  # a collective's name: any
+    ],
+)
+def test_writer_prefilter_forms(body, passes):
+    """``may_pass_to_writer`` keeps a buffer passed to a writer however the
+    call is spelled, and drops one only used elsewhere."""
+    source = _WRITER.format(
+        body=textwrap.indent(f"x = torch.zeros(n)\n{body}", " " * 8)
+    )
+    ast.parse(source)
+    model = ModuleModel(ast.parse(source), source)
+    info = next(i for i in model.functions if i.node.name == "f")
+    text = function_text(Locator(source), info.node)
+    assert module_summaries(model).may_pass_to_writer(text, "x") is passes
+    assert_writer_prefilter_agrees(source)
+
+
+def test_writer_prefilter_sees_the_summaries_writes():
+    """The forms the flow finds written through a summary are many of those
+    above (the agreement check is not vacuous)."""
+    count = 0
+    for body, _ in test_writer_prefilter_forms.pytestmark[0].args[1]:
+        source = _WRITER.format(
+            body=textwrap.indent(f"x = torch.zeros(n)\n{body}", " " * 8)
+        )
+        count += assert_writer_prefilter_agrees(source)
+    assert count >= 10
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_writer_prefilter_on_generated_programs(seed):
+    """(Their helpers ``fill_from``, ``fill_via`` write a parameter whole:
+    about one and a half uses a program are written through them.)"""
+    from tests.differential_programs import program
+
+    assert_writer_prefilter_agrees(program(seed))
 
 
 def test_a_helper_that_never_writes_keeps_its_summary():

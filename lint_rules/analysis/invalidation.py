@@ -203,6 +203,98 @@ class Point(Record):
         self.node = node
 
 
+class Chains:
+    """A function's blocks cut into straight runs: in a run, each block after
+    the first has the one before as its only predecessor, and is that one's
+    only successor. So a block reaches every later block of its run, and
+    reaches the second or a later block of a run only through the run's
+    first. Which blocks can reach a block (asked for most blocks of a long
+    function) is then a question about runs, of which a function of
+    thousands of plain statements has few: listed block by block, the
+    answers took the square of the number of statements.
+    """
+
+    __slots__ = ("chain", "position", "heads", "_runs")
+
+    def __init__(self, blocks: list[Block]) -> None:
+        count = len(blocks)
+        preds = [{pred.index for pred in block.preds} for block in blocks]
+        successors = [0] * count  # how many blocks name each as a predecessor
+        for indices in preds:
+            for index in indices:
+                successors[index] += 1
+        after = [-1] * count  # the next block of the run
+        first = [True] * count
+        for index, indices in enumerate(preds):
+            if len(indices) == 1:
+                (pred,) = indices
+                if pred != index and successors[pred] == 1:
+                    after[pred] = index
+                    first[index] = False
+        self.chain = [-1] * count
+        self.position = [0] * count
+        self.heads: list[Block] = []
+        for block in blocks:
+            if first[block.index]:
+                self._run(block, after)
+        # Runs closed in a ring have no first block (code nothing reaches):
+        # each of their blocks is a run of its own.
+        for block in blocks:
+            if self.chain[block.index] < 0:
+                self._run(block, None)
+        self._runs: dict[int, frozenset[int]] = {}
+
+    def _run(self, head: Block, after: list[int] | None) -> None:
+        chain = len(self.heads)
+        self.heads.append(head)
+        index, position = head.index, 0
+        while index >= 0:
+            self.chain[index] = chain
+            self.position[index] = position
+            position += 1
+            index = after[index] if after is not None else -1
+
+    def runs_reaching(self, chain: int) -> frozenset[int]:
+        """The runs with a block from which the first block of ``chain`` can
+        be reached (``chain`` itself if it is in a loop)."""
+        found = self._runs.get(chain)
+        if found is None:
+            heads, chains = self.heads, self.chain
+            seen: set[int] = set()
+            stack = [chains[pred.index] for pred in heads[chain].preds]
+            while stack:
+                run = stack.pop()
+                if run not in seen:
+                    seen.add(run)
+                    stack.extend(chains[pred.index] for pred in heads[run].preds)
+            found = self._runs[chain] = frozenset(seen)
+        return found
+
+
+class Reaching:
+    """The indices of the blocks from which a block can be reached, itself
+    included (``index in reaching``), told by their runs (``Chains``): a
+    block of a run that reaches this block's run, or an earlier block of its
+    run (or itself)."""
+
+    __slots__ = ("_chains", "_chain", "_position", "_runs")
+
+    def __init__(self, chains: Chains, index: int) -> None:
+        self._chains = chains
+        self._chain = chains.chain[index]
+        self._position = chains.position[index]
+        self._runs = chains.runs_reaching(self._chain)
+
+    def __contains__(self, index: object) -> bool:
+        chains = self._chains
+        if not isinstance(index, int) or not 0 <= index < len(chains.chain):
+            return False
+        chain = chains.chain[index]
+        return chain in self._runs or (
+            chain == self._chain and chains.position[index] <= self._position
+        )
+
+
 def access_path(expr: ast.AST) -> Path | None:
     """``("m", "buf", "[]")`` for ``m.buf[i]``; None unless names, attributes, subscripts."""
     parts: list[str] = []
@@ -271,14 +363,16 @@ class Invalidation:
         self._escapes: dict[str, list[tuple[Path, int]]] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
-        # Every (path, entry) of ``_aliases``: a list's ``in`` would cost the
-        # square of the number of sites aliasing one path.
-        self._alias_entries: set[tuple[Path, tuple[Path, bool, int]]] = set()
+        # The (path, other path, exact) of ``_aliases``' entries made where
+        # they always count, and the earliest position of those made in each
+        # run of blocks (``_alias``).
+        self._alias_always: set[tuple[Path, Path, bool]] = set()
+        self._alias_earliest: dict[tuple[tuple[Path, Path, bool], int], int] = {}
         self._alias_site = -1  # the block index of the alias being recorded
         self._site_node: ast.AST | None = None
-        self._reaching: dict[Block, frozenset[int]] = {}
+        self._reaching: dict[Block, Reaching] = {}
         self._expanded: dict[
-            tuple[Path, bool, frozenset[int] | None], frozenset[Path] | None
+            tuple[Path, bool, Reaching | None], frozenset[Path] | None
         ] = {}
         self._parts: dict[Block, ast.AST] | None = None
         args = flow.function.args
@@ -509,23 +603,45 @@ class Invalidation:
             return
         if self._alias_site == -2:
             self._alias_site = self._site_of(self._site_node)
+        site = self._alias_site
+        # An entry is left out when an earlier one with the same paths is
+        # counted wherever it is (``expand``'s ``within``): one made where it
+        # is always counted, or earlier in the same run of blocks (it reaches
+        # wherever this one does). Following the later one would add nothing,
+        # and a path aliased again and again would be followed as many times.
+        group = (key, other, exact)
+        always = self._alias_always
+        if group in always:
+            return
+        if site < 0:
+            always.add(group)
+        else:
+            chains = self.chains
+            run = (group, chains.chain[site])
+            earliest = self._alias_earliest.get(run)
+            if earliest is not None and earliest <= chains.position[site]:
+                return
+            self._alias_earliest[run] = chains.position[site]
         by_key = self._aliases.setdefault(key[0], {})  # type: ignore[union-attr]
-        entries = by_key.setdefault(key, [])
-        entry = (other, exact, self._alias_site)
-        known = self._alias_entries
-        if (key, entry) not in known:
-            known.add((key, entry))
-            entries.append(entry)
+        by_key.setdefault(key, []).append((other, exact, site))
 
-    def reaching(self, block: Block) -> frozenset[int]:
-        """Indices of the blocks from which ``block`` can be reached (itself included).
+    def reaching(self, block: Block) -> Reaching:
+        """Indices of the blocks from which ``block`` can be reached (itself
+        included), as a set answering ``in``.
 
         An alias made anywhere else cannot exist yet when ``block`` runs.
         """
         found = self._reaching.get(block)
         if found is None:
-            seen = _reach(block.preds, lambda b: b.preds, None)
-            found = self._reaching[block] = frozenset(seen | {block.index})
+            found = self._reaching[block] = Reaching(self.chains, block.index)
+        return found
+
+    @property
+    def chains(self) -> Chains:
+        """The function's blocks in straight runs (see ``Chains``)."""
+        found = self.__dict__.get("_chains")
+        if found is None:
+            found = self.__dict__["_chains"] = Chains(self.flow.blocks)
         return found
 
     def _bind(
@@ -611,7 +727,7 @@ class Invalidation:
         self,
         path: Path,
         store: bool = False,
-        within: frozenset[int] | None = None,
+        within: Reaching | None = None,
     ) -> frozenset[Path] | None:
         """``path`` and every path whose object may be, contain, or be inside it.
 
@@ -631,7 +747,7 @@ class Invalidation:
         return found
 
     def _expand(
-        self, path: Path, store: bool, within: frozenset[int] | None
+        self, path: Path, store: bool, within: Reaching | None
     ) -> frozenset[Path] | None:
         aliases = self.aliases
         found: set[Path] = {path}
@@ -667,7 +783,7 @@ class Invalidation:
             return True
         return any(event.nested for event in flow.events_of(name))
 
-    def is_reachable(self, path: Path, within: frozenset[int] | None = None) -> bool:
+    def is_reachable(self, path: Path, within: Reaching | None = None) -> bool:
         """Whether unknown code may change the object at ``path``: its root
         is shared, or the object (or one holding it, or one it holds)
         escaped to code this function cannot see. With ``within``, only
@@ -1174,7 +1290,7 @@ class Invalidation:
             watched.reached[key] = shared
         return shared
 
-    def reachable_paths(self, within: frozenset[int] | None) -> list[Path]:
+    def reachable_paths(self, within: Reaching | None) -> list[Path]:
         """The paths of the function's locals that code it cannot see may
         reach: shared names, and the paths that escaped (in ``within``)."""
         return [
@@ -1378,7 +1494,7 @@ class Watched(Record):
         self,
         roots: frozenset[str],
         expanded: frozenset[Path],
-        within: frozenset[int] | None = None,
+        within: Reaching | None = None,
         immutable: frozenset[Path] = frozenset(),
     ) -> None:
         self.roots = roots

@@ -73,10 +73,12 @@ from lint_rules.analysis.torch_api import (
 )
 from lint_rules.analysis.use_forms import (
     _WORD_CHARS,
+    call_argument_spans,
     called_method_names,
     function_text,
     may_follow_dot,
     may_fully_write,
+    spelled_within,
     spelled_words,
     spells_word,
 )
@@ -131,7 +133,9 @@ class ModuleSummaries:
         self._collectives: set[str] | None = None
         self._facts: dict[FunctionNode, tuple[bool, list[str]]] = {}
         self._writes: dict[FunctionNode, bool] = {}
-        self._last_call: tuple[str, bool] | None = None
+        self._last_spans: (
+            tuple[str, list[tuple[str, list[tuple[int, int]]]] | None] | None
+        ) = None
         #: The ``full-write-calls`` of the file's settings (the same for every
         #: caller: ``ModuleModel.call_effects`` sets them).
         self.declarations: Declarations = ()
@@ -395,26 +399,46 @@ class ModuleSummaries:
             self._respelled = prefilter.may_respell_ascii(text)
         return self._respelled
 
-    def may_call_writer(self, text: str) -> bool:
-        """Whether a call in ``text`` (a function's) may write an argument
-        whole through a summary or a collective (a text pre-filter: a
-        necessary condition). Such a call spells a collective's name (or a
-        local name imported for one), or the name of one of the module's
-        functions or methods that ``may_write``; True whenever the
-        pre-filter cannot tell (``_filtering``)."""
+    def may_pass_to_writer(self, text: str, name: str) -> bool:
+        """Whether a call in ``text`` (a function's) may write ``name`` whole
+        through a summary or a collective (a text pre-filter: a necessary
+        condition). The summary's write needs ``name`` as an argument of a
+        call of one of the module's functions or methods that ``may_write``,
+        called by its name (``fill(x)``, ``self.fill(dst=x[:])``): ``name``
+        spelled between the parentheses of such a call (``call_argument_spans``).
+        Any text spelling a collective's name (or a local name imported for
+        one), which a call may reach by a name of its own, may; so may
+        anything when the pre-filter cannot tell (``_filtering``)."""
         if not self._filtering():
             return True
-        last = self._last_call
+        last = self._last_spans
         if last is not None and last[0] is text:
-            return last[1]  # (the rules ask per name, of one text)
+            calls = last[1]  # (the rules ask per name, of one text)
+        else:
+            calls = self._calls_spelled(text)
+            self._last_spans = (text, calls)
+        if calls is None:
+            return True
         by_name = self._by_name()
-        found = any(word in text for word in self._collective_words()) or any(
-            self.may_write(node)
-            for name in self._mentioned(text)
-            for node in by_name[name]
+        return any(
+            spelled_within(text, name, spans)
+            and any(self.may_write(node) for node in by_name[callee])
+            for callee, spans in calls
         )
-        self._last_call = (text, found)
-        return found
+
+    def _calls_spelled(
+        self, text: str
+    ) -> list[tuple[str, list[tuple[int, int]]]] | None:
+        """Each of the module's functions and methods that ``text`` may call
+        by name, with the spans of ``text`` its calls' arguments may be in
+        (None: a collective, which a call may reach by any name)."""
+        if any(word in text for word in self._collective_words()):
+            return None
+        return [
+            (callee, spans)
+            for callee in self._mentioned(text)
+            if (spans := call_argument_spans(text, (callee,)))
+        ]
 
     def may_write(self, function: FunctionNode) -> bool:
         """Whether ``function``'s summary may write a parameter whole, by the

@@ -134,6 +134,67 @@ def called_method_names(text: str) -> set[str] | None:
 _METHOD_CALL = re.compile(rf"\.{_GAP}(\w+){_GAP}\(")
 
 
+def call_argument_spans(text: str, callees: Iterable[str]) -> list[tuple[int, int]]:
+    """Where the arguments of each call of one of ``callees`` may be in
+    ``text``: a callee's name as a whole word (``fill``, ``self.fill``),
+    then its opening parenthesis, maybe a line, comments and the end of a
+    group apart (``(self.fill)(x)``); the span runs from there to the
+    parenthesis closing it, or to the end of the text when a string comes
+    first (whose brackets cannot be told from the code's). A name that is
+    not the callee's (``fill`` in a string, ``fill(a)(x)``) only adds a span."""
+    spans = []
+    for callee in callees:
+        for _, end in _occurrences(text, callee):
+            opening = _CALL_OPENING.match(text, end)
+            if opening is not None:
+                start = opening.end()
+                spans.append((start, _closing(text, start)))
+    return spans
+
+
+def spelled_within(text: str, name: str, spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether ``name`` is spelled as a whole word in one of ``spans``."""
+    spans = list(spans)
+    return any(
+        start <= position < stop
+        for position, _ in _occurrences(text, name)
+        for start, stop in spans
+    )
+
+
+# After a callee's name: its call's opening parenthesis (``_GAP`` without the
+# opening parentheses, which would be another group's).
+_CALL_OPENING = re.compile(r"(?:[\s\\)]|#[^\r\n]*(?![^\r\n]))*\(")
+_BRACKET_OR_QUOTE = re.compile(r"[()\[\]{}\"'#]")
+_LINE_END = re.compile(r"[\r\n]")
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket closing the one just before ``start`` (the
+    end of the text when a string comes first, or none does)."""
+    depth = 1
+    position = start
+    while True:
+        found = _BRACKET_OR_QUOTE.search(text, position)
+        if found is None:
+            return len(text)
+        char = found.group()
+        position = found.end()
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return found.start()
+        elif char == "#":  # a comment, to the end of its line
+            line_end = _LINE_END.search(text, position)
+            if line_end is None:
+                return len(text)
+            position = line_end.end()
+        else:
+            return len(text)
+
+
 def _out_keyword_before(text: str, before: int) -> bool:
     """``out=x``, ``out = (x)``: the name is the value of an ``out`` keyword
     (``before``: ``_skip_back`` from the name)."""

@@ -338,12 +338,13 @@ class ZerosOverwritten(Rule):
             # Before the flow: a zero-filled buffer whose name is never used in
             # a form that can write it whole (``x.copy_``, ``x[:] =``, ``out=x``)
             # nor passed to a call that may (a function of the module that may
-            # write a parameter whole, a collective, a declared kernel, which
-            # any name may call) cannot be reported.
+            # write a parameter whole, given the name between its call's
+            # parentheses; a collective or a declared kernel, which any name
+            # may call) cannot be reported.
             if (
                 may_fully_write(text, name)
                 or bool(declarations)
-                or summaries.may_call_writer(text)
+                or summaries.may_pass_to_writer(text, name)
             ):
                 return True
             # Stored to ``self.x``, then written through a method of the class.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import child_nodes, spans
@@ -14,6 +14,10 @@ from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
 from lint_rules.rules.base import Invalid, Rule
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from lint_rules.analysis.model import FunctionInfo
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -183,23 +187,28 @@ class NonBlockingFromPageable(Rule):
             else None
         )
         # Only functions whose lines hold a ``non_blocking`` keyword, and
-        # only those with such a copy, are read further.
+        # only those with such a copy, are read further: where each
+        # identifier is spelled as Python reads it (``ｎon_blocking`` is
+        # ``non_blocking``), and the pre-filters are on. Within a function,
+        # only the code spanning those rows can hold such a keyword (and its
+        # call).
         text = ctx.text
-        offsets = []
-        position = text.find("non_blocking")
-        while position >= 0:
-            offsets.append(position)
-            position = text.find("non_blocking", position + 1)
-        rows = ctx.locator.row_of_each(offsets)
-        # Within a function, only the code spanning those rows can hold such
-        # a keyword (and its call), where each identifier is spelled as
-        # Python reads it.
         filtering = prefilter.enabled() and not prefilter.may_respell_ascii(text)
+        rows: list[int] | None = None
+        functions: Iterable[FunctionInfo] = model.functions
+        if filtering:
+            offsets = []
+            position = text.find("non_blocking")
+            while position >= 0:
+                offsets.append(position)
+                position = text.find("non_blocking", position + 1)
+            rows = ctx.locator.row_of_each(offsets)
+            functions = model.functions_spanning(rows)
         returns = _Returns(ctx, host_names, filtering)
-        for info in model.functions_spanning(rows):
+        for info in functions:
             copies = [
                 (node, source)
-                for node in _own_nodes(info.node, rows if filtering else None)
+                for node in _own_nodes(info.node, rows)
                 if isinstance(node, ast.Call)
                 and _non_blocking(node)
                 and (source := _copied_source(node)) is not None

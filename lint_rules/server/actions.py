@@ -5,6 +5,7 @@ the preferred action; an unsafe one says "(unsafe)" in its title and is
 never preferred) and "Disable ATNxxx for this line" (the code added to the
 ``# noqa`` directive of the finding's noqa row). For the document:
 ``source.fixAll.attnlint``, every safe fix applied until none is left.
+Hover explains the rule of a finding, or of a code in a ``# noqa`` comment.
 Edits are versioned when the client takes ``documentChanges``, so that an
 editor refuses them once the text has moved on.
 """
@@ -120,3 +121,25 @@ def explanation(finding: engine.Finding, name: str, why: str, markdown: bool) ->
     if markdown:
         return f"**{finding.code}** {name}: {finding.message}\n\n{why}\n\n*{more}*"
     return f"{finding.code} {name}: {finding.message}\n\n{why}\n\n{more}"
+
+
+def noqa_explanation(
+    code: str, rules: list[tuple[str, str, str, str]], markdown: bool
+) -> str | None:
+    """Hover text for ``code`` in a suppression comment: what each rule it
+    covers (``rules``: code, name, summary, why) does, and, for the rule it
+    names, why it matters; None when it covers none."""
+    if not rules:
+        return None
+    if len(rules) == 1 and rules[0][0] == code:
+        _, name, summary, why = rules[0]
+        more = f"`attnlint rule {code}` prints the rule's full documentation."
+        if markdown:
+            return f"**{code}** {name}: {summary}\n\n{why}\n\n*{more}*"
+        return f"{code} {name}: {summary}\n\n{why}\n\n{more}"
+    listed = [
+        f"- **{rule}** {name}: {summary}" if markdown else f"- {rule} {name}: {summary}"
+        for rule, name, summary, _ in rules
+    ]
+    head = f"`{code}` covers:" if markdown else f"{code} covers:"
+    return "\n".join([head, "", *listed])

@@ -24,6 +24,7 @@ from lint_rules.diagnostics import (
     Finding,
 )
 from lint_rules.discover import is_force_excluded, is_python_file
+from lint_rules.noqa import NoqaDirectives, code_listed
 from lint_rules.rules import Registry, default_registry
 
 __all__ = [
@@ -141,6 +142,38 @@ def rule_explanation(
     if rule is None:
         return None
     return rule.name, _section(rule.documentation(), "why is this bad?")
+
+
+def rules_listed(
+    code: str, registry: Registry | None = None
+) -> list[tuple[str, str, str, str]]:
+    """(code, name, summary, the "Why is this bad?" section) of each rule a
+    suppression comment's ``code`` covers: the rule with that code, or those
+    it is a prefix of (``ATN1``), compared as written, as the suppression
+    compares them (``noqa.code_listed``)."""
+    return [
+        (
+            rule.code,
+            rule.name,
+            rule.summary(),
+            _section(rule.documentation(), "why is this bad?"),
+        )
+        for rule in (registry or default_registry()).rules
+        if rule.code not in _NOT_RULES and code_listed(rule.code, (code,))
+    ]
+
+
+def noqa_codes(text: str) -> list[tuple[str, int, int]]:
+    """(code as written, start, end offsets) of each code that a
+    suppression comment of ``text`` lists (``# noqa: ATN101``, ``# attnlint:
+    noqa: ATN301``), read as ``attnlint check`` reads them."""
+    directives = NoqaDirectives.scan(text, comments=True, spans=False)
+    return [
+        code
+        for directive in directives.directives
+        if directive.codes is not None
+        for code in directive.codes
+    ]
 
 
 def rule_facts(code: str, registry: Registry | None = None) -> tuple[str, str] | None:

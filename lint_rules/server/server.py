@@ -59,6 +59,7 @@ class CheckResult:
         "config_error",
         "errors",
         "fixed",
+        "noqa_codes",
     )
 
     def __init__(
@@ -86,6 +87,8 @@ class CheckResult:
         self.errors = errors
         # (text, error) of the safe fix-all of this text, once asked for.
         self.fixed: tuple[str, str | None, tuple[str, ...]] | None = None
+        # The codes its suppression comments list, once hovered.
+        self.noqa_codes: list[tuple[str, int, int]] | None = None
 
     @property
     def parses(self) -> bool:
@@ -649,6 +652,22 @@ class AttnlintServer(LanguageServer):
                 continue
             parts.append(actions.explanation(finding, *explained, self._markdown))
             covered = covered or diagnostic.range
+        # A code in a suppression comment: what the rule (or rules) it names do.
+        if result.noqa_codes is None:
+            result.noqa_codes = engine.noqa_codes(result.index.text)
+        index, encoding = result.index, self.encoding
+        offset = index.offset(position.line, position.character, encoding)
+        for code, start, end in result.noqa_codes:
+            if not start <= offset <= end:
+                continue
+            rules = engine.rules_listed(code, self.registry)
+            text = actions.noqa_explanation(code, rules, self._markdown)
+            if text is None:
+                continue
+            parts.append(text)
+            covered = covered or convert.to_range(
+                index.position(start, encoding), index.position(end, encoding)
+            )
         if not parts:
             return None
         kind = (
