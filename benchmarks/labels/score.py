@@ -14,7 +14,8 @@ exists. ``--findings`` scores a saved JSON report instead of running attnlint.
 Matching. A finding matches a label of the same file whose candidate call
 spans the finding's row (``line <= row <= end_line``) and whose kind belongs
 to the rule's family (below); among several, the one starting on the row,
-then the shortest span, then the nearest column wins. A label is matched at
+then the one starting at the finding's column, then the shortest span, then
+the nearest column wins. A label is matched at
 most once per rule: a second finding on it counts as a duplicate (a false
 positive). A finding that matches no label is "unlabelled" (also a false
 positive; it is listed, so a missing label can be added).
@@ -82,6 +83,9 @@ IN_SCOPE_SYNC_KINDS = frozenset(
         "masked_select",
         "bool_mask_index",
         "synchronize",
+        "tensor_slice_bound",
+        "tensor_as_size",
+        "repeat_interleave",
     }
 )
 VISIBLE_WRITES = frozenset({"local", "helper", "method", "self", "coll"})
@@ -298,6 +302,7 @@ def match(
         spanning.sort(
             key=lambda label: (
                 label["line"] != row,
+                label["col"] != column,
                 label["end_line"] - label["line"],
                 id(label) in taken,
                 abs(label["col"] - column),

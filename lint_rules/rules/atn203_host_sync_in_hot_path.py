@@ -52,10 +52,55 @@ _DATA_DEPENDENT_METHODS = frozenset(
     {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"}
 )
 _FACTORIES = HOST_FACTORIES
+#: Factories whose arguments are sizes (``torch.empty(n, d)``): how many
+#: positional arguments are (None: all of them) and the keywords that are.
+#: Python reads a tensor given as a size (``__index__``): a sync.
+_SIZED_FUNCTIONS: dict[str, tuple[int | None, tuple[str, ...]]] = {
+    "torch.empty": (None, ("size",)),
+    "torch.zeros": (None, ("size",)),
+    "torch.ones": (None, ("size",)),
+    "torch.rand": (None, ("size",)),
+    "torch.randn": (None, ("size",)),
+    "torch.full": (1, ("size",)),
+    "torch.arange": (None, ("start", "end", "step")),
+}
+#: Tensor methods that make a tensor of a given size (``x.new_empty(n)``).
+_SIZED_METHODS: dict[str, tuple[int | None, tuple[str, ...]]] = {
+    "new_empty": (None, ("size",)),
+    "new_zeros": (None, ("size",)),
+    "new_ones": (None, ("size",)),
+    "new_full": (1, ("size",)),
+}
+_SIZED_NAMES = frozenset(
+    {name.rpartition(".")[2] for name in _SIZED_FUNCTIONS} | set(_SIZED_METHODS)
+)
 #: Methods and functions whose call may be a sync (``sync`` decides).
 _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
+    | {"repeat_interleave"}
     | _DATA_DEPENDENT_METHODS
+    | _SIZED_NAMES
+)
+#: Methods of a tensor whose result is not a tensor (``is_tensor``).
+_NOT_TENSOR_METHODS = frozenset(
+    {"item", "tolist", "numpy", "equal", "allclose", "type", "__len__"}
+)
+#: Functions of ``torch`` whose result is not a tensor (``is_tensor``; and
+#: any whose name starts ``is_``, ``get_``, ``set_`` or ``can_``).
+_NOT_TENSOR_FUNCTIONS = frozenset(
+    {
+        "numel",
+        "equal",
+        "allclose",
+        "result_type",
+        "promote_types",
+        "device",
+        "dtype",
+        "Size",
+        "finfo",
+        "iinfo",
+        "typename",
+    }
 )
 #: Functions whose result is always on the host.
 _HOST_FUNCTIONS = frozenset({"torch.from_numpy"})
@@ -122,8 +167,22 @@ class HostSyncInHotPath(Rule):
     step: `.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
     `while`, `assert`, `and`/`or`/`not` (`if x.any():`), `nonzero`,
-    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`) and
-    `synchronize()`, on values not known to live on the host.
+    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
+    `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`) or as a
+    factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`), and
+    `repeat_interleave` with tensor repeats and no `output_size=`, on values
+    not known to live on the host.
+
+    A slice bound or a size is read by Python (`__index__`), which copies a
+    tensor's value to the host; `repeat_interleave` reads the sum of its
+    repeats to size its output. These are reported only where the value is
+    known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
+    a list it would be a Python value), a reduction, arithmetic with a
+    tensor, a `torch` function's result, a name declared `torch.Tensor`, or
+    a local every binding of which is one. A parameter or an attribute not
+    declared a tensor (`def f(indptr):`, `self.kv_indptr`) may hold a list
+    or an int: its elements are not reported. A tensor as an index
+    (`x[t]`) is not a sync: it is gathered on the device.
 
     A function runs per step when its name matches `hot-path-methods`
     (`forward`, `forward_*`, `init_forward_metadata*`, `*replay*`,
@@ -141,6 +200,9 @@ class HostSyncInHotPath(Rule):
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
     are not known.
+
+    The per-request loops of reference backends (`x[start:end]` with
+    0-d length tensors) are reported: each bound is one sync per request.
 
     Not reported: a branch taken when a CUDA graph is captured (`if
     in_capture:`), what is evaluated only to be logged or raised
@@ -220,6 +282,18 @@ class HostSyncInHotPath(Rule):
         # A Python truth test.
         "class B:\n    def forward(self, q, use_cache):\n"
         "        if use_cache and q is not None:\n            return q\n",
+        # Slice bounds and sizes that are Python ints, or elements of a list
+        # or of a host tensor; a tensor as an index (a gather on the device).
+        "import torch\nclass B:\n    def forward(self, x: torch.Tensor, lens: list):\n"
+        "        n = x.shape[0] - 1\n        m = lens[-1]\n"
+        "        k = torch.tensor(lens)[-1]\n"
+        "        return x[:n], x[:m], x[:k], torch.empty(m), x[x[0]]\n",
+        # A parameter not declared a tensor: it may be a list.
+        "class B:\n    def forward(self, x, indptr):\n        return x[: indptr[-1]]\n",
+        # `repeat_interleave` with an int, or with `output_size=`.
+        "import torch\nclass B:\n    def forward(self, x, lens: torch.Tensor, n: int):\n"
+        "        a = x.repeat_interleave(2)\n"
+        "        return a, torch.repeat_interleave(x, lens, output_size=n)\n",
     )
     invalid = (
         Invalid(
@@ -243,6 +317,15 @@ class HostSyncInHotPath(Rule):
             "import torch\nclass B:\n    def forward(self, q, lens):\n"
             "        if (lens > 0).any():\n            q = q[lens > 0]\n"
             "        torch.cuda.synchronize()\n        return q\n",
+            count=3,
+        ),
+        # A 0-d device tensor as a slice bound and as a size, tensor repeats.
+        Invalid(
+            "import torch\nclass B:\n"
+            "    def forward(self, x, indptr: torch.Tensor, lens: torch.Tensor):\n"
+            "        last = indptr[-1]\n        y = x[:last]\n"
+            "        z = torch.empty(indptr[-1], device=x.device)\n"
+            "        return y, z, torch.repeat_interleave(x, lens)\n",
             count=3,
         ),
         # Several reductions of one tensor: one transfer would do.
@@ -534,7 +617,8 @@ def _candidates(
             if _SYNC_WORDS.search(segment) is None and not (
                 "[" in segment
                 and (
-                    _MASK_SIGNS.search(segment) is not None
+                    ":" in segment  # (a slice)
+                    or _MASK_SIGNS.search(segment) is not None
                     or (mask_words is not None and mask_words.search(segment))
                 )
             ):
@@ -675,8 +759,25 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
             type(index) is ast.Compare
             or (type(index) is ast.UnaryOp and type(index.op) is ast.Invert)
             or (type(index) is ast.Name and index.id in masks)
+            or next(_slice_bounds(index), None) is not None
         )
     return False
+
+
+#: What a slice bound that may be a tensor looks like (``_slice_bounds``):
+#: a name, an element, arithmetic, a call.
+_BOUND_SHAPES = frozenset({ast.Name, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Call})
+
+
+def _slice_bounds(index: ast.expr) -> Iterator[ast.expr]:
+    """The bounds of the slices of a subscript's index (``x[a:b]``,
+    ``x[:, a:b]``) that may be tensors, by their form."""
+    parts = index.elts if type(index) is ast.Tuple else (index,)  # type: ignore[attr-defined]
+    for part in parts:
+        if type(part) is ast.Slice:
+            for bound in (part.lower, part.upper, part.step):  # type: ignore[attr-defined]
+                if bound is not None and type(bound) in _BOUND_SHAPES:
+                    yield bound
 
 
 def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
@@ -777,6 +878,19 @@ class _Provenance:
             if extra is not None:
                 self.params[extra.arg] = None
         self._memo: dict[tuple, str] = {}
+        #: name -> the annotation it is declared with (a parameter's, or
+        #: ``x: T = ...`` in the body; filled with the bindings).
+        self.declared: dict[str, ast.expr] = {
+            name: annotation
+            for name, annotation in self.params.items()
+            if annotation is not None
+        }
+        self._tensor_memo: dict[tuple, bool] = {}
+        #: Names being asked whether they hold a tensor (a cycle: not known),
+        #: and how many times a cycle was met (an answer that met one is not
+        #: kept: it depends on where the question started).
+        self._tensor_asking: set[tuple] = set()
+        self._tensor_cycles = 0
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -834,10 +948,17 @@ class _Provenance:
 
     def _bind_statement(self, node: ast.AST, kind: type, path: tuple) -> None:
         position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+            # The names are bound after the value is computed: a read of the
+            # name in the value (``t = torch.cat(t) if t else e``) sees the
+            # bindings before the statement, not this one.
+            position = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
         if kind is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 self._bind(target, node.value, path, position)  # type: ignore[attr-defined]
         elif kind is ast.AnnAssign:
+            if type(node.target) is ast.Name:  # type: ignore[attr-defined]
+                self.declared[node.target.id] = node.annotation  # type: ignore[attr-defined]
             if node.value is not None:  # type: ignore[attr-defined]
                 self._bind(node.target, node.value, path, position)  # type: ignore[attr-defined]
         elif kind is ast.AugAssign:
@@ -1089,6 +1210,113 @@ class _Provenance:
             return _operands(*places)
         return UNKNOWN
 
+    # ------------------------------------------------------------ what values are
+
+    def is_tensor(self, expr: ast.expr, maybe_none: bool = False) -> bool:
+        """Whether ``expr`` is a tensor whenever it evaluates (what kind of
+        value, not where it lives): a call ``where`` puts on the device; a
+        name declared ``torch.Tensor`` (a parameter's or a local's
+        annotation; ``Optional[torch.Tensor]`` too with ``maybe_none``, for
+        a value that is indexed or computed with, which None cannot be), or
+        whose every binding that may reach the use is a tensor; an element
+        or slice of a tensor (``indptr[-1]``: of a list it would be a list's
+        element); arithmetic with a tensor; a tensor method's result (not
+        ``item``, ``tolist``, metadata); a ``torch`` function's (not
+        ``numel``, ``is_*``, ...). A parameter not declared a tensor is not
+        known to be one."""
+        return self._is_tensor(expr, maybe_none, 0)
+
+    def _is_tensor(self, expr: object, maybe_none: bool, depth: int) -> bool:
+        kind = type(expr)
+        if depth > 20 or kind not in _TENSOR_FORMS:
+            return False
+        if kind is ast.Name:
+            return self._tensor_name(expr, maybe_none, depth)  # type: ignore[arg-type]
+        if kind is ast.Subscript:
+            return self._is_tensor(expr.value, True, depth + 1)  # type: ignore[attr-defined]
+        if kind is ast.Attribute:
+            return expr.attr in _SAME_PLACE_ATTRIBUTES and self._is_tensor(  # type: ignore[attr-defined]
+                expr.value,  # type: ignore[attr-defined]
+                True,
+                depth + 1,
+            )
+        if kind is ast.UnaryOp:
+            return type(expr.op) is not ast.Not and self._is_tensor(  # type: ignore[attr-defined]
+                expr.operand,  # type: ignore[attr-defined]
+                True,
+                depth + 1,
+            )
+        if kind is ast.BinOp:
+            left, right = expr.left, expr.right  # type: ignore[attr-defined]
+            if type(left) is ast.Constant and isinstance(left.value, str):
+                return False  # ("%d" % t)
+            return self._is_tensor(left, True, depth + 1) or self._is_tensor(
+                right, True, depth + 1
+            )
+        if kind is ast.IfExp:
+            return self._is_tensor(
+                expr.body,  # type: ignore[attr-defined]
+                maybe_none,
+                depth + 1,
+            ) and self._is_tensor(expr.orelse, maybe_none, depth + 1)  # type: ignore[attr-defined]
+        # A call: one that puts a value on the device makes a tensor
+        # (``.cuda()``, ``.to(device)``, a factory given a device).
+        if self.where(expr) == DEVICE:  # type: ignore[arg-type]
+            return True
+        func = expr.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute:
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None:
+                return _tensor_function(qualified)
+            method = func.attr
+            if (
+                method in _NOT_TENSOR_METHODS
+                or method in _METADATA_METHODS
+                or method.startswith("is_")
+            ):
+                return False
+            return self._is_tensor(func.value, True, depth + 1)
+        if type(func) is ast.Name and self.imported(func.id):
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            return qualified is not None and _tensor_function(qualified)
+        return False
+
+    def _tensor_name(self, use: ast.Name, maybe_none: bool, depth: int) -> bool:
+        name = use.id
+        found = self.bindings.get(name)  # (fills ``declared`` too)
+        declared = self.declared.get(name)
+        if declared is not None and _tensor_annotation(declared, maybe_none):
+            return True
+        if not found:
+            return False
+        reaching = self._reaching(name, use)
+        if name in self.params and len(reaching) == len(found):
+            return False  # the parameter's own value may reach the use
+        key = (name, tuple(reaching), maybe_none)
+        memo = self._tensor_memo.get(key)
+        if memo is not None:
+            return memo
+        if key in self._tensor_asking:
+            self._tensor_cycles += 1
+            return False
+        cycles = self._tensor_cycles
+        self._tensor_asking.add(key)
+        try:
+            result = all(
+                self._is_tensor(found[index][0], maybe_none, depth + 1)
+                for index in reaching
+            )
+        finally:
+            self._tensor_asking.discard(key)
+        if self._tensor_cycles == cycles:
+            self._tensor_memo[key] = result
+        return result
+
+    def _tensor_on_device(self, expr: ast.expr) -> bool:
+        """A tensor not known to live on the host (as ``.item()``'s receiver
+        is judged): reading it on the host is a sync."""
+        return self.is_tensor(expr) and self.where(expr) not in _ON_HOST
+
     # --------------------------------------------------------------------- syncs
 
     def sync(self, node: ast.AST) -> tuple[str, ast.expr | None] | None:
@@ -1105,12 +1333,21 @@ class _Provenance:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             if self._tensor_truth(node.operand):
                 return "(a tensor's truth value)", None
-        if isinstance(node, ast.Subscript) and self._boolean_mask(node):
-            return "(boolean-mask indexing)", None
+        if isinstance(node, ast.Subscript):
+            if self._boolean_mask(node):
+                return "(boolean-mask indexing)", None
+            for bound in _slice_bounds(node.slice):
+                if self._tensor_on_device(bound):
+                    return f"(the tensor `{_short(bound)}` as a slice bound)", bound
         return None
 
     def _sync_call(self, call: ast.Call) -> tuple[str, ast.expr | None] | None:
         func = call.func
+        name = func.attr if type(func) is ast.Attribute else getattr(func, "id", None)
+        if name == "repeat_interleave":
+            return self._repeat_interleave(call)
+        if name in _SIZED_NAMES:
+            return self._tensor_size(call, name)  # type: ignore[arg-type]
         if isinstance(func, ast.Attribute):
             method = func.attr
             receiver = func.value
@@ -1151,6 +1388,59 @@ class _Provenance:
                     return f"`{func.id}()` of a tensor", arg
         return None
 
+    def _repeat_interleave(self, call: ast.Call) -> tuple[str, ast.expr] | None:
+        """``torch.repeat_interleave(x, repeats)``, ``x.repeat_interleave(
+        repeats)`` and ``torch.repeat_interleave(repeats)`` with tensor
+        repeats and no ``output_size=``: torch reads the output's size back."""
+        if any(keyword.arg in ("output_size", None) for keyword in call.keywords):
+            return None
+        if any(type(arg) is ast.Starred for arg in call.args):
+            return None
+        func = call.func
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified == "torch.repeat_interleave":
+            position = 1 if len(call.args) >= 2 else 0
+        elif qualified is None and type(func) is ast.Attribute:
+            position = 0
+        else:
+            return None
+        repeats = next(
+            (keyword.value for keyword in call.keywords if keyword.arg == "repeats"),
+            call.args[position] if len(call.args) > position else None,
+        )
+        if repeats is None or not self._tensor_on_device(repeats):
+            return None
+        return (
+            f"(`repeat_interleave()` with the tensor `{_short(repeats)}` as "
+            "repeats and no `output_size=`: the output's size is read back)",
+            repeats,
+        )
+
+    def _tensor_size(self, call: ast.Call, name: str) -> tuple[str, ast.expr] | None:
+        """A factory given a tensor as a size (``torch.empty(indptr[-1])``,
+        ``torch.arange(n)``, ``x.new_zeros(n)``): Python reads it."""
+        func = call.func
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified in _SIZED_FUNCTIONS:
+            count, keywords = _SIZED_FUNCTIONS[qualified]
+        elif (
+            qualified is None and type(func) is ast.Attribute and name in _SIZED_METHODS
+        ):
+            count, keywords = _SIZED_METHODS[name]
+        else:
+            return None
+        sizes = list(call.args if count is None else call.args[:count])
+        sizes += [keyword.value for keyword in call.keywords if keyword.arg in keywords]
+        for size in sizes:
+            parts = size.elts if type(size) in (ast.Tuple, ast.List) else [size]  # type: ignore[attr-defined]
+            for part in parts:
+                if type(part) is not ast.Starred and self._tensor_on_device(part):
+                    return (
+                        f"(the tensor `{_short(part)}` as a size of `{name}()`)",
+                        part,
+                    )
+        return None
+
     def _tensor_truth(self, test: ast.expr) -> bool:
         """Whether ``test`` is a tensor (not a Python value) as a truth value."""
         if isinstance(test, ast.BoolOp):
@@ -1188,11 +1478,13 @@ class _Provenance:
             if self.where(test) in _ON_HOST:
                 return False
             return any(
-                _tensor_result(value, self) or self.where(value) == DEVICE
+                _tensor_result(value, self)
+                or self.where(value) == DEVICE
+                or self.is_tensor(value)
                 for value in [test.left, *test.comparators]
             )
         if isinstance(test, ast.Name):
-            return self.where(test) == DEVICE
+            return self.where(test) == DEVICE or self._tensor_on_device(test)
         return False
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
@@ -1460,6 +1752,66 @@ def _is_dtype_cast(call: ast.Call) -> bool:
             dotted.startswith("torch.") or "dtype" in dotted.lower()
         )
     return any(keyword.arg == "dtype" for keyword in call.keywords)
+
+
+#: The forms ``_Provenance.is_tensor`` may accept.
+_TENSOR_FORMS = frozenset(
+    {
+        ast.Name,
+        ast.Subscript,
+        ast.Attribute,
+        ast.UnaryOp,
+        ast.BinOp,
+        ast.IfExp,
+        ast.Call,
+    }
+)
+
+
+def _tensor_function(qualified: str) -> bool:
+    """A function of ``torch`` (``torch.cumsum``) whose result is a tensor."""
+    namespace, _, name = qualified.rpartition(".")
+    if namespace != "torch" or not name or name in _NOT_TENSOR_FUNCTIONS:
+        return False
+    if name[0].isupper():
+        return name.endswith("Tensor")  # (not ``torch.Size``, ``torch.Generator``)
+    return not name.startswith(("is_", "get_", "set_", "can_", "_"))
+
+
+def _tensor_annotation(annotation: ast.expr, maybe_none: bool) -> bool:
+    """``torch.Tensor`` or ``Tensor`` (and, with ``maybe_none``,
+    ``Optional[...]`` or ``... | None`` of it), as an expression or a string."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "Tensor"
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr == "Tensor" and _dotted(annotation) in (
+            "torch.Tensor",
+            "th.Tensor",
+        )
+    if not maybe_none:
+        return False
+    if isinstance(annotation, ast.Subscript):
+        return _dotted(annotation.value) in (
+            "Optional",
+            "typing.Optional",
+        ) and _tensor_annotation(annotation.slice, False)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = (annotation.left, annotation.right)
+        return any(_is_none(side) for side in sides) and any(
+            _tensor_annotation(side, False) for side in sides
+        )
+    return False
+
+
+def _short(expr: ast.expr) -> str:
+    """The source of a short expression (a message names it)."""
+    text = ast.unparse(expr)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _tensor_result(expr: ast.expr, where: _Provenance) -> bool:

@@ -43,6 +43,20 @@ SYNCS = {
     "mask_write": "q[lens > 0] = 0\n",
     "cuda_synchronize": "torch.cuda.synchronize()\n",
     "stream_synchronize": "self.stream.synchronize()\n",
+    # A tensor that Python reads as an int: slice bounds and sizes.
+    "slice_bound": "last = torch.cumsum(lens, 0)[-1]\nx = q[:last]\n",
+    "slice_bound_in_tuple": "x = q[:, 1 : torch.sum(lens) + 1]\n",
+    "slice_bound_write": "q[: lens.cuda()[-1]] = 0\n",
+    "empty_size": "x = torch.empty(torch.sum(lens), device=q.device)\n",
+    "zeros_size_tuple": "x = torch.zeros((2, lens.cuda()[0]), device=q.device)\n",
+    "arange_end": "x = torch.arange(0, end=torch.max(lens), device=q.device)\n",
+    "new_zeros_size": "x = q.new_zeros(lens.cuda()[0])\n",
+    "compare_torch_result": "m = torch.max(lens)\nif m != n:\n    pass\n",
+    # ``repeat_interleave`` with tensor repeats and no ``output_size``.
+    "repeat_interleave": "x = torch.repeat_interleave(q, lens.cuda())\n",
+    "repeat_interleave_method": "x = q.repeat_interleave(torch.cumsum(lens, 0))\n",
+    "repeat_interleave_one_argument": "x = torch.repeat_interleave(lens.cuda())\n",
+    "repeat_interleave_keyword": "x = q.repeat_interleave(repeats=lens.cuda())\n",
 }
 
 
@@ -76,6 +90,25 @@ HOST_VALUES = {
     "non_blocking_copy": "x = lens.to('cpu', non_blocking=True)\n",
     "capture_branch": "if in_capture:\n    x = lens.cpu()\n",
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
+    # Slice bounds and sizes that are Python values, host tensors, or of a
+    # kind not known (a parameter not declared a tensor may be a list).
+    "slice_bound_int": "m = q.shape[0]\nx = q[: m - 1]\n",
+    "slice_bound_item": "m = batch.seq_lens_cpu.max().item()\nx = q[:m]\n",
+    "slice_bound_list_element": "l = [1, 2]\nx = q[: l[-1]]\n",
+    "slice_bound_host_tensor": "t = torch.cumsum(batch.lens_cpu, 0)\nx = q[: t[-1]]\n",
+    "slice_bound_parameter_element": "x = q[: lens[-1]]\n",
+    "slice_bound_attribute_element": "x = q[: self.indptr[-1]]\n",
+    "tensor_as_index": "x = q[lens.cuda()[0]]\n",
+    "size_of_int": "x = torch.empty(n, 2, device=q.device)\n",
+    "size_of_host_tensor": "x = torch.empty(torch.tensor([1, 2])[-1])\n",
+    "repeat_interleave_int": "x = q.repeat_interleave(2)\n",
+    "repeat_interleave_output_size": (
+        "x = torch.repeat_interleave(q, lens.cuda(), output_size=n)\n"
+    ),
+    "repeat_interleave_host": "x = torch.repeat_interleave(torch.tensor([1, 2]))\n",
+    "repeat_interleave_parameter": "x = q.repeat_interleave(lens)\n",
+    # A name read in the value that rebinds it has its earlier value.
+    "rebound_from_list": "t = []\nt = torch.cat(t) if t else q\n",
 }
 
 
@@ -567,3 +600,44 @@ def test_callers_answers_do_not_depend_on_the_prefilters() -> None:
         prefilter.set_enabled(previous)
     assert on == off and len(on) == 1
     assert (on[0].location.row, on[0].location.column) == (10, 31)  # dev.tolist()
+
+
+def test_a_tensor_declared_by_its_annotation_is_known_to_be_one() -> None:
+    source = textwrap.dedent(
+        """
+        from typing import Optional
+        import torch
+
+        class Backend:
+            def forward(self, x, indptr: torch.Tensor, opt: Optional[torch.Tensor]):
+                last = indptr[-1]
+                a = x[:last]
+                b = x[: opt[-1]]
+                c = x[:opt]
+                d: torch.Tensor = self.lens
+                return a, b, c, torch.empty(d, device=x.device)
+        """
+    )
+    found = check_source(source, "b.py", SETTINGS)
+    assert [f.location.row for f in found] == [8, 9, 12]
+    # ``opt`` itself may be None, a bound that is no sync: not reported.
+    assert "the tensor `last` as a slice bound" in found[0].message
+    assert "the tensor `d` as a size of `empty()`" in found[2].message
+
+
+def test_a_loop_carried_bound_is_a_tensor_when_every_binding_adds_one() -> None:
+    body = (
+        "start = 0\n"
+        "for i in range(n):\n"
+        "    end = start + lens.cuda()[i]\n"
+        "    x = q[start:end]\n"
+        "    start = end\n"
+    )
+    (finding,) = findings(body)
+    assert "the tensor `end` as a slice bound" in finding.message
+
+
+def test_repeat_interleave_message_names_the_repeats_and_the_cure() -> None:
+    (finding,) = findings("r = lens.cuda()\nx = torch.repeat_interleave(q, r)\n")
+    assert "`repeat_interleave()` with the tensor `r` as repeats" in finding.message
+    assert "no `output_size=`" in finding.message
