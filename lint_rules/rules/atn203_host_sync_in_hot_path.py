@@ -199,7 +199,12 @@ class HostSyncInHotPath(Rule):
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
-    are not known.
+    are not known. A device guard on a local or a parameter (`x.is_cuda`,
+    `x.is_cpu`, `x.device.type == "cpu"`, negated or not) says where it
+    lives in each arm of its `if`, and after an `if` one arm of which always
+    leaves (`raise`, `return`, `continue`, `break`), in the rest of the
+    block, until the name is rebound: `x.item()` in the `else` of `if
+    x.is_cuda:`, or after `if x.is_cuda: raise ...`, is a host read.
 
     The per-request loops of reference backends (`x[start:end]` with
     0-d length tensors) are reported: each bound is one sync per request.
@@ -290,6 +295,12 @@ class HostSyncInHotPath(Rule):
         "        return x[:n], x[:m], x[:k], torch.empty(m), x[x[0]]\n",
         # A parameter not declared a tensor: it may be a list.
         "class B:\n    def forward(self, x, indptr):\n        return x[: indptr[-1]]\n",
+        # A device guard: the `else` of `is_cuda`, after an arm that raises.
+        "class B:\n    def forward(self, lens, n):\n"
+        "        if n.is_cuda:\n            n = 0\n"
+        "        else:\n            n = n.item()\n"
+        "        if lens.is_cuda:\n            raise ValueError('on the host')\n"
+        "        return n, lens.tolist()\n",
         # `repeat_interleave` with an int, or with `output_size=`.
         "import torch\nclass B:\n    def forward(self, x, lens: torch.Tensor, n: int):\n"
         "        a = x.repeat_interleave(2)\n"
@@ -891,6 +902,14 @@ class _Provenance:
         #: kept: it depends on where the question started).
         self._tensor_asking: set[tuple] = set()
         self._tensor_cycles = 0
+        #: The ``if`` statements whose test says where a name lives
+        #: (``_device_guard``): (statement, branch path, name, place in the
+        #: body, place in the ``else``); the ``with`` statements; the names
+        #: a guard says nothing of (``global``, ``nonlocal``, ``except ...
+        #: as``). Filled with the bindings.
+        self._guards: list[tuple[ast.If, tuple, str, str, str]] = []
+        self._withs: list[ast.AST] = []
+        self._not_guarded: set[str] = set()
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -914,10 +933,21 @@ class _Provenance:
         self.__dict__["bindings"] = bindings
         spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
         gate = self._gate
+        guards = self._guards
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
+                if kind is ast.With or kind is ast.AsyncWith:
+                    self._withs.append(node)
+            elif kind is ast.If:
+                guard = _device_guard(node.test)  # type: ignore[attr-defined]
+                if guard is not None:
+                    guards.append((node, path, *guard))
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                self._not_guarded.update(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                self._not_guarded.add(node.name)  # type: ignore[attr-defined]
             for root in roots:
                 if type(root) is ast.Lambda:
                     continue
@@ -1119,6 +1149,10 @@ class _Provenance:
     def _where_name(self, name: str, depth: int, use: ast.Name | None = None) -> str:
         if self.is_host_name(name):
             return HOST
+        if use is not None and self._guarded_place is not None:
+            guarded = self._guarded_place(name, use)
+            if guarded is not None:
+                return guarded
         reaching = self._reaching(name, use)
         key = (name, tuple(reaching))
         memo = self._memo.get(key)
@@ -1135,6 +1169,92 @@ class _Provenance:
             result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
         self._memo[key] = result
         return result
+
+    @property
+    def _guarded_place(self) -> Callable[[str, ast.Name], str | None] | None:
+        """``_guard_place`` where the function has a device guard (None: it
+        has none, most functions)."""
+        self.bindings  # noqa: B018 (finds the guards)
+        return self._guard_place if self._guards else None
+
+    def _guard_place(self, name: str, use: ast.Name) -> str | None:
+        """Where ``name`` lives at ``use`` by a device guard
+        (``_device_guard``) of an ``if``: inside one of its arms, the place
+        that arm implies; after an ``if`` one arm of which always leaves
+        (``_leaves``), in the rest of its block, the place the other arm
+        implies. Only while the name is not rebound between the guard's test
+        and the use (in an arm the use is not in of an ``if`` it is in, a
+        binding does not run before it; inside a loop after the test: not
+        rebound after the test at all), for a
+        parameter or a local of the function (not ``global``, ``nonlocal``,
+        a comprehension's variable, nor rebound by a nested function), and
+        not past the end of a ``with`` (which may swallow a ``raise``).
+        None: no guard says."""
+        if name in self._not_guarded or (
+            name not in self.params and name not in self.bindings
+        ):
+            return None
+        where = self._use(use)
+        if where is None:
+            return None
+        path, position = where
+        found = self.bindings.get(name, ())
+        if any(at == (0, 0) for _, _, at in found):
+            return None  # (a comprehension's variable)
+        for statement, guard_path, guarded, body, orelse in reversed(self._guards):
+            if guarded != name:
+                continue
+            depth = len(guard_path)
+            if path[:depth] != guard_path:
+                continue
+            start = (statement.lineno, statement.col_offset)
+            if start >= position:
+                continue
+            if len(path) > depth and path[depth][0] == id(statement):
+                place = body if path[depth][1] == 0 else orelse
+                inner = path[depth + 1 :]
+            else:
+                end = (statement.end_lineno, statement.end_col_offset)
+                if position < end:
+                    continue  # (in the test)
+                if _leaves(statement.body):
+                    place = orelse
+                elif _leaves(statement.orelse):
+                    place = body
+                else:
+                    continue
+                if any(
+                    (w.lineno, w.col_offset)  # type: ignore[attr-defined]
+                    < start
+                    < (w.end_lineno, w.end_col_offset)  # type: ignore[attr-defined]
+                    <= position
+                    for w in self._withs
+                ):
+                    continue  # (a ``with`` around the guard ended before the use)
+                inner = path[depth:]
+            if any(entry[2] for entry in inner):
+                if any(start < at for _, _, at in found):
+                    continue  # (rebound after the test: may run before the use)
+            elif any(
+                start < at < position and not _exclusive(bound, path)
+                for _, bound, at in found
+            ):
+                continue  # (rebound between the test and the use)
+            if name in self._closure_names:
+                return None
+            return place
+        return None
+
+    @cached_property
+    def _closure_names(self) -> set[str]:
+        """The names a nested function of this one declares ``nonlocal``
+        (it may rebind them when called): asked only where a guard holds."""
+        return {
+            name
+            for node in ast.walk(self._function)
+            if type(node) is ast.Nonlocal
+            for name in node.names  # type: ignore[attr-defined]
+        }
 
     def parameter(self, name: str) -> str:
         """Where the value a parameter receives lives: a Python value by its
@@ -1657,6 +1777,65 @@ class _Callers:
                 self.parameter,
             )
         return found
+
+
+def _device_guard(test: ast.expr) -> tuple[str, str, str] | None:
+    """(name, place in the body, place in the ``else``) for a test that says
+    where a plain name lives: ``x.is_cuda``, ``x.is_cpu``,
+    ``x.device.type == "cpu"`` (or ``"cuda"``, ``!=``, either side),
+    negated with ``not``."""
+    kind = type(test)
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        guard = _device_guard(test.operand)  # type: ignore[attr-defined]
+        return None if guard is None else (guard[0], guard[2], guard[1])
+    if kind is ast.Attribute:
+        value = test.value  # type: ignore[attr-defined]
+        if type(value) is ast.Name:
+            if test.attr == "is_cuda":  # type: ignore[attr-defined]
+                return value.id, DEVICE, HOST
+            if test.attr == "is_cpu":  # type: ignore[attr-defined]
+                return value.id, HOST, DEVICE
+        return None
+    if kind is not ast.Compare or len(test.ops) != 1:  # type: ignore[attr-defined]
+        return None
+    op = type(test.ops[0])  # type: ignore[attr-defined]
+    if op is not ast.Eq and op is not ast.NotEq:
+        return None
+    left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
+    if type(left) is ast.Constant:
+        left, right = right, left
+    if not (
+        type(right) is ast.Constant
+        and right.value in ("cpu", "cuda")
+        and type(left) is ast.Attribute
+        and left.attr == "type"
+        and type(left.value) is ast.Attribute
+        and left.value.attr == "device"
+        and type(left.value.value) is ast.Name
+    ):
+        return None
+    places = (HOST, DEVICE) if right.value == "cpu" else (DEVICE, HOST)
+    if op is ast.NotEq:
+        places = places[::-1]
+    return left.value.value.id, *places
+
+
+#: Statements after which the rest of a block does not run.
+_EXITS = frozenset({ast.Raise, ast.Return, ast.Continue, ast.Break})
+
+
+def _leaves(block: list[ast.stmt]) -> bool:
+    """Whether a block always leaves the function or the loop: it ends in
+    ``raise``, ``return``, ``continue`` or ``break``, or in an ``if`` both
+    arms of which do."""
+    if not block:
+        return False
+    last = block[-1]
+    if type(last) in _EXITS:
+        return True
+    if type(last) is ast.If:
+        return _leaves(last.body) and _leaves(last.orelse)
+    return False
 
 
 def _constant_place(value: ast.expr) -> str:

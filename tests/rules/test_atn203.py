@@ -641,3 +641,125 @@ def test_repeat_interleave_message_names_the_repeats_and_the_cure() -> None:
     (finding,) = findings("r = lens.cuda()\nx = torch.repeat_interleave(q, r)\n")
     assert "`repeat_interleave()` with the tensor `r` as repeats" in finding.message
     assert "no `output_size=`" in finding.message
+
+
+def _rows(body: str) -> list[int]:
+    """The rows of the findings, counted from the body's first row."""
+    return [finding.location.row - 5 for finding in findings(body)]
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "lens.is_cpu",
+        "not lens.is_cuda",
+        'lens.device.type == "cpu"',
+        '"cpu" == lens.device.type',
+        'lens.device.type != "cuda"',
+    ],
+)
+def test_a_device_guard_puts_the_name_on_the_host_in_its_arm(test: str) -> None:
+    body = f"if {test}:\n    x = lens.item()\nelse:\n    y = lens.item()\n"
+    # The body is on the host; the else arm on the device.
+    assert _rows(body) == [4]
+
+
+def test_the_else_of_is_cuda_is_on_the_host_and_its_body_on_the_device() -> None:
+    body = (
+        "if lens.is_cuda:\n"
+        "    x = int(lens.cpu().item())\n"
+        "else:\n"
+        "    x = int(lens.item())\n"
+    )
+    (finding,) = findings(body)
+    assert finding.location.row - 5 == 2
+    assert "`.cpu()`" in finding.message
+
+
+@pytest.mark.parametrize("leave", ["raise ValueError(n)", "return None"])
+def test_after_a_guard_that_leaves_the_name_is_on_the_host(leave: str) -> None:
+    body = f"if lens.is_cuda:\n    {leave}\nx = lens.item()\ny = lens.tolist()\n"
+    assert _rows(body) == []
+
+
+def test_after_a_negated_guard_that_leaves_the_name_is_on_the_device() -> None:
+    body = (
+        'if lens.device.type != "cpu":\n    pass\nelse:\n    return\nx = lens.item()\n'
+    )
+    assert _rows(body) == [5]
+
+
+def test_a_guard_that_continues_holds_for_the_rest_of_the_loop_body() -> None:
+    body = (
+        "for t in batch.lens:\n"
+        "    if t.is_cuda:\n"
+        "        continue\n"
+        "    x = t.item()\n"
+        "y = lens.item()\n"
+    )
+    assert _rows(body) == [5]
+
+
+def test_a_rebinding_after_the_guard_is_reported_again() -> None:
+    body = (
+        "if lens.is_cuda:\n"
+        "    raise ValueError\n"
+        "a = lens.item()\n"
+        "lens = batch.seq_lens\n"
+        "b = lens.item()\n"
+    )
+    assert _rows(body) == [5]
+
+
+def test_a_rebinding_in_a_loop_after_the_guard_may_reach_the_use() -> None:
+    body = (
+        "if lens.is_cuda:\n"
+        "    raise ValueError\n"
+        "for i in range(n):\n"
+        "    a = lens.item()\n"
+        "    lens = batch.seq_lens\n"
+    )
+    assert _rows(body) == [4]
+
+
+def test_an_arm_that_does_not_always_leave_says_nothing_after_the_if() -> None:
+    body = "if lens.is_cuda:\n    if n:\n        raise ValueError\nx = lens.item()\n"
+    assert _rows(body) == [4]
+
+
+def test_a_with_that_may_swallow_the_raise_ends_the_guard() -> None:
+    body = (
+        "with self.suppress():\n"
+        "    if lens.is_cuda:\n"
+        "        raise ValueError\n"
+        "    a = lens.item()\n"
+        "b = lens.item()\n"
+    )
+    assert _rows(body) == [5]
+
+
+def test_a_guard_on_an_attribute_or_a_global_says_nothing() -> None:
+    body = "if batch.lens.is_cuda:\n    raise ValueError\na = batch.lens.item()\n"
+    assert _rows(body) == [3]
+    body = (
+        "global buf\n"
+        "buf = batch.buf\n"
+        "if buf.is_cuda:\n"
+        "    raise ValueError\n"
+        "self.reset()\n"
+        "a = buf.item()\n"
+    )
+    assert _rows(body) == [6]
+
+
+def test_a_nested_function_that_rebinds_the_name_ends_the_guard() -> None:
+    body = (
+        "def reset():\n"
+        "    nonlocal lens\n"
+        "    lens = batch.lens\n"
+        "if lens.is_cuda:\n"
+        "    raise ValueError\n"
+        "reset()\n"
+        "a = lens.item()\n"
+    )
+    assert _rows(body) == [7]
