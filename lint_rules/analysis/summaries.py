@@ -242,6 +242,16 @@ class ModuleSummaries:
         """Sorted rows of the class where ``name`` may be an attribute's
         name; None: every row (no text, the pre-filters off, or a text that
         may spell an identifier otherwise)."""
+        return self.spelled_rows(cls, name, True)
+
+    def spelled_rows(
+        self, cls: ast.ClassDef, name: str, after_dot: bool
+    ) -> list[int] | None:
+        """Sorted rows of the class where an identifier ``name`` may end (as
+        an attribute's name only, with ``after_dot``); None: every row (no
+        text, the pre-filters off, or a text that may spell an identifier
+        otherwise). A walk of these rows (``walk_rows``) finds every such
+        name of the class."""
         locator = self.locator
         if locator is None or not prefilter.enabled() or self._respells():
             return None
@@ -250,9 +260,16 @@ class ModuleSummaries:
         start = locator.line_start(first)
         end = locator.full_line_end(cls.end_lineno or cls.lineno)
         positions = []
+        length = len(name)
         position = text.find(name, start, end)
         while position >= 0:
-            if may_follow_dot(text, position, len(name)):
+            if after_dot:
+                if may_follow_dot(text, position, length):
+                    positions.append(position)
+            elif (position == 0 or text[position - 1] not in _WORD_CHARS) and (
+                position + length >= len(text)
+                or text[position + length] not in _WORD_CHARS
+            ):
                 positions.append(position)
             position = text.find(name, position + 1, end)
         return sorted(locator.rows_of(positions))

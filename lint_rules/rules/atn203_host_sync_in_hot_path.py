@@ -16,6 +16,7 @@ from lint_rules.analysis.nodes import (
     TryStar,
     any_row_between,
     child_nodes,
+    walk_rows,
 )
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
@@ -352,6 +353,7 @@ class HostSyncInHotPath(Rule):
         hot_paths = ctx.hot_paths
         host_names = _host_name_matcher(ctx.options.host_tensor_names)
         callers = _Callers(ctx, host_names)
+        attributes = callers.attributes
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
             if cost is None:
@@ -371,6 +373,7 @@ class HostSyncInHotPath(Rule):
                 gate,
                 model.imported_names if gate.enabled else None,
                 callers.parameter,
+                attributes,
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -871,8 +874,12 @@ class _Provenance:
         gate: _TextGate | None = None,
         imported_names: frozenset[str] | None = None,
         parameter: Callable[[ast.AST, str], str] | None = None,
+        attributes: _Attributes | None = None,
     ) -> None:
         self._function = function
+        #: The kind and place of ``self.<name>`` by the class's assignments
+        #: (None: not known).
+        self._attributes = attributes
         #: Where a parameter lives by what the module's calls pass it
         #: (``_Callers.parameter``); None: not known.
         self._parameter = parameter
@@ -907,7 +914,7 @@ class _Provenance:
         #: body, place in the ``else``); the ``with`` statements; the names
         #: a guard says nothing of (``global``, ``nonlocal``, ``except ...
         #: as``). Filled with the bindings.
-        self._guards: list[tuple[ast.If, tuple, str, str, str]] = []
+        self._guards: list[tuple[ast.If, tuple, str, str | None, str | None]] = []
         self._withs: list[ast.AST] = []
         self._not_guarded: set[str] = set()
 
@@ -1113,6 +1120,8 @@ class _Provenance:
             if expr.attr in _SAME_PLACE_ATTRIBUTES:
                 # ``lens.max(dim=1).values``, ``t.T``: where the value is.
                 return self.where(expr.value, depth + 1)
+            if self._instance_attribute(expr):
+                return self._attributes.place(self._function, expr.attr)  # type: ignore[union-attr]
             return UNKNOWN
         if isinstance(expr, ast.Subscript):
             return self.where(expr.value, depth + 1)
@@ -1212,6 +1221,8 @@ class _Provenance:
                 continue
             if len(path) > depth and path[depth][0] == id(statement):
                 place = body if path[depth][1] == 0 else orelse
+                if place is None:
+                    continue  # (an arm the guard does not tell of)
                 inner = path[depth + 1 :]
             else:
                 end = (statement.end_lineno, statement.end_col_offset)
@@ -1222,6 +1233,8 @@ class _Provenance:
                 elif _leaves(statement.orelse):
                     place = body
                 else:
+                    continue
+                if place is None:
                     continue
                 if any(
                     (w.lineno, w.col_offset)  # type: ignore[attr-defined]
@@ -1355,10 +1368,12 @@ class _Provenance:
         if kind is ast.Subscript:
             return self._is_tensor(expr.value, True, depth + 1)  # type: ignore[attr-defined]
         if kind is ast.Attribute:
-            return expr.attr in _SAME_PLACE_ATTRIBUTES and self._is_tensor(  # type: ignore[attr-defined]
-                expr.value,  # type: ignore[attr-defined]
-                True,
-                depth + 1,
+            if expr.attr in _SAME_PLACE_ATTRIBUTES:  # type: ignore[attr-defined]
+                return self._is_tensor(expr.value, True, depth + 1)  # type: ignore[attr-defined]
+            return self._instance_attribute(expr) and self._attributes.tensor(  # type: ignore[arg-type, union-attr]
+                self._function,
+                expr.attr,  # type: ignore[attr-defined]
+                maybe_none,
             )
         if kind is ast.UnaryOp:
             return type(expr.op) is not ast.Not and self._is_tensor(  # type: ignore[attr-defined]
@@ -1400,6 +1415,19 @@ class _Provenance:
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             return qualified is not None and _tensor_function(qualified)
         return False
+
+    def _instance_attribute(self, expr: ast.Attribute) -> bool:
+        """Whether ``expr`` is ``self.<name>`` in a method (``self`` its
+        instance parameter, never rebound)."""
+        attributes = self._attributes
+        if attributes is None or type(expr.value) is not ast.Name:
+            return False
+        receiver = attributes.receiver(self._function)
+        return (
+            receiver is not None
+            and expr.value.id == receiver
+            and receiver not in self.bindings
+        )
 
     def _tensor_name(self, use: ast.Name, maybe_none: bool, depth: int) -> bool:
         name = use.id
@@ -1712,6 +1740,13 @@ class _Callers:
         #: and the callers' provenances made for it.
         self._asking: list[tuple[ast.AST, str]] | None = None
         self._provenances: dict[ast.AST, _Provenance] = {}
+        self.attributes = _Attributes(ctx, host_names)
+        self.attributes.callers = self
+
+    @property
+    def asking(self) -> bool:
+        """Whether a question is under way."""
+        return self._asking is not None
 
     def parameter(self, function: ast.AST, name: str) -> str:
         key = (function, name)
@@ -1726,7 +1761,10 @@ class _Callers:
         finally:
             self._asking = None
             self._provenances = {}
-        self._answers[key] = found
+        if not self.attributes.asking:
+            # (an answer given inside an attribute's question may have met
+            # its cycle: not kept)
+            self._answers[key] = found
         return found
 
     def _place(self, function: ast.AST, name: str) -> str:
@@ -1775,16 +1813,371 @@ class _Callers:
                 gate,
                 model.imported_names if gate.enabled else None,
                 self.parameter,
+                self.attributes,
             )
         return found
 
 
-def _device_guard(test: ast.expr) -> tuple[str, str, str] | None:
+#: Names through which a class may set its attributes without ``self.X =``
+#: (``setattr(self, name, v)``, ``self.__dict__[name] = v``, ``vars(self)``,
+#: ``self.register_buffer(name, t)``): a class that spells one has no
+#: attribute known.
+_INDIRECT_WRITERS = (
+    "setattr",
+    "__setattr__",
+    "__dict__",
+    "vars",
+    "register_buffer",
+    "register_parameter",
+)
+
+
+class _ClassAttribute:
+    """What the classes of one family (a class, its bases and its
+    subclasses in the module) assign to ``self.<name>``: each assigned value
+    with the method that assigns it, the annotations it is declared with,
+    and whether ``None`` is assigned; ``known`` is False where some
+    assignment is not of that form (``del``, a tuple target, a closure's
+    store, a class-body default that is not ``None``, a method or property
+    of that name)."""
+
+    __slots__ = ("known", "values", "declared", "none")
+
+    def __init__(self) -> None:
+        self.known = True
+        self.values: list[tuple[ast.AST, ast.expr]] = []
+        self.declared: list[ast.expr] = []
+        self.none = False
+
+
+class _Attributes:
+    """The kind and place of ``self.<name>`` in a method of a class, from
+    the assignments of the class's own methods (and of its bases and
+    subclasses in the module): a tensor when every value assigned is one
+    (``None`` too, for a value that is indexed), or when the class body or
+    an assignment declares it ``torch.Tensor``; on the device when the
+    values joined are (as a local bound to them would be). Each value is
+    judged in the method that assigns it.
+
+    Not known: an attribute the class (family) never assigns, one assigned
+    otherwise than by ``self.<name> = ...`` / ``self.<name>: T = ...`` in a
+    method (``del``, a tuple target, a nested function's store), a class
+    that spells ``setattr``, ``__dict__``, ``vars`` or ``register_buffer``.
+    What the code the module does not show assigns is not seen: a base
+    class of another module (the class's own assignments still decide: its
+    methods are written against them), a subclass of another module, a
+    store through another name (``backend.kv_indptr = ...``). Only what
+    reports a sync is drawn from this (a tensor on the device), never that
+    a value lives on the host."""
+
+    def __init__(self, ctx: Context, host_names: re.Pattern[str] | None) -> None:
+        self._ctx = ctx
+        self._host_names = host_names
+        self._infos: dict[ast.AST, object] | None = None
+        self._families: dict[ast.ClassDef, list[ast.ClassDef] | None] = {}
+        self._facts: dict[tuple[ast.ClassDef, str], _ClassAttribute] = {}
+        self._provenances: dict[ast.AST, _Provenance] = {}
+        #: Answers kept (outermost questions only), and the questions under
+        #: way (a cycle: not known).
+        self._answers: dict[tuple, object] = {}
+        self.asking: list[tuple] = []
+        #: Where the parameters of the module's functions live (set by it).
+        self.callers: _Callers | None = None
+
+    def method_class(self, function: ast.AST) -> ast.ClassDef | None:
+        """The class ``function`` is a method of (its own statement)."""
+        infos = self._infos
+        if infos is None:
+            infos = self._infos = {
+                info.node: info.cls for info in self._ctx.model.functions
+            }
+        return infos.get(function)  # type: ignore[return-value]
+
+    def receiver(self, function: ast.AST) -> str | None:
+        if self.method_class(function) is None:
+            return None
+        return _instance_parameter(function)
+
+    # ------------------------------------------------------------- questions
+
+    def tensor(self, function: ast.AST, name: str, maybe_none: bool) -> bool:
+        """Whether ``self.<name>`` in method ``function`` is a tensor."""
+        return bool(self._ask(("tensor", function, name, maybe_none)))
+
+    def place(self, function: ast.AST, name: str) -> str:
+        """DEVICE where ``self.<name>`` lives on the device, else UNKNOWN."""
+        return self._ask(("place", function, name))  # type: ignore[return-value]
+
+    def _ask(self, key: tuple) -> object:
+        found = self._answers.get(key)
+        if found is not None:
+            return found
+        if key in self.asking:
+            return False if key[0] == "tensor" else UNKNOWN
+        outermost = not self.asking
+        self.asking.append(key)
+        try:
+            found = self._answer(key)
+        finally:
+            self.asking.pop()
+        if outermost:
+            self._provenances = {}
+            callers = self.callers
+            if callers is None or not callers.asking:
+                # (one given inside a parameter's question: not kept)
+                self._answers[key] = found
+        return found
+
+    def _answer(self, key: tuple) -> object:
+        function, name = key[1], key[2]
+        cls = self.method_class(function)
+        facts = self._class_facts(cls, name) if cls is not None else None
+        if facts is None or not facts.known:
+            return False if key[0] == "tensor" else UNKNOWN
+        # Where each value lives: one on the host makes the attribute not
+        # known (a host tensor: reading it is no sync).
+        places = [
+            self._provenance(method).where(value) for method, value in facts.values
+        ]
+        if any(place in _ON_HOST for place in places):
+            return False if key[0] == "tensor" else UNKNOWN
+        if key[0] == "place":
+            # On the device: every value is (a tensor not known to be
+            # elsewhere is a tensor on the device only as far as ``tensor``).
+            return DEVICE if places and all(p == DEVICE for p in places) else UNKNOWN
+        maybe_none = key[3]
+        if any(_tensor_annotation(a, maybe_none) for a in facts.declared):
+            return True
+        if not facts.values or (facts.none and not maybe_none):
+            return False
+        return all(
+            self._provenance(method).is_tensor(value, maybe_none)
+            for method, value in facts.values
+        )
+
+    def _provenance(self, function: ast.AST) -> _Provenance:
+        found = self._provenances.get(function)
+        if found is None:
+            ctx = self._ctx
+            model = ctx.model
+            gate = _TextGate(ctx, function)
+            found = self._provenances[function] = _Provenance(
+                function,
+                partial(model.scope, function),
+                self._host_names,
+                gate,
+                model.imported_names if gate.enabled else None,
+                None if self.callers is None else self.callers.parameter,
+                self,
+            )
+        return found
+
+    # ----------------------------------------------------------------- facts
+
+    def _family(self, cls: ast.ClassDef) -> list[ast.ClassDef] | None:
+        """``cls``, its bases and its subclasses of the module (by a name
+        one class of the module has), each one's bases and subclasses in
+        turn; None: a class spells an indirect writer (``setattr``...)."""
+        if cls in self._families:
+            return self._families[cls]
+        model = self._ctx.model
+        classes = list(model.classes)
+        classes += [
+            stmt
+            for stmt in model.tree.body
+            if type(stmt) is ast.ClassDef and stmt not in classes
+        ]
+        by_name: dict[str, list[ast.ClassDef]] = {}
+        for other in classes:
+            by_name.setdefault(other.name, []).append(other)
+        family = [cls]
+        index = 0
+        while index < len(family):
+            member = family[index]
+            index += 1
+            related = [
+                found[0]
+                for base in member.bases
+                if isinstance(base, ast.Name)
+                and len(found := by_name.get(base.id, ())) == 1
+            ]
+            related += [
+                other
+                for other in classes
+                if any(
+                    isinstance(base, ast.Name) and base.id == member.name
+                    for base in other.bases
+                )
+                and len(by_name[member.name]) == 1
+            ]
+            for other in related:
+                if other not in family:
+                    family.append(other)
+        from lint_rules.analysis.summaries import module_summaries
+
+        summaries = module_summaries(model)
+        result: list[ast.ClassDef] | None = family
+        for member in family:
+            if any(
+                _spells(summaries, member, word, False) for word in _INDIRECT_WRITERS
+            ):
+                result = None
+                break
+        for member in family:
+            self._families[member] = result
+        return result
+
+    def _class_facts(self, cls: ast.ClassDef, name: str) -> _ClassAttribute:
+        key = (cls, name)
+        found = self._facts.get(key)
+        if found is not None:
+            return found
+        facts = _ClassAttribute()
+        family = self._family(cls)
+        if family is None:
+            facts.known = False
+        else:
+            from lint_rules.analysis.summaries import module_summaries
+
+            summaries = module_summaries(self._ctx.model)
+            for member in family:
+                self._read_class(summaries, member, name, facts)
+                if not facts.known:
+                    break
+        for member in family or (cls,):
+            self._facts[(member, name)] = facts
+        return facts
+
+    def _read_class(
+        self, summaries: object, cls: ast.ClassDef, name: str, facts: _ClassAttribute
+    ) -> None:
+        from lint_rules.analysis.summaries import _names_bound_by
+
+        for stmt in cls.body:
+            if name not in _names_bound_by(stmt):
+                continue
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                facts.declared.append(stmt.annotation)
+                if stmt.value is None:
+                    continue
+                if _is_none(stmt.value):
+                    facts.none = True
+                    continue
+            elif (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and _is_none(stmt.value)
+            ):
+                facts.none = True
+                continue
+            facts.known = False  # a default, a method, a property...
+            return
+        parents: dict[ast.AST, ast.AST] = {}
+        rows = summaries.spelled_rows(cls, name, True)  # type: ignore[attr-defined]
+        for node in walk_rows(cls, rows, parents):
+            if (
+                type(node) is not ast.Attribute
+                or node.attr != name  # type: ignore[attr-defined]
+                or type(node.ctx) is ast.Load  # type: ignore[attr-defined]
+            ):
+                continue
+            if not self._read_store(node, parents, cls, facts):  # type: ignore[arg-type]
+                facts.known = False
+                return
+
+    def _read_store(
+        self,
+        node: ast.Attribute,
+        parents: dict[ast.AST, ast.AST],
+        cls: ast.ClassDef,
+        facts: _ClassAttribute,
+    ) -> bool:
+        """Record the store ``node``; False: one that makes it unknown."""
+        scope = parents.get(node)
+        while scope is not None and not isinstance(scope, _SCOPES):
+            scope = parents.get(scope)
+        method = scope
+        while method is not None and self.method_class(method) is not cls:
+            method = parents.get(method)
+        if method is None:
+            return True  # (a class body's ``x.name = ...``: not the instance)
+        receiver = _instance_parameter(method)
+        receiver_store = (
+            type(node.value) is ast.Name
+            and receiver is not None
+            and node.value.id == receiver
+        )
+        if not receiver_store:
+            return True  # another object's attribute
+        if scope is not method or type(node.ctx) is ast.Del:
+            return False  # a nested function's store, ``del self.x``
+        if receiver in self._provenance(method).bindings:
+            return False  # the receiver rebound
+        statement = parents.get(node)
+        kind = type(statement)
+        value = None
+        if kind is ast.Assign and node in statement.targets:  # type: ignore[union-attr]
+            value = statement.value  # type: ignore[union-attr]
+        elif kind is ast.AnnAssign and statement.target is node:  # type: ignore[union-attr]
+            facts.declared.append(statement.annotation)  # type: ignore[union-attr]
+            value = statement.value  # type: ignore[union-attr]
+        elif kind is ast.AugAssign and statement.target is node:  # type: ignore[union-attr]
+            pass  # (the value's kind and place stay: ``t += 1``)
+        else:
+            return False  # a tuple target, a loop's, a ``with``'s...
+        if value is not None:
+            if _is_none(value):
+                facts.none = True
+            else:
+                facts.values.append((method, value))
+        return True
+
+
+def _instance_parameter(method: ast.AST) -> str | None:
+    """The instance parameter of a method (not of a static or class method)."""
+    for decorator in method.decorator_list:  # type: ignore[attr-defined]
+        if isinstance(decorator, ast.Name) and decorator.id in (
+            "staticmethod",
+            "classmethod",
+        ):
+            return None
+    args = method.args  # type: ignore[attr-defined]
+    params = (*args.posonlyargs, *args.args)
+    return params[0].arg if params else None
+
+
+def _spells(summaries: object, cls: ast.ClassDef, word: str, after_dot: bool) -> bool:
+    """Whether the class has a name or an attribute named ``word``."""
+    rows = summaries.spelled_rows(cls, word, after_dot)  # type: ignore[attr-defined]
+    if rows == []:
+        return False
+    return any(
+        (type(node) is ast.Name and node.id == word)  # type: ignore[attr-defined]
+        or (type(node) is ast.Attribute and node.attr == word)  # type: ignore[attr-defined]
+        for node in walk_rows(cls, rows, {})
+    )
+
+
+def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
     """(name, place in the body, place in the ``else``) for a test that says
     where a plain name lives: ``x.is_cuda``, ``x.is_cpu``,
     ``x.device.type == "cpu"`` (or ``"cuda"``, ``!=``, either side),
-    negated with ``not``."""
+    ``isinstance(x, torch.Tensor)`` (not a tensor in the ``else``: a host
+    value; None: the arm is not told), negated with ``not``."""
     kind = type(test)
+    if kind is ast.Call:
+        func, args = test.func, test.args  # type: ignore[attr-defined]
+        if (
+            type(func) is ast.Name
+            and func.id == "isinstance"
+            and len(args) == 2
+            and not test.keywords  # type: ignore[attr-defined]
+            and type(args[0]) is ast.Name
+            and _tensor_annotation(args[1], False)
+        ):
+            return args[0].id, None, HOST
+        return None
     if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
         guard = _device_guard(test.operand)  # type: ignore[attr-defined]
         return None if guard is None else (guard[0], guard[2], guard[1])

@@ -763,3 +763,146 @@ def test_a_nested_function_that_rebinds_the_name_ends_the_guard() -> None:
         "a = lens.item()\n"
     )
     assert _rows(body) == [7]
+
+
+# ---------------------------------------------------------------- attributes
+
+ATTRIBUTE_USES = (
+    "    def forward(self, x):\n"
+    "        a = x[: self.indptr[-1]]\n"
+    "        b = torch.empty(self.indptr[-1], device=x.device)\n"
+    "        c = torch.repeat_interleave(x, self.indptr)\n"
+    "        if self.indptr[0] > 0:\n"
+    "            pass\n"
+    "        return a, b, c\n"
+)
+
+
+def _attribute_rows(init: str, header: str = "class Backend:\n") -> list[int]:
+    """Rows (from ``forward``'s ``def``) of the findings on ``self.indptr``
+    where ``init`` is the rest of the class."""
+    source = "from typing import Optional\nimport torch\n\n" + header + init
+    start = source.count("\n") + 1
+    found = check_source(source + ATTRIBUTE_USES, "b.py", SETTINGS)
+    return [finding.location.row - start for finding in found]
+
+
+DEVICE_INIT = (
+    "    def __init__(self, n, device):\n"
+    "        self.indptr = torch.zeros(n + 1, device=device)\n"
+)
+
+
+def test_an_attribute_every_assignment_of_which_is_a_device_tensor() -> None:
+    # A slice bound, a size, tensor repeats, a comparison as a test.
+    assert _attribute_rows(DEVICE_INIT) == [1, 2, 3, 4]
+    moved = (
+        "    def __init__(self, n, device):\n"
+        "        self.indptr = torch.zeros(n + 1).to(device)\n"
+        "    def init_cuda_graph_state(self, n):\n"
+        "        self.indptr = torch.cumsum(self.indptr, 0).cuda()\n"
+    )
+    assert _attribute_rows(moved) == [1, 2, 3, 4]
+
+
+def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
+    source = (
+        "import torch\nclass Backend:\n"
+        + DEVICE_INIT
+        + "    def forward(self, x, bs):\n"
+        "        indptr = self.indptr\n"
+        "        indptr = indptr[: bs + 1]\n"
+        "        return torch.empty(indptr[-1], device=x.device)\n"
+    )
+    (finding,) = check_source(source, "b.py", SETTINGS)
+    assert "the tensor `indptr[-1]` as a size of `empty()`" in finding.message
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        # A list: its elements are Python values.
+        "    def __init__(self, n):\n        self.indptr = [0] * (n + 1)\n",
+        # A host tensor in one method.
+        DEVICE_INIT
+        + "    def reset(self, n):\n        self.indptr = torch.zeros(n + 1)\n",
+        # An unknown call.
+        DEVICE_INIT + "    def reset(self, n):\n        self.indptr = make(n)\n",
+        # A parameter that may be a list.
+        DEVICE_INIT + "    def reset(self, buf):\n        self.indptr = buf\n",
+        # Written otherwise: ``setattr``, a tuple target, a closure, ``del``.
+        DEVICE_INIT + "    def reset(self, v):\n        setattr(self, 'indptr', v)\n",
+        DEVICE_INIT
+        + "    def reset(self, a, b):\n        self.indptr, self.n = a, b\n",
+        DEVICE_INIT + "    def reset(self, v):\n"
+        "        def f():\n            self.indptr = v\n        f()\n",
+        DEVICE_INIT + "    def reset(self):\n        del self.indptr\n",
+        # A class-body default that is not None, a property of that name.
+        "    indptr = []\n" + DEVICE_INIT,
+        DEVICE_INIT + "    @property\n    def indptr(self):\n        return [0]\n",
+        # Never assigned by the class: a base of another module may.
+        "    def __init__(self, n):\n        super().__init__(n)\n",
+    ],
+)
+def test_an_attribute_not_known_to_be_a_device_tensor(init: str) -> None:
+    header = "class Backend(Base):\n" if "super()" in init else "class Backend:\n"
+    assert _attribute_rows(init, header) == []
+
+
+def test_a_maybe_none_attribute_is_a_tensor_where_it_is_indexed() -> None:
+    init = (
+        "    def __init__(self):\n        self.indptr = None\n"
+        "    def init_cuda_graph_state(self, n):\n"
+        "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
+    )
+    # ``repeat_interleave(x, None)`` is no sync: the whole attribute is not
+    # known to be a tensor; its elements are.
+    assert _attribute_rows(init) == [1, 2, 4]
+    declared = "    indptr: Optional[torch.Tensor] = None\n"
+    assert _attribute_rows(declared) == [1, 2, 4]
+    assert _attribute_rows("    indptr: torch.Tensor\n") == [1, 2, 3, 4]
+    optional = (
+        "    def __init__(self, n, buf: Optional[torch.Tensor] = None):\n"
+        "        if buf is None:\n"
+        "            self.indptr = torch.zeros(n + 1, device='cuda')\n"
+        "        else:\n"
+        "            self.indptr = buf\n"
+    )
+    assert _attribute_rows(optional) == [1, 2, 4]
+
+
+def test_bases_and_subclasses_of_the_module_are_folded_in() -> None:
+    base = "class Base:\n" + DEVICE_INIT + "\n"
+    # A subclass of a class of the module that assigns the attribute.
+    assert _attribute_rows("    pass\n", base + "class Backend(Base):\n") == [
+        1,
+        2,
+        3,
+        4,
+    ]
+    # A subclass of the module that assigns it a list: the base's methods
+    # may see the list.
+    source = (
+        "import torch\nclass Backend:\n" + DEVICE_INIT + ATTRIBUTE_USES + "\n"
+        "class Host(Backend):\n"
+        "    def __init__(self, n):\n        self.indptr = [0] * (n + 1)\n"
+    )
+    assert check_source(source, "b.py", SETTINGS) == []
+
+
+def test_a_subclass_of_an_unknown_base_keeps_its_own_assignments() -> None:
+    # The base (another module) is not seen: the class's own assignments
+    # decide, as its methods are written against them.
+    assert _attribute_rows(DEVICE_INIT, "class Backend(Base):\n") == [1, 2, 3, 4]
+
+
+def test_an_isinstance_guard_says_the_else_holds_no_tensor() -> None:
+    body = (
+        "k = lens.cuda() if n else batch.k\n"
+        "if isinstance(k, torch.Tensor):\n"
+        "    a = float(k.item())\n"
+        "else:\n"
+        "    a = float(k)\n"
+        "b = float(k)\n"
+    )
+    assert _rows(body) == [3, 6]
