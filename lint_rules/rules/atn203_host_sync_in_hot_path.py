@@ -180,10 +180,17 @@ class HostSyncInHotPath(Rule):
     known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
     a list it would be a Python value), a reduction, arithmetic with a
     tensor, a `torch` function's result, a name declared `torch.Tensor`, or
-    a local every binding of which is one. A parameter or an attribute not
-    declared a tensor (`def f(indptr):`, `self.kv_indptr`) may hold a list
-    or an int: its elements are not reported. A tensor as an index
-    (`x[t]`) is not a sync: it is gathered on the device.
+    a local every binding of which is one, an attribute `self.X` every
+    assignment of which in the class's methods (and in its bases' and
+    subclasses' of the module) is a tensor not on the host (`None` too,
+    where it is indexed) or that the class body declares `torch.Tensor`. A
+    parameter not declared a tensor (`def f(indptr):`) may hold a list or
+    an int, and so may an attribute assigned a list, a host tensor or an
+    unknown value in any method, or written through `setattr`, `__dict__`,
+    `register_buffer`, `del` or a nested function: their elements are not
+    reported. A base class of another module is not seen: the class's own
+    assignments decide. A tensor as an index (`x[t]`) is not a sync: it is
+    gathered on the device.
 
     A function runs per step when its name matches `hot-path-methods`
     (`forward`, `forward_*`, `init_forward_metadata*`, `*replay*`,
@@ -201,7 +208,8 @@ class HostSyncInHotPath(Rule):
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
     are not known. A device guard on a local or a parameter (`x.is_cuda`,
-    `x.is_cpu`, `x.device.type == "cpu"`, negated or not) says where it
+    `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
+    `isinstance(x, torch.Tensor)`: no tensor) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
     leaves (`raise`, `return`, `continue`, `break`), in the rest of the
     block, until the name is rebound: `x.item()` in the `else` of `if
@@ -296,6 +304,11 @@ class HostSyncInHotPath(Rule):
         "        return x[:n], x[:m], x[:k], torch.empty(m), x[x[0]]\n",
         # A parameter not declared a tensor: it may be a list.
         "class B:\n    def forward(self, x, indptr):\n        return x[: indptr[-1]]\n",
+        # An attribute one method assigns a host tensor.
+        "import torch\nclass B:\n    def __init__(self, n):\n"
+        "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
+        "    def reset(self, n):\n        self.indptr = torch.zeros(n + 1)\n"
+        "    def forward(self, x):\n        return x[: self.indptr[-1]]\n",
         # A device guard: the `else` of `is_cuda`, after an arm that raises.
         "class B:\n    def forward(self, lens, n):\n"
         "        if n.is_cuda:\n            n = 0\n"
@@ -339,6 +352,12 @@ class HostSyncInHotPath(Rule):
             "        z = torch.empty(indptr[-1], device=x.device)\n"
             "        return y, z, torch.repeat_interleave(x, lens)\n",
             count=3,
+        ),
+        # An attribute every assignment of which is a device tensor.
+        Invalid(
+            "import torch\nclass B:\n    def __init__(self, n):\n"
+            "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
+            "    def forward(self, x):\n        return x[: self.indptr[-1]]\n"
         ),
         # Several reductions of one tensor: one transfer would do.
         Invalid(
@@ -1121,7 +1140,9 @@ class _Provenance:
                 # ``lens.max(dim=1).values``, ``t.T``: where the value is.
                 return self.where(expr.value, depth + 1)
             if self._instance_attribute(expr):
-                return self._attributes.place(self._function, expr.attr)  # type: ignore[union-attr]
+                place = self._attributes.place(self._function, expr.attr)  # type: ignore[union-attr]
+                if place == DEVICE and self._receiver_kept():
+                    return DEVICE
             return UNKNOWN
         if isinstance(expr, ast.Subscript):
             return self.where(expr.value, depth + 1)
@@ -1370,10 +1391,14 @@ class _Provenance:
         if kind is ast.Attribute:
             if expr.attr in _SAME_PLACE_ATTRIBUTES:  # type: ignore[attr-defined]
                 return self._is_tensor(expr.value, True, depth + 1)  # type: ignore[attr-defined]
-            return self._instance_attribute(expr) and self._attributes.tensor(  # type: ignore[arg-type, union-attr]
-                self._function,
-                expr.attr,  # type: ignore[attr-defined]
-                maybe_none,
+            return (
+                self._instance_attribute(expr)  # type: ignore[arg-type]
+                and self._attributes.tensor(  # type: ignore[union-attr]
+                    self._function,
+                    expr.attr,  # type: ignore[attr-defined]
+                    maybe_none,
+                )
+                and self._receiver_kept()
             )
         if kind is ast.UnaryOp:
             return type(expr.op) is not ast.Not and self._is_tensor(  # type: ignore[attr-defined]
@@ -1418,16 +1443,17 @@ class _Provenance:
 
     def _instance_attribute(self, expr: ast.Attribute) -> bool:
         """Whether ``expr`` is ``self.<name>`` in a method (``self`` its
-        instance parameter, never rebound)."""
+        instance parameter; ``_receiver_kept`` says it is never rebound)."""
         attributes = self._attributes
         if attributes is None or type(expr.value) is not ast.Name:
             return False
         receiver = attributes.receiver(self._function)
-        return (
-            receiver is not None
-            and expr.value.id == receiver
-            and receiver not in self.bindings
-        )
+        return receiver is not None and expr.value.id == receiver
+
+    def _receiver_kept(self) -> bool:
+        """Whether the method never rebinds its instance parameter (asked
+        after the attribute's answer: the bindings are built only then)."""
+        return self._attributes.receiver(self._function) not in self.bindings  # type: ignore[union-attr]
 
     def _tensor_name(self, use: ast.Name, maybe_none: bool, depth: int) -> bool:
         name = use.id
@@ -1841,13 +1867,17 @@ class _ClassAttribute:
     store, a class-body default that is not ``None``, a method or property
     of that name)."""
 
-    __slots__ = ("known", "values", "declared", "none")
+    __slots__ = ("known", "values", "declared", "none", "family", "confirmed")
 
     def __init__(self) -> None:
         self.known = True
         self.values: list[tuple[ast.AST, ast.expr]] = []
         self.declared: list[ast.expr] = []
         self.none = False
+        self.family: list[ast.ClassDef] | None = None
+        #: Whether no class of the family stores it otherwise than by an
+        #: assignment statement (None: not asked yet).
+        self.confirmed: bool | None = None
 
 
 class _Attributes:
@@ -1876,11 +1906,14 @@ class _Attributes:
         self._infos: dict[ast.AST, object] | None = None
         self._families: dict[ast.ClassDef, list[ast.ClassDef] | None] = {}
         self._facts: dict[tuple[ast.ClassDef, str], _ClassAttribute] = {}
+        self._class_stores: dict[ast.ClassDef, tuple] = {}
+        self._by_class: dict[ast.ClassDef, list] | None = None
         self._provenances: dict[ast.AST, _Provenance] = {}
         #: Answers kept (outermost questions only), and the questions under
         #: way (a cycle: not known).
         self._answers: dict[tuple, object] = {}
         self.asking: list[tuple] = []
+        self._cycle = False
         #: Where the parameters of the module's functions live (set by it).
         self.callers: _Callers | None = None
 
@@ -1913,18 +1946,24 @@ class _Attributes:
         if found is not None:
             return found
         if key in self.asking:
+            self._cycle = True
             return False if key[0] == "tensor" else UNKNOWN
         outermost = not self.asking
+        if outermost:
+            self._cycle = False
         self.asking.append(key)
         try:
             found = self._answer(key)
         finally:
             self.asking.pop()
         if outermost:
-            self._provenances = {}
             callers = self.callers
-            if callers is None or not callers.asking:
-                # (one given inside a parameter's question: not kept)
+            if self._cycle or (callers is not None and callers.asking):
+                # What the provenances of the values learnt may depend on
+                # where the question started (a cycle cut, a parameter's
+                # question under way): neither they nor the answer are kept.
+                self._provenances = {}
+            else:
                 self._answers[key] = found
         return found
 
@@ -1944,16 +1983,34 @@ class _Attributes:
         if key[0] == "place":
             # On the device: every value is (a tensor not known to be
             # elsewhere is a tensor on the device only as far as ``tensor``).
-            return DEVICE if places and all(p == DEVICE for p in places) else UNKNOWN
+            if places and all(p == DEVICE for p in places):
+                return DEVICE if self._confirm(facts, name) else UNKNOWN
+            return UNKNOWN
         maybe_none = key[3]
         if any(_tensor_annotation(a, maybe_none) for a in facts.declared):
-            return True
+            return self._confirm(facts, name)
         if not facts.values or (facts.none and not maybe_none):
             return False
         return all(
             self._provenance(method).is_tensor(value, maybe_none)
             for method, value in facts.values
-        )
+        ) and self._confirm(facts, name)
+
+    def _confirm(self, facts: _ClassAttribute, name: str) -> bool:
+        """Whether no class of the family stores ``name`` otherwise than by
+        an assignment statement (``del``, ``with ... as``, a comprehension's
+        target: ``_stored_otherwise``), asked only of an attribute the rest
+        makes a tensor: the rows of the family spelling ``.name`` are
+        walked once."""
+        if facts.confirmed is None:
+            from lint_rules.analysis.summaries import module_summaries
+
+            summaries = module_summaries(self._ctx.model)
+            facts.confirmed = not any(
+                _stored_otherwise(summaries, member, name)
+                for member in facts.family or ()
+            )
+        return facts.confirmed
 
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
@@ -2037,101 +2094,147 @@ class _Attributes:
         if family is None:
             facts.known = False
         else:
-            from lint_rules.analysis.summaries import module_summaries
-
-            summaries = module_summaries(self._ctx.model)
             for member in family:
-                self._read_class(summaries, member, name, facts)
-                if not facts.known:
+                stores = self._stores(member)
+                if name in stores[1] or not _class_body_facts(member, name, facts):
+                    facts.known = False
                     break
+                for method, value, annotation in stores[0].get(name, ()):
+                    if annotation is not None:
+                        facts.declared.append(annotation)
+                    if value is None:
+                        continue
+                    if _is_none(value):
+                        facts.none = True
+                    else:
+                        facts.values.append((method, value))
+        facts.family = family
         for member in family or (cls,):
             self._facts[(member, name)] = facts
         return facts
 
-    def _read_class(
-        self, summaries: object, cls: ast.ClassDef, name: str, facts: _ClassAttribute
-    ) -> None:
-        from lint_rules.analysis.summaries import _names_bound_by
-
-        for stmt in cls.body:
-            if name not in _names_bound_by(stmt):
+    def _stores(
+        self, cls: ast.ClassDef
+    ) -> tuple[
+        dict[str, list[tuple[ast.AST, ast.expr | None, ast.expr | None]]], set[str]
+    ]:
+        """One pass over the class's methods: name -> [(method, value,
+        annotation)] of each ``self.<name> = value`` (``self.<name>:
+        annotation = value``, ``self.<name> += value`` as no value) of a
+        method's own code, and the names ``self.<name>`` of which is
+        stored otherwise (a tuple or loop target, ``del``, ``with ... as``,
+        a comprehension's, a nested function's store). The binding
+        statements are the model's (``_stored_otherwise`` finds the others:
+        ``del``, ``with ... as``, a comprehension's target)."""
+        found = self._class_stores.get(cls)
+        if found is not None:
+            return found
+        stores: dict[str, list[tuple[ast.AST, ast.expr | None, ast.expr | None]]] = {}
+        other: set[str] = set()
+        found = self._class_stores[cls] = (stores, other)
+        by_class = self._by_class
+        if by_class is None:
+            by_class = self._by_class = {}
+            for info in self._ctx.model.functions:
+                method = info
+                while method.parent is not None and method.cls is None:
+                    method = method.parent
+                if method.cls is not None:
+                    by_class.setdefault(method.cls, []).append((info, method))
+        for info, method in by_class.get(cls, ()):
+            receiver = _instance_parameter(method.node)
+            if receiver is None:
                 continue
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                facts.declared.append(stmt.annotation)
-                if stmt.value is None:
-                    continue
-                if _is_none(stmt.value):
-                    facts.none = True
-                    continue
-            elif (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and _is_none(stmt.value)
-            ):
+            nested = method is not info
+            for statement, _ in info.bindings:
+                kind = type(statement)
+                if kind is ast.Assign:
+                    targets = statement.targets  # type: ignore[attr-defined]
+                elif kind is ast.For or kind is ast.AsyncFor:
+                    targets = [statement.target]  # type: ignore[attr-defined]
+                else:
+                    targets = [statement.target]  # type: ignore[attr-defined]
+                for target in targets:
+                    if type(target) is ast.Attribute:
+                        if (
+                            type(target.value) is not ast.Name
+                            or target.value.id != receiver
+                        ):
+                            continue  # another object's attribute
+                        if nested or kind is ast.For or kind is ast.AsyncFor:
+                            other.add(target.attr)
+                        elif kind is ast.AugAssign:
+                            # (the value's kind and place stay: ``t += 1``)
+                            stores.setdefault(target.attr, [])
+                        else:
+                            stores.setdefault(target.attr, []).append(
+                                (
+                                    method.node,
+                                    statement.value,  # type: ignore[attr-defined]
+                                    getattr(statement, "annotation", None),
+                                )
+                            )
+                    elif type(target) is not ast.Name:
+                        for node in ast.walk(target):
+                            if (
+                                type(node) is ast.Attribute
+                                and type(
+                                    node.ctx  # type: ignore[attr-defined]
+                                )
+                                is not ast.Load
+                            ):
+                                other.add(node.attr)  # type: ignore[attr-defined]
+        return found
+
+
+#: The statements whose attribute targets ``_Attributes._stores`` reads from
+#: the model's binding statements.
+_PLAIN_STORES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
+
+
+def _stored_otherwise(summaries: object, cls: ast.ClassDef, name: str) -> bool:
+    """Whether the class stores or deletes an attribute ``name`` of
+    anything otherwise than as the target of an assignment statement (the
+    model's binding statements hold those): ``del x.name``, ``with ... as
+    x.name``, a comprehension's target. Only the rows where ``name`` may
+    follow a dot are walked (every row without a text or the pre-filters)."""
+    parents: dict[ast.AST, ast.AST] = {}
+    rows = summaries.spelled_rows(cls, name, True)  # type: ignore[attr-defined]
+    return any(
+        type(node) is ast.Attribute
+        and node.attr == name  # type: ignore[attr-defined]
+        and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+        and type(parents.get(node)) not in _PLAIN_STORES
+        for node in walk_rows(cls, rows, parents)
+    )
+
+
+def _class_body_facts(cls: ast.ClassDef, name: str, facts: _ClassAttribute) -> bool:
+    """Add what the class body binds ``name`` to (``name: T``, ``name: T =
+    None``, ``name = None``); False where it binds it otherwise (a default
+    that is not None, a method, a property)."""
+    from lint_rules.analysis.summaries import _names_bound_by
+
+    for stmt in cls.body:
+        if name not in _names_bound_by(stmt):
+            continue
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            facts.declared.append(stmt.annotation)
+            if stmt.value is None:
+                continue
+            if _is_none(stmt.value):
                 facts.none = True
                 continue
-            facts.known = False  # a default, a method, a property...
-            return
-        parents: dict[ast.AST, ast.AST] = {}
-        rows = summaries.spelled_rows(cls, name, True)  # type: ignore[attr-defined]
-        for node in walk_rows(cls, rows, parents):
-            if (
-                type(node) is not ast.Attribute
-                or node.attr != name  # type: ignore[attr-defined]
-                or type(node.ctx) is ast.Load  # type: ignore[attr-defined]
-            ):
-                continue
-            if not self._read_store(node, parents, cls, facts):  # type: ignore[arg-type]
-                facts.known = False
-                return
-
-    def _read_store(
-        self,
-        node: ast.Attribute,
-        parents: dict[ast.AST, ast.AST],
-        cls: ast.ClassDef,
-        facts: _ClassAttribute,
-    ) -> bool:
-        """Record the store ``node``; False: one that makes it unknown."""
-        scope = parents.get(node)
-        while scope is not None and not isinstance(scope, _SCOPES):
-            scope = parents.get(scope)
-        method = scope
-        while method is not None and self.method_class(method) is not cls:
-            method = parents.get(method)
-        if method is None:
-            return True  # (a class body's ``x.name = ...``: not the instance)
-        receiver = _instance_parameter(method)
-        receiver_store = (
-            type(node.value) is ast.Name
-            and receiver is not None
-            and node.value.id == receiver
-        )
-        if not receiver_store:
-            return True  # another object's attribute
-        if scope is not method or type(node.ctx) is ast.Del:
-            return False  # a nested function's store, ``del self.x``
-        if receiver in self._provenance(method).bindings:
-            return False  # the receiver rebound
-        statement = parents.get(node)
-        kind = type(statement)
-        value = None
-        if kind is ast.Assign and node in statement.targets:  # type: ignore[union-attr]
-            value = statement.value  # type: ignore[union-attr]
-        elif kind is ast.AnnAssign and statement.target is node:  # type: ignore[union-attr]
-            facts.declared.append(statement.annotation)  # type: ignore[union-attr]
-            value = statement.value  # type: ignore[union-attr]
-        elif kind is ast.AugAssign and statement.target is node:  # type: ignore[union-attr]
-            pass  # (the value's kind and place stay: ``t += 1``)
-        else:
-            return False  # a tuple target, a loop's, a ``with``'s...
-        if value is not None:
-            if _is_none(value):
-                facts.none = True
-            else:
-                facts.values.append((method, value))
-        return True
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and _is_none(stmt.value)
+        ):
+            facts.none = True
+            continue
+        return False
+    return True
 
 
 def _instance_parameter(method: ast.AST) -> str | None:
