@@ -837,6 +837,9 @@ def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
         DEVICE_INIT + "    def reset(self, v):\n"
         "        def f():\n            self.indptr = v\n        f()\n",
         DEVICE_INIT + "    def reset(self):\n        del self.indptr\n",
+        DEVICE_INIT + "    def reset(self, cm):\n        with cm as self.indptr:\n"
+        "            pass\n",
+        DEVICE_INIT + "    def reset(self, v):\n        [0 for self.indptr in v]\n",
         # A class-body default that is not None, a property of that name.
         "    indptr = []\n" + DEVICE_INIT,
         DEVICE_INIT + "    @property\n    def indptr(self):\n        return [0]\n",
