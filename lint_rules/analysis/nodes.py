@@ -10,7 +10,7 @@ the functions they look at, and this is most of their cost.
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 
@@ -146,6 +146,7 @@ def walk_rows(
     rows: list[int] | None,
     parents: dict[ast.AST, ast.AST],
     leaves: bool = True,
+    wide: dict[ast.AST, tuple[list[int], list[int]] | None] | None = None,
 ) -> Iterator[ast.AST]:
     """The nodes under ``root`` (depth first) whose lines span one of ``rows``
     (sorted; None: every node), recording each one's parent. A node on a row
@@ -154,27 +155,71 @@ def walk_rows(
     where a node sought may end. Without ``leaves``, the ``LEAVES`` nodes
     (contexts, operators, constants) are neither yielded nor recorded, for
     a walk that looks for none of them nor for their parents; the other
-    nodes are the same, in the same order."""
+    nodes are the same, in the same order.
+
+    ``wide``, kept by a caller that walks the same tree for many ``rows``,
+    remembers the nodes with many children in order of their rows (a
+    module's or class's body): their children spanning ``rows`` are then
+    found by bisection, not by looking at each (a walk per name of a module
+    of thousands of functions took the square of their number)."""
     stack: list[ast.AST] = [root]
-    if not leaves:
-        leaf_types = LEAF_TYPES
-        while stack:
-            node = stack.pop()
-            for child in child_nodes(node):
+    leaf_types = LEAF_TYPES if not leaves else frozenset()
+    while stack:
+        node = stack.pop()
+        children = child_nodes(node)
+        if rows is not None and wide is not None and len(children) >= _WIDE:
+            children = _children_on_rows(node, children, rows, wide)
+            for child in children:
+                if type(child) not in leaf_types:
+                    parents[child] = node
+                    stack.append(child)
+        else:
+            for child in children:
                 if type(child) not in leaf_types and (
                     rows is None or spans(child, rows)
                 ):
                     parents[child] = node
                     stack.append(child)
-            yield node
-        return
-    while stack:
-        node = stack.pop()
-        for child in child_nodes(node):
-            if rows is None or spans(child, rows):
-                parents[child] = node
-                stack.append(child)
         yield node
+
+
+_WIDE = 32  # children from which ``walk_rows`` bisects (given ``wide``)
+
+
+def _children_on_rows(
+    node: ast.AST,
+    children: list[ast.AST],
+    rows: list[int],
+    wide: dict[ast.AST, tuple[list[int], list[int]] | None],
+) -> list[ast.AST]:
+    """The ``children`` of ``node`` that span one of ``rows`` (``spans``), in
+    their order: by bisection where their first and last rows both rise
+    (then those spanning a row are the ones from the first ending on or
+    after it to the last starting on or before it)."""
+    if node not in wide:
+        firsts: list[int] = []
+        lasts: list[int] = []
+        for child in children:
+            first = getattr(child, "lineno", None)
+            if first is None:
+                break
+            decorators = getattr(child, "decorator_list", None)
+            if decorators:
+                first = min(first, *(decorator.lineno for decorator in decorators))
+            last = getattr(child, "end_lineno", None) or first
+            if firsts and (first < firsts[-1] or last < lasts[-1]):
+                break
+            firsts.append(first)
+            lasts.append(last)
+        wide[node] = (firsts, lasts) if len(firsts) == len(children) else None
+    known = wide[node]
+    if known is None:
+        return [child for child in children if spans(child, rows)]
+    firsts, lasts = known
+    chosen: set[int] = set()
+    for row in rows:
+        chosen.update(range(bisect_left(lasts, row), bisect_right(firsts, row)))
+    return [children[index] for index in sorted(chosen)]
 
 
 def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:

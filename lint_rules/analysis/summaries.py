@@ -154,6 +154,8 @@ class ModuleSummaries:
         self._method_texts: dict[str, list[FunctionNode]] | None = None
         #: ``call_sites``' answers, and the mentions of each name asked.
         self._call_sites: dict[FunctionNode, list[CallSite] | None] = {}
+        # The module's wide nodes, for its walks by rows (``walk_rows``).
+        self._wide: dict[ast.AST, tuple[list[int], list[int]] | None] = {}
         self._name_mentions: dict[
             str, list[tuple[ast.AST, dict[ast.AST, ast.AST]]]
         ] = {}
@@ -347,7 +349,9 @@ class ModuleSummaries:
         parents: dict[ast.AST, ast.AST] = {}
         found = []
         if rows is None or rows:
-            for node in walk_rows(self.model.tree, rows, parents, leaves=False):
+            for node in walk_rows(
+                self.model.tree, rows, parents, leaves=False, wide=self._wide
+            ):
                 kind = type(node)
                 if (kind is ast.Name and node.id == name) or (  # type: ignore[attr-defined]
                     kind is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
