@@ -146,7 +146,7 @@ def walk_rows(
     rows: list[int] | None,
     parents: dict[ast.AST, ast.AST],
     leaves: bool = True,
-    wide: dict[ast.AST, tuple[list[int], list[int]] | None] | None = None,
+    wide: dict[ast.AST, WideNode] | None = None,
 ) -> Iterator[ast.AST]:
     """The nodes under ``root`` (depth first) whose lines span one of ``rows``
     (sorted; None: every node), recording each one's parent. A node on a row
@@ -166,10 +166,13 @@ def walk_rows(
     leaf_types = LEAF_TYPES if not leaves else frozenset()
     while stack:
         node = stack.pop()
-        children = child_nodes(node)
-        if rows is not None and wide is not None and len(children) >= _WIDE:
-            children = _children_on_rows(node, children, rows, wide)
-            for child in children:
+        known = wide.get(node) if wide is not None and rows is not None else None
+        if known is None:
+            children = child_nodes(node)
+            if rows is not None and wide is not None and len(children) >= _WIDE:
+                known = wide[node] = WideNode(children)
+        if known is not None:
+            for child in known.on_rows(rows):  # type: ignore[arg-type]
                 if type(child) not in leaf_types:
                     parents[child] = node
                     stack.append(child)
@@ -186,40 +189,52 @@ def walk_rows(
 _WIDE = 32  # children from which ``walk_rows`` bisects (given ``wide``)
 
 
-def _children_on_rows(
-    node: ast.AST,
-    children: list[ast.AST],
-    rows: list[int],
-    wide: dict[ast.AST, tuple[list[int], list[int]] | None],
-) -> list[ast.AST]:
-    """The ``children`` of ``node`` that span one of ``rows`` (``spans``), in
-    their order: by bisection where their first and last rows both rise
-    (then those spanning a row are the ones from the first ending on or
-    after it to the last starting on or before it)."""
-    if node not in wide:
-        firsts: list[int] = []
-        lasts: list[int] = []
-        for child in children:
+class WideNode:
+    """A node's many children, and their first and last rows where those
+    rise (the children without a position, an ``arguments``, always
+    counting), to tell by bisection which span given rows."""
+
+    __slots__ = ("children", "always", "indices", "firsts", "lasts")
+
+    def __init__(self, children: list[ast.AST]) -> None:
+        self.children = children
+        self.always: list[int] = []
+        self.indices: list[int] = []
+        self.firsts: list[int] | None = []
+        self.lasts: list[int] = []
+        for index, child in enumerate(children):
             first = getattr(child, "lineno", None)
             if first is None:
-                break
+                self.always.append(index)
+                continue
             decorators = getattr(child, "decorator_list", None)
             if decorators:
                 first = min(first, *(decorator.lineno for decorator in decorators))
             last = getattr(child, "end_lineno", None) or first
-            if firsts and (first < firsts[-1] or last < lasts[-1]):
-                break
-            firsts.append(first)
-            lasts.append(last)
-        wide[node] = (firsts, lasts) if len(firsts) == len(children) else None
-    known = wide[node]
-    if known is None:
-        return [child for child in children if spans(child, rows)]
-    firsts, lasts = known
-    chosen: set[int] = set()
-    for row in rows:
-        chosen.update(range(bisect_left(lasts, row), bisect_right(firsts, row)))
-    return [children[index] for index in sorted(chosen)]
+            if self.lasts and (first < self.firsts[-1] or last < self.lasts[-1]):  # type: ignore[index]
+                self.firsts = None  # not in rising rows: each is looked at
+                return
+            self.indices.append(index)
+            self.firsts.append(first)  # type: ignore[union-attr]
+            self.lasts.append(last)
+
+    def on_rows(self, rows: list[int]) -> list[ast.AST]:
+        """The children spanning one of ``rows`` (``spans``), in order: the
+        ones from the first ending on or after a row to the last starting on
+        or before it."""
+        children, firsts = self.children, self.firsts
+        if firsts is None:
+            return [child for child in children if spans(child, rows)]
+        lasts, indices = self.lasts, self.indices
+        chosen = set(self.always)
+        for row in rows:
+            chosen.update(
+                indices[position]
+                for position in range(
+                    bisect_left(lasts, row), bisect_right(firsts, row)
+                )
+            )
+        return [children[index] for index in sorted(chosen)]
 
 
 def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:

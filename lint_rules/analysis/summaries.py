@@ -54,8 +54,8 @@ from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
+from lint_rules.analysis.nodes import WideNode, walk_rows
 from lint_rules.analysis.nodes import walk as walk_nodes
-from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
     CallOracle,
@@ -155,7 +155,7 @@ class ModuleSummaries:
         #: ``call_sites``' answers, and the mentions of each name asked.
         self._call_sites: dict[FunctionNode, list[CallSite] | None] = {}
         # The module's wide nodes, for its walks by rows (``walk_rows``).
-        self._wide: dict[ast.AST, tuple[list[int], list[int]] | None] = {}
+        self._wide: dict[ast.AST, WideNode] = {}
         self._name_mentions: dict[
             str, list[tuple[ast.AST, dict[ast.AST, ast.AST]]]
         ] = {}
