@@ -534,6 +534,17 @@ CALLERS_UNKNOWN = {
         "class B:\n    def forward(self, b):\n        self.__call__(b.lens_cpu)\n"
         "    def __call__(self, lens):\n        return lens.tolist()\n"
     ),
+    # Looked up by a string: a call no mention of the name shows.
+    "getattr": (
+        "class B:\n    def forward(self, b):\n        self._u(b.lens_cpu)\n"
+        '        getattr(self, "_u")(b.lens)\n'
+        "    def _u(self, lens):\n        return lens.tolist()\n"
+    ),
+    "globals": (
+        "def _u(lens):\n    return lens.tolist()\n"
+        "class B:\n    def forward(self, b):\n        _u(b.lens_cpu)\n"
+        "        globals()['_u'](b.lens)\n"
+    ),
 }
 
 
