@@ -57,6 +57,9 @@ SYNCS = {
     "repeat_interleave_method": "x = q.repeat_interleave(torch.cumsum(lens, 0))\n",
     "repeat_interleave_one_argument": "x = torch.repeat_interleave(lens.cuda())\n",
     "repeat_interleave_keyword": "x = q.repeat_interleave(repeats=lens.cuda())\n",
+    "repeat_interleave_output_size_none": (
+        "x = q.repeat_interleave(lens.cuda(), dim=0, output_size=None)\n"
+    ),
 }
 
 
