@@ -898,4 +898,41 @@ def case_reassignment_around_a_key(x):
     k = x.sum().item()
     return k
 """,
+    # 17. A comprehension's target names each item of its iterable: an
+    # in-place write through it (``[t.add_(1) for t in (x,)]``) writes ``x``.
+    "comprehension_target_aliases_the_items": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_list(x):
+    a = x.sum().item()
+    [t.add_(1) for t in (x,)]
+    b = x.sum().item()
+    return a, b
+
+
+def case_nested_generators(x):
+    a = x.sum().item()
+    [u.mul_(2) for t in ((x,),) for u in t]
+    b = x.sum().item()
+    return a, b
+
+
+def case_condition_and_view(x):
+    a = x.sum().item()
+    {0: t for t in [x] if t.view(-1).add_(1) is not None}
+    b = x.sum().item()
+    return a, b
+
+
+def case_out_keyword(x):
+    k = x.sum().item()
+    [torch.add(t, 1, out=t) for t in (x,)]
+    k = x.sum().item()
+    return k
+""",
 }

@@ -162,6 +162,7 @@ _ALIASING_NODES = (
     ast.withitem,
     ast.Call,
     ast.Match,
+    ast.comprehension,
 )
 
 
@@ -700,6 +701,11 @@ class Invalidation:
             self._bind(node.target, node.iter, exact_ok=False)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             self._bind(node.optional_vars, node.context_expr, exact_ok=False)
+        elif isinstance(node, ast.comprehension):
+            # ``[t.add_(1) for t in (x,)]``: the target names each item (a
+            # name of the comprehension's own scope, taken as the function's:
+            # more aliasing, never less).
+            self._bind(node.target, node.iter, exact_ok=False)
         elif isinstance(node, ast.Match):
             # A capture (``case t:``, ``case [t]:``, ``case {**rest}:``) names
             # the subject or something inside it.
