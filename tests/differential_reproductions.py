@@ -807,4 +807,132 @@ def case_default_of_a_def(x):
     b = x.max().item()
     return a, b
 """,
+    # 16. A tensor kept as an index of a store (a dict's key: ``D[x] = 0``,
+    # ``d[x] = 0`` with ``d`` given away later) or stored by a loop's target
+    # (``for HOLD.t in [x]``, a comprehension's too) into a global's object.
+    "kept_as_a_key_or_by_a_loop_target": """
+import torch
+
+D = {}
+REG = []
+
+
+class Holder:
+    pass
+
+
+HOLD = Holder()
+
+
+def bump_keys():
+    for t in D:
+        t.add_(1)
+
+
+def bump_held():
+    HOLD.t.add_(1)
+
+
+def bump_registered():
+    for d in REG:
+        for t in d:
+            t.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_key_of_a_global_dict(x):
+    D.clear()
+    D[x] = 0
+    a = x.sum().item()
+    bump_keys()
+    b = x.sum().item()
+    return a, b
+
+
+def case_key_in_a_tuple_annotated(x):
+    D.clear()
+    D[(x, 1)]: int = 0
+    a = x.sum().item()
+    for k in D:
+        k[0].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_key_of_a_local_dict_given_away(x):
+    REG.clear()
+    d = {}
+    d[x] = 0
+    REG.append(d)
+    a = x.sum().item()
+    bump_registered()
+    b = x.sum().item()
+    return a, b
+
+
+def case_loop_target_of_a_global(x):
+    for HOLD.t in [x]:
+        pass
+    a = x.sum().item()
+    bump_held()
+    b = x.sum().item()
+    return a, b
+
+
+def case_comprehension_target_of_a_global(x):
+    [0 for HOLD.t in [x]]
+    a = x.sum().item()
+    bump_held()
+    b = x.sum().item()
+    return a, b
+
+
+def case_reassignment_around_a_key(x):
+    D.clear()
+    k = x.sum().item()
+    D[x] = 0
+    bump_keys()
+    k = x.sum().item()
+    return k
+""",
+    # 17. A comprehension's target names each item of its iterable: an
+    # in-place write through it (``[t.add_(1) for t in (x,)]``) writes ``x``.
+    "comprehension_target_aliases_the_items": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_list(x):
+    a = x.sum().item()
+    [t.add_(1) for t in (x,)]
+    b = x.sum().item()
+    return a, b
+
+
+def case_nested_generators(x):
+    a = x.sum().item()
+    [u.mul_(2) for t in ((x,),) for u in t]
+    b = x.sum().item()
+    return a, b
+
+
+def case_condition_and_view(x):
+    a = x.sum().item()
+    {0: t for t in [x] if t.view(-1).add_(1) is not None}
+    b = x.sum().item()
+    return a, b
+
+
+def case_out_keyword(x):
+    k = x.sum().item()
+    [torch.add(t, 1, out=t) for t in (x,)]
+    k = x.sum().item()
+    return k
+""",
 }

@@ -141,3 +141,32 @@ def test_async_with_may_always_be_left_early():
 def test_bound_on_entry(source, row, bound):
     flow = _flow(source)
     assert flow.bound_on_entry("a", _block_of_row(flow, row)) is bound
+
+
+class _CountingDict(dict):
+    reads = 0
+
+    def __getitem__(self, key):
+        _CountingDict.reads += 1
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        _CountingDict.reads += 1
+        return super().get(key, default)
+
+
+def test_dominance_asked_of_many_pairs_does_not_climb_the_tree():
+    # ATN201 asks of every pair of equal syncs whether one runs first: on a
+    # function of n branches the dominator tree is about n deep, and a climb
+    # per question made the rule cubic (1,000 branches: 77 s).
+    rows = ["def f(b, x):"]
+    for index in range(200):
+        rows.append(f"    if b.f{index}:\n        k = {index}\n    y{index} = x.max()")
+    flow = _flow("\n".join(rows) + "\n")
+    flow._dominators = _CountingDict(flow.immediate_dominators())
+    _CountingDict.reads = 0
+    blocks = [block for block in flow.blocks if block.stmt is not None]
+    answers = [flow.dominates(a, b) for a in blocks[::4] for b in blocks[::4]]
+    assert any(answers) and not all(answers)
+    # Building the intervals reads each block's dominator about once.
+    assert _CountingDict.reads <= 4 * len(flow.blocks)

@@ -136,3 +136,45 @@ def test_walk_without_leaves_every_form():
 @pytest.mark.parametrize("seed", range(10))
 def test_walk_without_leaves_random_programs(seed):
     assert_walk_without_leaves(valid_program(seed, depth_limit=6, node_limit=2000))
+
+
+def assert_walk_with_wide_nodes(source: str) -> None:
+    """``walk_rows`` with ``wide`` (the bisection of many children): the same
+    nodes in the same order with the same parents, one memo reused across
+    row sets, with and without leaves."""
+    tree = ast.parse(source)
+    last = max(getattr(node, "end_lineno", 0) or 0 for node in ast.walk(tree))
+    for leaves in (True, False):
+        wide: dict = {}
+        for rows in ([1], list(range(2, last + 1, 3)), [last], [3, 40, last - 2]):
+            plain_parents: dict = {}
+            plain = list(walk_rows(tree, rows, plain_parents, leaves))
+            parents: dict = {}
+            assert list(walk_rows(tree, rows, parents, leaves, wide)) == plain
+            assert parents == plain_parents
+
+
+def test_walk_with_wide_nodes_every_form():
+    assert_walk_with_wide_nodes(EVERY_FORM)
+
+
+def test_walk_with_wide_nodes_many_definitions():
+    # Decorated definitions start above their ``def``; one-line ones share
+    # no row; a call with many arguments spans several rows.
+    parts = []
+    for index in range(60):
+        if index % 3 == 0:
+            parts.append(
+                f"@deco({index})\ndef _f{index}(x):\n    return _f{index}(x)\n"
+            )
+        elif index % 3 == 1:
+            parts.append(f"x{index} = 1; y{index} = x{index}\n")
+        else:
+            args = ",\n    ".join(f"a{k}" for k in range(40))
+            parts.append(f"g(\n    {args}\n)\n")
+    assert_walk_with_wide_nodes("".join(parts))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_walk_with_wide_nodes_random_programs(seed):
+    assert_walk_with_wide_nodes(valid_program(seed, depth_limit=6, node_limit=2000))

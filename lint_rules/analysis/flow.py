@@ -196,6 +196,8 @@ class FunctionFlow:
         self.finally_clauses: dict[Block, FinallyClause] = {}  # by entry block
         self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
         self._dominators: dict[Block, Block] | None = None
+        # Each reachable block's interval in a walk of the dominator tree.
+        self._intervals: dict[Block, tuple[int, int]] | None = None
         # Analyses derived from this flow, cached here by the modules that make
         # them (``invalidation_for``), so they live exactly as long as the flow.
         self.analyses: dict[str, Any] = {}
@@ -217,6 +219,7 @@ class FunctionFlow:
             block.preds.clear()
         self.finally_clauses.clear()
         self._dominators = None
+        self._intervals = None
 
     # -- questions about names ------------------------------------------------
 
@@ -375,17 +378,44 @@ class FunctionFlow:
 
     def dominates(self, first: Block, second: Block) -> bool:
         """Every path from entry to ``second`` passes through ``first``
-        (False when ``second`` cannot be reached)."""
-        idom = self.immediate_dominators()
-        if second not in idom:
+        (False when ``second`` cannot be reached). Told by the blocks'
+        intervals in a depth-first walk of the dominator tree (a block's
+        holds those of the blocks it dominates), not by climbing the tree:
+        asked of many pairs of a long function, the climb cost its length
+        each time."""
+        intervals = self._intervals
+        if intervals is None:
+            intervals = self._intervals = self._dominator_intervals()
+        inner = intervals.get(second)
+        outer = intervals.get(first)
+        if inner is None or outer is None:
             return False
-        block = second
-        while block is not first:
-            parent = idom[block]
-            if parent is block:  # the entry
-                return False
-            block = parent
-        return True
+        return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    def _dominator_intervals(self) -> dict[Block, tuple[int, int]]:
+        idom = self.immediate_dominators()
+        children: dict[Block, list[Block]] = {}
+        for block, parent in idom.items():
+            if parent is not block:
+                children.setdefault(parent, []).append(block)
+        intervals: dict[Block, tuple[int, int]] = {}
+        entry = self.entry
+        if entry not in idom:
+            return intervals
+        starts: dict[Block, int] = {}
+        clock = 0
+        stack: list[tuple[Block, bool]] = [(entry, False)]
+        while stack:
+            block, done = stack.pop()
+            if done:
+                intervals[block] = (starts[block], clock)
+                clock += 1
+                continue
+            starts[block] = clock
+            clock += 1
+            stack.append((block, True))
+            stack.extend((child, False) for child in children.get(block, ()))
+        return intervals
 
     def blocks_between(self, first: Block, second: Block) -> set[Block]:
         """Blocks on some path from ``first`` to ``second`` (both excluded)."""

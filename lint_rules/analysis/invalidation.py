@@ -162,6 +162,7 @@ _ALIASING_NODES = (
     ast.withitem,
     ast.Call,
     ast.Match,
+    ast.comprehension,
 )
 
 
@@ -665,9 +666,15 @@ class Invalidation:
         if isinstance(target, ast.Starred):
             self._bind(target.value, value, exact_ok=False)
             return
+        key = access_path(target)
+        if isinstance(target, ast.Subscript):
+            # ``d[x] = v``: the container keeps the index (a dict's key).
+            holders = {key} if key is not None else self.alias_paths(target.value)
+            for index in self.alias_paths(target.slice):
+                for holder in holders:
+                    self._alias(holder, index, exact=False)
         if value is None:
             return
-        key = access_path(target)
         if key is None:
             # ``f(a).x = v``: v may now be reachable from a.
             holders = self.alias_paths(getattr(target, "value", target))
@@ -694,6 +701,11 @@ class Invalidation:
             self._bind(node.target, node.iter, exact_ok=False)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             self._bind(node.optional_vars, node.context_expr, exact_ok=False)
+        elif isinstance(node, ast.comprehension):
+            # ``[t.add_(1) for t in (x,)]``: the target names each item (a
+            # name of the comprehension's own scope, taken as the function's:
+            # more aliasing, never less).
+            self._bind(node.target, node.iter, exact_ok=False)
         elif isinstance(node, ast.Match):
             # A capture (``case t:``, ``case [t]:``, ``case {**rest}:``) names
             # the subject or something inside it.
@@ -881,6 +893,7 @@ class Invalidation:
         if path is None:
             return None
         child = top
+        keyed = False  # the use is the index of a subscript (``D[x] = 0``)
         while parent is not None:
             if isinstance(parent, ast.Call):
                 if child is parent.func or self.leaves_arguments_alone(parent):
@@ -896,15 +909,35 @@ class Invalidation:
                 return path
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 if child is not parent.value:
-                    return None
+                    # In a target: an index stored into a shared object is
+                    # kept by it (``D[x] = 0``: a key of a global's dict).
+                    return path if keyed and self._stores_into_shared(child) else None
                 targets = (
                     parent.targets
                     if isinstance(parent, ast.Assign)
                     else [parent.target]
                 )
                 return path if any(map(self._stores_into_shared, targets)) else None
+            if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
+                # ``for HOLD.t in [x]``: each item is stored into the target.
+                if child is parent.iter:
+                    return path if self._stores_into_shared(parent.target) else None
+                if child is parent.target:
+                    return path if keyed and self._stores_into_shared(child) else None
+                return None
+            if isinstance(parent, ast.withitem):
+                # ``with x as HOLD.t``: what entering returns is stored there.
+                if child is parent.context_expr and parent.optional_vars is not None:
+                    return (
+                        path if self._stores_into_shared(parent.optional_vars) else None
+                    )
+                if child is parent.optional_vars:
+                    return path if keyed and self._stores_into_shared(child) else None
+                return None
             if not isinstance(parent, _CARRIERS):
                 return None
+            if isinstance(parent, ast.Subscript) and child is parent.slice:
+                keyed = True
             child, parent = parent, parents.get(parent)
         return None
 

@@ -10,7 +10,7 @@ the functions they look at, and this is most of their cost.
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterator
 
@@ -146,6 +146,7 @@ def walk_rows(
     rows: list[int] | None,
     parents: dict[ast.AST, ast.AST],
     leaves: bool = True,
+    wide: dict[ast.AST, WideNode] | None = None,
 ) -> Iterator[ast.AST]:
     """The nodes under ``root`` (depth first) whose lines span one of ``rows``
     (sorted; None: every node), recording each one's parent. A node on a row
@@ -154,27 +155,86 @@ def walk_rows(
     where a node sought may end. Without ``leaves``, the ``LEAVES`` nodes
     (contexts, operators, constants) are neither yielded nor recorded, for
     a walk that looks for none of them nor for their parents; the other
-    nodes are the same, in the same order."""
+    nodes are the same, in the same order.
+
+    ``wide``, kept by a caller that walks the same tree for many ``rows``,
+    remembers the nodes with many children in order of their rows (a
+    module's or class's body): their children spanning ``rows`` are then
+    found by bisection, not by looking at each (a walk per name of a module
+    of thousands of functions took the square of their number)."""
     stack: list[ast.AST] = [root]
-    if not leaves:
-        leaf_types = LEAF_TYPES
-        while stack:
-            node = stack.pop()
-            for child in child_nodes(node):
+    leaf_types = LEAF_TYPES if not leaves else frozenset()
+    while stack:
+        node = stack.pop()
+        known = wide.get(node) if wide is not None and rows is not None else None
+        if known is None:
+            children = child_nodes(node)
+            if rows is not None and wide is not None and len(children) >= _WIDE:
+                known = wide[node] = WideNode(children)
+        if known is not None:
+            for child in known.on_rows(rows):  # type: ignore[arg-type]
+                if type(child) not in leaf_types:
+                    parents[child] = node
+                    stack.append(child)
+        else:
+            for child in children:
                 if type(child) not in leaf_types and (
                     rows is None or spans(child, rows)
                 ):
                     parents[child] = node
                     stack.append(child)
-            yield node
-        return
-    while stack:
-        node = stack.pop()
-        for child in child_nodes(node):
-            if rows is None or spans(child, rows):
-                parents[child] = node
-                stack.append(child)
         yield node
+
+
+_WIDE = 32  # children from which ``walk_rows`` bisects (given ``wide``)
+
+
+class WideNode:
+    """A node's many children, and their first and last rows where those
+    rise (the children without a position, an ``arguments``, always
+    counting), to tell by bisection which span given rows."""
+
+    __slots__ = ("children", "always", "indices", "firsts", "lasts")
+
+    def __init__(self, children: list[ast.AST]) -> None:
+        self.children = children
+        self.always: list[int] = []
+        self.indices: list[int] = []
+        self.firsts: list[int] | None = []
+        self.lasts: list[int] = []
+        for index, child in enumerate(children):
+            first = getattr(child, "lineno", None)
+            if first is None:
+                self.always.append(index)
+                continue
+            decorators = getattr(child, "decorator_list", None)
+            if decorators:
+                first = min(first, *(decorator.lineno for decorator in decorators))
+            last = getattr(child, "end_lineno", None) or first
+            if self.lasts and (first < self.firsts[-1] or last < self.lasts[-1]):  # type: ignore[index]
+                self.firsts = None  # not in rising rows: each is looked at
+                return
+            self.indices.append(index)
+            self.firsts.append(first)  # type: ignore[union-attr]
+            self.lasts.append(last)
+
+    def on_rows(self, rows: list[int]) -> list[ast.AST]:
+        """The children spanning one of ``rows`` (``spans``), in order: the
+        ones from the first ending on or after a row to the last starting on
+        or before it."""
+        children, firsts = self.children, self.firsts
+        if firsts is None:
+            return [child for child in children if spans(child, rows)]
+        lasts, indices = self.lasts, self.indices
+        chosen = set(self.always)
+        for row in rows:
+            chosen.update(
+                indices[position]
+                for position in range(
+                    bisect_left(lasts, row), bisect_right(firsts, row)
+                )
+            )
+        return [children[index] for index in sorted(chosen)]
 
 
 def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:

@@ -54,8 +54,8 @@ from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
+from lint_rules.analysis.nodes import WideNode, walk_rows
 from lint_rules.analysis.nodes import walk as walk_nodes
-from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
     CallOracle,
@@ -84,6 +84,7 @@ from lint_rules.analysis.use_forms import (
 )
 from lint_rules.source import Locator
 
+_WORD = re.compile(r"\w+")
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.flow import Event, FunctionFlow
@@ -154,6 +155,8 @@ class ModuleSummaries:
         self._method_texts: dict[str, list[FunctionNode]] | None = None
         #: ``call_sites``' answers, and the mentions of each name asked.
         self._call_sites: dict[FunctionNode, list[CallSite] | None] = {}
+        # The module's wide nodes, for its walks by rows (``walk_rows``).
+        self._wide: dict[ast.AST, WideNode] = {}
         self._name_mentions: dict[
             str, list[tuple[ast.AST, dict[ast.AST, ast.AST]]]
         ] = {}
@@ -312,6 +315,8 @@ class ModuleSummaries:
                 return None
         elif self.method(cls, name) is not function:
             return None
+        if name in self._string_words():
+            return None  # ``getattr(self, "_m")(...)``: a call by a string
         mentions = self._mentions(name)
         classes = {
             c.name for c in self.model.classes
@@ -364,7 +369,9 @@ class ModuleSummaries:
         parents: dict[ast.AST, ast.AST] = {}
         found = []
         if rows is None or rows:
-            for node in walk_rows(self.model.tree, rows, parents, leaves=False):
+            for node in walk_rows(
+                self.model.tree, rows, parents, leaves=False, wide=self._wide
+            ):
                 kind = type(node)
                 if (kind is ast.Name and node.id == name) or (  # type: ignore[attr-defined]
                     kind is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
@@ -408,6 +415,18 @@ class ModuleSummaries:
         if self.locator is None or self.declarations or not prefilter.enabled():
             return False
         return not self._respells()
+
+    def _string_words(self) -> frozenset[str]:
+        """The words spelled in the module's string constants (a name looked
+        up by ``getattr(obj, "_m")``, ``globals()["_f"]``), found once."""
+        found = self.__dict__.get("_strings")
+        if found is None:
+            words: set[str] = set()
+            for node in walk_nodes(self.model.tree):
+                if type(node) is ast.Constant and isinstance(node.value, str):
+                    words.update(_WORD.findall(node.value))
+            found = self.__dict__["_strings"] = frozenset(words)
+        return found
 
     def _respells(self) -> bool:
         """Whether the module's text may spell an identifier otherwise."""
@@ -1314,7 +1333,8 @@ _LEAVING = (
 CALLERS = """A function's callers are all known only where its name is private
 to the module: a module function or a method whose name starts with one
 underscore (not a dunder, which Python itself calls), bound once (a plain
-``def``, not decorated, never assigned as an attribute). Python's convention
+``def``, not decorated, never assigned as an attribute, its name in no
+string of the module, which ``getattr`` may look up). Python's convention
 (PEP 8) makes such a name internal: code elsewhere that calls it, a
 subclass in another module calling ``self._m(...)`` included, is outside
 what a one-module analysis can see, and is taken not to exist. A public

@@ -1566,7 +1566,17 @@ class _Provenance:
         """``torch.repeat_interleave(x, repeats)``, ``x.repeat_interleave(
         repeats)`` and ``torch.repeat_interleave(repeats)`` with tensor
         repeats and no ``output_size=``: torch reads the output's size back."""
-        if any(keyword.arg in ("output_size", None) for keyword in call.keywords):
+        if any(
+            keyword.arg is None
+            or (
+                keyword.arg == "output_size"
+                # (``output_size=None`` is none given: the size is read back)
+                and not (
+                    type(keyword.value) is ast.Constant and keyword.value.value is None
+                )
+            )
+            for keyword in call.keywords
+        ):
             return None
         if any(type(arg) is ast.Starred for arg in call.args):
             return None

@@ -57,6 +57,9 @@ SYNCS = {
     "repeat_interleave_method": "x = q.repeat_interleave(torch.cumsum(lens, 0))\n",
     "repeat_interleave_one_argument": "x = torch.repeat_interleave(lens.cuda())\n",
     "repeat_interleave_keyword": "x = q.repeat_interleave(repeats=lens.cuda())\n",
+    "repeat_interleave_output_size_none": (
+        "x = q.repeat_interleave(lens.cuda(), dim=0, output_size=None)\n"
+    ),
 }
 
 
@@ -533,6 +536,17 @@ CALLERS_UNKNOWN = {
     "dunder": (
         "class B:\n    def forward(self, b):\n        self.__call__(b.lens_cpu)\n"
         "    def __call__(self, lens):\n        return lens.tolist()\n"
+    ),
+    # Looked up by a string: a call no mention of the name shows.
+    "getattr": (
+        "class B:\n    def forward(self, b):\n        self._u(b.lens_cpu)\n"
+        '        getattr(self, "_u")(b.lens)\n'
+        "    def _u(self, lens):\n        return lens.tolist()\n"
+    ),
+    "globals": (
+        "def _u(lens):\n    return lens.tolist()\n"
+        "class B:\n    def forward(self, b):\n        _u(b.lens_cpu)\n"
+        "        globals()['_u'](b.lens)\n"
     ),
 }
 
