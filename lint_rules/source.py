@@ -26,6 +26,8 @@ from lint_rules.records import Record
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+_ROW_END = re.compile(r"\r\n|\r|\n")
+_ROW_END_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 class SourceError(Exception):
@@ -139,7 +141,8 @@ def detect_encoding(data: bytes) -> tuple[str, bool]:
     bom = data.startswith(codecs.BOM_UTF8)
     if bom:
         data = data[3:]
-    lines = data.split(b"\n", 2)[:2]
+    # Rows end as the tokenizer ends them: at CRLF, CR or LF.
+    lines = _ROW_END_BYTES.split(data, 2)[:2]
     for index, line in enumerate(lines):
         match = _COOKIE.match(line)
         if match:
@@ -168,7 +171,8 @@ def file_header(text: str) -> tuple[str | None, str | None]:
     """What a fix must not change at the top of a file: the encoding its
     first two lines declare (PEP 263; None if none), under which its bytes
     are read, and its ``#!`` line (None if none), which runs it."""
-    lines = text.split("\n", 2)[:2]
+    # Rows end as Python's tokenizer ends them: at CRLF, CR or LF.
+    lines = _ROW_END.split(text, 2)[:2]
     first = lines[0] if lines else ""
     shebang = first if first.startswith("#!") else None
     for index, line in enumerate(lines):

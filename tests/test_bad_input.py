@@ -237,6 +237,24 @@ def test_a_fix_never_changes_the_encoding_declaration_or_the_shebang(
     assert namespace["ACCENT"] == "\u00e9"
 
 
+@pytest.mark.parametrize("newline", ["\r", "\r\n"], ids=["cr", "crlf"])
+def test_the_encoding_declaration_is_read_by_rows_as_python_reads_them(
+    project: Path, capsys, newline: str
+) -> None:
+    # Python ends a row at CR, LF or CRLF: with CR alone the cookie of row 3
+    # declares nothing, and deleting row 1 would move it to row 2, where it
+    # declares latin-1 for bytes written as UTF-8.
+    rows = ["# noqa: ATN101", "# a comment", "# coding: latin-1"]
+    text = newline.join(rows + ['ACCENT = "\u00e9"  # noqa: ATN202', ""])
+    path = project / "m.py"
+    path.write_bytes(text.encode("utf-8"))
+    run(capsys, "check", "--no-cache", "--select", "ATN001", "--fix", "m.py")
+    namespace: dict[str, object] = {}
+    exec(compile(path.read_bytes(), "m.py", "exec"), namespace)
+    assert namespace["ACCENT"] == "\u00e9"
+    assert path.read_bytes().startswith(b"# noqa: ATN101" + newline.encode())
+
+
 @pytest.mark.parametrize(
     "newline", ["\r\n", "\r", "mixed"], ids=["crlf", "cr", "mixed"]
 )

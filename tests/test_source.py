@@ -159,3 +159,29 @@ def test_only_regular_files_are_read(tmp_path):
     for path in (tmp_path / "pipe.py", tmp_path, "/dev/null"):
         with pytest.raises(NotRegularFileError, match="not a regular file"):
             read_regular_file(path)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r", "\r\n"], ids=["lf", "cr", "crlf"])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        ["# a", "# b", "# coding: latin-1"],  # row 3 declares nothing
+        ["# a", "# coding: latin-1"],
+        ["x = 1", "# coding: latin-1"],  # row 2 counts only after a comment
+        ["# coding: latin-1"],
+    ],
+    ids=["row-3", "row-2", "row-2-after-code", "row-1"],
+)
+def test_the_encoding_is_read_from_rows_as_python_ends_them(
+    newline: str, rows: list[str]
+) -> None:
+    from lint_rules.source import detect_encoding, file_header
+
+    data = newline.join([*rows, 'A = "\u00e9"', ""]).encode("utf-8")
+    namespace: dict[str, object] = {}
+    exec(compile(data, "m.py", "exec"), namespace)
+    python_reads_utf8 = namespace["A"] == "\u00e9"
+    encoding = detect_encoding(data)[0]
+    assert (encoding == "utf-8") == python_reads_utf8
+    declared = file_header(data.decode("utf-8"))[0]
+    assert (declared in (None, "utf-8")) == python_reads_utf8
