@@ -1732,6 +1732,28 @@ class _Provenance:
         return None
 
 
+def _new_provenance(
+    ctx: Context,
+    function: ast.AST,
+    host_names: re.Pattern[str] | None,
+    parameter: Callable[[ast.AST, str], str] | None,
+    attributes: _Attributes | None,
+) -> _Provenance:
+    """Where the values of ``function`` live, for a question asked from
+    another function (a caller's arguments, an attribute's assignments)."""
+    model = ctx.model
+    gate = _TextGate(ctx, function)
+    return _Provenance(
+        function,
+        partial(model.scope, function),
+        host_names,
+        gate,
+        model.imported_names if gate.enabled else None,
+        parameter,
+        attributes,
+    )
+
+
 class _Part:
     """One element of a value unpacked into several targets, or an item of
     a loop over it: on the host when the whole is."""
@@ -1839,17 +1861,8 @@ class _Callers:
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
         if found is None:
-            ctx = self._ctx
-            model = ctx.model
-            gate = _TextGate(ctx, function)
-            found = self._provenances[function] = _Provenance(
-                function,
-                partial(model.scope, function),
-                self._host_names,
-                gate,
-                model.imported_names if gate.enabled else None,
-                self.parameter,
-                self.attributes,
+            found = self._provenances[function] = _new_provenance(
+                self._ctx, function, self._host_names, self.parameter, self.attributes
             )
         return found
 
@@ -2025,15 +2038,10 @@ class _Attributes:
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
         if found is None:
-            ctx = self._ctx
-            model = ctx.model
-            gate = _TextGate(ctx, function)
-            found = self._provenances[function] = _Provenance(
+            found = self._provenances[function] = _new_provenance(
+                self._ctx,
                 function,
-                partial(model.scope, function),
                 self._host_names,
-                gate,
-                model.imported_names if gate.enabled else None,
                 None if self.callers is None else self.callers.parameter,
                 self,
             )
