@@ -417,11 +417,28 @@ def test_checking_leaves_no_cycle_holding_a_tree() -> None:
         REPO / "tests" / "fixtures" / "flashattention_backend_unoptimized.py",
         REPO / "reference_backend" / "flashattention_backend.py",
     ]
+    # What the fixtures above do not reach: a helper's summary asked for a
+    # call (ATN101), a tuple target of a non-blocking copy's function
+    # (ATN205), an attribute's kind and a private function's callers (ATN203).
+    extra = (
+        "import torch\n"
+        "def _fill(dst, src):\n    dst.copy_(src)\n"
+        "def _n(lens):\n    return lens[-1]\n"
+        "class B:\n"
+        "    def __init__(self, n):\n"
+        "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
+        "    def forward(self, x, host):\n"
+        "        buf = torch.zeros(4)\n        _fill(buf, x)\n"
+        "        (a, b), c = host, 1\n"
+        "        t = torch.tensor(a)\n        t = t.to('cuda', non_blocking=True)\n"
+        "        return x[: self.indptr[-1]], _n(self.indptr), buf, t, b, c\n"
+    )
     gc.collect()
     collecting = gc.isenabled()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
+        check_source(extra, "extra.py", settings)
         for path in sources:
             check_source(path.read_text(), str(path), settings)
         gc.collect()

@@ -169,6 +169,11 @@ class ModuleModel:
             flow.may_swallow = None  # type: ignore[assignment]  # (refers to this model)
             flow.release()
         self._flows.clear()
+        for value in self.derived.values():
+            # (what is kept here may refer back to itself: module summaries)
+            release = getattr(value, "release", None)
+            if release is not None:
+                release()
         self.derived.clear()
         for scope in self._scopes.values():
             scope.release()

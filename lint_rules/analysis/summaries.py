@@ -124,6 +124,12 @@ class FunctionSummary:
 class ModuleSummaries:
     """Summaries of a module's functions and methods, computed on demand."""
 
+    def release(self) -> None:
+        """Drop everything at once: the summaries and call oracles kept here
+        refer back to this object, and workers check without the cyclic
+        collector. Not to be used afterwards."""
+        vars(self).clear()
+
     def __init__(self, model: ModuleModel, locator: Locator | None = None) -> None:
         self.model = model
         #: The module's text (None: every function may write its parameters).

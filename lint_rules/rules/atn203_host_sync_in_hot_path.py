@@ -368,10 +368,20 @@ class HostSyncInHotPath(Rule):
     )
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        model = ctx.model
-        hot_paths = ctx.hot_paths
         host_names = _host_name_matcher(ctx.options.host_tensor_names)
         callers = _Callers(ctx, host_names)
+        try:
+            yield from self._check_functions(ctx, host_names, callers)
+        finally:
+            # Workers check without the cyclic collector: the two lookups
+            # refer to each other (and their provenances to them).
+            callers.close()
+
+    def _check_functions(
+        self, ctx: Context, host_names: re.Pattern[str] | None, callers: _Callers
+    ) -> Iterator[Finding]:
+        model = ctx.model
+        hot_paths = ctx.hot_paths
         attributes = callers.attributes
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
@@ -1806,6 +1816,12 @@ class _Callers:
         """Whether a question is under way."""
         return self._asking is not None
 
+    def close(self) -> None:
+        """Drop what refers back to this lookup (it and ``attributes`` refer
+        to each other), so reference counting alone frees both."""
+        self._provenances = {}
+        self.attributes.close()
+
     def parameter(self, function: ast.AST, name: str) -> str:
         key = (function, name)
         found = self._answers.get(key)
@@ -1939,6 +1955,11 @@ class _Attributes:
         self._cycle = False
         #: Where the parameters of the module's functions live (set by it).
         self.callers: _Callers | None = None
+
+    def close(self) -> None:
+        """Drop what refers back to this lookup (see ``_Callers.close``)."""
+        self._provenances = {}
+        self.callers = None
 
     def method_class(self, function: ast.AST) -> ast.ClassDef | None:
         """The class ``function`` is a method of (its own statement)."""

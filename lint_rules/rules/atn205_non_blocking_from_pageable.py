@@ -6,6 +6,7 @@ import ast
 import fnmatch
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import child_nodes, spans
@@ -606,19 +607,7 @@ def _bindings(
     """Name -> the values bound to it by the function's own code (see
     ``_Memory.bindings_of``), in the code spanning ``rows`` (None: all)."""
     bindings: dict[str, list[ast.expr | None]] = {}
-
-    def bind(target: ast.AST, value: ast.expr | None) -> None:
-        # An element unpacked from a value: not known. A subscript or an
-        # attribute binds no name: it writes into an object, whose memory
-        # stays what it was.
-        if isinstance(target, ast.Name):
-            bindings.setdefault(target.id, []).append(value)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                bind(element, None)
-        elif isinstance(target, ast.Starred):
-            bind(target.value, None)
-
+    bind = partial(_bind, bindings)
     for node in _own_nodes(function, rows):
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -637,6 +626,26 @@ def _bindings(
                 if target is not None:
                     bind(target, None)
     return bindings
+
+
+def _bind(
+    bindings: dict[str, list[ast.expr | None]],
+    target: ast.AST,
+    value: ast.expr | None,
+) -> None:
+    """Record in ``bindings`` what assigning ``value`` to ``target`` binds.
+    (A module function, not a closure: a recursive closure is a reference
+    cycle, which workers without the cyclic collector would keep.)"""
+    # An element unpacked from a value: not known. A subscript or an
+    # attribute binds no name: it writes into an object, whose memory stays
+    # what it was.
+    if isinstance(target, ast.Name):
+        bindings.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _bind(bindings, element, None)
+    elif isinstance(target, ast.Starred):
+        _bind(bindings, target.value, None)
 
 
 def _is_false(expr: ast.expr) -> bool:
