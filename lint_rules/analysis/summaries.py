@@ -321,8 +321,6 @@ class ModuleSummaries:
                 return None
         elif self.method(cls, name) is not function:
             return None
-        if name in self._string_words():
-            return None  # ``getattr(self, "_m")(...)``: a call by a string
         mentions = self._mentions(name)
         classes = {
             c.name for c in self.model.classes
@@ -421,6 +419,14 @@ class ModuleSummaries:
         if self.locator is None or self.declarations or not prefilter.enabled():
             return False
         return not self._respells()
+
+    def spelled_in_a_string(self, name: str) -> bool:
+        """Whether a string constant of the module spells ``name`` as a word:
+        then ``getattr(obj, "_m")(...)`` or ``globals()["_f"](...)`` may call
+        it, and ``call_sites`` (which sees no such call) are not all its
+        callers. Apart from ``call_sites``, and asked only where its answer
+        matters: finding it walks the whole module, once."""
+        return name in self._string_words()
 
     def _string_words(self) -> frozenset[str]:
         """The words spelled in the module's string constants (a name looked
@@ -1340,7 +1346,8 @@ CALLERS = """A function's callers are all known only where its name is private
 to the module: a module function or a method whose name starts with one
 underscore (not a dunder, which Python itself calls), bound once (a plain
 ``def``, not decorated, never assigned as an attribute, its name in no
-string of the module, which ``getattr`` may look up). Python's convention
+string of the module, which ``getattr`` may look up: ``call_sites`` does
+not look, ``spelled_in_a_string`` says). Python's convention
 (PEP 8) makes such a name internal: code elsewhere that calls it, a
 subclass in another module calling ``self._m(...)`` included, is outside
 what a one-module analysis can see, and is taken not to exist. A public

@@ -1848,7 +1848,8 @@ class _Callers:
         key = (function, name)
         if key in asking or len(asking) >= self.MAX_DEPTH:  # type: ignore[arg-type, operator]
             return UNKNOWN
-        sites = module_summaries(self._ctx.model).call_sites(function)  # type: ignore[arg-type]
+        summaries = module_summaries(self._ctx.model)
+        sites = summaries.call_sites(function)  # type: ignore[arg-type]
         if not sites:
             return UNKNOWN
         defaults = {id(d) for d in function.args.defaults} | {  # type: ignore[attr-defined]
@@ -1872,7 +1873,10 @@ class _Callers:
                 places.append(place)
         finally:
             asking.pop()  # type: ignore[union-attr]
-        return _join(*places)
+        joined = _join(*places)
+        if joined != UNKNOWN and summaries.spelled_in_a_string(function.name):  # type: ignore[attr-defined]
+            return UNKNOWN  # a call by a string may pass anything
+        return joined
 
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
