@@ -73,6 +73,7 @@ from lint_rules.analysis.torch_api import (
 )
 from lint_rules.analysis.use_forms import (
     _WORD_CHARS,
+    _occurrences,
     call_argument_spans,
     called_method_names,
     function_text,
@@ -358,17 +359,7 @@ class ModuleSummaries:
         rows = None
         locator = self.locator
         if locator is not None and prefilter.enabled() and not self._respells():
-            text = locator.text
-            positions = []
-            size, length = len(text), len(name)
-            position = text.find(name)
-            while position >= 0:
-                end = position + length
-                if (position == 0 or text[position - 1] not in _WORD_CHARS) and (
-                    end == size or text[end] not in _WORD_CHARS
-                ):
-                    positions.append(position)
-                position = text.find(name, end)
+            positions = [start for start, _ in _occurrences(locator.text, name)]
             rows = sorted(locator.rows_of(positions))
         parents: dict[ast.AST, ast.AST] = {}
         found = []
