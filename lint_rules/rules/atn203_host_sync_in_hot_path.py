@@ -12,10 +12,11 @@ from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
-    LEAVES,
+    LEAF_TYPES,
     TryStar,
     any_row_between,
     child_nodes,
+    concrete_types,
     walk_rows,
 )
 from lint_rules.analysis.torch_api import HOST_FACTORIES
@@ -456,12 +457,14 @@ class _TextGate:
     walked (``Context.node_text``): a pre-filter (``lint_rules.prefilter``),
     a necessary condition only."""
 
-    __slots__ = ("span", "rows_matching", "enabled")
+    __slots__ = ("span", "rows_matching", "enabled", "_text", "_starts")
 
     def __init__(self, ctx: Context, function: ast.AST) -> None:
         self.span = ctx.node_text
         self.rows_matching = ctx.rows_matching
         self.enabled = prefilter.enabled() and not prefilter.may_respell_ascii(ctx.text)
+        self._text = ctx.text
+        self._starts = ctx.locator.line_starts
 
     def search(self, pattern: re.Pattern[str], nodes: list[ast.expr]) -> bool:
         """Whether ``pattern`` occurs in the text of ``nodes`` (always True
@@ -469,6 +472,30 @@ class _TextGate:
         if not self.enabled:
             return True
         return pattern.search(self.span(nodes)) is not None  # type: ignore[arg-type]
+
+    def binder_rows(self, first: int, last: int) -> list[int]:
+        """The rows from ``first`` to ``last`` that hold a match of
+        ``_EXPRESSION_BINDERS`` (``rows_matching`` of it): each ``:=`` and
+        each ``for`` is found by ``str.find`` (far faster than the regular
+        expression's scan), and a ``for`` kept where the expression
+        matches there (a whole word: the characters around it are read)."""
+        text, starts = self._text, self._starts
+        count = len(starts)
+        start = starts[first - 1]
+        end = starts[last] if last < count else len(text)
+        found: set[int] = set()
+        find = text.find
+        position = find(":=", start, end)
+        while position >= 0:
+            found.add(bisect_right(starts, position))
+            position = find(":=", position + 2, end)
+        match = _EXPRESSION_BINDERS.match
+        position = find("for", start, end)
+        while position >= 0:
+            if match(text, position, end) is not None:
+                found.add(bisect_right(starts, position))
+            position = find("for", position + 3, end)
+        return sorted(found)
 
 
 #: What a branch of a path is an arm of (``_structure``): an ``if`` or a
@@ -508,76 +535,85 @@ def _structure(
     which are not walked here. With ``skip_unreported``, the code where a
     sync is not worth a report is left out (as ``_own_nodes`` with
     ``where``). With ``rows``, a simple statement (not an ``assert``) on
-    none of those rows is left out too."""
+    none of those rows is left out too. (The operators and the other
+    leaves below a statement, ``+`` of ``x += 1``, hold nothing and are not
+    given.)"""
     stack: list[tuple[ast.AST, tuple]] = [
         (stmt, ())
         for stmt in reversed(function.body)  # type: ignore[attr-defined]
     ]
+    pop, push = stack.pop, stack.append
+    roots_of = _ROOTS.get
     while stack:
-        node, path = stack.pop()
-        if isinstance(node, _SCOPES):
+        node, path = pop()
+        kind = type(node)
+        if kind in _SCOPE_TYPES:
             continue
         if skip_unreported:
-            if isinstance(node, ast.Raise) or _is_logging_call(node):
+            if kind is ast.Raise or (kind is ast.Expr and _is_logging_call(node)):
                 continue
-            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-                _allows_sync(item.context_expr) for item in node.items
+            if (kind is ast.With or kind is ast.AsyncWith) and any(
+                _allows_sync(item.context_expr)
+                for item in node.items  # type: ignore[attr-defined]
             ):
                 continue
-        kind = type(node)
         if (
             rows is not None
             and kind not in _COMPOUND
-            and isinstance(node, ast.stmt)
-            and not any_row_between(rows, node.lineno, node.end_lineno or node.lineno)
+            and kind in _STATEMENT_TYPES
+            and not any_row_between(rows, node.lineno, node.end_lineno or node.lineno)  # type: ignore[attr-defined]
         ):
             continue
-        if kind is ast.AnnAssign:
-            children: list[ast.AST] = [node.target] + (  # type: ignore[attr-defined]
-                [node.value] if node.value else []  # type: ignore[attr-defined]
-            )
-        else:
-            children = child_nodes(node)
+        getter = roots_of(kind)
+        if getter is not None:
+            # (a statement whose children are expressions and blocks only)
+            roots = getter(node)
+            yield node, path, roots
+            if kind is ast.If:
+                skipped = _skipped_branch(node.test) if skip_unreported else None  # type: ignore[attr-defined]
+                if skipped != "orelse":
+                    block_path = path + ((id(node), 1, False, _IF),)
+                    for child in reversed(node.orelse):  # type: ignore[attr-defined]
+                        push((child, block_path))
+                if skipped != "body":
+                    block_path = path + ((id(node), 0, False, _IF),)
+                    for child in reversed(node.body):  # type: ignore[attr-defined]
+                        push((child, block_path))
+            elif kind in _LOOPS:
+                block_path = path + ((id(node), 1, False, _LOOP),)
+                for child in reversed(node.orelse):  # type: ignore[attr-defined]
+                    push((child, block_path))
+                block_path = path + ((id(node), 0, True, _LOOP),)
+                for child in reversed(node.body):  # type: ignore[attr-defined]
+                    push((child, block_path))
+            elif kind is ast.Try or kind is TryStar:
+                for child in reversed(node.finalbody):  # type: ignore[attr-defined]
+                    push((child, path))
+                block_path = path + ((id(node), -1, False, _TRY),)
+                for child in reversed(node.orelse):  # type: ignore[attr-defined]
+                    push((child, block_path))
+                handlers = node.handlers  # type: ignore[attr-defined]
+                for number in range(len(handlers), 0, -1):
+                    push(
+                        (
+                            handlers[number - 1],
+                            path + ((id(node), number, False, _TRY),),
+                        )
+                    )
+                block_path = path + ((id(node), 0, False, _TRY),)
+                for child in reversed(node.body):  # type: ignore[attr-defined]
+                    push((child, block_path))
+            elif kind is ast.Match:
+                cases = node.cases  # type: ignore[attr-defined]
+                for number in range(len(cases) - 1, -1, -1):
+                    push((cases[number], path + ((id(node), number, False, _IF),)))
+            continue
+        children = child_nodes(node)
         roots = [child for child in children if isinstance(child, ast.expr)]
         yield node, path, roots
-        arms: list[tuple[list[ast.AST], tuple]] = []
-        if kind is ast.If:
-            skipped = _skipped_branch(node.test) if skip_unreported else None  # type: ignore[attr-defined]
-            arms = [
-                (
-                    [] if skipped == "body" else node.body,
-                    path + ((id(node), 0, False, _IF),),
-                ),  # type: ignore[attr-defined]
-                (
-                    [] if skipped == "orelse" else node.orelse,
-                    path + ((id(node), 1, False, _IF),),
-                ),  # type: ignore[attr-defined]
-            ]
-        elif kind in (ast.For, ast.AsyncFor, ast.While):
-            arms = [
-                (node.body, path + ((id(node), 0, True, _LOOP),)),  # type: ignore[attr-defined]
-                (node.orelse, path + ((id(node), 1, False, _LOOP),)),  # type: ignore[attr-defined]
-            ]
-        elif kind is ast.Try or kind is TryStar:
-            arms = [(node.body, path + ((id(node), 0, False, _TRY),))]  # type: ignore[attr-defined]
-            for number, handler in enumerate(node.handlers, 1):  # type: ignore[attr-defined]
-                arms.append(([handler], path + ((id(node), number, False, _TRY),)))
-            arms.append((node.orelse, path + ((id(node), -1, False, _TRY),)))  # type: ignore[attr-defined]
-            arms.append((node.finalbody, path))  # type: ignore[attr-defined]
-        elif kind is ast.Match:
-            arms = [
-                ([case], path + ((id(node), number, False, _IF),))
-                for number, case in enumerate(node.cases)  # type: ignore[attr-defined]
-            ]
-        if arms:
-            for block, block_path in reversed(arms):
-                stack.extend((child, block_path) for child in reversed(block))
-            continue
-        stack.extend(
-            (child, path)
-            for child in reversed(children)
-            if not isinstance(child, ast.expr)
-        )
+        for child in reversed(children):
+            if not isinstance(child, ast.expr) and type(child) not in LEAF_TYPES:
+                push((child, path))
 
 
 def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]:
@@ -586,20 +622,68 @@ def _expression_nodes(root: ast.AST, skip_unreported: bool) -> Iterator[ast.AST]
     conditional expression), and below the root the leaves no question is
     about (contexts, operators, constants: ``LEAVES``)."""
     stack = [root]
+    pop, extend = stack.pop, stack.extend
+    leaves = LEAF_TYPES
     while stack:
-        node = stack.pop()
-        if isinstance(node, _SCOPES):
+        node = pop()
+        kind = type(node)
+        if kind is ast.Lambda:
             continue
         yield node
-        if skip_unreported and type(node) is ast.IfExp:
+        if kind is ast.IfExp and skip_unreported:
             skipped = _skipped_branch(node.test)  # type: ignore[attr-defined]
             if skipped is not None:
                 stack.append(node.orelse if skipped == "body" else node.body)  # type: ignore[attr-defined]
                 stack.append(node.test)  # type: ignore[attr-defined]
                 continue
         children = child_nodes(node)
-        children.reverse()
-        stack.extend(child for child in children if not isinstance(child, LEAVES))
+        if children:
+            children.reverse()
+            extend([child for child in children if type(child) not in leaves])
+
+
+#: The nested scopes (their code is not the function's own).
+_SCOPE_TYPES = frozenset(_SCOPES)
+#: The concrete statement types.
+_STATEMENT_TYPES = concrete_types((ast.stmt,))
+#: The loops: a body and an ``else``.
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While})
+
+
+def _no_roots(node: ast.AST) -> list[ast.expr]:
+    return []
+
+
+#: The expression children (``child_nodes`` that are expressions) of the
+#: statements whose other children are blocks of statements, handlers,
+#: ``match`` cases or leaves (``_structure`` builds their branches), and
+#: of ``AnnAssign`` its target and value only (not its annotation).
+_ROOTS: dict[type, Callable[..., list[ast.expr]]] = {
+    ast.Expr: lambda node: [node.value],
+    ast.Assign: lambda node: [*node.targets, node.value],
+    ast.AugAssign: lambda node: [node.target, node.value],
+    ast.AnnAssign: lambda node: (
+        [node.target, node.value] if node.value else [node.target]
+    ),
+    ast.Return: lambda node: [node.value] if node.value else [],
+    ast.If: lambda node: [node.test],
+    ast.While: lambda node: [node.test],
+    ast.For: lambda node: [node.target, node.iter],
+    ast.AsyncFor: lambda node: [node.target, node.iter],
+    ast.Raise: lambda node: [
+        child for child in (node.exc, node.cause) if child is not None
+    ],
+    ast.Assert: lambda node: [node.test, node.msg] if node.msg else [node.test],
+    ast.Delete: lambda node: list(node.targets),
+    ast.Try: _no_roots,
+    TryStar: _no_roots,
+    ast.Match: lambda node: [node.subject],
+    ast.Pass: _no_roots,
+    ast.Break: _no_roots,
+    ast.Continue: _no_roots,
+    ast.Global: _no_roots,
+    ast.Nonlocal: _no_roots,
+}
 
 
 #: Words a row must hold for one of its expressions to have the shape of a
@@ -968,7 +1052,7 @@ class _Provenance:
         bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.__dict__["bindings"] = bindings
         spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
-        gate = self._gate
+        binder_rows = self._binder_rows()
         guards = self._guards
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
@@ -984,19 +1068,22 @@ class _Provenance:
                 self._not_guarded.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
                 self._not_guarded.add(node.name)  # type: ignore[attr-defined]
+            if not roots:
+                continue
+            first = last = roots[0].lineno
             for root in roots:
+                start = root.lineno
+                end = root.end_lineno or start
+                if start < first:
+                    first = start
+                if end > last:
+                    last = end
                 if type(root) is ast.Lambda:
                     continue
                 spans.append(
-                    (
-                        (root.lineno, root.col_offset),
-                        (root.end_lineno or root.lineno, root.end_col_offset or 0),
-                        path,
-                    )
+                    ((start, root.col_offset), (end, root.end_col_offset or 0), path)
                 )
-            if roots and (
-                gate is None or gate.search(_EXPRESSION_BINDERS, roots)  # type: ignore[arg-type]
-            ):
+            if binder_rows is None or any_row_between(binder_rows, first, last):
                 for root in roots:
                     for child in _expression_nodes(root, False):
                         kind = type(child)
@@ -1011,6 +1098,17 @@ class _Provenance:
         self._spans = spans
         self._span_starts = [span[0] for span in spans]
         return bindings
+
+    def _binder_rows(self) -> list[int] | None:
+        """The rows of the function that hold a ``:=`` or a ``for`` (where
+        an expression may bind a name: ``_EXPRESSION_BINDERS``), found once
+        for the whole function; None: any row may (no text gate, or the
+        pre-filters off)."""
+        gate = self._gate
+        if gate is None or not gate.enabled:
+            return None
+        function = self._function
+        return gate.binder_rows(function.lineno, function.end_lineno)  # type: ignore[attr-defined]
 
     def _bind_statement(self, node: ast.AST, kind: type, path: tuple) -> None:
         position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
