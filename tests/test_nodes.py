@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.analysis.nodes import LEAVES, child_nodes, walk, walk_rows
+from lint_rules.analysis.nodes import (
+    LEAVES,
+    child_nodes,
+    string_values,
+    walk,
+    walk_rows,
+)
 from tests.fuzzing import valid_program
 
 EVERY_FORM = """
@@ -60,6 +66,10 @@ def fn(p, /, q: int = 1, *args: str, r, s=2, **kw) -> None:
         case _:
             pass
     return x[1:2, ::3], b"bytes", ..., (yield), (yield from x), -x, x and not x
+@deco("in a decorator")
+def strings(a: "Annotated" = {"key": "value", **kw}, *, b=f"{c!r:>{'w'}}") -> "R":
+    "the docstring"
+    return a["k"] < "z" in ("t",), lambda: "l", [s for s in "abc" if s != "b"]
 """
 
 
@@ -68,6 +78,11 @@ def assert_same_children(source: str) -> None:
     assert list(walk(tree)) == list(ast.walk(tree))
     for node in ast.walk(tree):
         assert child_nodes(node) == list(ast.iter_child_nodes(node)), ast.dump(node)
+    assert sorted(string_values(tree)) == sorted(
+        node.value
+        for node in ast.walk(tree)
+        if type(node) is ast.Constant and isinstance(node.value, str)
+    )
 
 
 def test_every_form():

@@ -126,6 +126,50 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
+#: The fields that hold only contexts or operators (``LEAVES``).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+#: The fields of each node type that may hold a node other than a context
+#: or an operator.
+_INNER_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def string_values(root: ast.AST) -> list[str]:
+    """The values of the string constants under ``root`` (itself included),
+    in no particular order: those of every ``ast.Constant`` ``walk`` meets,
+    found without ``child_nodes`` (a name, a constant, a context or an
+    operator is never asked for its children)."""
+    values: list[str] = []
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    fields_of = _INNER_FIELDS
+    constant = ast.Constant
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is constant:
+            if isinstance(node.value, str):  # type: ignore[attr-defined]
+                values.append(node.value)  # type: ignore[attr-defined]
+            continue
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(
+                name
+                for name in NODE_FIELDS.get(kind) or node_fields(kind)
+                if name not in _LEAF_FIELDS
+            )
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(value, _AST):
+                push(value)
+    return values
+
+
 def span_text(text: str, line_starts: list[int], nodes: list[ast.AST]) -> str:
     """The text from the earliest start of ``nodes`` to their latest end, in
     an ASCII ``text`` (where ``ast``'s UTF-8 byte columns are characters)

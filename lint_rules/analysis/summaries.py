@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
-from lint_rules.analysis.nodes import WideNode, walk_rows
+from lint_rules.analysis.nodes import WideNode, string_values, walk_rows
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
@@ -424,10 +424,9 @@ class ModuleSummaries:
         up by ``getattr(obj, "_m")``, ``globals()["_f"]``), found once."""
         found = self.__dict__.get("_strings")
         if found is None:
-            words: set[str] = set()
-            for node in walk_nodes(self.model.tree):
-                if type(node) is ast.Constant and isinstance(node.value, str):
-                    words.update(_WORD.findall(node.value))
+            # (one search over the values joined by a line break, which no
+            # word holds: the words of each value)
+            words = _WORD.findall("\n".join(string_values(self.model.tree)))
             found = self.__dict__["_strings"] = frozenset(words)
         return found
 
