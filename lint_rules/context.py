@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 #: A word: what a name may be (``Context.rows_naming``).
 _WORD = re.compile(r"\w+")
+_LINE_FEED = re.compile(b"\n")
 
 
 class Context:
@@ -68,6 +69,22 @@ class Context:
     @cached_property
     def _ascii(self) -> bool:
         return self.text.isascii()
+
+    @cached_property
+    def utf8(self) -> tuple[bytes, list[int]] | None:
+        """The text in UTF-8 and the offset at which each row starts there
+        (``ast``'s columns count these bytes), for pre-filters that look at
+        where a node's text is; None where a row may end otherwise than
+        with a line feed, or the text is no UTF-8."""
+        if "\r" in self.text:
+            return None
+        try:
+            data = self.text.encode("utf-8")
+        except UnicodeEncodeError:  # (a lone surrogate)
+            return None
+        starts = [0]
+        starts += [match.end() for match in _LINE_FEED.finditer(data)]
+        return data, starts
 
     def node_text(self, nodes: list[ast.AST]) -> str:
         """The text of ``nodes``: from the earliest start to the latest end

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import cached_property, partial
 
@@ -457,14 +457,58 @@ class _TextGate:
     walked (``Context.node_text``): a pre-filter (``lint_rules.prefilter``),
     a necessary condition only."""
 
-    __slots__ = ("span", "rows_matching", "enabled", "_text", "_starts")
+    __slots__ = ("span", "rows_matching", "enabled", "text", "_starts", "_scan")
 
     def __init__(self, ctx: Context, function: ast.AST) -> None:
         self.span = ctx.node_text
         self.rows_matching = ctx.rows_matching
         self.enabled = prefilter.enabled() and not prefilter.may_respell_ascii(ctx.text)
-        self._text = ctx.text
+        self.text = ctx.text
         self._starts = ctx.locator.line_starts
+        #: The text in which ``ast``'s columns are offsets in the rows, and
+        #: where its rows start: the text itself where it is ASCII, else its
+        #: UTF-8 bytes (None: rows may end otherwise than in a line feed).
+        self._scan: tuple[str | bytes, list[int]] | None = (
+            (ctx.text, self._starts) if ctx.text.isascii() else ctx.utf8
+        )
+
+    @property
+    def marking(self) -> bool:
+        """Whether ``marks`` may be asked (the pre-filters on, and columns
+        that are offsets in a text)."""
+        return self.enabled and self._scan is not None
+
+    def marks(self, first: int, last: int) -> _Marks:
+        """Where each match of ``_SYNC_ROWS`` starts from row ``first`` to
+        row ``last`` (one scan). In UTF-8 bytes, ``\\b`` is a boundary
+        between ASCII word characters and the rest: a match in the text is
+        a match in its bytes (and some more may be: more is walked)."""
+        text, starts = self._scan  # type: ignore[misc]
+        count = len(starts)
+        end = starts[last] if last < count else len(text)
+        if type(text) is str:
+            pattern, bracket = _SYNC_ROWS, "["
+        else:
+            pattern, bracket = _SYNC_ROWS_BYTES, ord("[")  # type: ignore[assignment]
+        words: list[int] = []
+        brackets: list[int] = []
+        every: list[int] = []
+        rows: list[int] = []
+        row = first  # (the row of the last match: its end is ``starts[row]``)
+        limit = starts[row] if row < count else end + 1
+        for match in pattern.finditer(text, starts[first - 1], end):  # type: ignore[arg-type]
+            position = match.start()
+            every.append(position)
+            if text[position] == bracket:
+                brackets.append(position)
+            else:
+                words.append(position)
+            if position >= limit:
+                row = bisect_right(starts, position)
+                limit = starts[row] if row < count else end + 1
+            if not rows or rows[-1] != row:
+                rows.append(row)
+        return _Marks(text, starts, every, words, brackets, rows)
 
     def search(self, pattern: re.Pattern[str], nodes: list[ast.expr]) -> bool:
         """Whether ``pattern`` occurs in the text of ``nodes`` (always True
@@ -479,7 +523,7 @@ class _TextGate:
         each ``for`` is found by ``str.find`` (far faster than the regular
         expression's scan), and a ``for`` kept where the expression
         matches there (a whole word: the characters around it are read)."""
-        text, starts = self._text, self._starts
+        text, starts = self.text, self._starts
         count = len(starts)
         start = starts[first - 1]
         end = starts[last] if last < count else len(text)
@@ -496,6 +540,37 @@ class _TextGate:
                 found.add(bisect_right(starts, position))
             position = find("for", position + 3, end)
         return sorted(found)
+
+
+class _Marks:
+    """Where the matches of ``_SYNC_ROWS`` start in a function's text
+    (``_TextGate.marks``): all, the words, the ``[``s, and their rows; the
+    text (or its UTF-8 bytes) and where its rows start."""
+
+    def segment(self, begin: int, end: int) -> str:
+        """The text from offset ``begin`` to ``end`` (node boundaries)."""
+        text = self.text
+        if type(text) is str:
+            return text[begin:end]
+        return text[begin:end].decode("utf-8")  # type: ignore[union-attr]
+
+    __slots__ = ("text", "starts", "all", "words", "brackets", "rows")
+
+    def __init__(
+        self,
+        text: str | bytes,
+        starts: list[int],
+        every: list[int],
+        words: list[int],
+        brackets: list[int],
+        rows: list[int],
+    ) -> None:
+        self.text = text
+        self.starts = starts
+        self.all = every
+        self.words = words
+        self.brackets = brackets
+        self.rows = rows
 
 
 #: What a branch of a path is an arm of (``_structure``): an ``if`` or a
@@ -698,6 +773,8 @@ _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
 #: The rows where one of the two may start: a statement on none of them is
 #: not looked at further.
 _SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
+#: The same in UTF-8 bytes (``_TextGate.marks``).
+_SYNC_ROWS_BYTES = re.compile(_SYNC_ROWS.pattern.encode("ascii"))
 #: Statements never left out by rows: those with blocks of statements, and
 #: ``assert`` (judged by itself).
 _COMPOUND = frozenset(
@@ -720,7 +797,13 @@ def _candidates(
     """The nodes of the function's own code (``_own_nodes`` with ``where``)
     that have the shape of a sync (``_may_sync``): statements are judged as
     they come; an expression is walked only where its rows hold a word or
-    sign such a node needs."""
+    sign such a node needs. Where ``ast``'s columns are offsets in a text
+    (an ASCII text, or the UTF-8 bytes of another), where each sync word
+    and ``[`` starts is known
+    (``_TextGate.marks``): a statement's expressions are judged by them,
+    and below an expression's root only the nodes spanning one are walked
+    (a node of a sync's shape spans its word or its ``[``, and so does
+    every node above it)."""
     found: list[ast.AST] = []
     mask_words = (
         re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(masks))) + r")\b")
@@ -728,16 +811,38 @@ def _candidates(
         else None
     )
     rows = None
+    marks = None
     if gate.enabled:  # the rows holding a sync word or a ``[``
-        rows = gate.rows_matching(
-            _SYNC_ROWS,
-            function.lineno,  # type: ignore[attr-defined]
-            function.end_lineno,  # type: ignore[attr-defined]
-        )
+        first, last = function.lineno, function.end_lineno  # type: ignore[attr-defined]
+        if gate.marking:
+            marks = gate.marks(first, last)
+            rows = marks.rows
+        else:
+            rows = gate.rows_matching(_SYNC_ROWS, first, last)
     for node, _, roots in _structure(function, _SKIP_UNREPORTED, rows):
         if _may_sync(node, assigned, masks):
             found.append(node)
         if not roots:
+            continue
+        if marks is not None:
+            starts = marks.starts
+            begin = min(starts[root.lineno - 1] + root.col_offset for root in roots)
+            end = max(
+                starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
+                for root in roots
+            )
+            if not _any_between(marks.words, begin, end):
+                if not _any_between(marks.brackets, begin, end):
+                    continue
+                segment = marks.segment(begin, end)
+                if not (
+                    ":" in segment  # (a slice)
+                    or _MASK_SIGNS.search(segment) is not None
+                    or (mask_words is not None and mask_words.search(segment))
+                ):
+                    continue
+            for root in roots:
+                _marked_candidates(root, marks, assigned, masks, found)
             continue
         if gate.enabled:
             segment = gate.span(roots)
@@ -755,6 +860,59 @@ def _candidates(
                 if type(child) in _SHAPES and _may_sync(child, assigned, masks):
                     found.append(child)
     return found
+
+
+def _any_between(offsets: list[int], begin: int, end: int) -> bool:
+    """Whether the sorted ``offsets`` hold one from ``begin`` (included) to
+    ``end`` (excluded)."""
+    index = bisect_left(offsets, begin)
+    return index < len(offsets) and offsets[index] < end
+
+
+def _marked_candidates(
+    root: ast.AST,
+    marks: _Marks,
+    assigned: frozenset[str],
+    masks: frozenset[str],
+    found: list[ast.AST],
+) -> None:
+    """Add the nodes of ``root`` that have the shape of a sync, in the order
+    of ``_expression_nodes`` (with ``skip_unreported``), to ``found``;
+    below the root, a node spanning no mark (no sync word, no ``[``) is not
+    walked: no node under it can have the shape."""
+    starts, offsets = marks.starts, marks.all
+    count = len(offsets)
+    leaves, shapes = LEAF_TYPES, _SHAPES
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is ast.Lambda:
+            continue
+        if kind in shapes and _may_sync(node, assigned, masks):
+            found.append(node)
+        if kind is ast.IfExp and _SKIP_UNREPORTED:
+            skipped = _skipped_branch(node.test)  # type: ignore[attr-defined]
+            if skipped is not None:
+                push(node.orelse if skipped == "body" else node.body)  # type: ignore[attr-defined]
+                push(node.test)  # type: ignore[attr-defined]
+                continue
+        children = child_nodes(node)
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            if type(child) in leaves:
+                continue
+            line = getattr(child, "lineno", None)
+            if line is not None:
+                position = bisect_left(offsets, starts[line - 1] + child.col_offset)  # type: ignore[attr-defined]
+                if (
+                    position == count
+                    or offsets[position]
+                    >= starts[child.end_lineno - 1] + child.end_col_offset  # type: ignore[attr-defined]
+                ):
+                    continue
+            push(child)
 
 
 #: The node types ``_may_sync`` may accept.

@@ -271,6 +271,11 @@ GATE_TEXTS = (
     "def forward(self, a):\n    t = a, a > 0\n    u, v = t\n    return a[v]\n",
     # Not ASCII: columns count UTF-8 bytes, so whole rows are looked at.
     "def forward(self, a):\n    s = 'café'; n = a.item()\n    return s, a['é'] if a else n\n",
+    # Columns after characters of several bytes, on many rows and in one.
+    "def forward(self, q, lens):\n    # größer als ø\n"
+    "    m = lens > 0  # größer\n    k = q['ü'][m]; j = q['ü'][lens.max().item()]\n"
+    "    n = (lens  # ø\n         .max().item())\n"
+    "    return k[:n], j, q[~m] if 'é' else lens.tolist(), 'ü' and q['é' < 'ü']\n",
     # Every kind of block, and reads where no statement's expression is.
     "def forward(self, a, b):\n"
     "    try:\n        x = a\n    except (ValueError, b.Error) as e:\n        y = e, b\n"
