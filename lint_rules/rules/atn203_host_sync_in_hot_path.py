@@ -404,6 +404,7 @@ class HostSyncInHotPath(Rule):
                 model.imported_names if gate.enabled else None,
                 callers.parameter,
                 attributes,
+                callers.shared_bindings,
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -1146,8 +1147,12 @@ class _Provenance:
         imported_names: frozenset[str] | None = None,
         parameter: Callable[[ast.AST, str], str] | None = None,
         attributes: _Attributes | None = None,
+        shared: dict[ast.AST, tuple] | None = None,
     ) -> None:
         self._function = function
+        #: What ``bindings`` finds, kept per function for the other
+        #: provenances of the check (it depends on the function's code only).
+        self._shared = shared
         #: The kind and place of ``self.<name>`` by the class's assignments
         #: (None: not known).
         self._attributes = attributes
@@ -1207,6 +1212,21 @@ class _Provenance:
         syncs are decided without). Statements are read as they come; an
         expression is walked only where its rows may bind a name in it
         (``:=``, a comprehension's ``for``)."""
+        shared = self._shared
+        if shared is not None:
+            found = shared.get(self._function)
+            if found is not None:
+                (
+                    bindings,
+                    self._spans,
+                    self._span_starts,
+                    self._guards,
+                    self._withs,
+                    self._not_guarded,
+                    self.declared,
+                ) = found
+                self.__dict__["bindings"] = bindings
+                return bindings
         bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.__dict__["bindings"] = bindings
         spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
@@ -1255,6 +1275,16 @@ class _Provenance:
         spans.sort(key=lambda span: span[0])
         self._spans = spans
         self._span_starts = [span[0] for span in spans]
+        if shared is not None:
+            shared[self._function] = (
+                bindings,
+                spans,
+                self._span_starts,
+                self._guards,
+                self._withs,
+                self._not_guarded,
+                self.declared,
+            )
         return bindings
 
     def _binder_rows(self) -> list[int] | None:
@@ -2004,6 +2034,7 @@ def _new_provenance(
     host_names: re.Pattern[str] | None,
     parameter: Callable[[ast.AST, str], str] | None,
     attributes: _Attributes | None,
+    shared: dict[ast.AST, tuple] | None = None,
 ) -> _Provenance:
     """Where the values of ``function`` live, for a question asked from
     another function (a caller's arguments, an attribute's assignments)."""
@@ -2017,6 +2048,7 @@ def _new_provenance(
         model.imported_names if gate.enabled else None,
         parameter,
         attributes,
+        shared,
     )
 
 
@@ -2064,6 +2096,9 @@ class _Callers:
         #: and the callers' provenances made for it.
         self._asking: list[tuple[ast.AST, str]] | None = None
         self._provenances: dict[ast.AST, _Provenance] = {}
+        #: ``_Provenance.bindings`` per function, for every provenance of
+        #: the check (the attributes' too).
+        self.shared_bindings: dict[ast.AST, tuple] = {}
         self.attributes = _Attributes(ctx, host_names)
         self.attributes.callers = self
 
@@ -2138,7 +2173,12 @@ class _Callers:
         found = self._provenances.get(function)
         if found is None:
             found = self._provenances[function] = _new_provenance(
-                self._ctx, function, self._host_names, self.parameter, self.attributes
+                self._ctx,
+                function,
+                self._host_names,
+                self.parameter,
+                self.attributes,
+                self.shared_bindings,
             )
         return found
 
@@ -2206,6 +2246,7 @@ class _Attributes:
         self._families: dict[ast.ClassDef, list[ast.ClassDef] | None] = {}
         self._facts: dict[tuple[ast.ClassDef, str], _ClassAttribute] = {}
         self._class_stores: dict[ast.ClassDef, tuple] = {}
+        self._binders: dict[ast.ClassDef, dict[str, list[ast.stmt]]] = {}
         self._by_class: dict[ast.ClassDef, list] | None = None
         self._provenances: dict[ast.AST, _Provenance] = {}
         #: Answers kept (outermost questions only), and the questions under
@@ -2325,6 +2366,7 @@ class _Attributes:
                 self._host_names,
                 None if self.callers is None else self.callers.parameter,
                 self,
+                None if self.callers is None else self.callers.shared_bindings,
             )
         return found
 
@@ -2395,7 +2437,9 @@ class _Attributes:
         else:
             for member in family:
                 stores = self._stores(member)
-                if name in stores[1] or not _class_body_facts(member, name, facts):
+                if name in stores[1] or not _class_body_facts(
+                    self._body_binders(member).get(name, ()), facts
+                ):
                     facts.known = False
                     break
                 for method, value, annotation in stores[0].get(name, ()):
@@ -2411,6 +2455,19 @@ class _Attributes:
         for member in family or (cls,):
             self._facts[(member, name)] = facts
         return facts
+
+    def _body_binders(self, cls: ast.ClassDef) -> dict[str, list[ast.stmt]]:
+        """name -> the statements of the class body that bind it, in order
+        (found once per class)."""
+        found = self._binders.get(cls)
+        if found is None:
+            from lint_rules.analysis.summaries import _names_bound_by
+
+            found = self._binders[cls] = {}
+            for stmt in cls.body:
+                for name in dict.fromkeys(_names_bound_by(stmt)):
+                    found.setdefault(name, []).append(stmt)
+        return found
 
     def _stores(
         self, cls: ast.ClassDef
@@ -2508,15 +2565,12 @@ def _stored_otherwise(summaries: object, cls: ast.ClassDef, name: str) -> bool:
     )
 
 
-def _class_body_facts(cls: ast.ClassDef, name: str, facts: _ClassAttribute) -> bool:
-    """Add what the class body binds ``name`` to (``name: T``, ``name: T =
-    None``, ``name = None``); False where it binds it otherwise (a default
+def _class_body_facts(statements: list[ast.stmt], facts: _ClassAttribute) -> bool:
+    """Add what the statements of a class body that bind a name
+    (``_Attributes._body_binders``) bind it to (``name: T``, ``name: T =
+    None``, ``name = None``); False where one binds it otherwise (a default
     that is not None, a method, a property)."""
-    from lint_rules.analysis.summaries import _names_bound_by
-
-    for stmt in cls.body:
-        if name not in _names_bound_by(stmt):
-            continue
+    for stmt in statements:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             facts.declared.append(stmt.annotation)
             if stmt.value is None:
