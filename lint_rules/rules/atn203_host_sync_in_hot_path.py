@@ -1969,6 +1969,11 @@ class _Provenance:
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
         index = node.slice
+        if not (
+            isinstance(index, (ast.Compare, ast.Name))
+            or (isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert))
+        ):
+            return False  # (no mask: where the value lives is not asked)
         if self.where(node.value) in _ON_HOST:
             return False
         if isinstance(index, ast.Compare):
