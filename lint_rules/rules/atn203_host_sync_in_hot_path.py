@@ -481,34 +481,24 @@ class _TextGate:
 
     def marks(self, first: int, last: int) -> _Marks:
         """Where each match of ``_SYNC_ROWS`` starts from row ``first`` to
-        row ``last`` (one scan). In UTF-8 bytes, ``\\b`` is a boundary
-        between ASCII word characters and the rest: a match in the text is
-        a match in its bytes (and some more may be: more is walked)."""
+        row ``last`` (a scan for the words, one for the ``[``s). In UTF-8
+        bytes, ``\\b`` is a boundary between ASCII word characters and the
+        rest: a match in the text is a match in its bytes (and some more
+        may be: more is walked)."""
         text, starts = self._scan  # type: ignore[misc]
         count = len(starts)
         end = starts[last] if last < count else len(text)
         if type(text) is str:
-            pattern, bracket = _SYNC_ROWS, "["
+            words_pattern, bracket = _SYNC_WORDS, _BRACKET
         else:
-            pattern, bracket = _SYNC_ROWS_BYTES, ord("[")  # type: ignore[assignment]
-        words: list[int] = []
-        brackets: list[int] = []
-        every: list[int] = []
-        rows: list[int] = []
-        row = first  # (the row of the last match: its end is ``starts[row]``)
-        limit = starts[row] if row < count else end + 1
-        for match in pattern.finditer(text, starts[first - 1], end):  # type: ignore[arg-type]
-            position = match.start()
-            every.append(position)
-            if text[position] == bracket:
-                brackets.append(position)
-            else:
-                words.append(position)
-            if position >= limit:
-                row = bisect_right(starts, position)
-                limit = starts[row] if row < count else end + 1
-            if not rows or rows[-1] != row:
-                rows.append(row)
+            words_pattern, bracket = _SYNC_WORDS_BYTES, _BRACKET_BYTES  # type: ignore[assignment]
+        begin = starts[first - 1]
+        # (the words and the ``[``s of ``_SYNC_ROWS`` apart: a ``[`` is no
+        # word character, so no match of one overlaps one of the other)
+        words = [match.start() for match in words_pattern.finditer(text, begin, end)]  # type: ignore[arg-type]
+        brackets = [match.start() for match in bracket.finditer(text, begin, end)]  # type: ignore[arg-type]
+        every = sorted(words + brackets) if words and brackets else words or brackets
+        rows = sorted(set(map(partial(bisect_right, starts), every)))
         return _Marks(text, starts, every, words, brackets, rows)
 
     def search(self, pattern: re.Pattern[str], nodes: list[ast.expr]) -> bool:
@@ -774,8 +764,11 @@ _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
 #: The rows where one of the two may start: a statement on none of them is
 #: not looked at further.
 _SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
-#: The same in UTF-8 bytes (``_TextGate.marks``).
-_SYNC_ROWS_BYTES = re.compile(_SYNC_ROWS.pattern.encode("ascii"))
+#: ``_SYNC_WORDS`` and ``[`` (``_TextGate.marks``), and the same in UTF-8
+#: bytes.
+_SYNC_WORDS_BYTES = re.compile(_SYNC_WORDS.pattern.encode("ascii"))
+_BRACKET = re.compile(r"\[")
+_BRACKET_BYTES = re.compile(rb"\[")
 #: Statements never left out by rows: those with blocks of statements, and
 #: ``assert`` (judged by itself).
 _COMPOUND = frozenset(
