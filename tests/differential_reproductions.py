@@ -935,4 +935,37 @@ def case_out_keyword(x):
     k = x.sum().item()
     return k
 """,
+    # 18. ``sum`` returns its start when there is nothing to add, and a sum of
+    # lists holds their items: its result may be the tensor, or hold it.
+    "sum_may_return_its_start": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_start(x):
+    a = x.sum().item()
+    s = sum([], x)
+    s.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_start_keyword(x):
+    a = x.sum().item()
+    s = sum((), start=x)
+    s.mul_(2)
+    b = x.sum().item()
+    return a, b
+
+
+def case_items(x):
+    a = x.sum().item()
+    s = sum([[x]], [])
+    s[0].add_(1)
+    b = x.sum().item()
+    return a, b
+""",
 }

@@ -96,6 +96,20 @@ def test_code_that_cannot_change_the_tensor_keeps_the_repeat(code):
     assert reported(between(code))
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        # ``sum`` returns its start when there is nothing to add, and a sum
+        # of lists shares their items.
+        "s = sum([], x)\ns.add_(1)",
+        "s = sum((), start=x)\ns.add_(1)",
+        "s = sum([[x]], [])\ns[0].add_(1)",
+    ],
+)
+def test_a_sum_may_be_its_start_or_hold_its_items(code):
+    assert not reported(between(code))
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

@@ -100,10 +100,12 @@ NO_EFFECT_BUILTINS = frozenset(
     }
 )  # fmt: skip
 # ... of which these return a value sharing nothing with the arguments.
+# (Not ``sum``: it returns its start when there is nothing to add,
+# ``sum([], x)``, and a sum of lists holds their items.)
 FRESH_BUILTINS = frozenset(
     {
         "len", "isinstance", "issubclass", "int", "float", "bool", "str",
-        "repr", "abs", "round", "sum", "any", "all", "hash", "id", "hasattr",
+        "repr", "abs", "round", "any", "all", "hash", "id", "hasattr",
         "divmod", "pow", "format", "print", "callable", "range", "ord", "chr",
         "bin", "hex",
     }
