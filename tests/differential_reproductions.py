@@ -968,4 +968,73 @@ def case_items(x):
     b = x.sum().item()
     return a, b
 """,
+    # 19. Iterating a generator runs its code, which may change the module's
+    # state: a ``for`` loop and ``list(gen)`` counted, unpacking (``p, q =
+    # gen``), a starred item (``[*gen]``), a comprehension, ``v in gen`` and
+    # ``xs += gen`` did not.
+    "iterating_a_generator_runs_its_code": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def produce():
+    BUF.add_(1)
+    yield 1
+    yield 2
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_unpacking(x):
+    g = produce()
+    a = BUF.sum().item()
+    p, q = g
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_starred(x):
+    g = produce()
+    a = BUF.sum().item()
+    items = [*g]
+    b = BUF.sum().item()
+    return a, b, items
+
+
+def case_comprehension(x):
+    g = produce()
+    a = BUF.sum().item()
+    items = [v for v in g]
+    b = BUF.sum().item()
+    return a, b, items
+
+
+def case_unpacked_items(x):
+    g = produce()
+    a = BUF.sum().item()
+    for p, q in [g]:
+        pass
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_membership(x):
+    g = produce()
+    a = BUF.sum().item()
+    found = 2 in g
+    b = BUF.sum().item()
+    return a, b, found
+
+
+def case_extend(x):
+    g = produce()
+    items = []
+    a = BUF.sum().item()
+    items += g
+    b = BUF.sum().item()
+    return a, b, items
+""",
 }

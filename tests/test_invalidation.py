@@ -96,6 +96,70 @@ def test_code_that_cannot_change_the_tensor_keeps_the_repeat(code):
     assert reported(between(code))
 
 
+_GLOBAL_BUFFER = HEADER + "BUF = torch.zeros(3)\n\n"
+
+
+def between_buffer_syncs(code: str) -> str:
+    return f"a = BUF.sum().item()\n{code}\nb = BUF.sum().item()\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A name may hold a generator: iterating it runs the generator's
+        # code, which may change the module's buffer; a ``for`` loop and
+        # ``list(...)`` iterate, and so do these.
+        "for v in xs:\n    pass",
+        "vs = list(xs)",
+        "p, q = xs",
+        "p, *q = xs",
+        "[p] = xs",
+        "(p, q), r = xs, 1",
+        "p, q = xs if y else (1, 2)",
+        "vs = [*xs]",
+        "vs = (*xs,)",
+        "vs = {*xs}",
+        "n = len([*xs])",
+        "vs = [v for v in xs]",
+        "vs = {v for w in [1] for v in xs}",
+        "vs = {v: 1 for v in xs}",
+        "vs = [p for p, q in [xs]]",
+        "for p, q in [xs]:\n    pass",
+        "for i, (p, q) in enumerate([xs]):\n    pass",
+        "for p, (q, r) in zip([1], [xs]):\n    pass",
+        "found = 1 in xs",
+        "found = 1 not in xs",
+        "vs = []\nvs += xs",
+        "box.vs += xs",
+    ],
+)
+def test_iterating_what_may_be_a_generator_may_run_any_code(code):
+    assert reported(between_buffer_syncs("pass"), _GLOBAL_BUFFER)
+    assert not reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "p, q = 1, 2",
+        "(p, q), r = (1, 2), 3",
+        "p, *q = [1, 2, 3]",
+        "p, q = y.split(2)",
+        "p, q = y.tolist()",
+        "vs = [*range(3)]",
+        "vs = [v for v in range(3)]",
+        "vs = [p for p, q in [(1, 2)]]",
+        "for p, q in [(1, 2), [3, 4]]:\n    pass",
+        "for i, (p, q) in enumerate(zip([1], [2])):\n    pass",
+        "for p, q in y.tolist():\n    pass",
+        "found = 1 in (1, 2)",
+        "n = 1\nn += 2",
+    ],
+)
+def test_iterating_literals_and_tensors_runs_no_code(code):
+    assert reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+
+
 @pytest.mark.parametrize(
     "code",
     [

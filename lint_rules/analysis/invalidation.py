@@ -1598,7 +1598,9 @@ class _BlockWalk:
         """Fetching a loop's next item may run a generator's code, or await."""
         if isinstance(stmt, ast.AsyncFor):
             self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
-        elif not plainly_iterable(stmt.iter):
+        elif not plainly_iterable(stmt.iter) or items_unpacking_runs_code(
+            stmt.target, stmt.iter
+        ):
             self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
 
     def rebind(self, name: str, node: ast.AST) -> None:
@@ -1629,6 +1631,9 @@ class _BlockWalk:
         if isinstance(stmt, ast.Assign):
             self.expr(stmt.value)
             for target in stmt.targets:
+                if unpacking_runs_code(target, stmt.value):
+                    # ``p, q = gen``: the generator's code runs.
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), target))
                 self.target(target)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
@@ -1636,8 +1641,12 @@ class _BlockWalk:
                 self.target(stmt.target)
         elif isinstance(stmt, ast.AugAssign):
             target = stmt.target
+            # ``xs += gen`` extends a list with a generator's items: its code runs.
+            extends = isinstance(stmt.op, ast.Add) and not plainly_iterable(stmt.value)
             if isinstance(target, ast.Name):
                 self.expr(stmt.value)
+                if extends:
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt.value))
                 self.rebind(target.id, target)
                 self.write([(target.id,)], target)  # in place for tensors and lists
             else:
@@ -1645,6 +1654,8 @@ class _BlockWalk:
                 if isinstance(target, ast.Subscript):
                     self.expr(target.slice)
                 self.expr(stmt.value)
+                if extends:
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt.value))
                 self.write(self.target_paths(target), target)
         elif isinstance(stmt, ast.Delete):
             for target in stmt.targets:
@@ -1755,6 +1766,9 @@ class _BlockWalk:
             self.expr(node.value)
             if isinstance(node, ast.Subscript):
                 self.expr(node.slice)
+            elif isinstance(node, ast.Starred) and not plainly_iterable(node.value):
+                # ``[*gen]``, ``f(*gen)``: the generator's code runs.
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
         if isinstance(node, (ast.Tuple, ast.List)) and not isinstance(
             node.ctx, ast.Load
@@ -1794,6 +1808,14 @@ class _BlockWalk:
             self.expr(node.test)
             self.conditionally((node.body, node.orelse))
             return
+        if isinstance(node, ast.Compare):
+            self.expr(node.left)
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                self.expr(right)
+                if isinstance(op, (ast.In, ast.NotIn)) and not plainly_iterable(right):
+                    # ``v in gen`` iterates the generator: its code runs.
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), right))
+            return
         if isinstance(node, ast.BoolOp):
             self.expr(node.values[0])
             self.conditionally(node.values[1:])
@@ -1814,7 +1836,20 @@ class _BlockWalk:
         ):
             first = node.generators[0]
             self.expr(first.iter)
+            # Iterating a generator (or unpacking one, an item) runs its code:
+            # a list, set or dict comprehension does so at once; a generator
+            # expression only when iterated (which counts where it is).
+            if not isinstance(node, ast.GeneratorExp) and (
+                not plainly_iterable(first.iter)
+                or items_unpacking_runs_code(first.target, first.iter)
+            ):
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), first.iter))
             self._conditional_depth += 1
+            for generator in node.generators[1:]:
+                if not plainly_iterable(generator.iter) or items_unpacking_runs_code(
+                    generator.target, generator.iter
+                ):
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), generator.iter))
             for part in _comprehension_parts(node):
                 for inner in walk_nodes(part):
                     if isinstance(inner, ast.Call):
@@ -1875,6 +1910,72 @@ def plainly_iterable(expr: ast.AST) -> bool:
         if func.id in ("enumerate", "zip", "reversed"):
             return all(plainly_iterable(argument) for argument in expr.args)
     return False
+
+
+def unpacking_runs_code(target: ast.AST, value: ast.AST) -> bool:
+    """Whether binding ``value`` to ``target`` may run user code: unpacking
+    (``p, q = value``) iterates the value, which may be a generator, as in a
+    ``for`` loop (``plainly_iterable``), and nested targets iterate the
+    items."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return False
+    if (
+        isinstance(value, (ast.Tuple, ast.List))
+        and len(value.elts) == len(target.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+    ):
+        return any(map(unpacking_runs_code, target.elts, value.elts))
+    if not plainly_iterable(value):
+        return True
+    return any(items_unpacking_runs_code(element, value) for element in target.elts)
+
+
+def items_unpacking_runs_code(target: ast.AST, iterable: ast.AST) -> bool:
+    """Whether binding each item of the plainly iterable ``iterable`` to
+    ``target`` (``for p, q in iterable``) may run user code: the items
+    unpacked may be generators (``for p, q in [gen]``)."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return False  # a starred target gets a list: nothing unpacked
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return any(
+            isinstance(item, ast.Starred) or unpacking_runs_code(target, item)
+            for item in iterable.elts
+        )
+    if isinstance(iterable, ast.Dict):
+        return any(
+            key is None or unpacking_runs_code(target, key) for key in iterable.keys
+        )
+    if isinstance(iterable, (ast.ListComp, ast.SetComp)):
+        return unpacking_runs_code(target, iterable.elt)
+    if isinstance(iterable, ast.DictComp):
+        return unpacking_runs_code(target, iterable.key)
+    if isinstance(iterable, (ast.Constant, ast.JoinedStr)):
+        return False  # characters (or numbers, or an error)
+    if not isinstance(iterable, ast.Call):
+        return True
+    func, arguments = iterable.func, iterable.args
+    if isinstance(func, ast.Attribute):
+        # ``tolist()``: lists and numbers; ``split()``: tensors.
+        return func.attr not in _PLAIN_ITERABLE_METHODS
+    if not isinstance(func, ast.Name):
+        return True
+    if func.id == "range":
+        return False  # numbers: unpacking one raises
+    if func.id == "reversed":
+        return any(items_unpacking_runs_code(target, a) for a in arguments)
+    if func.id in ("enumerate", "zip"):
+        # Each item is a tuple: (index, item) or one item of each argument.
+        sources = [None, arguments[0]] if func.id == "enumerate" else arguments
+        elements = target.elts
+        if len(elements) != len(sources) or any(
+            isinstance(e, ast.Starred) for e in elements
+        ):
+            return True
+        return any(
+            source is not None and items_unpacking_runs_code(element, source)
+            for element, source in zip(elements, sources, strict=True)
+        )
+    return True
 
 
 def _writes(paths: Iterable[Path], node: ast.AST) -> list[Change]:

@@ -60,8 +60,10 @@ class RepeatedHostSync(Rule):
     changes every `self.` chain); call a bound method of it (`add = x.add_`);
     format it (`print(obj)`, `f"{obj}"` run its `__str__`); or run
     `backward()`, which accumulates into every leaf's `.grad`. Unknown code
-    (a call of a function the module cannot see, a `sorted(key=...)`) may
-    change what it can reach: globals, names closures use, and objects that
+    (a call of a function the module cannot see, a `sorted(key=...)`, the
+    body of a generator, which iterating a name that may hold one runs:
+    `for v in g`, `p, q = g`, `[*g]`, `[v for v in g]`, `v in g`,
+    `xs += g`) may change what it can reach: globals, names closures use, and objects that
     escaped to such code: a local bound to what an unknown function returned
     (`t = get()`) or to a global's object (`t = BUF`), or given to such
     code before, itself or a view of it (`register(t)`,
