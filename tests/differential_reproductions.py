@@ -1037,4 +1037,60 @@ def case_extend(x):
     b = BUF.sum().item()
     return a, b, items
 """,
+    # 20. Lists and tuples joined or repeated, dicts merged, hold the
+    # operands' items, and ``+x`` is ``x``: a write through the result writes
+    # the tensor, and one made from a global's object is reached by unknown code.
+    "containers_joined_by_operators_hold_the_items": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def bump():
+    BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0), [1])
+
+
+def case_joined(x, xs):
+    a = x.sum().item()
+    c = xs + [x]
+    c[-1].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_repeated(x, xs):
+    a = x.sum().item()
+    c = (x,) * 2
+    c[1].mul_(2)
+    b = x.sum().item()
+    return a, b
+
+
+def case_merged(x, xs):
+    a = x.sum().item()
+    c = {"k": x} | {}
+    c["k"].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_unary_plus(x, xs):
+    a = x.sum().item()
+    c = +x
+    c.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_global_item(x, xs):
+    c = [BUF] + xs
+    a = c[0].sum().item()
+    bump()
+    b = c[0].sum().item()
+    return a, b
+""",
 }

@@ -174,6 +174,42 @@ def test_a_sum_may_be_its_start_or_hold_its_items(code):
     assert not reported(between(code))
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Lists and tuples joined or repeated, dicts and sets merged: the new
+        # container holds the operands' items. ``+x`` is ``x``.
+        "c = [x] + [1]\nc[0].add_(1)",
+        "c = xs + [x]\nc[-1].add_(1)",
+        "c = [x] * 2\nc[0].add_(1)",
+        "c = 2 * (x,)\nc[1].add_(1)",
+        "c = (x,) + (1,)\nc[0].mul_(2)",
+        "c = {'k': x} | {}\nc['k'].add_(1)",
+        "c = +x\nc.add_(1)",
+    ],
+)
+def test_containers_joined_by_operators_hold_the_operands_items(code):
+    assert not reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    # No container joins with a constant other than an integer's repeat.
+    ["c = x + 1\nc.add_(1)", "c = x * 0.5\nc.add_(1)", "c = -x\nc.add_(1)"],
+)
+def test_arithmetic_with_a_constant_makes_a_new_value(code):
+    assert reported(between(code))
+
+
+def test_a_container_joined_from_a_global_is_reached_by_unknown_code():
+    for joined in ("[BUF] + []", "[BUF] * 1", "+BUF"):
+        body = f"c = {joined}\na = c.sum().item()\nrefresh()\nb = c.sum().item()\n"
+        body = body.replace("c.sum", "c[0].sum") if "[" in joined else body
+        assert not reported(body, _GLOBAL_BUFFER), joined
+    body = "c = BUF + 1\na = c.sum().item()\nrefresh()\nb = c.sum().item()\n"
+    assert reported(body, _GLOBAL_BUFFER)
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

@@ -43,7 +43,9 @@ function gives it away; attribute stores and loads are assumed to be plain
 (no properties with side effects), and so are the operators and conversions
 applied to values (``+``, ``<``, ``len``, ``int``: no ``__add__`` or
 ``__len__`` that changes state); arithmetic makes new objects (true of tensors
-and numbers; a list built with ``+`` shares its elements): the assumptions a
+and numbers), but a container joined or repeated by an operator (``[x] + ys``,
+``(x,) * 2``, ``d | {"k": x}``) holds its operands' items, and ``+x`` is
+``x``: the assumptions a
 reader of a replay path makes too. Who a name is (a torch function, a
 builtin, a local) the function's scope says; what a torch method or function
 does, ``torch_api``.
@@ -149,6 +151,9 @@ _CARRIERS = (
     ast.Attribute,
     ast.Subscript,
 )
+# Operators that make a container of their operands' items (lists and
+# tuples joined or repeated, sets and dicts merged).
+_CONTAINER_OPERATORS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)
 _DEFINITIONS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
 _COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -513,6 +518,12 @@ class Invalidation:
             elif not isinstance(func, ast.Name):
                 parts.append(func)
             return _union(self.alias_paths(part) for part in parts)
+        if isinstance(expr, ast.BinOp) and may_join_containers(expr):
+            # ``[x] + ys``, ``[x] * 2``, ``{"k": x} | d``: a new container of
+            # the operands' items (tensors and numbers make new values).
+            return self.alias_paths(expr.left) | self.alias_paths(expr.right)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.UAdd):
+            return self.alias_paths(expr.operand)  # ``+x`` is ``x``
         if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
             return set()
         if isinstance(expr, (ast.JoinedStr, ast.Lambda, ast.Await, ast.Yield)):
@@ -998,6 +1009,10 @@ class Invalidation:
             return self.may_be_foreign(expr.value)
         if isinstance(expr, ast.IfExp):
             return self.may_be_foreign(expr.body) or self.may_be_foreign(expr.orelse)
+        if isinstance(expr, ast.BinOp) and may_join_containers(expr):
+            return self.may_be_foreign(expr.left) or self.may_be_foreign(expr.right)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.UAdd):
+            return self.may_be_foreign(expr.operand)
         if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
             return any(
                 self.may_be_foreign(child)
@@ -1910,6 +1925,22 @@ def plainly_iterable(expr: ast.AST) -> bool:
         if func.id in ("enumerate", "zip", "reversed"):
             return all(plainly_iterable(argument) for argument in expr.args)
     return False
+
+
+def may_join_containers(expr: ast.BinOp) -> bool:
+    """Whether ``expr`` may make a container holding its operands' items:
+    lists and tuples joined (``[x] + ys``) or repeated (``[x] * 2``), sets
+    and dicts merged (``{"k": x} | d``). Not where an operand is a constant
+    no container combines with (``t & 0x0F``, ``t + 1``; only an integer
+    repeats a sequence, ``t * 0.5``)."""
+    if not isinstance(expr.op, _CONTAINER_OPERATORS):
+        return False
+    for operand in (expr.left, expr.right):
+        if isinstance(operand, ast.Constant):
+            value = operand.value
+            if not isinstance(expr.op, ast.Mult) or not isinstance(value, int):
+                return False
+    return True
 
 
 def unpacking_runs_code(target: ast.AST, value: ast.AST) -> bool:
