@@ -1093,4 +1093,18 @@ def case_global_item(x, xs):
     b = c[0].sum().item()
     return a, b
 """,
+    # 21. ``dir()`` lists the local names, as ``locals()`` does: deleting an
+    # unused loop alias changed what it returned.
+    "dir_lists_the_local_names": """
+def make_args():
+    return ([1, 2, 3],)
+
+
+def case(xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append("start" in dir())
+    return out
+""",
 }
