@@ -1107,4 +1107,46 @@ def case(xs):
         out.append("start" in dir())
     return out
 """,
+    # 22. Formatting runs ``__str__``/``__format__`` wherever it happens: a
+    # ``%`` of a string, and an f-string inside a comprehension.
+    "formatting_with_percent_and_in_comprehensions": """
+import torch
+
+
+class Loud:
+    def __init__(self, t):
+        self.t = t
+
+    def __str__(self):
+        self.t.add_(1)
+        return "loud"
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_percent(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = "%s" % loud
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_percent_tuple(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = "%s %d" % (loud, 1)
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_comprehension(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = [f"{loud}" for _ in range(2)]
+    b = x.sum().item()
+    return a, b, s
+""",
 }

@@ -127,6 +127,8 @@ def between_buffer_syncs(code: str) -> str:
         "for p, q in [xs]:\n    pass",
         "for i, (p, q) in enumerate([xs]):\n    pass",
         "for p, (q, r) in zip([1], [xs]):\n    pass",
+        "vs = [[*xs] for _ in range(1)]",
+        "vs = [1 in xs for _ in range(1)]",
         "found = 1 in xs",
         "found = 1 not in xs",
         "vs = []\nvs += xs",
@@ -208,6 +210,36 @@ def test_a_container_joined_from_a_global_is_reached_by_unknown_code():
         assert not reported(body, _GLOBAL_BUFFER), joined
     body = "c = BUF + 1\na = c.sum().item()\nrefresh()\nb = c.sum().item()\n"
     assert reported(body, _GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Formatting runs ``__str__``/``__format__`` wherever it happens:
+        # a ``%`` of a string, and an f-string inside a comprehension.
+        "s = '%s' % x",
+        "s = '%s and %s' % (y, x)",
+        "s = b'%r' % [x]",
+        "s = [f'{x}' for _ in range(1)]",
+        "s = ['%s' % x for _ in range(1)]",
+        "s = [f'{v}' for v in [x]]",
+    ],
+)
+def test_formatting_anywhere_ends_the_repeat(code):
+    assert not reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "s = '%d' % len(x)",
+        "s = '%s' % (x.shape,)",
+        "m = y % 2",
+        "s = [f'{x.shape}' for _ in range(1)]",
+    ],
+)
+def test_formatting_metadata_or_a_remainder_keeps_the_repeat(code):
+    assert reported(between(code))
 
 
 def test_a_local_from_unknown_code_may_change_at_any_call():

@@ -1618,6 +1618,14 @@ class _BlockWalk:
         ):
             self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
 
+    def formatting(self, value: ast.AST, node: ast.AST) -> None:
+        """Formatting ``value`` runs its ``__format__`` (or ``__str__``,
+        ``__repr__``): user code, which may change it or anything shared."""
+        paths = self.analysis.formatted_paths(value)
+        if paths:
+            self.write(paths, node)
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
+
     def rebind(self, name: str, node: ast.AST) -> None:
         self.effects.append(Change(ChangeKind.REBIND, (name,), node))
 
@@ -1781,7 +1789,7 @@ class _BlockWalk:
             self.expr(node.value)
             if isinstance(node, ast.Subscript):
                 self.expr(node.slice)
-            elif isinstance(node, ast.Starred) and not plainly_iterable(node.value):
+            elif iterates_what_may_run_code(node):
                 # ``[*gen]``, ``f(*gen)``: the generator's code runs.
                 self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
@@ -1807,12 +1815,13 @@ class _BlockWalk:
             self.expr(node.value)
             if node.format_spec is not None:
                 self.expr(node.format_spec)
-            # Formatting runs the value's ``__format__`` (or ``__str__``,
-            # ``__repr__``): user code, which may change it or anything shared.
-            paths = self.analysis.formatted_paths(node.value)
-            if paths:
-                self.write(paths, node)
-                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
+            self.formatting(node.value, node)
+            return
+        if isinstance(node, ast.BinOp):
+            self.expr(node.left)
+            self.expr(node.right)
+            if formats_with_percent(node):
+                self.formatting(node.right, node)  # ``"%s" % o``
             return
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             if node.value is not None:
@@ -1825,11 +1834,11 @@ class _BlockWalk:
             return
         if isinstance(node, ast.Compare):
             self.expr(node.left)
-            for op, right in zip(node.ops, node.comparators, strict=True):
+            for right in node.comparators:
                 self.expr(right)
-                if isinstance(op, (ast.In, ast.NotIn)) and not plainly_iterable(right):
-                    # ``v in gen`` iterates the generator: its code runs.
-                    self.effects.append(Change(ChangeKind.ANY_CODE, (), right))
+            if iterates_what_may_run_code(node):
+                # ``v in gen`` iterates the generator: its code runs.
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
         if isinstance(node, ast.BoolOp):
             self.expr(node.values[0])
@@ -1873,6 +1882,12 @@ class _BlockWalk:
                         self.effects.append(Change(ChangeKind.BARRIER, (), inner))
                     elif isinstance(inner, ast.NamedExpr):
                         self.rebind(inner.target.id, inner.target)
+                    elif isinstance(inner, ast.FormattedValue):
+                        self.formatting(inner.value, inner)
+                    elif isinstance(inner, ast.BinOp) and formats_with_percent(inner):
+                        self.formatting(inner.right, inner)
+                    elif iterates_what_may_run_code(inner):
+                        self.effects.append(Change(ChangeKind.ANY_CODE, (), inner))
                     elif isinstance(
                         inner, (ast.Attribute, ast.Subscript)
                     ) and not isinstance(inner.ctx, ast.Load):
@@ -1924,6 +1939,31 @@ def plainly_iterable(expr: ast.AST) -> bool:
             return True
         if func.id in ("enumerate", "zip", "reversed"):
             return all(plainly_iterable(argument) for argument in expr.args)
+    return False
+
+
+def formats_with_percent(expr: ast.BinOp) -> bool:
+    """``"%s" % o``: a string (or bytes) formatted with ``%``, which runs the
+    ``__str__``/``__repr__`` of the right operand's objects."""
+    left = expr.left
+    return isinstance(expr.op, ast.Mod) and (
+        isinstance(left, ast.JoinedStr)
+        or isinstance(left, ast.Constant)
+        and isinstance(left.value, (str, bytes))
+    )
+
+
+def iterates_what_may_run_code(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` iterates a value that may be a generator
+    (``plainly_iterable``), running its code: a starred item (``[*gen]``,
+    ``f(*gen)``) or a membership test (``v in gen``)."""
+    if isinstance(node, ast.Starred):
+        return isinstance(node.ctx, ast.Load) and not plainly_iterable(node.value)
+    if isinstance(node, ast.Compare):
+        return any(
+            isinstance(op, (ast.In, ast.NotIn)) and not plainly_iterable(right)
+            for op, right in zip(node.ops, node.comparators, strict=True)
+        )
     return False
 
 

@@ -58,7 +58,7 @@ class RepeatedHostSync(Rule):
     by position, or with `inplace`, `training` or `max_norm` set, writes
     it); call a method on an object the chain reads through (`self.reset()`
     changes every `self.` chain); call a bound method of it (`add = x.add_`);
-    format it (`print(obj)`, `f"{obj}"` run its `__str__`); or run
+    format it (`print(obj)`, `f"{obj}"`, `"%s" % obj` run its `__str__`); or run
     `backward()`, which accumulates into every leaf's `.grad`. Unknown code
     (a call of a function the module cannot see, a `sorted(key=...)`, the
     body of a generator, which iterating a name that may hold one runs:
