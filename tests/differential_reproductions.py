@@ -1149,4 +1149,40 @@ def case_comprehension(x):
     b = x.sum().item()
     return a, b, s
 """,
+    # 23. A nested function's annotations are evaluated where it is defined
+    # (the programs run without this package's postponed annotations).
+    "annotations_run_where_the_function_is_defined": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def bump():
+    BUF.add_(1)
+    return int
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_parameter(x):
+    a = BUF.sum().item()
+
+    def inner(v: bump()):
+        return v
+
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_return(x):
+    a = BUF.sum().item()
+
+    def inner(v) -> bump():
+        return v
+
+    b = BUF.sum().item()
+    return a, b
+""",
 }

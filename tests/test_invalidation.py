@@ -242,6 +242,21 @@ def test_formatting_metadata_or_a_remainder_keeps_the_repeat(code):
     assert reported(between(code))
 
 
+@pytest.mark.parametrize(
+    "code, kept",
+    [
+        # A nested function's annotations are evaluated where it is defined.
+        ("def inner(v: refresh()):\n    pass", False),
+        ("def inner(*, v: refresh() = 1):\n    pass", False),
+        ("def inner(*v: refresh()):\n    pass", False),
+        ("def inner(v) -> refresh():\n    pass", False),
+        ("def inner(v: int, w: torch.Tensor) -> list[int]:\n    pass", True),
+    ],
+)
+def test_annotations_of_a_nested_function_run_where_it_is_defined(code, kept):
+    assert reported(between_buffer_syncs(code), _GLOBAL_BUFFER) is kept
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

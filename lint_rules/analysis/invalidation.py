@@ -1690,9 +1690,21 @@ class _BlockWalk:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in stmt.decorator_list:
                 self.expr(decorator)
-            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+            args = stmt.args
+            for default in (*args.defaults, *args.kw_defaults):
                 if default is not None:
                     self.expr(default)
+            # Annotations are evaluated here too (unless the module postpones
+            # them, where counting them only adds what cannot run).
+            for arg in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs):
+                if arg is not None and arg.annotation is not None:
+                    self.expr(arg.annotation)
+            for annotation in (
+                args.kwarg.annotation if args.kwarg is not None else None,
+                stmt.returns,
+            ):
+                if annotation is not None:
+                    self.expr(annotation)
             if stmt.decorator_list:
                 self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             self.rebind(stmt.name, stmt)
