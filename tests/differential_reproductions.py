@@ -1185,4 +1185,45 @@ def case_return(x):
     b = BUF.sum().item()
     return a, b
 """,
+    # 24. The first import of a module runs its code.
+    "an_import_runs_the_module_code": """
+import importlib.abc
+import importlib.util
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+class BumpingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name == "attnlint_differential_bumping":
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case(x):
+    finder = BumpingFinder()
+    sys.meta_path.insert(0, finder)
+    sys.modules.pop("attnlint_differential_bumping", None)
+    try:
+        a = BUF.sum().item()
+        import attnlint_differential_bumping
+        b = BUF.sum().item()
+    finally:
+        sys.meta_path.remove(finder)
+        sys.modules.pop("attnlint_differential_bumping", None)
+    return a, b
+""",
 }

@@ -257,6 +257,12 @@ def test_annotations_of_a_nested_function_run_where_it_is_defined(code, kept):
     assert reported(between_buffer_syncs(code), _GLOBAL_BUFFER) is kept
 
 
+@pytest.mark.parametrize("code", ["import plugin", "from plugin import hook"])
+def test_an_import_may_run_the_module_code(code):
+    assert not reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+    assert reported(between(code))  # a parameter's tensor is out of its reach
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

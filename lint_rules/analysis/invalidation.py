@@ -1684,6 +1684,8 @@ class _BlockWalk:
             for target in stmt.targets:
                 self.target(target)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            # The first import of a module runs its code.
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             for alias in stmt.names:
                 if alias.name != "*":
                     self.rebind(alias.asname or alias.name.partition(".")[0], stmt)

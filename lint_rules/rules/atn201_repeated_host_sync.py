@@ -63,7 +63,8 @@ class RepeatedHostSync(Rule):
     (a call of a function the module cannot see, a `sorted(key=...)`, the
     body of a generator, which iterating a name that may hold one runs:
     `for v in g`, `p, q = g`, `[*g]`, `[v for v in g]`, `v in g`,
-    `xs += g`) may change what it can reach: globals, names closures use, and objects that
+    `xs += g`, an `import`, whose first run executes the module) may
+    change what it can reach: globals, names closures use, and objects that
     escaped to such code: a local bound to what an unknown function returned
     (`t = get()`) or to a global's object (`t = BUF`), or given to such
     code before, itself or a view of it (`register(t)`,
