@@ -1226,4 +1226,42 @@ def case(x):
         sys.modules.pop("attnlint_differential_bumping", None)
     return a, b
 """,
+    # 25. A store into an object other code holds may be one into the
+    # module's namespace: it rebinds a global.
+    "a_store_into_the_namespace_rebinds_a_global": """
+import torch
+
+BUF = torch.arange(6.0)
+K = 0
+
+
+def make_args():
+    return (torch.arange(6.0), 3)
+
+
+def case_globals_dict(x, n):
+    namespace = globals()
+    a = BUF.sum().item()
+    namespace["BUF"] = x * 2
+    b = BUF.sum().item()
+    namespace["BUF"] = torch.arange(6.0)
+    return a, b
+
+
+def case_function_globals(x, n):
+    a = BUF.sum().item()
+    case_function_globals.__globals__["BUF"] = x * 3
+    b = BUF.sum().item()
+    case_function_globals.__globals__["BUF"] = torch.arange(6.0)
+    return a, b
+
+
+def case_reassignment(x, n):
+    global K
+    namespace = globals()
+    K = n + 1
+    namespace["K"] = 99
+    K = n + 1
+    return K
+""",
 }

@@ -263,6 +263,25 @@ def test_an_import_may_run_the_module_code(code):
     assert reported(between(code))  # a parameter's tensor is out of its reach
 
 
+@pytest.mark.parametrize(
+    "before, store, kept",
+    [
+        # A store into an object other code holds may be one into the
+        # module's namespace, rebinding the global.
+        ("g = globals()", "g['BUF'] = y", False),
+        ("pass", "f.__globals__['BUF'] = y", False),
+        ("pass", "sys.modules[__name__].BUF = y", False),
+        ("pass", "HOLD.t = y", False),
+        # The function's own objects are not the namespace.
+        ("pass", "box.k = 1", True),
+        ("d = {}", "d['BUF'] = y", True),
+    ],
+)
+def test_a_store_into_what_other_code_holds_may_rebind_a_global(before, store, kept):
+    body = f"{before}\n" + between_buffer_syncs(store)
+    assert reported(body, _GLOBAL_BUFFER) is kept
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

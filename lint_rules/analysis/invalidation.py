@@ -9,7 +9,9 @@ evaluation order:
 - ``REBIND name``: the name is bound again or deleted;
 - ``STORE path``: an attribute or item store (or ``del``) at ``path``: the
   slot changes, and with it the object that holds it, not the objects that
-  were or are now stored there;
+  were or are now stored there; into an object other code holds, it may be
+  a store into the module's namespace (``globals()``, ``f.__globals__``),
+  rebinding any global;
 - ``WRITE path``: the object at ``path``, or something reachable from it, may
   change in place: an augmented assignment, an in-place tensor method (a name
   ending in ``_``), any other method called on it, passing it to a call that
@@ -820,6 +822,15 @@ class Invalidation:
                 return True
         return False
 
+    def may_store_into_namespace(self, effect: Change, at: Block | None) -> bool:
+        """Whether the store ``effect`` (made in block ``at``) may rebind a
+        global: a store into an object other code holds may be one into the
+        module's namespace (``globals()["X"] = v``, ``f.__globals__["X"] = v``,
+        ``sys.modules[__name__].X = v``). A store into the function's own
+        objects (a parameter's, a new one's) is not."""
+        within = self.reaching(at) if at is not None else None
+        return self.is_reachable(effect.path[:1], within)
+
     @property
     def aliased_roots(self) -> frozenset[str]:
         """Root names some alias connects to another path."""
@@ -1376,6 +1387,12 @@ class Invalidation:
             return effect.path[0] in watched.roots
         if kind is ChangeKind.ANY_CODE:
             return self.reached_by_unknown_code(watched, at)
+        if (
+            kind is ChangeKind.STORE
+            and any(map(self.is_shared_root, watched.roots))
+            and self.may_store_into_namespace(effect, at)
+        ):
+            return True
         written = self.expand(
             effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
@@ -1412,6 +1429,8 @@ class Invalidation:
         """
         paths = list(paths)
         roots = frozenset(path[0] for path in paths)
+        # A global read may be rebound by a store into the module's namespace.
+        reads_global = any(map(self.is_shared_root, roots))
         # Aliases are followed last, and only for an effect that needs them:
         # rebinding a name changes no object, and unknown code that can reach
         # one of the roots by name changes the reads whatever the aliases.
@@ -1427,6 +1446,12 @@ class Invalidation:
                 if effect.path[0] in roots:
                     return effect
                 continue
+            if (
+                reads_global
+                and kind is ChangeKind.STORE
+                and self.may_store_into_namespace(effect, block)
+            ):
+                return effect
             if kind is ChangeKind.ANY_CODE:
                 # Escapes before the reads first (a superset of those before
                 # the unknown code): most often none, and no block to ask.

@@ -69,8 +69,10 @@ class RepeatedHostSync(Rule):
     (`t = get()`) or to a global's object (`t = BUF`), or given to such
     code before, itself or a view of it (`register(t)`,
     `register(t.view(-1))`, a default value `lambda v=t: ...`, a store
-    into a global's object `HOLD.t = t`). A `match` capture (`case v:`)
-    names the subject. Methods are
+    into a global's object `HOLD.t = t`). A store into an object other
+    code holds may be one into the module's namespace (`ns = globals()`,
+    then `ns["BUF"] = v`), which rebinds a global. A `match` capture
+    (`case v:`) names the subject. Methods are
     known by their torch names; a `join` or `get` may be a thread's or a
     queue's, and is unknown code, and a `sort` or an `add`, which change
     nothing of a tensor, may be a list's or a set's, which change it (and
