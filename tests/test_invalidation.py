@@ -187,6 +187,7 @@ def test_a_sum_may_be_its_start_or_hold_its_items(code):
         "c = 2 * (x,)\nc[1].add_(1)",
         "c = (x,) + (1,)\nc[0].mul_(2)",
         "c = {'k': x} | {}\nc['k'].add_(1)",
+        "c = {x} - set()\nc.pop().add_(1)",
         "c = +x\nc.add_(1)",
     ],
 )
@@ -197,7 +198,14 @@ def test_containers_joined_by_operators_hold_the_operands_items(code):
 @pytest.mark.parametrize(
     "code",
     # No container joins with a constant other than an integer's repeat.
-    ["c = x + 1\nc.add_(1)", "c = x * 0.5\nc.add_(1)", "c = -x\nc.add_(1)"],
+    [
+        "c = x + 1\nc.add_(1)",
+        "c = x * 0.5\nc.add_(1)",
+        "c = -x\nc.add_(1)",
+        # ``-``, ``&``, ``^``, ``|`` between names: arithmetic.
+        "c = x - y\nc.add_(1)",
+        "c = x | y\nc.add_(1)",
+    ],
 )
 def test_arithmetic_with_a_constant_makes_a_new_value(code):
     assert reported(between(code))

@@ -153,9 +153,6 @@ _CARRIERS = (
     ast.Attribute,
     ast.Subscript,
 )
-# Operators that make a container of their operands' items (lists and
-# tuples joined or repeated, sets and dicts merged).
-_CONTAINER_OPERATORS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)
 _DEFINITIONS = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
 _COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -2009,15 +2006,24 @@ def iterates_what_may_run_code(node: ast.AST) -> bool:
 def may_join_containers(expr: ast.BinOp) -> bool:
     """Whether ``expr`` may make a container holding its operands' items:
     lists and tuples joined (``[x] + ys``) or repeated (``[x] * 2``), sets
-    and dicts merged (``{"k": x} | d``). Not where an operand is a constant
-    no container combines with (``t & 0x0F``, ``t + 1``; only an integer
-    repeats a sequence, ``t * 0.5``)."""
-    if not isinstance(expr.op, _CONTAINER_OPERATORS):
+    and dicts merged (``{"k": x} | d``, ``{x} - s``). Not where an operand
+    is a constant no container combines with (``t & 0x0F``, ``t + 1``; only
+    an integer repeats a sequence, ``t * 0.5``). The set and dict operators
+    (``-``, ``&``, ``^``, ``|``) only with a set or dict display or
+    comprehension as an operand: between names (``end - start``) they are
+    taken for arithmetic."""
+    op = expr.op
+    if isinstance(op, (ast.Sub, ast.BitAnd, ast.BitXor, ast.BitOr)):
+        return any(
+            isinstance(operand, (ast.Set, ast.Dict, ast.SetComp, ast.DictComp))
+            for operand in (expr.left, expr.right)
+        )
+    if not isinstance(op, (ast.Add, ast.Mult)):
         return False
     for operand in (expr.left, expr.right):
         if isinstance(operand, ast.Constant):
             value = operand.value
-            if not isinstance(expr.op, ast.Mult) or not isinstance(value, int):
+            if not isinstance(op, ast.Mult) or not isinstance(value, int):
                 return False
     return True
 
