@@ -496,7 +496,8 @@ def delete_directive(text: str, locator: Locator, directive: NoqaDirective) -> E
     """The edit that removes ``directive`` and its reason (the text after its
     codes, up to the next comment on the row), keeping the row's other
     comments: ``x = 1  # noqa: A why`` -> ``x = 1``, ``x  # noqa: A  # type:
-    ignore`` -> ``x  # type: ignore``, and a row holding nothing else goes whole."""
+    ignore`` -> ``x  # type: ignore``, and a row holding nothing else goes whole
+    (unless a backslash continues the row before into it: it stays, empty)."""
     start, end = directive.start, directive.end
     line_start = locator.line_start(directive.row)
     line_end = locator.line_end(directive.row)
@@ -505,6 +506,12 @@ def delete_directive(text: str, locator: Locator, directive: NoqaDirective) -> E
     later = _LATER_COMMENT.search(text, end, line_end)
     if later is None:
         if start - leading == line_start:
+            if directive.row > 1 and locator.line_text(directive.row - 1).endswith(
+                "\\"
+            ):
+                # A backslash continues the row before into this one: without
+                # the row, it would join the next statement. The row stays, empty.
+                return Edit(line_start, line_end, "")
             return Edit(line_start, locator.full_line_end(directive.row), "")
         return Edit(start - leading, line_end, "")
     return Edit(start, later.start(), "")

@@ -187,17 +187,40 @@ def file_header(text: str) -> tuple[str | None, str | None]:
     return None, shebang
 
 
+class NotEncodedBack(ValueError):
+    """The file's own text does not encode back to its bytes: writing any
+    fixed text would change bytes no fix touches."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# Encodings whose strict decoding is undone byte for byte by encoding.
+_ENCODED_BACK = frozenset({"utf-8", "ascii", "iso8859-1", "latin-1", "iso-8859-1"})
+
+
 class SourceFile(Record):
     """The decoded text of a file and how to encode it back byte for byte."""
 
-    __slots__ = ("text", "encoding", "bom")
-    _fields = __slots__
+    __slots__ = ("text", "encoding", "bom", "differs_at")
+    _fields = ("text", "encoding", "bom")
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, text: str, encoding: str = "utf-8", bom: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        encoding: str = "utf-8",
+        bom: bool = False,
+        differs_at: int | None = None,
+    ) -> None:
         self.text = text
         self.encoding = encoding
         self.bom = bom
+        # The first byte (of the text's bytes) that encoding the text read
+        # gives otherwise: some codecs read two byte sequences as one
+        # character (cp932's 0x8790 and 0x81e0). None: it encodes back.
+        self.differs_at = differs_at
 
     @classmethod
     def from_bytes(cls, data: bytes) -> SourceFile:
@@ -213,15 +236,42 @@ class SourceFile(Record):
         except (LookupError, ValueError, TypeError) as error:
             # A codec that fails otherwise (one registered by a third party).
             raise SourceError(f"cannot decode as {encoding}: {error}") from None
-        return cls(text, encoding, bom)
+        return cls(text, encoding, bom, _first_difference(text, encoding, body))
 
     def to_bytes(self, text: str | None = None) -> bytes:
         """The bytes of ``text`` (default: the text read) in this file's
         encoding, with its BOM if it had one. Raises UnicodeEncodeError (or,
         from a third-party codec, another ValueError) when the text cannot be
-        encoded."""
+        encoded, and ``NotEncodedBack`` when the file's own text does not
+        encode back to its bytes."""
+        if self.differs_at is not None:
+            raise NotEncodedBack(
+                f"its text does not encode back to its bytes: byte "
+                f"{self.differs_at} would change"
+            )
         encoded = (self.text if text is None else text).encode(self.encoding)
         return codecs.BOM_UTF8 + encoded if self.bom else encoded
+
+
+def _first_difference(text: str, encoding: str, data: bytes) -> int | None:
+    """The first byte of ``data`` (which decoded to ``text``) that encoding
+    ``text`` again gives otherwise; None when it gives ``data`` back."""
+    if encoding in _ENCODED_BACK:
+        return None
+    try:
+        again = text.encode(encoding)
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        return 0
+    if again == data:
+        return None
+    return next(
+        (
+            index
+            for index, (a, b) in enumerate(zip(again, data, strict=False))
+            if a != b
+        ),
+        min(len(again), len(data)),
+    )
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")

@@ -184,7 +184,9 @@ def run_program(source: str) -> Outcome:
         warnings.simplefilter("ignore")
         torch.manual_seed(0)
         try:
-            code = compile(source, "<differential>", "exec")
+            # Not inheriting this module's ``from __future__ import
+            # annotations``: the program runs as Python would run it.
+            code = compile(source, "<differential>", "exec", dont_inherit=True)
             exec(code, module.__dict__)
         except BaseException as error:  # noqa: BLE001 - compared, not handled
             outcome.error = f"{type(error).__name__}: {printed.getvalue()}"

@@ -318,6 +318,9 @@ _BETWEEN = (
     "z = x\nz += 1",
     "v = x.view(2, 3)\nv[0] = 1",
     "t = torch.arange(6.0)\nregister(t)",
+    "c = [x] + [1]\nc[0].add_(1)",
+    "c = +x\nc.add_(1)",
+    "c = sum([], x)\nc.add_(1)",
 )
 _SYNC_WRAPPERS = (
     None,

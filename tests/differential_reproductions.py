@@ -935,4 +935,333 @@ def case_out_keyword(x):
     k = x.sum().item()
     return k
 """,
+    # 18. ``sum`` returns its start when there is nothing to add, and a sum of
+    # lists holds their items: its result may be the tensor, or hold it.
+    "sum_may_return_its_start": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_start(x):
+    a = x.sum().item()
+    s = sum([], x)
+    s.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_start_keyword(x):
+    a = x.sum().item()
+    s = sum((), start=x)
+    s.mul_(2)
+    b = x.sum().item()
+    return a, b
+
+
+def case_items(x):
+    a = x.sum().item()
+    s = sum([[x]], [])
+    s[0].add_(1)
+    b = x.sum().item()
+    return a, b
+""",
+    # 19. Iterating a generator runs its code, which may change the module's
+    # state: a ``for`` loop and ``list(gen)`` counted, unpacking (``p, q =
+    # gen``), a starred item (``[*gen]``), a comprehension, ``v in gen`` and
+    # ``xs += gen`` did not.
+    "iterating_a_generator_runs_its_code": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def produce():
+    BUF.add_(1)
+    yield 1
+    yield 2
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_unpacking(x):
+    g = produce()
+    a = BUF.sum().item()
+    p, q = g
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_starred(x):
+    g = produce()
+    a = BUF.sum().item()
+    items = [*g]
+    b = BUF.sum().item()
+    return a, b, items
+
+
+def case_comprehension(x):
+    g = produce()
+    a = BUF.sum().item()
+    items = [v for v in g]
+    b = BUF.sum().item()
+    return a, b, items
+
+
+def case_unpacked_items(x):
+    g = produce()
+    a = BUF.sum().item()
+    for p, q in [g]:
+        pass
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_membership(x):
+    g = produce()
+    a = BUF.sum().item()
+    found = 2 in g
+    b = BUF.sum().item()
+    return a, b, found
+
+
+def case_extend(x):
+    g = produce()
+    items = []
+    a = BUF.sum().item()
+    items += g
+    b = BUF.sum().item()
+    return a, b, items
+""",
+    # 20. Lists and tuples joined or repeated, dicts merged, hold the
+    # operands' items, and ``+x`` is ``x``: a write through the result writes
+    # the tensor, and one made from a global's object is reached by unknown code.
+    "containers_joined_by_operators_hold_the_items": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def bump():
+    BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0), [1])
+
+
+def case_joined(x, xs):
+    a = x.sum().item()
+    c = xs + [x]
+    c[-1].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_repeated(x, xs):
+    a = x.sum().item()
+    c = (x,) * 2
+    c[1].mul_(2)
+    b = x.sum().item()
+    return a, b
+
+
+def case_merged(x, xs):
+    a = x.sum().item()
+    c = {"k": x} | {}
+    c["k"].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_unary_plus(x, xs):
+    a = x.sum().item()
+    c = +x
+    c.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_global_item(x, xs):
+    c = [BUF] + xs
+    a = c[0].sum().item()
+    bump()
+    b = c[0].sum().item()
+    return a, b
+""",
+    # 21. ``dir()`` lists the local names, as ``locals()`` does: deleting an
+    # unused loop alias changed what it returned.
+    "dir_lists_the_local_names": """
+def make_args():
+    return ([1, 2, 3],)
+
+
+def case(xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append("start" in dir())
+    return out
+""",
+    # 22. Formatting runs ``__str__``/``__format__`` wherever it happens: a
+    # ``%`` of a string, and an f-string inside a comprehension.
+    "formatting_with_percent_and_in_comprehensions": """
+import torch
+
+
+class Loud:
+    def __init__(self, t):
+        self.t = t
+
+    def __str__(self):
+        self.t.add_(1)
+        return "loud"
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_percent(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = "%s" % loud
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_percent_tuple(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = "%s %d" % (loud, 1)
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_comprehension(x):
+    loud = Loud(x)
+    a = x.sum().item()
+    s = [f"{loud}" for _ in range(2)]
+    b = x.sum().item()
+    return a, b, s
+""",
+    # 23. A nested function's annotations are evaluated where it is defined
+    # (the programs run without this package's postponed annotations).
+    "annotations_run_where_the_function_is_defined": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def bump():
+    BUF.add_(1)
+    return int
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_parameter(x):
+    a = BUF.sum().item()
+
+    def inner(v: bump()):
+        return v
+
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_return(x):
+    a = BUF.sum().item()
+
+    def inner(v) -> bump():
+        return v
+
+    b = BUF.sum().item()
+    return a, b
+""",
+    # 24. The first import of a module runs its code.
+    "an_import_runs_the_module_code": """
+import importlib.abc
+import importlib.util
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+class BumpingFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name == "attnlint_differential_bumping":
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case(x):
+    finder = BumpingFinder()
+    sys.meta_path.insert(0, finder)
+    sys.modules.pop("attnlint_differential_bumping", None)
+    try:
+        a = BUF.sum().item()
+        import attnlint_differential_bumping
+        b = BUF.sum().item()
+    finally:
+        sys.meta_path.remove(finder)
+        sys.modules.pop("attnlint_differential_bumping", None)
+    return a, b
+""",
+    # 25. A store into an object other code holds may be one into the
+    # module's namespace: it rebinds a global.
+    "a_store_into_the_namespace_rebinds_a_global": """
+import torch
+
+BUF = torch.arange(6.0)
+K = 0
+
+
+def make_args():
+    return (torch.arange(6.0), 3)
+
+
+def case_globals_dict(x, n):
+    namespace = globals()
+    a = BUF.sum().item()
+    namespace["BUF"] = x * 2
+    b = BUF.sum().item()
+    namespace["BUF"] = torch.arange(6.0)
+    return a, b
+
+
+def case_function_globals(x, n):
+    a = BUF.sum().item()
+    case_function_globals.__globals__["BUF"] = x * 3
+    b = BUF.sum().item()
+    case_function_globals.__globals__["BUF"] = torch.arange(6.0)
+    return a, b
+
+
+def case_reassignment(x, n):
+    global K
+    namespace = globals()
+    K = n + 1
+    namespace["K"] = 99
+    K = n + 1
+    return K
+""",
 }

@@ -134,6 +134,30 @@ def test_a_read_only_file_is_not_rewritten(project: Path, capsys) -> None:
     assert "rows.py:3:9: ATN301" in out and "All checks passed!" not in out
 
 
+def test_bytes_whose_text_encodes_back_otherwise_are_never_rewritten(
+    project: Path, capsys
+) -> None:
+    # cp932 reads 0x87 0x90 and 0x81 0xe0 as the same character, written back
+    # as 0x81 0xe0: re-encoding the fixed text would change a byte no fix
+    # touches.
+    data = b"# -*- coding: cp932 -*-\nMARK = '\x87\x90'\n" + ALIAS.encode()
+    assert data.decode("cp932").encode("cp932") != data
+    target = project / "rows.py"
+    target.write_bytes(data)
+    code, out, err = fix(capsys, ".")
+    assert code == 2
+    assert "rows.py" in err and "cp932" in err
+    assert target.read_bytes() == data
+    assert (project / "other.py").read_text() == ALIAS_FIXED
+    assert "rows.py:5:9: ATN301" in out and "All checks passed!" not in out
+    # The same text in bytes that encode back alike is fixed.
+    target.write_bytes(data.replace(b"\x87\x90", b"\x81\xe0"))
+    assert fix(capsys, "rows.py")[0] == 0
+    assert target.read_bytes() == (
+        b"# -*- coding: cp932 -*-\nMARK = '\x81\xe0'\n" + ALIAS_FIXED.encode()
+    )
+
+
 def _foreign_owner() -> tuple[int, int]:
     """An owner and group other than this process's, where it may give files
     away (root); else its own user and another of its groups, if any."""

@@ -96,6 +96,200 @@ def test_code_that_cannot_change_the_tensor_keeps_the_repeat(code):
     assert reported(between(code))
 
 
+_GLOBAL_BUFFER = HEADER + "BUF = torch.zeros(3)\n\n"
+
+
+def between_buffer_syncs(code: str) -> str:
+    return f"a = BUF.sum().item()\n{code}\nb = BUF.sum().item()\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A name may hold a generator: iterating it runs the generator's
+        # code, which may change the module's buffer; a ``for`` loop and
+        # ``list(...)`` iterate, and so do these.
+        "for v in xs:\n    pass",
+        "vs = list(xs)",
+        "p, q = xs",
+        "p, *q = xs",
+        "[p] = xs",
+        "(p, q), r = xs, 1",
+        "p, q = xs if y else (1, 2)",
+        "vs = [*xs]",
+        "vs = (*xs,)",
+        "vs = {*xs}",
+        "n = len([*xs])",
+        "vs = [v for v in xs]",
+        "vs = {v for w in [1] for v in xs}",
+        "vs = {v: 1 for v in xs}",
+        "vs = [p for p, q in [xs]]",
+        "for p, q in [xs]:\n    pass",
+        "for i, (p, q) in enumerate([xs]):\n    pass",
+        "for p, (q, r) in zip([1], [xs]):\n    pass",
+        "vs = [[*xs] for _ in range(1)]",
+        "vs = [1 in xs for _ in range(1)]",
+        "found = 1 in xs",
+        "found = 1 not in xs",
+        "vs = []\nvs += xs",
+        "box.vs += xs",
+    ],
+)
+def test_iterating_what_may_be_a_generator_may_run_any_code(code):
+    assert reported(between_buffer_syncs("pass"), _GLOBAL_BUFFER)
+    assert not reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "p, q = 1, 2",
+        "(p, q), r = (1, 2), 3",
+        "p, *q = [1, 2, 3]",
+        "p, q = y.split(2)",
+        "p, q = y.tolist()",
+        "vs = [*range(3)]",
+        "vs = [v for v in range(3)]",
+        "vs = [p for p, q in [(1, 2)]]",
+        "for p, q in [(1, 2), [3, 4]]:\n    pass",
+        "for i, (p, q) in enumerate(zip([1], [2])):\n    pass",
+        "for p, q in y.tolist():\n    pass",
+        "found = 1 in (1, 2)",
+        "n = 1\nn += 2",
+    ],
+)
+def test_iterating_literals_and_tensors_runs_no_code(code):
+    assert reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # ``sum`` returns its start when there is nothing to add, and a sum
+        # of lists shares their items.
+        "s = sum([], x)\ns.add_(1)",
+        "s = sum((), start=x)\ns.add_(1)",
+        "s = sum([[x]], [])\ns[0].add_(1)",
+    ],
+)
+def test_a_sum_may_be_its_start_or_hold_its_items(code):
+    assert not reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Lists and tuples joined or repeated, dicts and sets merged: the new
+        # container holds the operands' items. ``+x`` is ``x``.
+        "c = [x] + [1]\nc[0].add_(1)",
+        "c = xs + [x]\nc[-1].add_(1)",
+        "c = [x] * 2\nc[0].add_(1)",
+        "c = 2 * (x,)\nc[1].add_(1)",
+        "c = (x,) + (1,)\nc[0].mul_(2)",
+        "c = {'k': x} | {}\nc['k'].add_(1)",
+        "c = {x} - set()\nc.pop().add_(1)",
+        "c = +x\nc.add_(1)",
+    ],
+)
+def test_containers_joined_by_operators_hold_the_operands_items(code):
+    assert not reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    # No container joins with a constant other than an integer's repeat.
+    [
+        "c = x + 1\nc.add_(1)",
+        "c = x * 0.5\nc.add_(1)",
+        "c = -x\nc.add_(1)",
+        # ``-``, ``&``, ``^``, ``|`` between names: arithmetic.
+        "c = x - y\nc.add_(1)",
+        "c = x | y\nc.add_(1)",
+    ],
+)
+def test_arithmetic_with_a_constant_makes_a_new_value(code):
+    assert reported(between(code))
+
+
+def test_a_container_joined_from_a_global_is_reached_by_unknown_code():
+    for joined in ("[BUF] + []", "[BUF] * 1", "+BUF"):
+        body = f"c = {joined}\na = c.sum().item()\nrefresh()\nb = c.sum().item()\n"
+        body = body.replace("c.sum", "c[0].sum") if "[" in joined else body
+        assert not reported(body, _GLOBAL_BUFFER), joined
+    body = "c = BUF + 1\na = c.sum().item()\nrefresh()\nb = c.sum().item()\n"
+    assert reported(body, _GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Formatting runs ``__str__``/``__format__`` wherever it happens:
+        # a ``%`` of a string, and an f-string inside a comprehension.
+        "s = '%s' % x",
+        "s = '%s and %s' % (y, x)",
+        "s = b'%r' % [x]",
+        "s = [f'{x}' for _ in range(1)]",
+        "s = ['%s' % x for _ in range(1)]",
+        "s = [f'{v}' for v in [x]]",
+    ],
+)
+def test_formatting_anywhere_ends_the_repeat(code):
+    assert not reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "s = '%d' % len(x)",
+        "s = '%s' % (x.shape,)",
+        "m = y % 2",
+        "s = [f'{x.shape}' for _ in range(1)]",
+    ],
+)
+def test_formatting_metadata_or_a_remainder_keeps_the_repeat(code):
+    assert reported(between(code))
+
+
+@pytest.mark.parametrize(
+    "code, kept",
+    [
+        # A nested function's annotations are evaluated where it is defined.
+        ("def inner(v: refresh()):\n    pass", False),
+        ("def inner(*, v: refresh() = 1):\n    pass", False),
+        ("def inner(*v: refresh()):\n    pass", False),
+        ("def inner(v) -> refresh():\n    pass", False),
+        ("def inner(v: int, w: torch.Tensor) -> list[int]:\n    pass", True),
+    ],
+)
+def test_annotations_of_a_nested_function_run_where_it_is_defined(code, kept):
+    assert reported(between_buffer_syncs(code), _GLOBAL_BUFFER) is kept
+
+
+@pytest.mark.parametrize("code", ["import plugin", "from plugin import hook"])
+def test_an_import_may_run_the_module_code(code):
+    assert not reported(between_buffer_syncs(code), _GLOBAL_BUFFER)
+    assert reported(between(code))  # a parameter's tensor is out of its reach
+
+
+@pytest.mark.parametrize(
+    "before, store, kept",
+    [
+        # A store into an object other code holds may be one into the
+        # module's namespace, rebinding the global.
+        ("g = globals()", "g['BUF'] = y", False),
+        ("pass", "f.__globals__['BUF'] = y", False),
+        ("pass", "sys.modules[__name__].BUF = y", False),
+        ("pass", "HOLD.t = y", False),
+        # The function's own objects are not the namespace.
+        ("pass", "box.k = 1", True),
+        ("d = {}", "d['BUF'] = y", True),
+    ],
+)
+def test_a_store_into_what_other_code_holds_may_rebind_a_global(before, store, kept):
+    body = f"{before}\n" + between_buffer_syncs(store)
+    assert reported(body, _GLOBAL_BUFFER) is kept
+
+
 def test_a_local_from_unknown_code_may_change_at_any_call():
     assert not reported(
         "t = get()\na = t.sum().item()\nrefresh()\nb = t.sum().item()\n"

@@ -36,6 +36,7 @@ from lint_rules.verify import (
     EXIT_OK,
     EXIT_TIMEOUT,
     EXIT_USAGE,
+    SKIPPED,
     CandidateFix,
     FileTransaction,
     Progress,
@@ -197,6 +198,17 @@ def test_candidates_are_the_selected_unsafe_fixes_only(fake_project: Path) -> No
         collect_candidates(["."], select=("ATN101",), find=zeros_to_empty_findings)
         == []
     )
+
+
+def test_a_file_whose_text_encodes_back_otherwise_gets_no_candidate_tried(
+    fake_project: Path,
+) -> None:
+    # cp932 reads 0x87 0x90 as 0x81 0xe0's character: a write would change it.
+    data = b"# -*- coding: cp932 -*-\nMARK = '\x87\x90'\n" + FAKE_MODULE.encode()
+    (fake_project / "buffers.py").write_bytes(data)
+    (state,) = collect_candidates(["."], find=zeros_to_empty_findings)
+    assert [c.status for c in state.candidates] == [SKIPPED] * 3
+    assert all("encode back" in c.reason for c in state.candidates)
 
 
 def test_transaction_writes_atomically_and_restores_bytes_mode_and_mtime(

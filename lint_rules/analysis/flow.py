@@ -157,6 +157,8 @@ class StmtInfo(Record):
 
 
 _DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
+# ... and this one when called without arguments (``dir()``: the local names).
+_DYNAMIC_SCOPE_BARE_CALLS = frozenset({"dir"})
 # Blocks that an exception may enter from the middle of a predecessor.
 _ENTERED_BY_RAISE = frozenset({"handler", "finally", "with-exit"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -194,7 +196,8 @@ class FunctionFlow:
         self.stmt_info: dict[ast.stmt, StmtInfo] = {}
         self.globals: set[str] = set()  # names declared global or nonlocal here
         self.finally_clauses: dict[Block, FinallyClause] = {}  # by entry block
-        self.dynamic_scope = False  # locals()/vars()/eval/exec: names are not private
+        # locals()/vars()/dir()/eval/exec: names are not private
+        self.dynamic_scope = False
         self._dominators: dict[Block, Block] | None = None
         # Each reachable block's interval in a walk of the dominator tree.
         self._intervals: dict[Block, tuple[int, int]] | None = None
@@ -824,9 +827,16 @@ class _Builder:
         if ctx is ast.Load:
             self.record(node.id, Kind.LOAD, node)
             if (
-                node.id in _DYNAMIC_SCOPE_CALLS
-                and isinstance(parent, ast.Call)
+                isinstance(parent, ast.Call)
                 and parent.func is node
+                and (
+                    node.id in _DYNAMIC_SCOPE_CALLS
+                    or (
+                        node.id in _DYNAMIC_SCOPE_BARE_CALLS
+                        and not parent.args
+                        and not parent.keywords
+                    )
+                )
             ):
                 self.flow.dynamic_scope = True
         else:

@@ -9,7 +9,9 @@ evaluation order:
 - ``REBIND name``: the name is bound again or deleted;
 - ``STORE path``: an attribute or item store (or ``del``) at ``path``: the
   slot changes, and with it the object that holds it, not the objects that
-  were or are now stored there;
+  were or are now stored there; into an object other code holds, it may be
+  a store into the module's namespace (``globals()``, ``f.__globals__``),
+  rebinding any global;
 - ``WRITE path``: the object at ``path``, or something reachable from it, may
   change in place: an augmented assignment, an in-place tensor method (a name
   ending in ``_``), any other method called on it, passing it to a call that
@@ -43,7 +45,9 @@ function gives it away; attribute stores and loads are assumed to be plain
 (no properties with side effects), and so are the operators and conversions
 applied to values (``+``, ``<``, ``len``, ``int``: no ``__add__`` or
 ``__len__`` that changes state); arithmetic makes new objects (true of tensors
-and numbers; a list built with ``+`` shares its elements): the assumptions a
+and numbers), but a container joined or repeated by an operator (``[x] + ys``,
+``(x,) * 2``, ``d | {"k": x}``) holds its operands' items, and ``+x`` is
+``x``: the assumptions a
 reader of a replay path makes too. Who a name is (a torch function, a
 builtin, a local) the function's scope says; what a torch method or function
 does, ``torch_api``.
@@ -100,10 +104,12 @@ NO_EFFECT_BUILTINS = frozenset(
     }
 )  # fmt: skip
 # ... of which these return a value sharing nothing with the arguments.
+# (Not ``sum``: it returns its start when there is nothing to add,
+# ``sum([], x)``, and a sum of lists holds their items.)
 FRESH_BUILTINS = frozenset(
     {
         "len", "isinstance", "issubclass", "int", "float", "bool", "str",
-        "repr", "abs", "round", "sum", "any", "all", "hash", "id", "hasattr",
+        "repr", "abs", "round", "any", "all", "hash", "id", "hasattr",
         "divmod", "pow", "format", "print", "callable", "range", "ord", "chr",
         "bin", "hex",
     }
@@ -511,6 +517,12 @@ class Invalidation:
             elif not isinstance(func, ast.Name):
                 parts.append(func)
             return _union(self.alias_paths(part) for part in parts)
+        if isinstance(expr, ast.BinOp) and may_join_containers(expr):
+            # ``[x] + ys``, ``[x] * 2``, ``{"k": x} | d``: a new container of
+            # the operands' items (tensors and numbers make new values).
+            return self.alias_paths(expr.left) | self.alias_paths(expr.right)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.UAdd):
+            return self.alias_paths(expr.operand)  # ``+x`` is ``x``
         if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
             return set()
         if isinstance(expr, (ast.JoinedStr, ast.Lambda, ast.Await, ast.Yield)):
@@ -807,6 +819,15 @@ class Invalidation:
                 return True
         return False
 
+    def may_store_into_namespace(self, effect: Change, at: Block | None) -> bool:
+        """Whether the store ``effect`` (made in block ``at``) may rebind a
+        global: a store into an object other code holds may be one into the
+        module's namespace (``globals()["X"] = v``, ``f.__globals__["X"] = v``,
+        ``sys.modules[__name__].X = v``). A store into the function's own
+        objects (a parameter's, a new one's) is not."""
+        within = self.reaching(at) if at is not None else None
+        return self.is_reachable(effect.path[:1], within)
+
     @property
     def aliased_roots(self) -> frozenset[str]:
         """Root names some alias connects to another path."""
@@ -996,6 +1017,10 @@ class Invalidation:
             return self.may_be_foreign(expr.value)
         if isinstance(expr, ast.IfExp):
             return self.may_be_foreign(expr.body) or self.may_be_foreign(expr.orelse)
+        if isinstance(expr, ast.BinOp) and may_join_containers(expr):
+            return self.may_be_foreign(expr.left) or self.may_be_foreign(expr.right)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.UAdd):
+            return self.may_be_foreign(expr.operand)
         if isinstance(expr, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
             return any(
                 self.may_be_foreign(child)
@@ -1359,6 +1384,12 @@ class Invalidation:
             return effect.path[0] in watched.roots
         if kind is ChangeKind.ANY_CODE:
             return self.reached_by_unknown_code(watched, at)
+        if (
+            kind is ChangeKind.STORE
+            and any(map(self.is_shared_root, watched.roots))
+            and self.may_store_into_namespace(effect, at)
+        ):
+            return True
         written = self.expand(
             effect.path, store=kind is ChangeKind.STORE, within=watched.within
         )
@@ -1395,6 +1426,8 @@ class Invalidation:
         """
         paths = list(paths)
         roots = frozenset(path[0] for path in paths)
+        # A global read may be rebound by a store into the module's namespace.
+        reads_global = any(map(self.is_shared_root, roots))
         # Aliases are followed last, and only for an effect that needs them:
         # rebinding a name changes no object, and unknown code that can reach
         # one of the roots by name changes the reads whatever the aliases.
@@ -1410,6 +1443,12 @@ class Invalidation:
                 if effect.path[0] in roots:
                     return effect
                 continue
+            if (
+                reads_global
+                and kind is ChangeKind.STORE
+                and self.may_store_into_namespace(effect, block)
+            ):
+                return effect
             if kind is ChangeKind.ANY_CODE:
                 # Escapes before the reads first (a superset of those before
                 # the unknown code): most often none, and no block to ask.
@@ -1596,8 +1635,18 @@ class _BlockWalk:
         """Fetching a loop's next item may run a generator's code, or await."""
         if isinstance(stmt, ast.AsyncFor):
             self.effects.append(Change(ChangeKind.BARRIER, (), stmt))
-        elif not plainly_iterable(stmt.iter):
+        elif not plainly_iterable(stmt.iter) or items_unpacking_runs_code(
+            stmt.target, stmt.iter
+        ):
             self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
+
+    def formatting(self, value: ast.AST, node: ast.AST) -> None:
+        """Formatting ``value`` runs its ``__format__`` (or ``__str__``,
+        ``__repr__``): user code, which may change it or anything shared."""
+        paths = self.analysis.formatted_paths(value)
+        if paths:
+            self.write(paths, node)
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
 
     def rebind(self, name: str, node: ast.AST) -> None:
         self.effects.append(Change(ChangeKind.REBIND, (name,), node))
@@ -1627,6 +1676,9 @@ class _BlockWalk:
         if isinstance(stmt, ast.Assign):
             self.expr(stmt.value)
             for target in stmt.targets:
+                if unpacking_runs_code(target, stmt.value):
+                    # ``p, q = gen``: the generator's code runs.
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), target))
                 self.target(target)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
@@ -1634,8 +1686,12 @@ class _BlockWalk:
                 self.target(stmt.target)
         elif isinstance(stmt, ast.AugAssign):
             target = stmt.target
+            # ``xs += gen`` extends a list with a generator's items: its code runs.
+            extends = isinstance(stmt.op, ast.Add) and not plainly_iterable(stmt.value)
             if isinstance(target, ast.Name):
                 self.expr(stmt.value)
+                if extends:
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt.value))
                 self.rebind(target.id, target)
                 self.write([(target.id,)], target)  # in place for tensors and lists
             else:
@@ -1643,20 +1699,36 @@ class _BlockWalk:
                 if isinstance(target, ast.Subscript):
                     self.expr(target.slice)
                 self.expr(stmt.value)
+                if extends:
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt.value))
                 self.write(self.target_paths(target), target)
         elif isinstance(stmt, ast.Delete):
             for target in stmt.targets:
                 self.target(target)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            # The first import of a module runs its code.
+            self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             for alias in stmt.names:
                 if alias.name != "*":
                     self.rebind(alias.asname or alias.name.partition(".")[0], stmt)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in stmt.decorator_list:
                 self.expr(decorator)
-            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+            args = stmt.args
+            for default in (*args.defaults, *args.kw_defaults):
                 if default is not None:
                     self.expr(default)
+            # Annotations are evaluated here too (unless the module postpones
+            # them, where counting them only adds what cannot run).
+            for arg in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs):
+                if arg is not None and arg.annotation is not None:
+                    self.expr(arg.annotation)
+            for annotation in (
+                args.kwarg.annotation if args.kwarg is not None else None,
+                stmt.returns,
+            ):
+                if annotation is not None:
+                    self.expr(annotation)
             if stmt.decorator_list:
                 self.effects.append(Change(ChangeKind.ANY_CODE, (), stmt))
             self.rebind(stmt.name, stmt)
@@ -1753,6 +1825,9 @@ class _BlockWalk:
             self.expr(node.value)
             if isinstance(node, ast.Subscript):
                 self.expr(node.slice)
+            elif iterates_what_may_run_code(node):
+                # ``[*gen]``, ``f(*gen)``: the generator's code runs.
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
         if isinstance(node, (ast.Tuple, ast.List)) and not isinstance(
             node.ctx, ast.Load
@@ -1776,12 +1851,13 @@ class _BlockWalk:
             self.expr(node.value)
             if node.format_spec is not None:
                 self.expr(node.format_spec)
-            # Formatting runs the value's ``__format__`` (or ``__str__``,
-            # ``__repr__``): user code, which may change it or anything shared.
-            paths = self.analysis.formatted_paths(node.value)
-            if paths:
-                self.write(paths, node)
-                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
+            self.formatting(node.value, node)
+            return
+        if isinstance(node, ast.BinOp):
+            self.expr(node.left)
+            self.expr(node.right)
+            if formats_with_percent(node):
+                self.formatting(node.right, node)  # ``"%s" % o``
             return
         if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
             if node.value is not None:
@@ -1791,6 +1867,14 @@ class _BlockWalk:
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
             self.conditionally((node.body, node.orelse))
+            return
+        if isinstance(node, ast.Compare):
+            self.expr(node.left)
+            for right in node.comparators:
+                self.expr(right)
+            if iterates_what_may_run_code(node):
+                # ``v in gen`` iterates the generator: its code runs.
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), node))
             return
         if isinstance(node, ast.BoolOp):
             self.expr(node.values[0])
@@ -1812,7 +1896,20 @@ class _BlockWalk:
         ):
             first = node.generators[0]
             self.expr(first.iter)
+            # Iterating a generator (or unpacking one, an item) runs its code:
+            # a list, set or dict comprehension does so at once; a generator
+            # expression only when iterated (which counts where it is).
+            if not isinstance(node, ast.GeneratorExp) and (
+                not plainly_iterable(first.iter)
+                or items_unpacking_runs_code(first.target, first.iter)
+            ):
+                self.effects.append(Change(ChangeKind.ANY_CODE, (), first.iter))
             self._conditional_depth += 1
+            for generator in node.generators[1:]:
+                if not plainly_iterable(generator.iter) or items_unpacking_runs_code(
+                    generator.target, generator.iter
+                ):
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), generator.iter))
             for part in _comprehension_parts(node):
                 for inner in walk_nodes(part):
                     if isinstance(inner, ast.Call):
@@ -1821,6 +1918,12 @@ class _BlockWalk:
                         self.effects.append(Change(ChangeKind.BARRIER, (), inner))
                     elif isinstance(inner, ast.NamedExpr):
                         self.rebind(inner.target.id, inner.target)
+                    elif isinstance(inner, ast.FormattedValue):
+                        self.formatting(inner.value, inner)
+                    elif isinstance(inner, ast.BinOp) and formats_with_percent(inner):
+                        self.formatting(inner.right, inner)
+                    elif iterates_what_may_run_code(inner):
+                        self.effects.append(Change(ChangeKind.ANY_CODE, (), inner))
                     elif isinstance(
                         inner, (ast.Attribute, ast.Subscript)
                     ) and not isinstance(inner.ctx, ast.Load):
@@ -1873,6 +1976,122 @@ def plainly_iterable(expr: ast.AST) -> bool:
         if func.id in ("enumerate", "zip", "reversed"):
             return all(plainly_iterable(argument) for argument in expr.args)
     return False
+
+
+def formats_with_percent(expr: ast.BinOp) -> bool:
+    """``"%s" % o``: a string (or bytes) formatted with ``%``, which runs the
+    ``__str__``/``__repr__`` of the right operand's objects."""
+    left = expr.left
+    return isinstance(expr.op, ast.Mod) and (
+        isinstance(left, ast.JoinedStr)
+        or isinstance(left, ast.Constant)
+        and isinstance(left.value, (str, bytes))
+    )
+
+
+def iterates_what_may_run_code(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` iterates a value that may be a generator
+    (``plainly_iterable``), running its code: a starred item (``[*gen]``,
+    ``f(*gen)``) or a membership test (``v in gen``)."""
+    if isinstance(node, ast.Starred):
+        return isinstance(node.ctx, ast.Load) and not plainly_iterable(node.value)
+    if isinstance(node, ast.Compare):
+        return any(
+            isinstance(op, (ast.In, ast.NotIn)) and not plainly_iterable(right)
+            for op, right in zip(node.ops, node.comparators, strict=True)
+        )
+    return False
+
+
+def may_join_containers(expr: ast.BinOp) -> bool:
+    """Whether ``expr`` may make a container holding its operands' items:
+    lists and tuples joined (``[x] + ys``) or repeated (``[x] * 2``), sets
+    and dicts merged (``{"k": x} | d``, ``{x} - s``). Not where an operand
+    is a constant no container combines with (``t & 0x0F``, ``t + 1``; only
+    an integer repeats a sequence, ``t * 0.5``). The set and dict operators
+    (``-``, ``&``, ``^``, ``|``) only with a set or dict display or
+    comprehension as an operand: between names (``end - start``) they are
+    taken for arithmetic."""
+    op = expr.op
+    if isinstance(op, (ast.Sub, ast.BitAnd, ast.BitXor, ast.BitOr)):
+        return any(
+            isinstance(operand, (ast.Set, ast.Dict, ast.SetComp, ast.DictComp))
+            for operand in (expr.left, expr.right)
+        )
+    if not isinstance(op, (ast.Add, ast.Mult)):
+        return False
+    for operand in (expr.left, expr.right):
+        if isinstance(operand, ast.Constant):
+            value = operand.value
+            if not isinstance(op, ast.Mult) or not isinstance(value, int):
+                return False
+    return True
+
+
+def unpacking_runs_code(target: ast.AST, value: ast.AST) -> bool:
+    """Whether binding ``value`` to ``target`` may run user code: unpacking
+    (``p, q = value``) iterates the value, which may be a generator, as in a
+    ``for`` loop (``plainly_iterable``), and nested targets iterate the
+    items."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return False
+    if (
+        isinstance(value, (ast.Tuple, ast.List))
+        and len(value.elts) == len(target.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+    ):
+        return any(map(unpacking_runs_code, target.elts, value.elts))
+    if not plainly_iterable(value):
+        return True
+    return any(items_unpacking_runs_code(element, value) for element in target.elts)
+
+
+def items_unpacking_runs_code(target: ast.AST, iterable: ast.AST) -> bool:
+    """Whether binding each item of the plainly iterable ``iterable`` to
+    ``target`` (``for p, q in iterable``) may run user code: the items
+    unpacked may be generators (``for p, q in [gen]``)."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return False  # a starred target gets a list: nothing unpacked
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return any(
+            isinstance(item, ast.Starred) or unpacking_runs_code(target, item)
+            for item in iterable.elts
+        )
+    if isinstance(iterable, ast.Dict):
+        return any(
+            key is None or unpacking_runs_code(target, key) for key in iterable.keys
+        )
+    if isinstance(iterable, (ast.ListComp, ast.SetComp)):
+        return unpacking_runs_code(target, iterable.elt)
+    if isinstance(iterable, ast.DictComp):
+        return unpacking_runs_code(target, iterable.key)
+    if isinstance(iterable, (ast.Constant, ast.JoinedStr)):
+        return False  # characters (or numbers, or an error)
+    if not isinstance(iterable, ast.Call):
+        return True
+    func, arguments = iterable.func, iterable.args
+    if isinstance(func, ast.Attribute):
+        # ``tolist()``: lists and numbers; ``split()``: tensors.
+        return func.attr not in _PLAIN_ITERABLE_METHODS
+    if not isinstance(func, ast.Name):
+        return True
+    if func.id == "range":
+        return False  # numbers: unpacking one raises
+    if func.id == "reversed":
+        return any(items_unpacking_runs_code(target, a) for a in arguments)
+    if func.id in ("enumerate", "zip"):
+        # Each item is a tuple: (index, item) or one item of each argument.
+        sources = [None, arguments[0]] if func.id == "enumerate" else arguments
+        elements = target.elts
+        if len(elements) != len(sources) or any(
+            isinstance(e, ast.Starred) for e in elements
+        ):
+            return True
+        return any(
+            source is not None and items_unpacking_runs_code(element, source)
+            for element, source in zip(elements, sources, strict=True)
+        )
+    return True
 
 
 def _writes(paths: Iterable[Path], node: ast.AST) -> list[Change]:

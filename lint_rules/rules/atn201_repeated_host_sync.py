@@ -58,16 +58,21 @@ class RepeatedHostSync(Rule):
     by position, or with `inplace`, `training` or `max_norm` set, writes
     it); call a method on an object the chain reads through (`self.reset()`
     changes every `self.` chain); call a bound method of it (`add = x.add_`);
-    format it (`print(obj)`, `f"{obj}"` run its `__str__`); or run
+    format it (`print(obj)`, `f"{obj}"`, `"%s" % obj` run its `__str__`); or run
     `backward()`, which accumulates into every leaf's `.grad`. Unknown code
-    (a call of a function the module cannot see, a `sorted(key=...)`) may
+    (a call of a function the module cannot see, a `sorted(key=...)`, the
+    body of a generator, which iterating a name that may hold one runs:
+    `for v in g`, `p, q = g`, `[*g]`, `[v for v in g]`, `v in g`,
+    `xs += g`, an `import`, whose first run executes the module) may
     change what it can reach: globals, names closures use, and objects that
     escaped to such code: a local bound to what an unknown function returned
     (`t = get()`) or to a global's object (`t = BUF`), or given to such
     code before, itself or a view of it (`register(t)`,
     `register(t.view(-1))`, a default value `lambda v=t: ...`, a store
-    into a global's object `HOLD.t = t`). A `match` capture (`case v:`)
-    names the subject. Methods are
+    into a global's object `HOLD.t = t`). A store into an object other
+    code holds may be one into the module's namespace (`ns = globals()`,
+    then `ns["BUF"] = v`), which rebinds a global. A `match` capture
+    (`case v:`) names the subject. Methods are
     known by their torch names; a `join` or `get` may be a thread's or a
     queue's, and is unknown code, and a `sort` or an `add`, which change
     nothing of a tensor, may be a list's or a set's, which change it (and

@@ -133,7 +133,14 @@ def collect_candidates(
         taken: list[Fix] = []
         for finding in sorted(findings, key=lambda f: f.fix.start):  # type: ignore[union-attr]
             candidate = CandidateFix(state, finding)
-            if (
+            if state.source.differs_at is not None:
+                # Writing any text would change bytes no fix touches.
+                candidate.status = SKIPPED
+                candidate.reason = (
+                    f"the file's text does not encode back to its bytes "
+                    f"as {state.source.encoding}"
+                )
+            elif (
                 candidate.fix
                 not in apply_fixes(state.source.text, [*taken, candidate.fix])[1]
             ):

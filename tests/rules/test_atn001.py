@@ -165,6 +165,16 @@ def test_fix_deletes_a_row_holding_only_the_directive() -> None:
     assert fixed("x = 1\n# noqa: ATN301 old") == "x = 1\n"
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_fix_keeps_the_row_a_backslash_continues_into(newline: str) -> None:
+    # Deleting the row would join the continued statement with the next one.
+    rows = ["x = 3 \\", "    # noqa: ATN101", "y = 1", ""]
+    text = newline.join(rows)
+    result = fixed(text)
+    compile(result, "m.py", "exec")
+    assert result == newline.join(["x = 3 \\", "", "y = 1", ""])
+
+
 def test_fix_never_changes_what_the_other_rules_report() -> None:
     # Every combination of a directive on the finding's row and on a clean
     # row: removing what ATN001 calls unused leaves the other findings as

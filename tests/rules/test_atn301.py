@@ -175,6 +175,12 @@ NEGATIVES = {
                 start = i
                 print(eval("start"))
     """,
+    "dynamic_scope_dir": """
+        def f(xs):
+            for i in xs:
+                start = i
+                print("start" in dir())
+    """,
     "not_in_a_loop": """
         def f(i):
             start = i
@@ -186,6 +192,16 @@ NEGATIVES = {
 @pytest.mark.parametrize("source", NEGATIVES.values(), ids=NEGATIVES.keys())
 def test_not_flagged(source):
     assert codes(source) == []
+
+
+def test_dir_of_an_object_keeps_the_names_private():
+    source = """
+    def f(xs, box):
+        for i in xs:
+            start = i
+            print(start, dir(box))
+    """
+    assert codes(source) == [(4, "ATN301")]
 
 
 def test_unused_alias_is_deleted():
