@@ -74,10 +74,14 @@ _NEW_TENSOR_METHODS = frozenset(
 
 #: Host memory whose pinning is unknown (a name matching ``host-tensor-names``).
 PAGEABLE, PINNED, HOST, UNKNOWN = "pageable", "pinned", "host", "unknown"
-#: A local's value computed from the local itself (``x = x.cumsum(0)``):
-#: the other bindings decide.
+#: A local's value computed from the local itself (``x = x.cumsum(0)``,
+#: ``x = x * n``): the other bindings decide.
 CYCLE = "cycle"
+#: ``None``: nothing a copy could read (a copy from it raises).
+NOTHING = "nothing"
 _ON_HOST = frozenset({PAGEABLE, PINNED, HOST})
+#: Comparisons that are not elementwise (their result is a Python bool).
+_NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 class NonBlockingFromPageable(Rule):
@@ -147,6 +151,11 @@ class NonBlockingFromPageable(Rule):
         # Rebound through unpacking to what is not known here.
         "import torch\ndef f(x, d, g):\n    t = torch.tensor(x)\n    t, n = g()\n"
         "    return t.to(d, non_blocking=True)\n",
+        # One branch is not known here.
+        "import torch\ndef f(x, d, flag):\n"
+        "    t = torch.tensor(x) if flag else x\n    return t.to(d, non_blocking=True)\n",
+        # Computed from what is not known here.
+        "def f(x, k, d):\n    t = x\n    t = t * k\n    return t.to(d, non_blocking=True)\n",
     )
     invalid = (
         Invalid(
@@ -176,6 +185,20 @@ class NonBlockingFromPageable(Rule):
             "    indptr = torch.zeros(n + 1, dtype=torch.int32, device='cpu')\n"
             "    indptr[1:] = torch.cumsum(lens, dim=0)\n"
             "    self.buf.copy_(indptr, non_blocking=non_blocking)\n"
+        ),
+        # A mask compared on the host, on the path where it is not `None`.
+        Invalid(
+            "def f(lens_cpu, device):\n    active = None\n"
+            "    if lens_cpu is not None:\n        active = lens_cpu > 0\n"
+            "    if active is not None:\n"
+            "        return active.to(device, non_blocking=True)\n"
+        ),
+        # Either branch, then scaled on the host.
+        Invalid(
+            "import torch\ndef f(n, k, device):\n"
+            "    indptr = torch.arange(n) if n else torch.zeros(1)\n"
+            "    indptr = indptr * k\n"
+            "    return indptr.to(device, non_blocking=True)\n"
         ),
     )
 
@@ -445,6 +468,10 @@ class _Memory:
             arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs
         }
         self._memo: dict[str, tuple[str, str]] = {}
+        # The names being read (outermost first), and the lowest level of
+        # one of them read again below the name being read.
+        self._reading: list[str] = []
+        self._lowest = 0
 
     def bindings_of(self, name: str) -> list[ast.expr | None] | None:
         """The values bound to ``name`` in the function's own code, in
@@ -480,6 +507,27 @@ class _Memory:
             return UNKNOWN, ""
         if isinstance(expr, ast.Subscript):
             return self._memory(expr.value, depth + 1)
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return NOTHING, ""
+        if isinstance(expr, ast.IfExp):
+            kind, how = _either(
+                [
+                    self._memory(expr.body, depth + 1),
+                    self._memory(expr.orelse, depth + 1),
+                ]
+            )
+            return kind, how
+        if isinstance(expr, ast.Compare):
+            # (``t > 0`` is a new tensor; ``t is None``, ``x in t`` are not.)
+            if any(isinstance(op, _NOT_ELEMENTWISE) for op in expr.ops):
+                return UNKNOWN, ""
+            return self._new(
+                [
+                    self._memory(operand, depth + 1)
+                    for operand in (expr.left, *expr.comparators)
+                ],
+                f"was computed on the host at line {expr.lineno}",
+            )
         if isinstance(expr, ast.UnaryOp):
             return self._new(
                 [self._memory(expr.operand, depth + 1)],
@@ -500,23 +548,34 @@ class _Memory:
     def _memory_of_name(self, name: str, depth: int) -> tuple[str, str]:
         memo = self._memo.get(name)
         if memo is not None:
+            if memo[0] == CYCLE:
+                # (A value read while the name's own bindings are read: what
+                # it is depends on them. A name read below it that sees it
+                # is not known until it is.)
+                self._lowest = min(self._lowest, self._reading.index(name))
             return memo
         self._memo[name] = (CYCLE, "")
-        values = self.bindings_of(name)
-        if not values or name in self.params:
-            result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
-        else:
-            found = [self._memory(value, depth + 1) for value in values]
-            found = [item for item in found if item[0] != CYCLE]
-            if not found:
-                result = (UNKNOWN, "")
-            elif all(kind == PAGEABLE for kind, _ in found):
-                result = (PAGEABLE, f"`{name}` {found[0][1]}")
-            elif all(kind in _ON_HOST for kind, _ in found):
-                result = (HOST, "")
+        level = len(self._reading)
+        self._reading.append(name)
+        outer, self._lowest = self._lowest, level
+        try:
+            values = self.bindings_of(name)
+            if not values or name in self.params:
+                result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
             else:
-                result = (UNKNOWN, "")
-        self._memo[name] = result
+                kind, how = _either(
+                    [self._memory(value, depth + 1) for value in values]
+                )
+                result = (kind, f"`{name}` {how}" if kind == PAGEABLE else how)
+        finally:
+            self._reading.pop()
+            lowest, self._lowest = self._lowest, min(outer, self._lowest)
+        if lowest < level:
+            # Read while a name it depends on was being read: what it is
+            # holds only if that name is what it was taken to be.
+            del self._memo[name]
+        else:
+            self._memo[name] = result
         return result
 
     def _memory_of_call(self, call: ast.Call, depth: int) -> tuple[str, str]:
@@ -592,13 +651,29 @@ class _Memory:
     def _new(found: list[tuple[str, str]], how: str) -> tuple[str, str]:
         """A new tensor computed from ``found``: in pageable host memory when
         a host tensor takes part (torch never pins a result; an operand on
-        the device would make it fail, or be a Python value)."""
+        the device would make it fail, or be a Python value). Computed from
+        a name being read (``x = x * n``): on the host when that name is."""
         kinds = [kind for kind, _ in found]
         if any(kind in _ON_HOST for kind in kinds):
             return PAGEABLE, how
-        if kinds and all(kind == CYCLE for kind in kinds):
+        if CYCLE in kinds:
             return CYCLE, ""
         return UNKNOWN, ""
+
+
+def _either(found: list[tuple[str, str]]) -> tuple[str, str]:
+    """What a value that is one of ``found`` is (a local's bindings, the
+    branches of ``a if c else b``): pageable when each is, on the host when
+    each is; a ``None`` (nothing a copy reads) and a value computed from the
+    name being read (its other values decide) do not count."""
+    found = [item for item in found if item[0] != CYCLE and item[0] != NOTHING]
+    if not found:
+        return UNKNOWN, ""
+    if all(kind == PAGEABLE for kind, _ in found):
+        return PAGEABLE, found[0][1]
+    if all(kind in _ON_HOST for kind, _ in found):
+        return HOST, ""
+    return UNKNOWN, ""
 
 
 def _bindings(

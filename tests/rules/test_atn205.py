@@ -166,3 +166,55 @@ def test_a_call_whose_body_may_not_run_as_written_is_not_known(case) -> None:
     assert old in body
     (finding,) = _module("import torch\n" + body.replace(old, new, 1))
     assert "was returned by `_mk()`" in finding.message
+
+
+PAGEABLE_ON_EVERY_PATH = {
+    "none_elsewhere": "t = None\nif flag:\n    t = torch.tensor(lengths)\n"
+    "t.to(device, non_blocking=True)\n",
+    "either_branch": "t = torch.tensor(lengths) if flag else torch.zeros(4)\n"
+    "t.to(device, non_blocking=True)\n",
+    "branch_or_none": "t = torch.tensor(lengths) if flag else None\n"
+    "t.to(device, non_blocking=True)\n",
+    "comparison": "t = torch.tensor(lengths)\nmask = (t > 0) & (t < 8)\n"
+    "mask.to(device, non_blocking=True)\n",
+    "scaled_by_itself": "t = torch.arange(4)\nt = t * flag\n"
+    "t.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "body", PAGEABLE_ON_EVERY_PATH.values(), ids=PAGEABLE_ON_EVERY_PATH.keys()
+)
+def test_pageable_wherever_a_tensor_is_bound_is_reported(body: str) -> None:
+    (finding,) = findings(body)
+    assert finding.code == "ATN205"
+
+
+NOT_KNOWN_ON_SOME_PATH = {
+    "none_or_unknown": "t = None\nif flag:\n    t = out\nt.to(device, non_blocking=True)\n",
+    "branch_unknown": "t = out if flag else torch.zeros(4)\n"
+    "t.to(device, non_blocking=True)\n",
+    "scaled_unknown": "t = out\nt = t * 2\nt.to(device, non_blocking=True)\n",
+    "identity_test": "t = torch.tensor(lengths)\nu = t is out\n"
+    "u.to(device, non_blocking=True)\n",
+    "only_none": "t = None\nt.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "body", NOT_KNOWN_ON_SOME_PATH.values(), ids=NOT_KNOWN_ON_SOME_PATH.keys()
+)
+def test_a_path_with_unknown_memory_is_not_reported(body: str) -> None:
+    assert findings(body) == []
+
+
+def test_a_name_read_while_another_is_read_is_not_taken_for_what_it_seemed() -> None:
+    # `b` is read while `a` is: `b = a * 2` seems to be whatever `b`'s other
+    # binding is, but `a` turns out not known (it may be `lengths`), so `b`
+    # is not known either: the second copy is not reported.
+    body = (
+        "a = lengths\nb = torch.arange(2)\nfor _ in range(2):\n"
+        "    b = a * 2\n    a = b\n"
+        "a.to(device, non_blocking=True)\nb.to(device, non_blocking=True)\n"
+    )
+    assert findings(body) == []
