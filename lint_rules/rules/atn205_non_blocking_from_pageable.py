@@ -10,7 +10,7 @@ from functools import partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import child_nodes, spans
-from lint_rules.analysis.scopes import Argument
+from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -19,6 +19,7 @@ from lint_rules.rules.base import Invalid, Rule
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.model import FunctionInfo
+    from lint_rules.analysis.summaries import CallSite  # noqa: F401
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -156,6 +157,9 @@ class NonBlockingFromPageable(Rule):
         "    t = torch.tensor(x) if flag else x\n    return t.to(d, non_blocking=True)\n",
         # Computed from what is not known here.
         "def f(x, k, d):\n    t = x\n    t = t * k\n    return t.to(d, non_blocking=True)\n",
+        # A public function: another module may pass it pinned memory.
+        "import torch\ndef upload(t, d):\n    return t.to(d, non_blocking=True)\n"
+        "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
     )
     invalid = (
         Invalid(
@@ -192,6 +196,19 @@ class NonBlockingFromPageable(Rule):
             "    if lens_cpu is not None:\n        active = lens_cpu > 0\n"
             "    if active is not None:\n"
             "        return active.to(device, non_blocking=True)\n"
+        ),
+        # Passed by every call of a helper (nested, or a private function or
+        # method of the module).
+        Invalid(
+            "import torch\ndef plan(lengths, n, device):\n"
+            "    def to_device(t):\n"
+            "        return t.to(device, non_blocking=True)\n"
+            "    return to_device(torch.tensor(lengths)), to_device(torch.zeros(n))\n"
+        ),
+        # A parameter replaced by a host copy before it is read.
+        Invalid(
+            "def plan(lens, device):\n    lens = lens.cpu()\n"
+            "    return lens.to(device, non_blocking=True)\n"
         ),
         # Either branch, then scaled on the host.
         Invalid(
@@ -287,8 +304,9 @@ class _Returns:
         self._ctx = ctx
         self._host_names = host_names
         self._filtering = filtering
-        self._found: dict[ast.AST, tuple[str, str]] = {}
-        self._reading: list[ast.AST] = []
+        # What a function returns, or a (function, parameter) receives.
+        self._found: dict[object, tuple[str, str]] = {}
+        self._reading: list[object] = []
 
     def callee(self, call: ast.Call, function: ast.AST) -> ast.AST | None:
         """The function of the module that ``call``, in ``function``, runs."""
@@ -322,6 +340,111 @@ class _Returns:
             return None
         return method
 
+    def parameter(self, function: ast.AST, name: str) -> tuple[str, str]:
+        """(kind, how) of what parameter ``name`` of ``function`` receives:
+        pageable when every call of the function the module holds (all of
+        them: ``call_sites``) passes pageable memory or ``None``, by its
+        caller's own code; not known where one passes what is not known,
+        or leaves the parameter to a ``*args``."""
+        key = (function, name)
+        found = self._found.get(key)
+        if found is not None:
+            return found
+        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
+            return UNKNOWN, ""
+        self._reading.append(key)
+        try:
+            found = self._receive(function, name)
+        finally:
+            self._reading.pop()
+        if not self._reading:  # (an answer under a cut might differ)
+            self._found[key] = found
+        return found
+
+    def _receive(self, function: ast.AST, name: str) -> tuple[str, str]:
+        sites = self._call_sites(function)
+        if not sites:
+            return UNKNOWN, ""
+        found = []
+        for site in sites:
+            argument = site.arguments.get(name)
+            if argument is None or site.caller is None:
+                return UNKNOWN, ""
+            kind, how = self._memory(site.caller)._memory(argument, 0)
+            if kind == NOTHING:
+                continue
+            if kind not in _ON_HOST:
+                return UNKNOWN, ""
+            found.append((kind, how, site.call.lineno))
+        if not found:
+            return UNKNOWN, ""
+        if any(kind != PAGEABLE for kind, _, _ in found):
+            return HOST, ""
+        _, how, line = found[0]
+        if not how.startswith("`"):
+            how = f"the argument {how}"
+        callee = function.name  # type: ignore[attr-defined]
+        return (
+            PAGEABLE,
+            f"is what every call of `{callee}()` passes (line {line}: {how})",
+        )
+
+    def _memory(self, function: ast.AST) -> _Memory:
+        ctx = self._ctx
+        return _Memory(
+            function,
+            ctx.model.scope(function),  # type: ignore[arg-type]
+            self._host_names,
+            _rows_naming(ctx, function) if self._filtering else None,
+            self,
+        )
+
+    def _call_sites(self, function: ast.AST) -> list[CallSite] | None:
+        """Every call of ``function`` (None: not all known): a private
+        function or method of the module (``ModuleSummaries.call_sites``),
+        or a function nested in another whose every mention of its name is
+        a call in that one's own code."""
+        from lint_rules.analysis.summaries import (
+            CallSite,
+            bind_arguments,
+            module_summaries,
+        )
+
+        model = self._ctx.model
+        info = model._info_of(function)  # type: ignore[arg-type]
+        if info is None:
+            return None
+        if info.parent is None:
+            return module_summaries(model).call_sites(function)  # type: ignore[arg-type]
+        outer = info.parent.node
+        name = function.name  # type: ignore[attr-defined]
+        bindings = model.scope(outer).bindings.get(name, ())
+        if (
+            len(bindings) != 1
+            or not isinstance(bindings[0], Definition)
+            or bindings[0].node is not function
+            or function.decorator_list  # type: ignore[attr-defined]
+        ):
+            return None
+        calls = [
+            node
+            for node in _own_nodes(outer)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == name
+        ]
+        mentions = sum(
+            1
+            for node in ast.walk(outer)
+            if isinstance(node, ast.Name) and node.id == name
+        )
+        if mentions != len(calls):
+            return None  # (stored, passed on, or called from elsewhere)
+        return [
+            CallSite(outer, call, bind_arguments(function, call, False))  # type: ignore[arg-type]
+            for call in calls
+        ]
+
     def returned(self, callee: ast.AST) -> tuple[str, str]:
         """(kind, how) of what ``callee`` returns."""
         found = self._found.get(callee)
@@ -339,14 +462,7 @@ class _Returns:
         return found
 
     def _read(self, callee: ast.AST) -> tuple[str, str]:
-        ctx = self._ctx
-        memory = _Memory(
-            callee,
-            ctx.model.scope(callee),  # type: ignore[arg-type]
-            self._host_names,
-            _rows_naming(ctx, callee) if self._filtering else None,
-            self,
-        )
+        memory = self._memory(callee)
         found = []
         for node in _own_nodes(callee):
             if isinstance(node, ast.Return) and node.value is not None:
@@ -468,6 +584,7 @@ class _Memory:
             arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs
         }
         self._memo: dict[str, tuple[str, str]] = {}
+        self._replacements: dict[str, ast.stmt | None] = {}
         # The names being read (outermost first), and the lowest level of
         # one of them read again below the name being read.
         self._reading: list[str] = []
@@ -500,7 +617,7 @@ class _Memory:
         if expr is None or depth > 20:
             return UNKNOWN, ""
         if isinstance(expr, ast.Name):
-            return self._memory_of_name(expr.id, depth)
+            return self._memory_of_name(self._key(expr), expr.id, depth)
         if isinstance(expr, ast.Attribute):
             if self._host_name(expr.attr):
                 return HOST, ""
@@ -545,37 +662,64 @@ class _Memory:
             return self._memory_of_call(expr, depth)
         return UNKNOWN, ""
 
-    def _memory_of_name(self, name: str, depth: int) -> tuple[str, str]:
-        memo = self._memo.get(name)
+    def _key(self, node: ast.Name) -> str:
+        """The name ``node`` reads, marked where it reads a parameter after
+        the statement that replaces it (``_replacement``)."""
+        name = node.id
+        if name not in self.params:
+            return name
+        statement = self._replacements.get(name, False)
+        if statement is False:
+            statement = self._replacements[name] = self._replacement(name)
+        if statement is not None and (node.lineno, node.col_offset) > (
+            statement.end_lineno,  # type: ignore[attr-defined]
+            statement.end_col_offset,  # type: ignore[attr-defined]
+        ):
+            return f"{name} (replaced)"
+        return name
+
+    def _memory_of_name(self, key: str, name: str, depth: int) -> tuple[str, str]:
+        memo = self._memo.get(key)
         if memo is not None:
             if memo[0] == CYCLE:
                 # (A value read while the name's own bindings are read: what
                 # it is depends on them. A name read below it that sees it
                 # is not known until it is.)
-                self._lowest = min(self._lowest, self._reading.index(name))
+                self._lowest = min(self._lowest, self._reading.index(key))
             return memo
-        self._memo[name] = (CYCLE, "")
+        self._memo[key] = (CYCLE, "")
         level = len(self._reading)
-        self._reading.append(name)
+        self._reading.append(key)
         outer, self._lowest = self._lowest, level
         try:
-            values = self.bindings_of(name)
-            if not values or name in self.params:
-                result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
+            if name in self.params and all(
+                isinstance(binding, Argument)
+                for binding in self.scope.bindings.get(name, ())  # type: ignore[attr-defined]
+            ):
+                values = []  # (a parameter the function never binds again)
             else:
-                kind, how = _either(
-                    [self._memory(value, depth + 1) for value in values]
-                )
-                result = (kind, f"`{name}` {how}" if kind == PAGEABLE else how)
+                values = self.bindings_of(name) or []
+            found = [self._memory(value, depth + 1) for value in values]
+            # (Read after the body's ``name = ...`` that replaces it, a
+            # parameter is no longer what the caller passed.)
+            incoming = name in self.params and key == name
+            if incoming:
+                found.insert(0, self._received(name))
+            kind, how = _either(found)
+            if kind == UNKNOWN and self._host_name(name):
+                # (A parameter or a name bound elsewhere: its name says.)
+                if not values or incoming:
+                    kind = HOST
+            result = (kind, f"`{name}` {how}" if kind == PAGEABLE else "")
         finally:
             self._reading.pop()
             lowest, self._lowest = self._lowest, min(outer, self._lowest)
         if lowest < level:
             # Read while a name it depends on was being read: what it is
             # holds only if that name is what it was taken to be.
-            del self._memo[name]
+            del self._memo[key]
         else:
-            self._memo[name] = result
+            self._memo[key] = result
         return result
 
     def _memory_of_call(self, call: ast.Call, depth: int) -> tuple[str, str]:
@@ -643,6 +787,29 @@ class _Memory:
                     f"was computed by `.{func.attr}()` {where} on the host",
                 )
         return UNKNOWN, ""
+
+    def _replacement(self, name: str) -> ast.stmt | None:
+        """The first ``name = value`` that is a statement of the function's
+        body (not nested in a block or a loop: the code after it runs after
+        it, once): what the caller passed as parameter ``name`` reaches no
+        code after it. None where there is none."""
+        rows = self.rows_naming(name) if self.rows_naming is not None else None
+        for statement in self.function.body:  # type: ignore[attr-defined]
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == name
+                and (rows is None or spans(statement, rows))
+            ):
+                return statement
+        return None
+
+    def _received(self, name: str) -> tuple[str, str]:
+        """What parameter ``name`` receives from the calls of the function."""
+        if self.returns is None:
+            return UNKNOWN, ""
+        return self.returns.parameter(self.function, name)
 
     def _host_name(self, name: str) -> bool:
         return self.host_names is not None and self.host_names.match(name) is not None

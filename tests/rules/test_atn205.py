@@ -218,3 +218,116 @@ def test_a_name_read_while_another_is_read_is_not_taken_for_what_it_seemed() -> 
         "a.to(device, non_blocking=True)\nb.to(device, non_blocking=True)\n"
     )
     assert findings(body) == []
+
+
+def module_findings(source: str):
+    return check_source(textwrap.dedent(source), "p.py", SETTINGS)
+
+
+PASSED_BY_EVERY_CALL = {
+    "nested_helper": """
+        import torch
+        def plan(lengths, device, flag):
+            def to_device(t):
+                return None if t is None else t.to(device, non_blocking=True)
+            extra = torch.zeros(2) if flag else None
+            return to_device(torch.tensor(lengths)), to_device(extra)
+        """,
+    "private_function": """
+        import torch
+        def _upload(t, device):
+            return t.to(device, non_blocking=True)
+        def plan(lengths, device):
+            host = torch.tensor(lengths)
+            return _upload(host, device), _upload(host.cumsum(0), device)
+        """,
+    "private_method": """
+        import torch
+        class Builder:
+            def _upload(self, t):
+                self.buf.copy_(t, non_blocking=True)
+            def build(self, lengths):
+                self._upload(torch.tensor(lengths))
+        """,
+    "replaced_parameter": """
+        def plan(lens, device):
+            lens = lens.cpu()
+            if lens.numel():
+                return lens.to(device, non_blocking=True)
+        """,
+}
+
+
+@pytest.mark.parametrize(
+    "source", PASSED_BY_EVERY_CALL.values(), ids=PASSED_BY_EVERY_CALL.keys()
+)
+def test_a_parameter_every_call_gives_pageable_memory_is_reported(source: str) -> None:
+    (finding,) = module_findings(source)
+    assert finding.code == "ATN205"
+
+
+def test_the_message_names_the_call_that_passes_it() -> None:
+    (finding,) = module_findings(PASSED_BY_EVERY_CALL["private_function"])
+    assert (
+        "the source `t` is what every call of `_upload()` passes (line 7: "
+        "`host` was made by `torch.tensor(...)` at line 6)" in finding.message
+    )
+
+
+NOT_ALL_CALLS_KNOWN = {
+    "public_function": """
+        import torch
+        def upload(t, device):
+            return t.to(device, non_blocking=True)
+        def plan(lengths, device):
+            return upload(torch.tensor(lengths), device)
+        """,
+    "one_call_passes_unknown": """
+        import torch
+        def _upload(t, device):
+            return t.to(device, non_blocking=True)
+        def plan(lengths, device, out):
+            return _upload(torch.tensor(lengths), device), _upload(out, device)
+        """,
+    "nested_helper_passed_on": """
+        import torch
+        def plan(lengths, device, tensors):
+            def to_device(t):
+                return t.to(device, non_blocking=True)
+            first = to_device(torch.tensor(lengths))
+            return first, list(map(to_device, tensors))
+        """,
+    "star_args": """
+        import torch
+        def _upload(t, device):
+            return t.to(device, non_blocking=True)
+        def plan(args):
+            return _upload(*args)
+        """,
+    "read_before_replaced": """
+        def plan(lens, device):
+            before = lens
+            lens = lens.cpu()
+            return before.to(device, non_blocking=True)
+        """,
+    "replaced_in_a_branch": """
+        def plan(lens, device, flag):
+            if flag:
+                lens = lens.cpu()
+            return lens.to(device, non_blocking=True)
+        """,
+    "replaced_by_a_view_of_itself": """
+        def plan(lens, device):
+            lens = lens[1:]
+            return lens.to(device, non_blocking=True)
+        """,
+}
+
+
+@pytest.mark.parametrize(
+    "source", NOT_ALL_CALLS_KNOWN.values(), ids=NOT_ALL_CALLS_KNOWN.keys()
+)
+def test_a_parameter_some_caller_may_pass_pinned_memory_is_not_reported(
+    source: str,
+) -> None:
+    assert module_findings(source) == []
