@@ -157,6 +157,9 @@ class NonBlockingFromPageable(Rule):
         "    t = torch.tensor(x) if flag else x\n    return t.to(d, non_blocking=True)\n",
         # Computed from what is not known here.
         "def f(x, k, d):\n    t = x\n    t = t * k\n    return t.to(d, non_blocking=True)\n",
+        # A list that gets what is not known here.
+        "import torch\ndef f(x, d, more):\n    parts = [torch.tensor(x)]\n"
+        "    parts.extend(more)\n    return torch.cat(parts).to(d, non_blocking=True)\n",
         # A public function: another module may pass it pinned memory.
         "import torch\ndef upload(t, d):\n    return t.to(d, non_blocking=True)\n"
         "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
@@ -209,6 +212,13 @@ class NonBlockingFromPageable(Rule):
         Invalid(
             "def plan(lens, device):\n    lens = lens.cpu()\n"
             "    return lens.to(device, non_blocking=True)\n"
+        ),
+        # Joined from a list of host tensors.
+        Invalid(
+            "import torch\ndef rows(starts, counts, device):\n    parts = []\n"
+            "    for start, count in zip(starts, counts):\n"
+            "        parts.append(torch.arange(start, start + count))\n"
+            "    return torch.cat(parts).to(device, non_blocking=True)\n"
         ),
         # Either branch, then scaled on the host.
         Invalid(
@@ -585,6 +595,7 @@ class _Memory:
         }
         self._memo: dict[str, tuple[str, str]] = {}
         self._replacements: dict[str, ast.stmt | None] = {}
+        self._lists: set[str] = set()  # (the lists being read)
         # The names being read (outermost first), and the lowest level of
         # one of them read again below the name being read.
         self._reading: list[str] = []
@@ -661,6 +672,57 @@ class _Memory:
         if isinstance(expr, ast.Call):
             return self._memory_of_call(expr, depth)
         return UNKNOWN, ""
+
+    def _memory_of_list(self, name: str, depth: int) -> tuple[str, str]:
+        """On the host when ``name`` is a local list (or tuple) every element
+        of which, wherever it is put in, is a host tensor: a display
+        (``[a, b]``, a comprehension) bound to it, or what ``.append``,
+        ``.insert`` and ``.extend([...])`` put in; and the function reads it
+        nowhere else but as the argument of a ``torch`` function or of
+        ``len``, a truth test or a loop's iterable (where nothing is put
+        in). Not known otherwise."""
+        values = self.bindings_of(name)
+        if not values or name in self.params or name in self._lists:
+            return UNKNOWN, ""
+        self._lists.add(name)
+        try:
+            return self._memory_of_elements(name, values, depth)
+        finally:
+            self._lists.discard(name)
+
+    def _memory_of_elements(
+        self, name: str, values: list[ast.expr | None], depth: int
+    ) -> tuple[str, str]:
+        elements: list[ast.expr] = []
+        for value in values:
+            if isinstance(value, (ast.List, ast.Tuple)):
+                elements.extend(value.elts)
+            elif isinstance(value, ast.ListComp):
+                elements.append(value.elt)
+            else:
+                return UNKNOWN, ""
+        rows = self.rows_naming(name) if self.rows_naming is not None else None
+        reads = 0
+        for node in _all_nodes(self.function, rows):
+            if isinstance(node, ast.Name) and node.id == name:
+                if not isinstance(node.ctx, ast.Store):
+                    reads += 1
+                continue
+            read = _read_without_adding(node, name, self.scope)
+            if read is None:
+                added = _added(node, name)
+                if added is None:
+                    continue
+                if added is False:
+                    return UNKNOWN, ""
+                elements.extend(added)
+            reads -= 1
+        if reads or not elements:
+            return UNKNOWN, ""  # (read, or changed, some other way)
+        kind, _ = _either([self._memory(element, depth + 1) for element in elements])
+        if kind not in _ON_HOST:
+            return UNKNOWN, ""
+        return HOST, ""
 
     def _key(self, node: ast.Name) -> str:
         """The name ``node`` reads, marked where it reads a parameter after
@@ -757,9 +819,13 @@ class _Memory:
             tensors = list(call.args)
             if tensors and isinstance(tensors[0], (ast.List, ast.Tuple)):
                 tensors = list(tensors[0].elts)
+            elif tensors and isinstance(tensors[0], (ast.ListComp, ast.GeneratorExp)):
+                tensors[0] = tensors[0].elt
+            found = [self._memory(arg, depth + 1) for arg in tensors]
+            if found and found[0][0] == UNKNOWN and isinstance(tensors[0], ast.Name):
+                found[0] = self._memory_of_list(tensors[0].id, depth)
             return self._new(
-                [self._memory(arg, depth + 1) for arg in tensors],
-                f"was computed by `{qualified}` {where} on the host",
+                found, f"was computed by `{qualified}` {where} on the host"
             )
         if qualified is None and self.returns is not None:
             callee = self.returns.callee(call, self.function)
@@ -888,6 +954,70 @@ def _bind(
             _bind(bindings, element, None)
     elif isinstance(target, ast.Starred):
         _bind(bindings, target.value, None)
+
+
+def _all_nodes(function: ast.AST, rows: list[int] | None) -> Iterator[ast.AST]:
+    """The nodes of the function's body, nested scopes included; with
+    ``rows`` (sorted), only those spanning one of them."""
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if rows is not None and not spans(node, rows):
+            continue
+        yield node
+        stack.extend(reversed(child_nodes(node)))
+
+
+def _added(node: ast.AST, name: str) -> list[ast.expr] | bool | None:
+    """What a call ``name.append(x)`` (``.insert(i, x)``,
+    ``.extend([x, y])``) puts in list ``name``; False for another method
+    of ``name``, or a form whose elements are not seen; None for another
+    node."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == name
+    ):
+        return None
+    method, args = node.func.attr, node.args
+    if node.keywords or any(isinstance(arg, ast.Starred) for arg in args):
+        return False
+    if method == "append" and len(args) == 1:
+        return [args[0]]
+    if method == "insert" and len(args) == 2:
+        return [args[1]]
+    if method == "extend" and len(args) == 1:
+        if isinstance(args[0], (ast.List, ast.Tuple)):
+            return list(args[0].elts)
+    return False
+
+
+def _read_without_adding(node: ast.AST, name: str, scope: object) -> bool | None:
+    """True where ``node`` reads list ``name`` in a way that changes
+    nothing in it (a ``torch`` function's or ``len``'s argument, a truth
+    test, a loop's iterable); None for another node."""
+
+    def named(expr: ast.AST) -> bool:
+        return isinstance(expr, ast.Name) and expr.id == name
+
+    if isinstance(node, ast.Call):
+        if not any(named(arg) for arg in node.args):
+            return None
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "len":
+            return True if scope.is_builtin("len") else None  # type: ignore[attr-defined]
+        qualified = scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified is not None and qualified.startswith(_HOST_OPS_PREFIX):
+            return True
+        return None
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)) and named(node.test):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True if named(node.operand) else None
+    if isinstance(node, (ast.For, ast.comprehension)) and named(node.iter):
+        return True
+    return None
 
 
 def _is_false(expr: ast.expr) -> bool:

@@ -331,3 +331,49 @@ def test_a_parameter_some_caller_may_pass_pinned_memory_is_not_reported(
     source: str,
 ) -> None:
     assert module_findings(source) == []
+
+
+HOST_ELEMENTS = {
+    "appended_list": "parts = []\nfor n in lengths:\n    parts.append(torch.arange(n))\n"
+    "t = torch.cat(parts) if parts else torch.empty(0)\n"
+    "t.to(device, non_blocking=True)\n",
+    "comprehension_argument": "t = torch.cat([torch.arange(n) for n in lengths])\n"
+    "t.to(device, non_blocking=True)\n",
+    "comprehension_bound": "parts = [torch.tensor(x) for x in lengths]\n"
+    "if len(parts):\n    torch.stack(parts).to(device, non_blocking=True)\n",
+    "inserted_and_extended": "parts = [torch.zeros(1)]\n"
+    "parts.insert(0, torch.arange(2))\nparts.extend([torch.ones(1), out.cpu()])\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize("body", HOST_ELEMENTS.values(), ids=HOST_ELEMENTS.keys())
+def test_joining_a_list_of_host_tensors_is_reported(body: str) -> None:
+    (finding,) = findings(body)
+    assert "was computed by `torch." in finding.message
+
+
+NOT_ALL_ELEMENTS_KNOWN = {
+    "one_element_unknown": "parts = [torch.arange(2)]\nparts.append(out)\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+    "passed_elsewhere": "parts = [torch.arange(2)]\nfill(parts)\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+    "extended_by_unknown": "parts = [torch.arange(2)]\nparts.extend(out)\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+    "read_in_a_nested_function": "parts = [torch.arange(2)]\n"
+    "def more():\n    fill(parts)\nmore()\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+    "rebound_to_unknown": "parts = [torch.arange(2)]\nif flag:\n    parts = out\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+    "element_set_by_index": "parts = [torch.arange(2)]\nparts[0] = out\n"
+    "torch.cat(parts).to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "body", NOT_ALL_ELEMENTS_KNOWN.values(), ids=NOT_ALL_ELEMENTS_KNOWN.keys()
+)
+def test_joining_a_list_some_element_of_which_is_not_known_is_not_reported(
+    body: str,
+) -> None:
+    assert findings(body) == []
