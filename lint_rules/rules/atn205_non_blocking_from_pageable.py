@@ -81,6 +81,30 @@ CYCLE = "cycle"
 #: ``None``: nothing a copy could read (a copy from it raises).
 NOTHING = "nothing"
 _ON_HOST = frozenset({PAGEABLE, PINNED, HOST})
+#: numpy functions whose result may be their argument or a view of it.
+_NUMPY_VIEWS = frozenset(
+    {
+        "asarray",
+        "asanyarray",
+        "ascontiguousarray",
+        "asfortranarray",
+        "require",
+        "frombuffer",
+        "reshape",
+        "ravel",
+        "squeeze",
+        "transpose",
+        "expand_dims",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "broadcast_to",
+        "moveaxis",
+        "swapaxes",
+        "lib.stride_tricks.as_strided",
+        "ctypeslib.as_array",
+    }
+)
 #: Comparisons that are not elementwise (their result is a Python bool).
 _NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
@@ -160,6 +184,8 @@ class NonBlockingFromPageable(Rule):
         # A list that gets what is not known here.
         "import torch\ndef f(x, d, more):\n    parts = [torch.tensor(x)]\n"
         "    parts.extend(more)\n    return torch.cat(parts).to(d, non_blocking=True)\n",
+        # An array that may view pinned memory (`pinned.numpy()`).
+        "import torch\ndef f(a, d):\n    return torch.from_numpy(a).to(d, non_blocking=True)\n",
         # A public function: another module may pass it pinned memory.
         "import torch\ndef upload(t, d):\n    return t.to(d, non_blocking=True)\n"
         "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
@@ -172,7 +198,7 @@ class NonBlockingFromPageable(Rule):
         ),
         Invalid(
             "import torch\nimport numpy as np\ndef f(a, out):\n"
-            "    out.copy_(torch.from_numpy(np.asarray(a)), non_blocking=True)\n"
+            "    out.copy_(torch.from_numpy(np.array(a)), non_blocking=True)\n"
         ),
         # Host arithmetic on a `.cpu()` copy.
         Invalid(
@@ -673,6 +699,40 @@ class _Memory:
             return self._memory_of_call(expr, depth)
         return UNKNOWN, ""
 
+    def _array_memory(self, expr: ast.expr | None, depth: int) -> tuple[str, str]:
+        """What memory a numpy array (or a tensor, or a list) that
+        ``torch.from_numpy`` or ``torch.as_tensor`` is given lies in: new
+        pageable memory for a list and for what a ``numpy`` function makes
+        (``np.array``, ``np.arange``, ``np.cumsum``...); the memory of the
+        array or tensor it views for ``np.asarray``-like views and
+        ``t.numpy()`` (a pinned tensor's array is pinned memory); a local's
+        every binding's; not known otherwise."""
+        if expr is None or depth > 20:
+            return UNKNOWN, ""
+        if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
+            return PAGEABLE, ""
+        if isinstance(expr, ast.Name):
+            values = self.bindings_of(expr.id)
+            if values and expr.id not in self.params:
+                kind, _ = _either(
+                    [self._array_memory(value, depth + 1) for value in values]
+                )
+                if kind != UNKNOWN:
+                    return kind, ""
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute) and func.attr == "numpy":
+                return self._memory(func.value, depth + 1)
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None and qualified.startswith("numpy."):
+                if qualified[len("numpy.") :] in _NUMPY_VIEWS:
+                    kind, _ = self._array_memory(
+                        expr.args[0] if expr.args else None, depth + 1
+                    )
+                    return (kind, "") if kind in _ON_HOST else (UNKNOWN, "")
+                return PAGEABLE, ""
+        return self._memory(expr, depth + 1)
+
     def _memory_of_list(self, name: str, depth: int) -> tuple[str, str]:
         """On the host when ``name`` is a local list (or tuple) every element
         of which, wherever it is put in, is a host tensor: a display
@@ -801,12 +861,22 @@ class _Memory:
             ):
                 return PAGEABLE, f'was made by `.to("cpu")` {where}'
         qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
-        if qualified == "torch.from_numpy":
-            return PAGEABLE, f"was made by `torch.from_numpy` {where}"
+        if qualified == "torch.from_numpy" or qualified == "torch.as_tensor":
+            # (The array's own memory, or the tensor itself: what it is
+            # decides. A list is copied into new memory.)
+            if any(
+                keyword.arg == "device" and not _is_cpu(keyword.value)
+                for keyword in call.keywords
+            ):
+                return UNKNOWN, ""
+            kind, _ = self._array_memory(call.args[0] if call.args else None, depth)
+            if kind == PAGEABLE:
+                return PAGEABLE, f"was made by `{qualified}` {where}"
+            return (HOST, "") if kind in _ON_HOST else (UNKNOWN, "")
         if qualified in _FACTORIES:
             for keyword in call.keywords:
-                if keyword.arg == "pin_memory":
-                    return PINNED if not _is_false(keyword.value) else UNKNOWN, ""
+                if keyword.arg == "pin_memory" and not _is_false(keyword.value):
+                    return PINNED, ""
                 if keyword.arg == "device" and not _is_cpu(keyword.value):
                     return UNKNOWN, ""
             return PAGEABLE, f"was made by `{qualified}(...)` {where}"

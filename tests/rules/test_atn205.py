@@ -377,3 +377,40 @@ def test_joining_a_list_some_element_of_which_is_not_known_is_not_reported(
     body: str,
 ) -> None:
     assert findings(body) == []
+
+
+ARRAYS = {
+    "new_array": "torch.from_numpy(np.cumsum(lengths)).to(device, non_blocking=True)\n",
+    "list_as_tensor": "torch.as_tensor([1, 2]).to(device, non_blocking=True)\n",
+    "array_of_a_pageable_tensor": "a = torch.arange(3).numpy()\n"
+    "torch.from_numpy(a).to(device, non_blocking=True)\n",
+    "pin_memory_false": "t = torch.zeros(4, pin_memory=False)\n"
+    "t.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize("body", ARRAYS.values(), ids=ARRAYS.keys())
+def test_a_tensor_over_new_host_memory_is_reported(body: str) -> None:
+    (finding,) = findings(body)
+    assert finding.code == "ATN205"
+
+
+ARRAYS_THAT_MAY_BE_PINNED = {
+    "array_of_unknown_origin": "torch.from_numpy(lengths).to(device, non_blocking=True)\n",
+    "view_of_unknown_array": "a = np.asarray(lengths)\n"
+    "torch.from_numpy(a).to(device, non_blocking=True)\n",
+    "array_of_a_pinned_tensor": "buf = torch.zeros(4, pin_memory=True)\n"
+    "a = buf.numpy()\ntorch.from_numpy(a).to(device, non_blocking=True)\n",
+    "as_tensor_of_unknown": "torch.as_tensor(lengths).to(device, non_blocking=True)\n",
+    "as_tensor_of_pinned": "t = torch.as_tensor(torch.zeros(4, pin_memory=True))\n"
+    "t.to(device, non_blocking=True)\n",
+    "factory_pinned_then_device": "t = torch.zeros(4, pin_memory=False, device=device)\n"
+    "t.to(device, non_blocking=True)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "body", ARRAYS_THAT_MAY_BE_PINNED.values(), ids=ARRAYS_THAT_MAY_BE_PINNED.keys()
+)
+def test_a_tensor_viewing_memory_that_may_be_pinned_is_not_reported(body: str) -> None:
+    assert findings(body) == []
