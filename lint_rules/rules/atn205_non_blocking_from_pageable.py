@@ -115,11 +115,16 @@ class NonBlockingFromPageable(Rule):
     (`t.to(device, non_blocking=True)`, `t.cuda(non_blocking=True)`,
     `dst.copy_(t, non_blocking=True)`) whose source was made in host memory
     that is not pinned: a factory given no device and no `pin_memory=True`
-    (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy`, a
-    `.cpu()` or `.to("cpu")` result, or host arithmetic on such a tensor
-    (`torch.cat`, `+`, `.to(torch.int32)`), in the same function, or
-    returned by a function of the module that makes it so (`_lens(...)`,
-    `self._host_indptr(...)`: every `return` of its body gives such memory).
+    (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy` of a new
+    array (`np.cumsum(...)`), a `.cpu()` or `.to("cpu")` result, or host
+    arithmetic on such a tensor (`torch.cat`, `+`, `t > 0`,
+    `.to(torch.int32)`, `torch.cat` of a list of them), in the same function
+    (on every path that binds the name to a tensor: `t = None` on another,
+    or `a if c else b` with both such), returned by a function of the module
+    that makes it so (`_lens(...)`, `self._host_indptr(...)`: every
+    `return` of its body gives such memory), or passed as such by every
+    call of a private function or method of the module, or of a nested
+    function, whose parameter it is.
 
     ## Why is this bad?
     CUDA copies asynchronously only from page-locked (pinned) memory. From
