@@ -934,17 +934,23 @@ class _Memory:
         body (not nested in a block or a loop: the code after it runs after
         it, once): what the caller passed as parameter ``name`` reaches no
         code after it. None where there is none."""
-        rows = self.rows_naming(name) if self.rows_naming is not None else None
-        for statement in self.function.body:  # type: ignore[attr-defined]
+        body = self.function.body  # type: ignore[attr-defined]
+        first: ast.stmt | None = None
+        for binding in self.scope.bindings.get(name, ()):  # type: ignore[attr-defined]
+            statement = binding.node
             if (
                 isinstance(statement, ast.Assign)
                 and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)
-                and statement.targets[0].id == name
-                and (rows is None or spans(statement, rows))
+                and any(statement is top for top in body)
+                and (
+                    first is None
+                    or (statement.lineno, statement.col_offset)
+                    < (first.lineno, first.col_offset)
+                )
             ):
-                return statement
-        return None
+                first = statement
+        return first
 
     def _received(self, name: str) -> tuple[str, str]:
         """What parameter ``name`` receives from the calls of the function."""
