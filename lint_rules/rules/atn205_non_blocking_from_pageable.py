@@ -417,7 +417,7 @@ class _Returns:
             if kind not in _ON_HOST:
                 return UNKNOWN, ""
             found.append((kind, how, site.call.lineno))
-        if not found:
+        if not found or self._spelled_in_a_string(function):
             return UNKNOWN, ""
         if any(kind != PAGEABLE for kind, _, _ in found):
             return HOST, ""
@@ -429,6 +429,19 @@ class _Returns:
             PAGEABLE,
             f"is what every call of `{callee}()` passes (line {line}: {how})",
         )
+
+    def _spelled_in_a_string(self, function: ast.AST) -> bool:
+        """Whether a module function or method's name is spelled in a
+        string, where ``getattr(obj, "_m")(...)`` may call it too (asked
+        last: it reads every string of the module)."""
+        from lint_rules.analysis.summaries import module_summaries
+
+        model = self._ctx.model
+        info = model._info_of(function)  # type: ignore[arg-type]
+        if info is not None and info.parent is not None:
+            return False  # (a nested function: only its own scope names it)
+        name = function.name  # type: ignore[attr-defined]
+        return module_summaries(model).spelled_in_a_string(name)
 
     def _memory(self, function: ast.AST) -> _Memory:
         ctx = self._ctx

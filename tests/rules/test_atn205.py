@@ -414,3 +414,16 @@ ARRAYS_THAT_MAY_BE_PINNED = {
 )
 def test_a_tensor_viewing_memory_that_may_be_pinned_is_not_reported(body: str) -> None:
     assert findings(body) == []
+
+
+def test_a_private_function_a_string_names_may_have_other_callers() -> None:
+    source = """
+        import torch
+        class Builder:
+            def _upload(self, t):
+                self.buf.copy_(t, non_blocking=True)
+            def build(self, lengths, pinned):
+                self._upload(torch.tensor(lengths))
+                getattr(self, "_upload")(pinned)
+        """
+    assert module_findings(source) == []
