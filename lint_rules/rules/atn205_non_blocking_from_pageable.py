@@ -124,7 +124,8 @@ class NonBlockingFromPageable(Rule):
     that makes it so (`_lens(...)`, `self._host_indptr(...)`: every
     `return` of its body gives such memory), or passed as such by every
     call of a private function or method of the module, or of a nested
-    function, whose parameter it is.
+    function, whose parameter it is, or a private attribute every store of
+    which in the module is such memory (`self._lens = torch.zeros(n)`).
 
     ## Why is this bad?
     CUDA copies asynchronously only from page-locked (pinned) memory. From
@@ -191,6 +192,10 @@ class NonBlockingFromPageable(Rule):
         "    parts.extend(more)\n    return torch.cat(parts).to(d, non_blocking=True)\n",
         # An array that may view pinned memory (`pinned.numpy()`).
         "import torch\ndef f(a, d):\n    return torch.from_numpy(a).to(d, non_blocking=True)\n",
+        # A public attribute: another module may set it.
+        "import torch\nclass B:\n    def __init__(self, n):\n"
+        "        self.lens = torch.zeros(n)\n"
+        "    def step(self, out):\n        out.copy_(self.lens, non_blocking=True)\n",
         # A public function: another module may pass it pinned memory.
         "import torch\ndef upload(t, d):\n    return t.to(d, non_blocking=True)\n"
         "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
@@ -243,6 +248,12 @@ class NonBlockingFromPageable(Rule):
         Invalid(
             "def plan(lens, device):\n    lens = lens.cpu()\n"
             "    return lens.to(device, non_blocking=True)\n"
+        ),
+        # A private attribute only ever set to pageable memory.
+        Invalid(
+            "import torch\nclass B:\n    def __init__(self, n):\n"
+            "        self._lens = torch.zeros(n)\n"
+            "    def step(self, out):\n        out.copy_(self._lens, non_blocking=True)\n"
         ),
         # Joined from a list of host tensors.
         Invalid(
@@ -429,6 +440,89 @@ class _Returns:
             PAGEABLE,
             f"is what every call of `{callee}()` passes (line {line}: {how})",
         )
+
+    def attribute(self, name: str) -> tuple[str, str]:
+        """(kind, how) of what private attribute ``name`` holds: pageable
+        when every store to ``<anything>.name`` in the module is a plain
+        assignment in a function's own code of pageable memory (or
+        ``None``), by that function's code; not known where one is made
+        otherwise (unpacked, in a class body, ``setattr`` with a string
+        that spells it), or of what is not known. (An attribute of another
+        module's objects, or one another module sets, is public by PEP 8.)"""
+        key = ("attribute", name)
+        found = self._found.get(key)
+        if found is not None:
+            return found
+        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
+            return UNKNOWN, ""
+        self._reading.append(key)
+        try:
+            found = self._stored(name)
+        finally:
+            self._reading.pop()
+        if not self._reading:  # (an answer under a cut might differ)
+            self._found[key] = found
+        return found
+
+    def _stored(self, name: str) -> tuple[str, str]:
+        ctx = self._ctx
+        model = ctx.model
+        rows: list[int] | None = None
+        if self._filtering:
+            # (The rows where the text spells the name, as a word or not.)
+            text = ctx.text
+            offsets = []
+            position = text.find(name)
+            while position >= 0:
+                offsets.append(position)
+                position = text.find(name, position + len(name))
+            rows = sorted(set(ctx.locator.row_of_each(offsets)))
+        functions = (
+            model.functions_spanning(rows) if rows is not None else model.functions
+        )
+        found = []
+        stores = 0
+        for info in functions:
+            for node in _own_nodes(info.node, rows):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = (
+                        node.targets if isinstance(node, ast.Assign) else [node.target]
+                    )
+                    if not any(
+                        isinstance(target, ast.Attribute) and target.attr == name
+                        for target in targets
+                    ):
+                        continue
+                    if len(targets) != 1 or node.value is None:
+                        return UNKNOWN, ""
+                    stores += 1
+                    kind, how = self._memory(info.node)._memory(node.value, 0)
+                    if kind == NOTHING:
+                        continue
+                    if kind not in _ON_HOST:
+                        return UNKNOWN, ""
+                    found.append((kind, how, node.lineno))
+        if not found:
+            return UNKNOWN, ""
+        stores -= sum(
+            1
+            for node in _all_nodes(model.tree, rows)
+            if isinstance(node, ast.Attribute)
+            and node.attr == name
+            and isinstance(node.ctx, ast.Store)
+        )
+        if stores:
+            return UNKNOWN, ""  # (stored some other way, or somewhere else)
+        from lint_rules.analysis.summaries import module_summaries
+
+        if module_summaries(model).spelled_in_a_string(name):
+            return UNKNOWN, ""
+        if any(kind != PAGEABLE for kind, _, _ in found):
+            return HOST, ""
+        _, how, line = found[0]
+        if not how.startswith("`"):
+            how = f"the value {how}"
+        return PAGEABLE, f"is set only to pageable memory (line {line}: {how})"
 
     def _spelled_in_a_string(self, function: ast.AST) -> bool:
         """Whether a module function or method's name is spelled in a
@@ -674,9 +768,14 @@ class _Memory:
         if isinstance(expr, ast.Name):
             return self._memory_of_name(self._key(expr), expr.id, depth)
         if isinstance(expr, ast.Attribute):
+            kind, how = UNKNOWN, ""
+            if self.returns is not None and _private(expr.attr):
+                kind, how = self.returns.attribute(expr.attr)
+                if kind == PAGEABLE:
+                    return PAGEABLE, f"`.{expr.attr}` {how}"
             if self._host_name(expr.attr):
                 return HOST, ""
-            return UNKNOWN, ""
+            return (kind, "") if kind in _ON_HOST else (UNKNOWN, "")
         if isinstance(expr, ast.Subscript):
             return self._memory(expr.value, depth + 1)
         if isinstance(expr, ast.Constant) and expr.value is None:
@@ -1051,8 +1150,8 @@ def _bind(
 
 
 def _all_nodes(function: ast.AST, rows: list[int] | None) -> Iterator[ast.AST]:
-    """The nodes of the function's body, nested scopes included; with
-    ``rows`` (sorted), only those spanning one of them."""
+    """The nodes of the function's (or module's) body, nested scopes
+    included; with ``rows`` (sorted), only those spanning one of them."""
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
@@ -1112,6 +1211,11 @@ def _read_without_adding(node: ast.AST, name: str, scope: object) -> bool | None
     if isinstance(node, (ast.For, ast.comprehension)) and named(node.iter):
         return True
     return None
+
+
+def _private(name: str) -> bool:
+    """A name PEP 8 marks as internal: one leading underscore, not a dunder."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def _is_false(expr: ast.expr) -> bool:

@@ -427,3 +427,50 @@ def test_a_private_function_a_string_names_may_have_other_callers() -> None:
                 getattr(self, "_upload")(pinned)
         """
     assert module_findings(source) == []
+
+
+STORED = """
+    import torch
+    class Builder:
+        def __init__(self, n):
+            self._lens = torch.zeros(n, dtype=torch.int32)
+            self._done = None
+        def reset(self):
+            self._lens = None
+        def step(self, out):
+            out.copy_(self._lens, non_blocking=True)
+    """
+
+
+def test_a_private_attribute_only_set_to_pageable_memory_is_reported() -> None:
+    (finding,) = module_findings(STORED)
+    assert (
+        "the source `._lens` is set only to pageable memory (line 5: the value "
+        "was made by `torch.zeros(...)` at line 5)" in finding.message
+    )
+
+
+ATTRIBUTES_NOT_KNOWN = {
+    "public": STORED.replace("_lens", "lens"),
+    "also_pinned": STORED.replace(
+        "self._lens = None", "self._lens = torch.zeros(2, pin_memory=True)"
+    ),
+    "unpacked": STORED.replace(
+        "self._lens = None", "self._lens, self._done = self.make()"
+    ),
+    "set_by_a_string": STORED.replace(
+        "self._lens = None", "setattr(self, '_lens', self.make())"
+    ),
+    "set_outside_a_function": textwrap.dedent(STORED)
+    + "Builder._lens = torch.zeros(1).pin_memory()\n",
+    "set_to_what_is_not_known": STORED.replace(
+        "self._lens = None", "self._lens = self.make()"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "source", ATTRIBUTES_NOT_KNOWN.values(), ids=ATTRIBUTES_NOT_KNOWN.keys()
+)
+def test_an_attribute_that_may_hold_pinned_memory_is_not_reported(source: str) -> None:
+    assert module_findings(source) == []
