@@ -10,7 +10,7 @@ from functools import partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import child_nodes, spans
-from lint_rules.analysis.scopes import Argument
+from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -19,6 +19,7 @@ from lint_rules.rules.base import Invalid, Rule
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.model import FunctionInfo
+    from lint_rules.analysis.summaries import CallSite  # noqa: F401
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -74,10 +75,38 @@ _NEW_TENSOR_METHODS = frozenset(
 
 #: Host memory whose pinning is unknown (a name matching ``host-tensor-names``).
 PAGEABLE, PINNED, HOST, UNKNOWN = "pageable", "pinned", "host", "unknown"
-#: A local's value computed from the local itself (``x = x.cumsum(0)``):
-#: the other bindings decide.
+#: A local's value computed from the local itself (``x = x.cumsum(0)``,
+#: ``x = x * n``): the other bindings decide.
 CYCLE = "cycle"
+#: ``None``: nothing a copy could read (a copy from it raises).
+NOTHING = "nothing"
 _ON_HOST = frozenset({PAGEABLE, PINNED, HOST})
+#: numpy functions whose result may be their argument or a view of it.
+_NUMPY_VIEWS = frozenset(
+    {
+        "asarray",
+        "asanyarray",
+        "ascontiguousarray",
+        "asfortranarray",
+        "require",
+        "frombuffer",
+        "reshape",
+        "ravel",
+        "squeeze",
+        "transpose",
+        "expand_dims",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "broadcast_to",
+        "moveaxis",
+        "swapaxes",
+        "lib.stride_tricks.as_strided",
+        "ctypeslib.as_array",
+    }
+)
+#: Comparisons that are not elementwise (their result is a Python bool).
+_NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 class NonBlockingFromPageable(Rule):
@@ -86,11 +115,17 @@ class NonBlockingFromPageable(Rule):
     (`t.to(device, non_blocking=True)`, `t.cuda(non_blocking=True)`,
     `dst.copy_(t, non_blocking=True)`) whose source was made in host memory
     that is not pinned: a factory given no device and no `pin_memory=True`
-    (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy`, a
-    `.cpu()` or `.to("cpu")` result, or host arithmetic on such a tensor
-    (`torch.cat`, `+`, `.to(torch.int32)`), in the same function, or
-    returned by a function of the module that makes it so (`_lens(...)`,
-    `self._host_indptr(...)`: every `return` of its body gives such memory).
+    (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy` of a new
+    array (`np.cumsum(...)`), a `.cpu()` or `.to("cpu")` result, or host
+    arithmetic on such a tensor (`torch.cat`, `+`, `t > 0`,
+    `.to(torch.int32)`, `torch.cat` of a list of them), in the same function
+    (on every path that binds the name to a tensor: `t = None` on another,
+    or `a if c else b` with both such), returned by a function of the module
+    that makes it so (`_lens(...)`, `self._host_indptr(...)`: every
+    `return` of its body gives such memory), or passed as such by every
+    call of a private function or method of the module, or of a nested
+    function, whose parameter it is, or a private attribute every store of
+    which in the module is such memory (`self._lens = torch.zeros(n)`).
 
     ## Why is this bad?
     CUDA copies asynchronously only from page-locked (pinned) memory. From
@@ -147,6 +182,23 @@ class NonBlockingFromPageable(Rule):
         # Rebound through unpacking to what is not known here.
         "import torch\ndef f(x, d, g):\n    t = torch.tensor(x)\n    t, n = g()\n"
         "    return t.to(d, non_blocking=True)\n",
+        # One branch is not known here.
+        "import torch\ndef f(x, d, flag):\n"
+        "    t = torch.tensor(x) if flag else x\n    return t.to(d, non_blocking=True)\n",
+        # Computed from what is not known here.
+        "def f(x, k, d):\n    t = x\n    t = t * k\n    return t.to(d, non_blocking=True)\n",
+        # A list that gets what is not known here.
+        "import torch\ndef f(x, d, more):\n    parts = [torch.tensor(x)]\n"
+        "    parts.extend(more)\n    return torch.cat(parts).to(d, non_blocking=True)\n",
+        # An array that may view pinned memory (`pinned.numpy()`).
+        "import torch\ndef f(a, d):\n    return torch.from_numpy(a).to(d, non_blocking=True)\n",
+        # A public attribute: another module may set it.
+        "import torch\nclass B:\n    def __init__(self, n):\n"
+        "        self.lens = torch.zeros(n)\n"
+        "    def step(self, out):\n        out.copy_(self.lens, non_blocking=True)\n",
+        # A public function: another module may pass it pinned memory.
+        "import torch\ndef upload(t, d):\n    return t.to(d, non_blocking=True)\n"
+        "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
     )
     invalid = (
         Invalid(
@@ -156,7 +208,7 @@ class NonBlockingFromPageable(Rule):
         ),
         Invalid(
             "import torch\nimport numpy as np\ndef f(a, out):\n"
-            "    out.copy_(torch.from_numpy(np.asarray(a)), non_blocking=True)\n"
+            "    out.copy_(torch.from_numpy(np.array(a)), non_blocking=True)\n"
         ),
         # Host arithmetic on a `.cpu()` copy.
         Invalid(
@@ -176,6 +228,46 @@ class NonBlockingFromPageable(Rule):
             "    indptr = torch.zeros(n + 1, dtype=torch.int32, device='cpu')\n"
             "    indptr[1:] = torch.cumsum(lens, dim=0)\n"
             "    self.buf.copy_(indptr, non_blocking=non_blocking)\n"
+        ),
+        # A mask compared on the host, on the path where it is not `None`.
+        Invalid(
+            "def f(lens_cpu, device):\n    active = None\n"
+            "    if lens_cpu is not None:\n        active = lens_cpu > 0\n"
+            "    if active is not None:\n"
+            "        return active.to(device, non_blocking=True)\n"
+        ),
+        # Passed by every call of a helper (nested, or a private function or
+        # method of the module).
+        Invalid(
+            "import torch\ndef plan(lengths, n, device):\n"
+            "    def to_device(t):\n"
+            "        return t.to(device, non_blocking=True)\n"
+            "    return to_device(torch.tensor(lengths)), to_device(torch.zeros(n))\n"
+        ),
+        # A parameter replaced by a host copy before it is read.
+        Invalid(
+            "def plan(lens, device):\n    lens = lens.cpu()\n"
+            "    return lens.to(device, non_blocking=True)\n"
+        ),
+        # A private attribute only ever set to pageable memory.
+        Invalid(
+            "import torch\nclass B:\n    def __init__(self, n):\n"
+            "        self._lens = torch.zeros(n)\n"
+            "    def step(self, out):\n        out.copy_(self._lens, non_blocking=True)\n"
+        ),
+        # Joined from a list of host tensors.
+        Invalid(
+            "import torch\ndef rows(starts, counts, device):\n    parts = []\n"
+            "    for start, count in zip(starts, counts):\n"
+            "        parts.append(torch.arange(start, start + count))\n"
+            "    return torch.cat(parts).to(device, non_blocking=True)\n"
+        ),
+        # Either branch, then scaled on the host.
+        Invalid(
+            "import torch\ndef f(n, k, device):\n"
+            "    indptr = torch.arange(n) if n else torch.zeros(1)\n"
+            "    indptr = indptr * k\n"
+            "    return indptr.to(device, non_blocking=True)\n"
         ),
     )
 
@@ -264,8 +356,9 @@ class _Returns:
         self._ctx = ctx
         self._host_names = host_names
         self._filtering = filtering
-        self._found: dict[ast.AST, tuple[str, str]] = {}
-        self._reading: list[ast.AST] = []
+        # What a function returns, or a (function, parameter) receives.
+        self._found: dict[object, tuple[str, str]] = {}
+        self._reading: list[object] = []
 
     def callee(self, call: ast.Call, function: ast.AST) -> ast.AST | None:
         """The function of the module that ``call``, in ``function``, runs."""
@@ -299,6 +392,207 @@ class _Returns:
             return None
         return method
 
+    def parameter(self, function: ast.AST, name: str) -> tuple[str, str]:
+        """(kind, how) of what parameter ``name`` of ``function`` receives:
+        pageable when every call of the function the module holds (all of
+        them: ``call_sites``) passes pageable memory or ``None``, by its
+        caller's own code; not known where one passes what is not known,
+        or leaves the parameter to a ``*args``."""
+        key = (function, name)
+        found = self._found.get(key)
+        if found is not None:
+            return found
+        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
+            return UNKNOWN, ""
+        self._reading.append(key)
+        try:
+            found = self._receive(function, name)
+        finally:
+            self._reading.pop()
+        if not self._reading:  # (an answer under a cut might differ)
+            self._found[key] = found
+        return found
+
+    def _receive(self, function: ast.AST, name: str) -> tuple[str, str]:
+        sites = self._call_sites(function)
+        if not sites:
+            return UNKNOWN, ""
+        found = []
+        for site in sites:
+            argument = site.arguments.get(name)
+            if argument is None or site.caller is None:
+                return UNKNOWN, ""
+            kind, how = self._memory(site.caller)._memory(argument, 0)
+            if kind == NOTHING:
+                continue
+            if kind not in _ON_HOST:
+                return UNKNOWN, ""
+            found.append((kind, how, site.call.lineno))
+        if not found or self._spelled_in_a_string(function):
+            return UNKNOWN, ""
+        if any(kind != PAGEABLE for kind, _, _ in found):
+            return HOST, ""
+        _, how, line = found[0]
+        if not how.startswith("`"):
+            how = f"the argument {how}"
+        callee = function.name  # type: ignore[attr-defined]
+        return (
+            PAGEABLE,
+            f"is what every call of `{callee}()` passes (line {line}: {how})",
+        )
+
+    def attribute(self, name: str) -> tuple[str, str]:
+        """(kind, how) of what private attribute ``name`` holds: pageable
+        when every store to ``<anything>.name`` in the module is a plain
+        assignment in a function's own code of pageable memory (or
+        ``None``), by that function's code; not known where one is made
+        otherwise (unpacked, in a class body, ``setattr`` with a string
+        that spells it), or of what is not known. (An attribute of another
+        module's objects, or one another module sets, is public by PEP 8.)"""
+        key = ("attribute", name)
+        found = self._found.get(key)
+        if found is not None:
+            return found
+        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
+            return UNKNOWN, ""
+        self._reading.append(key)
+        try:
+            found = self._stored(name)
+        finally:
+            self._reading.pop()
+        if not self._reading:  # (an answer under a cut might differ)
+            self._found[key] = found
+        return found
+
+    def _stored(self, name: str) -> tuple[str, str]:
+        ctx = self._ctx
+        model = ctx.model
+        rows: list[int] | None = None
+        if self._filtering:
+            # (The rows where the text spells the name, as a word or not.)
+            text = ctx.text
+            offsets = []
+            position = text.find(name)
+            while position >= 0:
+                offsets.append(position)
+                position = text.find(name, position + len(name))
+            rows = sorted(set(ctx.locator.row_of_each(offsets)))
+        functions = (
+            model.functions_spanning(rows) if rows is not None else model.functions
+        )
+        found = []
+        stores = 0
+        for info in functions:
+            for node in _own_nodes(info.node, rows):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = (
+                        node.targets if isinstance(node, ast.Assign) else [node.target]
+                    )
+                    if not any(
+                        isinstance(target, ast.Attribute) and target.attr == name
+                        for target in targets
+                    ):
+                        continue
+                    if len(targets) != 1 or node.value is None:
+                        return UNKNOWN, ""
+                    stores += 1
+                    kind, how = self._memory(info.node)._memory(node.value, 0)
+                    if kind == NOTHING:
+                        continue
+                    if kind not in _ON_HOST:
+                        return UNKNOWN, ""
+                    found.append((kind, how, node.lineno))
+        if not found:
+            return UNKNOWN, ""
+        stores -= sum(
+            1
+            for node in _all_nodes(model.tree, rows)
+            if isinstance(node, ast.Attribute)
+            and node.attr == name
+            and isinstance(node.ctx, ast.Store)
+        )
+        if stores:
+            return UNKNOWN, ""  # (stored some other way, or somewhere else)
+        from lint_rules.analysis.summaries import module_summaries
+
+        if module_summaries(model).spelled_in_a_string(name):
+            return UNKNOWN, ""
+        if any(kind != PAGEABLE for kind, _, _ in found):
+            return HOST, ""
+        _, how, line = found[0]
+        if not how.startswith("`"):
+            how = f"the value {how}"
+        return PAGEABLE, f"is set only to pageable memory (line {line}: {how})"
+
+    def _spelled_in_a_string(self, function: ast.AST) -> bool:
+        """Whether a module function or method's name is spelled in a
+        string, where ``getattr(obj, "_m")(...)`` may call it too (asked
+        last: it reads every string of the module)."""
+        from lint_rules.analysis.summaries import module_summaries
+
+        model = self._ctx.model
+        info = model._info_of(function)  # type: ignore[arg-type]
+        if info is not None and info.parent is not None:
+            return False  # (a nested function: only its own scope names it)
+        name = function.name  # type: ignore[attr-defined]
+        return module_summaries(model).spelled_in_a_string(name)
+
+    def _memory(self, function: ast.AST) -> _Memory:
+        ctx = self._ctx
+        return _Memory(
+            function,
+            ctx.model.scope(function),  # type: ignore[arg-type]
+            self._host_names,
+            _rows_naming(ctx, function) if self._filtering else None,
+            self,
+        )
+
+    def _call_sites(self, function: ast.AST) -> list[CallSite] | None:
+        """Every call of ``function`` (None: not all known): a private
+        function or method of the module (``ModuleSummaries.call_sites``),
+        or a function nested in another whose every mention of its name is
+        a call in that one's own code."""
+        from lint_rules.analysis.summaries import (
+            CallSite,
+            bind_arguments,
+            module_summaries,
+        )
+
+        model = self._ctx.model
+        info = model._info_of(function)  # type: ignore[arg-type]
+        if info is None:
+            return None
+        if info.parent is None:
+            return module_summaries(model).call_sites(function)  # type: ignore[arg-type]
+        outer = info.parent.node
+        name = function.name  # type: ignore[attr-defined]
+        bindings = model.scope(outer).bindings.get(name, ())
+        if (
+            len(bindings) != 1
+            or not isinstance(bindings[0], Definition)
+            or bindings[0].node is not function
+            or function.decorator_list  # type: ignore[attr-defined]
+        ):
+            return None
+        calls = [
+            node
+            for node in _own_nodes(outer)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == name
+        ]
+        mentions = sum(
+            1
+            for node in ast.walk(outer)
+            if isinstance(node, ast.Name) and node.id == name
+        )
+        if mentions != len(calls):
+            return None  # (stored, passed on, or called from elsewhere)
+        return [
+            CallSite(outer, call, bind_arguments(function, call, False))  # type: ignore[arg-type]
+            for call in calls
+        ]
+
     def returned(self, callee: ast.AST) -> tuple[str, str]:
         """(kind, how) of what ``callee`` returns."""
         found = self._found.get(callee)
@@ -316,14 +610,7 @@ class _Returns:
         return found
 
     def _read(self, callee: ast.AST) -> tuple[str, str]:
-        ctx = self._ctx
-        memory = _Memory(
-            callee,
-            ctx.model.scope(callee),  # type: ignore[arg-type]
-            self._host_names,
-            _rows_naming(ctx, callee) if self._filtering else None,
-            self,
-        )
+        memory = self._memory(callee)
         found = []
         for node in _own_nodes(callee):
             if isinstance(node, ast.Return) and node.value is not None:
@@ -445,6 +732,12 @@ class _Memory:
             arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs
         }
         self._memo: dict[str, tuple[str, str]] = {}
+        self._replacements: dict[str, ast.stmt | None] = {}
+        self._lists: set[str] = set()  # (the lists being read)
+        # The names being read (outermost first), and the lowest level of
+        # one of them read again below the name being read.
+        self._reading: list[str] = []
+        self._lowest = 0
 
     def bindings_of(self, name: str) -> list[ast.expr | None] | None:
         """The values bound to ``name`` in the function's own code, in
@@ -473,13 +766,39 @@ class _Memory:
         if expr is None or depth > 20:
             return UNKNOWN, ""
         if isinstance(expr, ast.Name):
-            return self._memory_of_name(expr.id, depth)
+            return self._memory_of_name(self._key(expr), expr.id, depth)
         if isinstance(expr, ast.Attribute):
+            kind, how = UNKNOWN, ""
+            if self.returns is not None and _private(expr.attr):
+                kind, how = self.returns.attribute(expr.attr)
+                if kind == PAGEABLE:
+                    return PAGEABLE, f"`.{expr.attr}` {how}"
             if self._host_name(expr.attr):
                 return HOST, ""
-            return UNKNOWN, ""
+            return (kind, "") if kind in _ON_HOST else (UNKNOWN, "")
         if isinstance(expr, ast.Subscript):
             return self._memory(expr.value, depth + 1)
+        if isinstance(expr, ast.Constant) and expr.value is None:
+            return NOTHING, ""
+        if isinstance(expr, ast.IfExp):
+            kind, how = _either(
+                [
+                    self._memory(expr.body, depth + 1),
+                    self._memory(expr.orelse, depth + 1),
+                ]
+            )
+            return kind, how
+        if isinstance(expr, ast.Compare):
+            # (``t > 0`` is a new tensor; ``t is None``, ``x in t`` are not.)
+            if any(isinstance(op, _NOT_ELEMENTWISE) for op in expr.ops):
+                return UNKNOWN, ""
+            return self._new(
+                [
+                    self._memory(operand, depth + 1)
+                    for operand in (expr.left, *expr.comparators)
+                ],
+                f"was computed on the host at line {expr.lineno}",
+            )
         if isinstance(expr, ast.UnaryOp):
             return self._new(
                 [self._memory(expr.operand, depth + 1)],
@@ -497,26 +816,149 @@ class _Memory:
             return self._memory_of_call(expr, depth)
         return UNKNOWN, ""
 
-    def _memory_of_name(self, name: str, depth: int) -> tuple[str, str]:
-        memo = self._memo.get(name)
-        if memo is not None:
-            return memo
-        self._memo[name] = (CYCLE, "")
+    def _array_memory(self, expr: ast.expr | None, depth: int) -> tuple[str, str]:
+        """What memory a numpy array (or a tensor, or a list) that
+        ``torch.from_numpy`` or ``torch.as_tensor`` is given lies in: new
+        pageable memory for a list and for what a ``numpy`` function makes
+        (``np.array``, ``np.arange``, ``np.cumsum``...); the memory of the
+        array or tensor it views for ``np.asarray``-like views and
+        ``t.numpy()`` (a pinned tensor's array is pinned memory); a local's
+        every binding's; not known otherwise."""
+        if expr is None or depth > 20:
+            return UNKNOWN, ""
+        if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
+            return PAGEABLE, ""
+        if isinstance(expr, ast.Name):
+            values = self.bindings_of(expr.id)
+            if values and expr.id not in self.params:
+                kind, _ = _either(
+                    [self._array_memory(value, depth + 1) for value in values]
+                )
+                if kind != UNKNOWN:
+                    return kind, ""
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute) and func.attr == "numpy":
+                return self._memory(func.value, depth + 1)
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None and qualified.startswith("numpy."):
+                if qualified[len("numpy.") :] in _NUMPY_VIEWS:
+                    kind, _ = self._array_memory(
+                        expr.args[0] if expr.args else None, depth + 1
+                    )
+                    return (kind, "") if kind in _ON_HOST else (UNKNOWN, "")
+                return PAGEABLE, ""
+        return self._memory(expr, depth + 1)
+
+    def _memory_of_list(self, name: str, depth: int) -> tuple[str, str]:
+        """On the host when ``name`` is a local list (or tuple) every element
+        of which, wherever it is put in, is a host tensor: a display
+        (``[a, b]``, a comprehension) bound to it, or what ``.append``,
+        ``.insert`` and ``.extend([...])`` put in; and the function reads it
+        nowhere else but as the argument of a ``torch`` function or of
+        ``len``, a truth test or a loop's iterable (where nothing is put
+        in). Not known otherwise."""
         values = self.bindings_of(name)
-        if not values or name in self.params:
-            result = (HOST, "") if self._host_name(name) else (UNKNOWN, "")
-        else:
-            found = [self._memory(value, depth + 1) for value in values]
-            found = [item for item in found if item[0] != CYCLE]
-            if not found:
-                result = (UNKNOWN, "")
-            elif all(kind == PAGEABLE for kind, _ in found):
-                result = (PAGEABLE, f"`{name}` {found[0][1]}")
-            elif all(kind in _ON_HOST for kind, _ in found):
-                result = (HOST, "")
+        if not values or name in self.params or name in self._lists:
+            return UNKNOWN, ""
+        self._lists.add(name)
+        try:
+            return self._memory_of_elements(name, values, depth)
+        finally:
+            self._lists.discard(name)
+
+    def _memory_of_elements(
+        self, name: str, values: list[ast.expr | None], depth: int
+    ) -> tuple[str, str]:
+        elements: list[ast.expr] = []
+        for value in values:
+            if isinstance(value, (ast.List, ast.Tuple)):
+                elements.extend(value.elts)
+            elif isinstance(value, ast.ListComp):
+                elements.append(value.elt)
             else:
-                result = (UNKNOWN, "")
-        self._memo[name] = result
+                return UNKNOWN, ""
+        rows = self.rows_naming(name) if self.rows_naming is not None else None
+        reads = 0
+        for node in _all_nodes(self.function, rows):
+            if isinstance(node, ast.Name) and node.id == name:
+                if not isinstance(node.ctx, ast.Store):
+                    reads += 1
+                continue
+            read = _read_without_adding(node, name, self.scope)
+            if read is None:
+                added = _added(node, name)
+                if added is None:
+                    continue
+                if added is False:
+                    return UNKNOWN, ""
+                elements.extend(added)
+            reads -= 1
+        if reads or not elements:
+            return UNKNOWN, ""  # (read, or changed, some other way)
+        kind, _ = _either([self._memory(element, depth + 1) for element in elements])
+        if kind not in _ON_HOST:
+            return UNKNOWN, ""
+        return HOST, ""
+
+    def _key(self, node: ast.Name) -> str:
+        """The name ``node`` reads, marked where it reads a parameter after
+        the statement that replaces it (``_replacement``)."""
+        name = node.id
+        if name not in self.params:
+            return name
+        statement = self._replacements.get(name, False)
+        if statement is False:
+            statement = self._replacements[name] = self._replacement(name)
+        if statement is not None and (node.lineno, node.col_offset) > (
+            statement.end_lineno,  # type: ignore[attr-defined]
+            statement.end_col_offset,  # type: ignore[attr-defined]
+        ):
+            return f"{name} (replaced)"
+        return name
+
+    def _memory_of_name(self, key: str, name: str, depth: int) -> tuple[str, str]:
+        memo = self._memo.get(key)
+        if memo is not None:
+            if memo[0] == CYCLE:
+                # (A value read while the name's own bindings are read: what
+                # it is depends on them. A name read below it that sees it
+                # is not known until it is.)
+                self._lowest = min(self._lowest, self._reading.index(key))
+            return memo
+        self._memo[key] = (CYCLE, "")
+        level = len(self._reading)
+        self._reading.append(key)
+        outer, self._lowest = self._lowest, level
+        try:
+            if name in self.params and all(
+                isinstance(binding, Argument)
+                for binding in self.scope.bindings.get(name, ())  # type: ignore[attr-defined]
+            ):
+                values = []  # (a parameter the function never binds again)
+            else:
+                values = self.bindings_of(name) or []
+            found = [self._memory(value, depth + 1) for value in values]
+            # (Read after the body's ``name = ...`` that replaces it, a
+            # parameter is no longer what the caller passed.)
+            incoming = name in self.params and key == name
+            if incoming:
+                found.insert(0, self._received(name))
+            kind, how = _either(found)
+            if kind == UNKNOWN and self._host_name(name):
+                # (A parameter or a name bound elsewhere: its name says.)
+                if not values or incoming:
+                    kind = HOST
+            result = (kind, f"`{name}` {how}" if kind == PAGEABLE else "")
+        finally:
+            self._reading.pop()
+            lowest, self._lowest = self._lowest, min(outer, self._lowest)
+        if lowest < level:
+            # Read while a name it depends on was being read: what it is
+            # holds only if that name is what it was taken to be.
+            del self._memo[key]
+        else:
+            self._memo[key] = result
         return result
 
     def _memory_of_call(self, call: ast.Call, depth: int) -> tuple[str, str]:
@@ -536,12 +978,22 @@ class _Memory:
             ):
                 return PAGEABLE, f'was made by `.to("cpu")` {where}'
         qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
-        if qualified == "torch.from_numpy":
-            return PAGEABLE, f"was made by `torch.from_numpy` {where}"
+        if qualified == "torch.from_numpy" or qualified == "torch.as_tensor":
+            # (The array's own memory, or the tensor itself: what it is
+            # decides. A list is copied into new memory.)
+            if any(
+                keyword.arg == "device" and not _is_cpu(keyword.value)
+                for keyword in call.keywords
+            ):
+                return UNKNOWN, ""
+            kind, _ = self._array_memory(call.args[0] if call.args else None, depth)
+            if kind == PAGEABLE:
+                return PAGEABLE, f"was made by `{qualified}` {where}"
+            return (HOST, "") if kind in _ON_HOST else (UNKNOWN, "")
         if qualified in _FACTORIES:
             for keyword in call.keywords:
-                if keyword.arg == "pin_memory":
-                    return PINNED if not _is_false(keyword.value) else UNKNOWN, ""
+                if keyword.arg == "pin_memory" and not _is_false(keyword.value):
+                    return PINNED, ""
                 if keyword.arg == "device" and not _is_cpu(keyword.value):
                     return UNKNOWN, ""
             return PAGEABLE, f"was made by `{qualified}(...)` {where}"
@@ -554,9 +1006,13 @@ class _Memory:
             tensors = list(call.args)
             if tensors and isinstance(tensors[0], (ast.List, ast.Tuple)):
                 tensors = list(tensors[0].elts)
+            elif tensors and isinstance(tensors[0], (ast.ListComp, ast.GeneratorExp)):
+                tensors[0] = tensors[0].elt
+            found = [self._memory(arg, depth + 1) for arg in tensors]
+            if found and found[0][0] == UNKNOWN and isinstance(tensors[0], ast.Name):
+                found[0] = self._memory_of_list(tensors[0].id, depth)
             return self._new(
-                [self._memory(arg, depth + 1) for arg in tensors],
-                f"was computed by `{qualified}` {where} on the host",
+                found, f"was computed by `{qualified}` {where} on the host"
             )
         if qualified is None and self.returns is not None:
             callee = self.returns.callee(call, self.function)
@@ -585,6 +1041,35 @@ class _Memory:
                 )
         return UNKNOWN, ""
 
+    def _replacement(self, name: str) -> ast.stmt | None:
+        """The first ``name = value`` that is a statement of the function's
+        body (not nested in a block or a loop: the code after it runs after
+        it, once): what the caller passed as parameter ``name`` reaches no
+        code after it. None where there is none."""
+        body = self.function.body  # type: ignore[attr-defined]
+        first: ast.stmt | None = None
+        for binding in self.scope.bindings.get(name, ()):  # type: ignore[attr-defined]
+            statement = binding.node
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and any(statement is top for top in body)
+                and (
+                    first is None
+                    or (statement.lineno, statement.col_offset)
+                    < (first.lineno, first.col_offset)
+                )
+            ):
+                first = statement
+        return first
+
+    def _received(self, name: str) -> tuple[str, str]:
+        """What parameter ``name`` receives from the calls of the function."""
+        if self.returns is None:
+            return UNKNOWN, ""
+        return self.returns.parameter(self.function, name)
+
     def _host_name(self, name: str) -> bool:
         return self.host_names is not None and self.host_names.match(name) is not None
 
@@ -592,13 +1077,29 @@ class _Memory:
     def _new(found: list[tuple[str, str]], how: str) -> tuple[str, str]:
         """A new tensor computed from ``found``: in pageable host memory when
         a host tensor takes part (torch never pins a result; an operand on
-        the device would make it fail, or be a Python value)."""
+        the device would make it fail, or be a Python value). Computed from
+        a name being read (``x = x * n``): on the host when that name is."""
         kinds = [kind for kind, _ in found]
         if any(kind in _ON_HOST for kind in kinds):
             return PAGEABLE, how
-        if kinds and all(kind == CYCLE for kind in kinds):
+        if CYCLE in kinds:
             return CYCLE, ""
         return UNKNOWN, ""
+
+
+def _either(found: list[tuple[str, str]]) -> tuple[str, str]:
+    """What a value that is one of ``found`` is (a local's bindings, the
+    branches of ``a if c else b``): pageable when each is, on the host when
+    each is; a ``None`` (nothing a copy reads) and a value computed from the
+    name being read (its other values decide) do not count."""
+    found = [item for item in found if item[0] != CYCLE and item[0] != NOTHING]
+    if not found:
+        return UNKNOWN, ""
+    if all(kind == PAGEABLE for kind, _ in found):
+        return PAGEABLE, found[0][1]
+    if all(kind in _ON_HOST for kind, _ in found):
+        return HOST, ""
+    return UNKNOWN, ""
 
 
 def _bindings(
@@ -646,6 +1147,75 @@ def _bind(
             _bind(bindings, element, None)
     elif isinstance(target, ast.Starred):
         _bind(bindings, target.value, None)
+
+
+def _all_nodes(function: ast.AST, rows: list[int] | None) -> Iterator[ast.AST]:
+    """The nodes of the function's (or module's) body, nested scopes
+    included; with ``rows`` (sorted), only those spanning one of them."""
+    stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if rows is not None and not spans(node, rows):
+            continue
+        yield node
+        stack.extend(reversed(child_nodes(node)))
+
+
+def _added(node: ast.AST, name: str) -> list[ast.expr] | bool | None:
+    """What a call ``name.append(x)`` (``.insert(i, x)``,
+    ``.extend([x, y])``) puts in list ``name``; False for another method
+    of ``name``, or a form whose elements are not seen; None for another
+    node."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == name
+    ):
+        return None
+    method, args = node.func.attr, node.args
+    if node.keywords or any(isinstance(arg, ast.Starred) for arg in args):
+        return False
+    if method == "append" and len(args) == 1:
+        return [args[0]]
+    if method == "insert" and len(args) == 2:
+        return [args[1]]
+    if method == "extend" and len(args) == 1:
+        if isinstance(args[0], (ast.List, ast.Tuple)):
+            return list(args[0].elts)
+    return False
+
+
+def _read_without_adding(node: ast.AST, name: str, scope: object) -> bool | None:
+    """True where ``node`` reads list ``name`` in a way that changes
+    nothing in it (a ``torch`` function's or ``len``'s argument, a truth
+    test, a loop's iterable); None for another node."""
+
+    def named(expr: ast.AST) -> bool:
+        return isinstance(expr, ast.Name) and expr.id == name
+
+    if isinstance(node, ast.Call):
+        if not any(named(arg) for arg in node.args):
+            return None
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "len":
+            return True if scope.is_builtin("len") else None  # type: ignore[attr-defined]
+        qualified = scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified is not None and qualified.startswith(_HOST_OPS_PREFIX):
+            return True
+        return None
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)) and named(node.test):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True if named(node.operand) else None
+    if isinstance(node, (ast.For, ast.comprehension)) and named(node.iter):
+        return True
+    return None
+
+
+def _private(name: str) -> bool:
+    """A name PEP 8 marks as internal: one leading underscore, not a dunder."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def _is_false(expr: ast.expr) -> bool:
