@@ -857,7 +857,10 @@ class _Builder:
             # Most nodes: only their children matter, and of those, the leaves
             # (contexts, operators, constants) have nothing to record. Names,
             # the commonest children, are handled here without a call.
-            for field_name in NODE_FIELDS.get(kind) or node_fields(kind):
+            fields = NODE_FIELDS.get(kind)
+            if fields is None:  # (not ``or``: a constant's fields are empty)
+                fields = node_fields(kind)
+            for field_name in fields:
                 value = getattr(node, field_name, None)
                 if value is None:
                     continue
