@@ -201,6 +201,8 @@ class FunctionFlow:
         self._dominators: dict[Block, Block] | None = None
         # Each reachable block's interval in a walk of the dominator tree.
         self._intervals: dict[Block, tuple[int, int]] | None = None
+        # The names with an event other than a load (``has_stores``).
+        self._stored: frozenset[str] | None = None
         # Analyses derived from this flow, cached here by the modules that make
         # them (``invalidation_for``), so they live exactly as long as the flow.
         self.analyses: dict[str, Any] = {}
@@ -231,6 +233,18 @@ class FunctionFlow:
 
     def stores_of(self, name: str) -> list[Event]:
         return [e for e in self.events_of(name) if e.kind is not Kind.LOAD]
+
+    def has_stores(self, name: str) -> bool:
+        """``bool(self.stores_of(name))``: from a set of such names made once
+        (the analyses ask it of every name a call or a path starts with)."""
+        stored = self._stored
+        if stored is None:
+            stored = self._stored = frozenset(
+                other
+                for other, events in self.events_by_name.items()
+                if any(event.kind is not Kind.LOAD for event in events)
+            )
+        return name in stored
 
     def loads_of(self, name: str) -> list[Event]:
         return [e for e in self.events_of(name) if e.kind is Kind.LOAD]
@@ -853,7 +867,10 @@ class _Builder:
             # Most nodes: only their children matter, and of those, the leaves
             # (contexts, operators, constants) have nothing to record. Names,
             # the commonest children, are handled here without a call.
-            for field_name in NODE_FIELDS.get(kind) or node_fields(kind):
+            fields = NODE_FIELDS.get(kind)
+            if fields is None:  # (not ``or``: a constant's fields are empty)
+                fields = node_fields(kind)
+            for field_name in fields:
                 value = getattr(node, field_name, None)
                 if value is None:
                     continue
@@ -861,7 +878,14 @@ class _Builder:
                     child_kind = type(child)
                     if child_kind is ast.Name:
                         parents[child] = node
-                        self.name(child, node)
+                        if (
+                            type(child.ctx) is ast.Load  # type: ignore[attr-defined]
+                            and child.id not in _DYNAMIC_SCOPE_CALLS  # type: ignore[attr-defined]
+                        ):
+                            # What ``name`` does with such a load.
+                            self.record(child.id, Kind.LOAD, child)  # type: ignore[attr-defined]
+                        else:
+                            self.name(child, node)  # type: ignore[arg-type]
                     elif child_kind in LEAF_TYPES:
                         # No children or events: only its parent is recorded.
                         parents[child] = node

@@ -467,7 +467,7 @@ class Invalidation:
     def is_builtin(self, name: str, among: frozenset[str]) -> bool:
         """``name`` is one of ``among`` and Python's builtin here: not bound
         by this function, an enclosing one or the module, nor imported."""
-        if name not in among or self.flow.stores_of(name):
+        if name not in among or self.flow.has_stores(name):
             return False
         return self.names is None or self.names.is_builtin(name)
 
@@ -479,7 +479,7 @@ class Invalidation:
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
-        if not isinstance(root, ast.Name) or self.flow.stores_of(root.id):
+        if not isinstance(root, ast.Name) or self.flow.has_stores(root.id):
             return None
         return self.names.qualified_name(func)
 
@@ -789,12 +789,14 @@ class Invalidation:
                     if within is not None and site >= 0 and site not in within:
                         continue
                     new = other + suffix if exact else other
-                    if any(new[:size] in found for size in range(len(new) + 1)):
-                        continue  # an extension of a known path adds nothing
-                    found.add(new)
-                    work.append(new)
-                    if len(found) > _ALIAS_LIMIT:
-                        return None
+                    for size in range(len(new) + 1):
+                        if new[:size] in found:
+                            break  # an extension of a known path adds nothing
+                    else:
+                        found.add(new)
+                        work.append(new)
+                        if len(found) > _ALIAS_LIMIT:
+                            return None
         return frozenset(found)
 
     def is_shared_root(self, name: str) -> bool:
@@ -803,7 +805,7 @@ class Invalidation:
         if name.startswith(_HUB):
             return False
         flow = self.flow
-        if not flow.is_private_local(name) or not flow.stores_of(name):
+        if not flow.is_private_local(name) or not flow.has_stores(name):
             return True
         return any(event.nested for event in flow.events_of(name))
 
@@ -852,8 +854,8 @@ class Invalidation:
             flow = self.flow
             found = self.__dict__["_any_local_shared"] = any(
                 self.is_shared_root(name) or bool(self.escapes(name))
-                for name, events in flow.events_by_name.items()
-                if any(event.kind is not Kind.LOAD for event in events)
+                for name in flow.events_by_name
+                if flow.has_stores(name)
             )
         return found
 
@@ -1111,7 +1113,7 @@ class Invalidation:
             # A callee held by a local may be bound to the function's own
             # objects (``add = x.add_``); one from elsewhere reaches only
             # what is shared, as any unknown code does.
-            if self.flow.stores_of(path[0]):
+            if self.flow.has_stores(path[0]):
                 effects.append(Change(ChangeKind.CALL, path, call))
         effects.append(Change(ChangeKind.ANY_CODE, (), call))
         return effects
@@ -1363,8 +1365,9 @@ class Invalidation:
         found = self.__dict__.get("_reachable")
         if found is None:
             found = self.__dict__["_reachable"] = []
-            for name, events in self.flow.events_by_name.items():
-                if not any(event.kind is not Kind.LOAD for event in events):
+            flow = self.flow
+            for name in flow.events_by_name:
+                if not flow.has_stores(name):
                     continue
                 if self.is_shared_root(name):
                     found.append(((name,), None))

@@ -118,11 +118,28 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk(node)``: breadth first, ``node`` itself first."""
+    """``ast.walk(node)``: breadth first, ``node`` itself first. (Each node's
+    children are queued as ``child_nodes`` finds them, without its list.)"""
     todo = deque([node])
+    popleft = todo.popleft
+    append = todo.append
+    fields_of = NODE_FIELDS.get
     while todo:
-        node = todo.popleft()
-        todo.extend(child_nodes(node))
+        node = popleft()
+        kind = type(node)
+        fields = fields_of(kind)
+        if fields is None:
+            fields = node_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+            elif isinstance(value, _AST):
+                append(value)
         yield node
 
 

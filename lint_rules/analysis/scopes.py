@@ -30,7 +30,7 @@ import ast
 import bisect
 from collections.abc import Iterable, Iterator
 
-from lint_rules.analysis.nodes import TryStar, child_nodes
+from lint_rules.analysis.nodes import TryStar, child_nodes, concrete_types
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.records import Record
 
@@ -274,11 +274,17 @@ def function_scope(
 
 
 def _bind_statements(scope: Scope, body: list[ast.stmt], walrus: WalrusRows) -> None:
+    add = scope.add
     for stmt in _own_statements(body):
         kind = type(stmt)
         if kind is ast.Assign:
             for target in stmt.targets:  # type: ignore[attr-defined]
-                _bind_target(scope, target, stmt)
+                if type(target) is ast.Name:  # (what ``_bind_target`` does)
+                    add(Assignment(target.id, stmt))  # type: ignore[attr-defined]
+                else:
+                    _bind_target(scope, target, stmt)
+        elif kind not in _MAY_BIND:
+            pass  # (calls, returns...: only a ``:=`` in them may bind)
         elif kind is ast.AugAssign or kind is ast.AnnAssign:
             _bind_target(scope, stmt.target, stmt)  # type: ignore[attr-defined]
         elif kind is ast.For or kind is ast.AsyncFor:
@@ -391,8 +397,8 @@ def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while stack:
         stmt = stack.pop()
         yield stmt
-        if type(stmt) in _DEFINITIONS:
-            continue
+        if type(stmt) not in _HOLDING_STATEMENTS:
+            continue  # a simple statement, or a nested scope
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
             if block and isinstance(block[0], ast.stmt):
@@ -402,5 +408,37 @@ def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+# The statement types with a list of statements (``if``, ``for``, ``try``...),
+# nested scopes' definitions left out: ``_own_statements`` looks into these only.
+_HOLDING_STATEMENTS = (
+    frozenset(
+        kind
+        for kind in concrete_types((ast.stmt,))
+        if {"body", "orelse", "finalbody", "handlers", "cases"} & set(kind._fields)
+    )
+    - _DEFINITIONS
+)
 _NESTED_BODIES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+# The statement types ``_bind_statements`` binds names for besides ``Assign``
+# (each one of its branches).
+_MAY_BIND = frozenset(
+    {
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.For,
+        ast.AsyncFor,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        TryStar,
+        ast.Import,
+        ast.ImportFrom,
+        *_DEFINITIONS,
+        ast.Delete,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Match,
+        *((_TYPE_ALIAS,) if _TYPE_ALIAS is not None else ()),
+    }
+)

@@ -122,7 +122,7 @@ def _integer_value(
         func = value.func
         if isinstance(func, ast.Name):
             # A builtin, unless the function or the module binds the name.
-            if flow.stores_of(func.id) or value.keywords:
+            if flow.has_stores(func.id) or value.keywords:
                 return False
             if scope is not None and not scope.is_builtin(func.id):
                 return False

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import child_nodes, spans
+from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes, spans
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
@@ -676,21 +676,34 @@ def _is_dtype(expr: ast.expr) -> bool:
 
 
 def _own_nodes(function: ast.AST, rows: list[int] | None = None) -> Iterator[ast.AST]:
-    """The nodes of the function's own code (depth first, in source order);
-    with ``rows`` (sorted), only those spanning one of them."""
+    """The nodes of the function's own code (depth first, in source order),
+    but the ``LEAF_TYPES`` ones (contexts, operators, constants: the callers
+    look for calls, returns and bindings, which are none of them nor inside
+    one); with ``rows`` (sorted), only those spanning one of them."""
     stack: list[ast.AST] = list(reversed(function.body))  # type: ignore[attr-defined]
     if rows is not None:
         stack = [node for node in stack if spans(node, rows)]
+    leaves = LEAF_TYPES
     while stack:
         node = stack.pop()
         if isinstance(node, _SCOPES):
             continue
         yield node
         if rows is None:
-            stack.extend(reversed(child_nodes(node)))
+            stack.extend(
+                [
+                    child
+                    for child in reversed(child_nodes(node))
+                    if type(child) not in leaves
+                ]
+            )
         else:
             stack.extend(
-                [child for child in reversed(child_nodes(node)) if spans(child, rows)]
+                [
+                    child
+                    for child in reversed(child_nodes(node))
+                    if type(child) not in leaves and spans(child, rows)
+                ]
             )
 
 

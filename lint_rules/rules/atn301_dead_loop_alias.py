@@ -245,7 +245,7 @@ class DeadLoopAlias(Rule):
             return None
         for name in read_names:
             # The value must be the function's own, unshared local.
-            if not flow.is_private_local(name) or not flow.stores_of(name):
+            if not flow.is_private_local(name) or not flow.has_stores(name):
                 return None
             if any(e.nested for e in flow.stores_of(name)):
                 return None
