@@ -159,6 +159,7 @@ class StmtInfo(Record):
 _DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
 # ... and this one when called without arguments (``dir()``: the local names).
 _DYNAMIC_SCOPE_BARE_CALLS = frozenset({"dir"})
+_DYNAMIC_SCOPE_NAMES = _DYNAMIC_SCOPE_CALLS | _DYNAMIC_SCOPE_BARE_CALLS
 # Blocks that an exception may enter from the middle of a predecessor.
 _ENTERED_BY_RAISE = frozenset({"handler", "finally", "with-exit"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -880,7 +881,7 @@ class _Builder:
                         parents[child] = node
                         if (
                             type(child.ctx) is ast.Load  # type: ignore[attr-defined]
-                            and child.id not in _DYNAMIC_SCOPE_CALLS  # type: ignore[attr-defined]
+                            and child.id not in _DYNAMIC_SCOPE_NAMES  # type: ignore[attr-defined]
                         ):
                             # What ``name`` does with such a load.
                             self.record(child.id, Kind.LOAD, child)  # type: ignore[attr-defined]
