@@ -368,6 +368,7 @@ class Invalidation:
         self.flow = flow
         self.names = names
         self._escapes: dict[str, list[tuple[Path, int]]] = {}
+        self._shared: dict[str, bool] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
         # The (path, other path, exact) of ``_aliases``' entries made where
@@ -802,12 +803,15 @@ class Invalidation:
     def is_shared_root(self, name: str) -> bool:
         """Whether code elsewhere can rebind ``name`` or reach its object by
         name: a global, a free variable, a name a nested scope uses."""
-        if name.startswith(_HUB):
-            return False
-        flow = self.flow
-        if not flow.is_private_local(name) or not flow.has_stores(name):
-            return True
-        return any(event.nested for event in flow.events_of(name))
+        found = self._shared.get(name)
+        if found is None:
+            flow = self.flow
+            found = self._shared[name] = not name.startswith(_HUB) and (
+                not flow.is_private_local(name)
+                or not flow.has_stores(name)
+                or any(event.nested for event in flow.events_of(name))
+            )
+        return found
 
     def is_reachable(self, path: Path, within: Reaching | None = None) -> bool:
         """Whether unknown code may change the object at ``path``: its root
@@ -827,6 +831,12 @@ class Invalidation:
         module's namespace (``globals()["X"] = v``, ``f.__globals__["X"] = v``,
         ``sys.modules[__name__].X = v``). A store into the function's own
         objects (a parameter's, a new one's) is not."""
+        root = effect.path[0]
+        if self.is_shared_root(root):
+            return True  # (asked first: the blocks reaching ``at`` cost a walk)
+        escapes = self.escapes(root)
+        if not escapes:
+            return False
         within = self.reaching(at) if at is not None else None
         return self.is_reachable(effect.path[:1], within)
 
