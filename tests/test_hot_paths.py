@@ -319,3 +319,37 @@ def test_the_call_graphs_pre_filter_keeps_every_callee_in_order():
                 assert fast.callees(info) == expected
                 compared += len(expected)
     assert compared > 10
+
+
+def test_the_call_walk_meets_the_calls_in_the_order_of_walk():
+    """``_breadth_first_calls`` without rows: every call, in the order of
+    ``nodes.walk``; with the rows naming the callees, the same calls of
+    those names (f-strings, decorators and calls split over rows too)."""
+    import ast
+
+    from lint_rules.analysis.hot_paths import _breadth_first_calls
+    from lint_rules.analysis.nodes import walk
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    text = (
+        "@deco(helper(0))\n"
+        "def f(a=helper(1), *, b={k(): helper(2) for k in g()}):\n"
+        "    x = f'{helper(3)!r:{helper(4)}}' if other() else (helper\n"
+        "        (5))\n"
+        "    return [y.helper(6) for y in x], lambda: helper(7)\n"
+    )
+    tree = ast.parse(text)
+    function = tree.body[0]
+    every = [node for node in walk(function) if type(node) is ast.Call]
+    assert _breadth_first_calls(function, None) == every
+    ctx = Context(text, tree, "x.py", Settings().options)
+    rows = ctx.rows_naming(frozenset({"helper"}), 1, 5)
+    named = [
+        node
+        for node in every
+        if getattr(node.func, "id", getattr(node.func, "attr", None)) == "helper"
+    ]
+    assert len(named) == 8
+    kept = [node for node in _breadth_first_calls(function, rows) if node in named]
+    assert kept == named

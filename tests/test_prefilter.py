@@ -481,3 +481,42 @@ def test_bound_positions_are_those_the_pattern_finds(text, names):
             else []
         )
         assert sorted(_bound_positions(text, names, start, end)) == expected
+
+
+def test_rows_naming_finds_the_rows_holding_a_name_as_a_word():
+    """``Context.rows_naming``: the rows where one of the names is a whole
+    run of ``\\w`` (as a per-row ``re.findall`` finds), of few names or many,
+    in ASCII text or not."""
+    import re
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    text = (
+        "f(1)\nx = 'é_f' + éf + f_é\n  f\n_f f_ fé éf é\nαβ = f²\n"
+        "g = f\r\nh(f)\rself.f  (\n  x)\nfor i in range(9): pass\n"
+    )
+    ctx = Context(text, None, "x.py", Settings().options)
+    rows = len(ctx.locator.line_starts)
+    words = sorted(set(re.findall(r"\w+", text)))
+
+    def expected(names, first, last):
+        starts = ctx.locator.line_starts + [len(text)]
+        return [
+            row
+            for row in range(first, last + 1)
+            if names & set(re.findall(r"\w+", text[starts[row - 1] : starts[row]]))
+        ]
+
+    for names in (
+        frozenset({"f"}),
+        frozenset({"f", "é", "f²"}),
+        frozenset(words[:7]),
+        frozenset(words + ["a b", "x.y", "missing"]),
+    ):
+        for first in range(1, rows + 1):
+            for last in range(first, rows + 1):
+                assert ctx.rows_naming(names, first, last) == expected(
+                    names, first, last
+                )
+    assert ctx.rows_naming(frozenset({"f"}), 1, rows) == [1, 3, 6, 7, 8]

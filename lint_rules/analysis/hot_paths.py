@@ -26,16 +26,19 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import LEAVES, any_row_between, child_nodes, walk
+from lint_rules.analysis.nodes import LEAF_TYPES, NODE_FIELDS, node_fields
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.model import FunctionInfo, FunctionNode, ModuleModel
+
+_AST = ast.AST
 
 #: Methods that run at start-up even when a hot pattern matches them: CUDA-graph
 #: capture (SGLang's ``init_forward_metadata_capture_cuda_graph``, vLLM's
@@ -418,12 +421,14 @@ class _CallGraph:
     def _calls(self, function: FunctionNode) -> list[ast.Call]:
         """The calls in ``function`` (decorators and nested code included)
         that may name one of the module's functions, in the order of a
-        breadth-first walk (``nodes.walk``). Statements are read as they
-        come; an expression is walked only where its rows hold one of the
-        module's names (``names``): a pre-filter."""
+        breadth-first walk (``nodes.walk``). With the rows holding one of
+        the module's names (``names``, a pre-filter), a node is walked only
+        where its lines span one of them: a call of the module's code names
+        it (``f(``, ``self.f(``), and that name's row lies within the call
+        and so within each node around it."""
         rows_matching = self._rows
         if rows_matching is None:
-            return [node for node in walk(function) if type(node) is ast.Call]
+            return _breadth_first_calls(function, None)
         if not self.names:
             return []  # (no call can name a function of the module)
         first = min(
@@ -432,38 +437,7 @@ class _CallGraph:
         rows = rows_matching(self.names, first, function.end_lineno or first)
         if not rows:
             return []
-        # Breadth first (the order ``walk`` meets the calls), over what the
-        # rows allow: a statement only where it spans one of the rows, a
-        # node's expressions only where they do (then all of each).
-        found: list[ast.Call] = []
-        queue: deque[tuple[ast.AST, bool]] = deque([(function, False)])
-        pop = queue.popleft
-        push = queue.append
-        while queue:
-            node, in_expression = pop()
-            children = child_nodes(node)
-            if in_expression:
-                if type(node) is ast.Call:
-                    found.append(node)  # type: ignore[arg-type]
-                for child in children:
-                    if not isinstance(child, LEAVES):
-                        push((child, True))
-                continue
-            roots = [child for child in children if isinstance(child, ast.expr)]
-            walked = bool(roots) and any_row_between(
-                rows,
-                min(root.lineno for root in roots),  # type: ignore[attr-defined]
-                max(root.end_lineno for root in roots),  # type: ignore[attr-defined]
-            )
-            for child in children:
-                if isinstance(child, ast.expr):
-                    if walked:
-                        push((child, True))
-                elif not isinstance(child, ast.stmt) or any_row_between(
-                    rows, child.lineno, child.end_lineno or child.lineno
-                ):
-                    push((child, False))
-        return found
+        return _breadth_first_calls(function, rows)
 
     def _method_targets(
         self, info: FunctionInfo, func: ast.Attribute
@@ -507,6 +481,72 @@ class _CallGraph:
         if len(candidates) == 1 and not name.startswith("__"):
             return [candidates[0]]
         return []
+
+
+#: Nodes that hold no call: names and constants, contexts and operators.
+_NO_CALLS = LEAF_TYPES | {ast.Name}
+#: The fields of each node type that may hold a node holding a call.
+_CALL_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Node types whose first row is that of their first decorator.
+_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _breadth_first_calls(root: ast.AST, rows: list[int] | None) -> list[ast.Call]:
+    """The calls under ``root`` in the order ``nodes.walk`` meets them;
+    with ``rows`` (sorted), only those under nodes whose lines span one of
+    them (a node without a position, an ``arguments``, always counts; an
+    f-string's nodes are all walked, their positions not being trusted on
+    every Python). Nodes that hold no call are not looked into."""
+    found: list[ast.Call] = []
+    queue: list[ast.AST] = [root]
+    push = queue.append
+    call = ast.Call
+    no_calls = _NO_CALLS
+    fields_of = _CALL_FIELDS
+    loose: set[ast.AST] = set()  # (the nodes in an f-string)
+    for node in queue:  # (a list read as it grows: breadth first)
+        kind = type(node)
+        if kind is call:
+            found.append(node)  # type: ignore[arg-type]
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(
+                name
+                for name in NODE_FIELDS.get(kind) or node_fields(kind)
+                if name not in ("ctx", "op", "ops")
+            )
+        free = rows is None or (bool(loose) and node in loose)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            for child in value if type(value) is list else (value,):
+                child_kind = type(child)
+                if child_kind in no_calls or not isinstance(child, _AST):
+                    continue
+                if free:
+                    if rows is not None:
+                        loose.add(child)
+                elif child_kind is ast.JoinedStr:
+                    if not _spans(child, rows):  # type: ignore[arg-type]
+                        continue
+                    loose.add(child)
+                elif not _spans(child, rows):  # type: ignore[arg-type]
+                    continue
+                push(child)
+    return found
+
+
+def _spans(node: ast.AST, rows: list[int]) -> bool:
+    """Whether ``node``'s lines (its decorators' included) span one of the
+    sorted ``rows`` (a node without a position: yes)."""
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True
+    if type(node) in _DECORATED and node.decorator_list:  # type: ignore[attr-defined]
+        first = min(first, *(d.lineno for d in node.decorator_list))  # type: ignore[attr-defined]
+    index = bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _derives_from(
