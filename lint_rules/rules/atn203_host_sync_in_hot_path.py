@@ -391,8 +391,7 @@ class HostSyncInHotPath(Rule):
             # Where values live is asked only of a node that has the shape
             # of a sync (most per-step functions have none).
             gate = _TextGate(ctx, info.node)
-            assigned = _assigned_names(info.bindings)
-            masks = _mask_names(info.bindings)
+            assigned, masks = _local_names(info.bindings)
             candidates = _candidates(info.node, assigned, masks, gate)
             if not candidates:
                 continue
@@ -927,23 +926,46 @@ _SHAPES = frozenset(
 def _mask_names(bindings: list) -> frozenset[str]:
     """The names a binding statement of the function binds to a comparison
     (alone or as an element of a tuple): the only names that may hold a
-    boolean mask as far as ``_Provenance._boolean_mask`` can tell."""
+    boolean mask as far as ``_Provenance._boolean_mask`` can tell
+    (``_local_names``)."""
+    return _local_names(bindings)[1]
+
+
+def _local_names(bindings: list) -> tuple[frozenset[str], frozenset[str]]:
+    """``_assigned_names`` and ``_mask_names`` of ``bindings``, in one pass
+    over them (a target's names are walked only where it is no plain
+    name)."""
     names: set[str] = set()
+    masks: set[str] = set()
+    name_type, compare = ast.Name, ast.Compare
     for stmt, _ in bindings:
         value = getattr(stmt, "value", None)
-        if value is None:
-            continue
-        if isinstance(value, (ast.Tuple, ast.List)):
-            if not any(type(element) is ast.Compare for element in value.elts):
-                continue
-        elif type(value) is not ast.Compare:
-            continue
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        kind = type(value)
+        mask = kind is compare or (
+            (kind is ast.Tuple or kind is ast.List)
+            and any(type(element) is compare for element in value.elts)  # type: ignore[union-attr]
+        )
+        targets = stmt.targets if type(stmt) is ast.Assign else (stmt.target,)
         for target in targets:
-            names.update(
-                node.id for node in ast.walk(target) if isinstance(node, ast.Name)
-            )
-    return frozenset(names)
+            target_kind = type(target)
+            if target_kind is name_type:
+                names.add(target.id)
+                if mask:
+                    masks.add(target.id)
+                continue
+            unpacking = target_kind in _UNPACKING
+            if not (unpacking or mask):
+                continue
+            walked = [node.id for node in ast.walk(target) if type(node) is name_type]
+            if unpacking:
+                names.update(walked)
+            if mask:
+                masks.update(walked)
+    return frozenset(names), frozenset(masks)
+
+
+#: The targets whose names ``_assigned_names`` takes (``a, b = ...``).
+_UNPACKING = frozenset({ast.Tuple, ast.List, ast.Starred})
 
 
 def _skipped_branch(test: ast.expr) -> str | None:
@@ -997,18 +1019,9 @@ def _allows_sync(manager: ast.expr) -> bool:
 
 def _assigned_names(bindings: list) -> frozenset[str]:
     """The names the function's own statements bind (where a local lives on
-    the device: a parameter or attribute never is, as far as a module shows)."""
-    names: set[str] = set()
-    for stmt, _ in bindings:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        for target in targets:
-            if isinstance(target, ast.Name):
-                names.add(target.id)
-            elif isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
-                names.update(
-                    node.id for node in ast.walk(target) if isinstance(node, ast.Name)
-                )
-    return frozenset(names)
+    the device: a parameter or attribute never is, as far as a module shows;
+    ``_local_names``)."""
+    return _local_names(bindings)[0]
 
 
 def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) -> bool:
