@@ -286,7 +286,8 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
         if not positions:
             return found  # no ``[1:`` anywhere in the class
         rows = sorted(locator.rows_of(positions))
-    for node in walk_rows(cls, rows, {}):
+    # (No leaf writes: constants, contexts and operators are not walked.)
+    for node in walk_rows(cls, rows, {}, leaves=False):
         for written in _written_subscripts(node):
             if not _from_offset(written.slice):
                 continue
@@ -334,7 +335,8 @@ def _head_views_of(
             return set()
         rows = sorted(locator.rows_of(positions))
     found: set[str] = set()
-    for node in walk_rows(cls, rows, {}):
+    # (Only keywords and assignments are looked at: no leaf is walked.)
+    for node in walk_rows(cls, rows, {}, leaves=False):
         if type(node) is ast.keyword:
             # ``helper(out=self.buf)``: what the parameter ``out`` names.
             if node.arg in names:  # type: ignore[attr-defined]
