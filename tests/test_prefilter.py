@@ -520,3 +520,35 @@ def test_rows_naming_finds_the_rows_holding_a_name_as_a_word():
                     names, first, last
                 )
     assert ctx.rows_naming(frozenset({"f"}), 1, rows) == [1, 3, 6, 7, 8]
+
+
+@pytest.mark.parametrize(
+    ("write", "found"),
+    [
+        # A comment's non-ASCII characters spell no identifier: the rows
+        # naming the attribute are searched, and the offset write is seen.
+        ("self.kv_indptr[1 : bs + 1] = lens  # 写 → 首", False),
+        # ``ｋｖ_indptr`` is ``kv_indptr`` to Python: the method is searched
+        # whole, and the offset write is seen.
+        ("self.ｋｖ_indptr[1 : bs + 1] = lens  # 写", False),
+        ("self.ｋｖ_indptr.copy_(lens)  # 写", True),
+        ("self.kv_indptr.copy_(lens)  # → 写", True),
+    ],
+)
+def test_non_ascii_methods_atn102_finds_both_ways(write, found):
+    """A method holding non-ASCII text is searched by rows unless one of its
+    characters may spell an ASCII one; either way the uses of the buffer
+    are the same as those of a walk of the whole method."""
+    source = (
+        "import torch\nclass Backend:\n"
+        "    def init_cuda_graph_state(self, max_bs):\n"
+        "        self.kv_indptr = torch.zeros(max_bs + 1, dtype=torch.int32)\n"
+        "    def replay(self, bs, lens):\n"
+        "        # 注释: 缓冲区\n"
+        f"        {write}\n"
+        "        return self.kv_indptr\n"
+    )
+    filtered, unfiltered, errors = findings_both_ways(source)
+    assert errors == []
+    assert filtered == unfiltered
+    assert any(f.code == "ATN102" for f in filtered) == found

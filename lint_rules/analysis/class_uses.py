@@ -286,7 +286,8 @@ def offset_written_names(cls: ast.ClassDef, locator: Locator | None = None) -> s
         if not positions:
             return found  # no ``[1:`` anywhere in the class
         rows = sorted(locator.rows_of(positions))
-    for node in walk_rows(cls, rows, {}):
+    # (No leaf writes: constants, contexts and operators are not walked.)
+    for node in walk_rows(cls, rows, {}, leaves=False):
         for written in _written_subscripts(node):
             if not _from_offset(written.slice):
                 continue
@@ -334,7 +335,8 @@ def _head_views_of(
             return set()
         rows = sorted(locator.rows_of(positions))
     found: set[str] = set()
-    for node in walk_rows(cls, rows, {}):
+    # (Only keywords and assignments are looked at: no leaf is walked.)
+    for node in walk_rows(cls, rows, {}, leaves=False):
         if type(node) is ast.keyword:
             # ``helper(out=self.buf)``: what the parameter ``out`` names.
             if node.arg in names:  # type: ignore[attr-defined]
@@ -499,20 +501,20 @@ class ClassUses:
     ``self.<attribute>`` and every constant subscript of a local bound once
     to ``self.<attribute>``, and only where those can be: in the code
     spanning the rows where one of the attribute names (then one of the
-    locals) occurs. A method whose text is not ASCII, where an identifier may
-    be spelled otherwise, is searched whole.
+    locals) occurs. A method where a non-ASCII character may spell an ASCII
+    one in an identifier (Python reads them in NFKC form) is searched whole.
     """
 
     def __init__(self, ctx: Context, cls: ast.ClassDef, attributes: set[str]) -> None:
         self.ctx = ctx
         self.model = ctx.model
         self.attributes = attributes
-        # (method, receiver, its ASCII text or None, the text's offset)
+        # (method, receiver, its searchable text or None, the text's offset)
         self._methods: list[tuple[FunctionNode, str, str | None, int]] = []
         for method in ctx.model.methods_of(cls):
             receiver = receiver_of(method)
             if receiver is not None:
-                text, offset = _ascii_text(ctx, method)
+                text, offset = _searchable_text(ctx, method)
                 self._methods.append((method, receiver, text, offset))
         self._found: dict[FunctionNode, _Uses] = {}
 
@@ -529,6 +531,12 @@ class ClassUses:
         uses: dict[str, list[ast.Attribute]] = {}
         aliases: dict[str, str] = {}
         rows = self._rows(text, offset, self.attributes, attributes=True)
+        if rows == []:
+            # No row where one of the attributes may follow a dot: no node
+            # with a position is walked, and every ``self.<attribute>`` and
+            # ``Assign`` has one.
+            found = self._found[method] = ({}, {}, parents)
+            return found
         for node in walk_rows(method, rows, parents, leaves=False):
             if isinstance(node, ast.Attribute):
                 attribute = receiver_attribute(node, receiver)
@@ -680,16 +688,20 @@ class ClassUses:
         return BufferUse(expr, method, effect, detail)
 
 
-def _ascii_text(ctx: Context, method: FunctionNode) -> tuple[str | None, int]:
-    """The method's source text (decorators included) if it is ASCII, else
-    None; and the offset where it starts."""
+def _searchable_text(ctx: Context, method: FunctionNode) -> tuple[str | None, int]:
+    """The method's source text (decorators included) if a text search may
+    find its identifiers (it is ASCII, or none of its characters is read as
+    an ASCII one, as in a comment's ``→`` or a CJK word), else None; and the
+    offset where it starts."""
     first = min(
         [method.lineno, *(decorator.lineno for decorator in method.decorator_list)]
     )
     locator = ctx.locator
     start = locator.line_start(first)
     text = ctx.text[start : locator.full_line_end(method.end_lineno or method.lineno)]
-    return (text if text.isascii() else None), start
+    if text.isascii() or not prefilter.may_respell_ascii(text):
+        return text, start
+    return None, start
 
 
 # ``self.<attribute>`` nodes and alias subscripts by attribute, and the parents

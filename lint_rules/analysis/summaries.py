@@ -244,7 +244,7 @@ class ModuleSummaries:
                 type(node) is ast.Attribute
                 and node.attr == name
                 and not isinstance(node.ctx, ast.Load)
-                for node in walk_rows(cls, rows, {})
+                for node in walk_rows(cls, rows, {}, leaves=False)
             )
         return found
 

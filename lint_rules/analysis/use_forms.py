@@ -231,7 +231,12 @@ def spelled_words(text: str, names: Iterable[str]) -> list[str]:
     for name in names:
         if name.isascii() and name.isidentifier():
             if words is None:
-                words = set(_ASCII_WORD.findall(text))
+                if text.isascii():  # (its words split off at C speed)
+                    words = set(
+                        text.encode().translate(_ASCII_WORD_BYTES).decode().split()
+                    )
+                else:
+                    words = set(_ASCII_WORD.findall(text))
             if name in words:
                 found.append(name)
         elif spells_word(text, name):
@@ -241,6 +246,12 @@ def spelled_words(text: str, names: Iterable[str]) -> list[str]:
 
 # A maximal run of ASCII word characters (``_WORD_CHARS``).
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+# Each byte kept where it is one of ``_WORD_CHARS``, else a space: an ASCII
+# text's maximal runs of them are then its ``split()``.
+_ASCII_WORD_BYTES = bytes(
+    code if chr(code) in _WORD_CHARS else ord(" ") for code in range(256)
+)
 
 
 def _occurrences(text: str, name: str) -> Iterator[tuple[int, int]]:
