@@ -220,7 +220,18 @@ class HostSyncInHotPath(Rule):
     0-d length tensors) are reported: each bound is one sync per request.
 
     Not reported: a branch taken when a CUDA graph is captured (`if
-    in_capture:`), what is evaluated only to be logged or raised
+    in_capture:`), a branch that fills a cache on the first call (it runs
+    once per object, not per step): the arm of an `if` whose test says a
+    slot is empty (`self.x is None`, `not hasattr(self, "x")`, `k not in
+    self.d`, or a local just read from it, `c = getattr(layer, "_x",
+    None)`, `c = self.d.get(k)`) and that stores into that slot itself
+    (`self.x = t.item()`, `self.d[k] = ...`) before it can leave, or the
+    rest of the block after `if c is not None: return c`, where the slot is
+    an attribute of the instance, an item of one, an item of a module
+    global, or a private attribute of a method's other parameter
+    (`layer._x`: a per-step batch's fields are public); a local, a deeper
+    chain (`self.metadata.x`: the object between may be new each step) or
+    an arm that does not store the slot is reported, what is evaluated only to be logged or raised
     (`logger.warning(...)`, `raise ValueError(...)`), and a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`).
 
@@ -316,6 +327,12 @@ class HostSyncInHotPath(Rule):
         "        else:\n            n = n.item()\n"
         "        if lens.is_cuda:\n            raise ValueError('on the host')\n"
         "        return n, lens.tolist()\n",
+        # A cache filled on the first call, kept on the instance or a layer.
+        "class B:\n    def forward(self, layer, scale):\n"
+        "        if self.n is None:\n            self.n = scale.item()\n"
+        "        cached = getattr(layer, '_s', None)\n"
+        "        if cached is not None:\n            return cached\n"
+        "        layer._s = scale.item()\n        return self.n\n",
         # `repeat_interleave` with an int, or with `output_size=`.
         "import torch\nclass B:\n    def forward(self, x, lens: torch.Tensor, n: int):\n"
         "        a = x.repeat_interleave(2)\n"
@@ -360,6 +377,13 @@ class HostSyncInHotPath(Rule):
             "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
             "    def forward(self, x):\n        return x[: self.indptr[-1]]\n"
         ),
+        # A "cache" in a local, or an arm that does not store it, runs per step.
+        Invalid(
+            "class B:\n    def forward(self, scale):\n        n = None\n"
+            "        if n is None:\n            n = scale.item()\n"
+            "        if self.m is None:\n            return scale.item()\n",
+            count=2,
+        ),
         # Several reductions of one tensor: one transfer would do.
         Invalid(
             "class B:\n    def forward(self, lens):\n"
@@ -395,6 +419,13 @@ class HostSyncInHotPath(Rule):
             candidates = _candidates(info.node, assigned, masks, gate)
             if not candidates:
                 continue
+            # A sync that fills a cache kept on an object runs once per
+            # object, not per step.
+            fills = _cache_fills(info.node, assigned, info.cls is not None)
+            if fills:
+                candidates = [node for node in candidates if not _in_fill(node, fills)]
+                if not candidates:
+                    continue
             provenance = _Provenance(
                 info.node,
                 partial(model.scope, info.node),
@@ -2894,3 +2925,292 @@ def _looks_like_tensor(expr: ast.expr, where: _Provenance) -> bool:
         ):
             expr = expr.value
     return isinstance(expr, (ast.Name, ast.Attribute))
+
+
+#: A cache slot (``_cache_fills``): ``("attr", root, a, b)`` for
+#: ``root.a.b``, ``("item", container, key)`` for ``container[key]`` (the
+#: container a slot, the key ``ast.dump`` of its expression).
+_Slot = tuple
+
+
+def _cache_fills(
+    function: ast.AST, assigned: frozenset[str], method: bool
+) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans (start and end row and column) of the blocks of the
+    function's own code that fill a cache slot kept on an object that
+    outlives the call, and so run once per object, not per step: the arm of
+    an ``if`` whose test says the slot is empty (``S is None``, ``not
+    hasattr(obj, "x")``, ``k not in D``; through a local just bound to the
+    slot, ``c = getattr(obj, "x", None)``, ``c = D.get(k)``) and which
+    stores into the same slot (``S = ...``, ``setattr(obj, "x", ...)``,
+    ``D[k] = ...``) in its own block, no ``return``, ``break`` or
+    ``continue`` before the store; or the rest of the block after an ``if``
+    whose test says the slot is full and whose body always leaves (``if c
+    is not None: return c``). A slot lives on the instance (``self.x``), in
+    a module global (``_CACHE[k]``), or in a private attribute of another
+    parameter of a method (``layer._scale_float``: a value the caller keeps
+    on an object it is handed each step, a layer; a per-step batch's own
+    fields are public; a function that is no method may be handed a per-call cache
+    object). A deeper chain (``self.metadata.x``) is not known to outlive
+    the call. A local's slot is no cache: it is empty again each call."""
+    args = function.args  # type: ignore[attr-defined]
+    parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    instance = _instance_parameter(function) if method and parameters else None
+    fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    blocks = [function.body]  # type: ignore[attr-defined]
+    while blocks:
+        block = blocks.pop()
+        for index, stmt in enumerate(block):
+            kind = type(stmt)
+            if kind in _SCOPE_TYPES:
+                continue
+            if kind is ast.If:
+                found = _slot_test(stmt.test, block, index)  # type: ignore[attr-defined]
+                if found is not None:
+                    slot, empty_when_true = found
+                    if _persistent(slot, parameters, instance, assigned):
+                        if empty_when_true:
+                            arm = stmt.body  # type: ignore[attr-defined]
+                        elif stmt.orelse:  # type: ignore[attr-defined]
+                            arm = stmt.orelse  # type: ignore[attr-defined]
+                        elif _leaves(stmt.body):  # type: ignore[attr-defined]
+                            arm = block[index + 1 :]
+                        else:
+                            arm = []
+                        if arm and _stores_slot(arm, slot):
+                            last = arm[-1]
+                            fills.append(
+                                (
+                                    (arm[0].lineno, arm[0].col_offset),
+                                    (last.end_lineno, last.end_col_offset),  # type: ignore[attr-defined]
+                                )
+                            )
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if inner:
+                    blocks.append(inner)
+            for handler in getattr(stmt, "handlers", ()):
+                blocks.append(handler.body)
+            for case in getattr(stmt, "cases", ()):
+                blocks.append(case.body)
+    return fills
+
+
+def _in_fill(node: ast.AST, fills: list) -> bool:
+    """Whether ``node`` lies inside one of the spans ``_cache_fills`` gives."""
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    return any(first <= start and end <= last for first, last in fills)
+
+
+def _slot_test(
+    test: ast.expr, block: list[ast.stmt], index: int
+) -> tuple[_Slot, bool] | None:
+    """(slot, whether the test is true when it is empty) for a test that
+    says whether a cache slot is filled (``_cache_fills``); a local in it
+    stands for the slot the nearest binding before the ``if`` in its block
+    reads, when nothing between rebinds it."""
+    kind = type(test)
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        found = _slot_test(test.operand, block, index)  # type: ignore[attr-defined]
+        return None if found is None else (found[0], not found[1])
+    if kind is ast.BoolOp:
+        # ``and``: the body runs only where each operand is true; ``or``:
+        # the ``else`` only where each is false.
+        wanted = type(test.op) is ast.And  # type: ignore[attr-defined]
+        for value in test.values:  # type: ignore[attr-defined]
+            found = _slot_test(value, block, index)
+            if found is not None and found[1] is wanted:
+                return found
+        return None
+    if kind is ast.Compare and len(test.ops) == 1:  # type: ignore[attr-defined]
+        op = type(test.ops[0])  # type: ignore[attr-defined]
+        left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
+        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+            if _is_none(right):
+                subject = left
+            elif _is_none(left):
+                subject = right
+            else:
+                return None
+            slot = _slot_of(subject, block, index)
+            return None if slot is None else (slot, op in (ast.Is, ast.Eq))
+        if op in (ast.In, ast.NotIn):
+            container = _slot_of(right, block, index, alias=False)
+            if container is None:
+                return None
+            return ("item", container, ast.dump(left)), op is ast.NotIn
+        return None
+    if (
+        kind is ast.Call
+        and type(test.func) is ast.Name  # type: ignore[attr-defined]
+        and test.func.id == "hasattr"  # type: ignore[attr-defined]
+        and len(test.args) == 2  # type: ignore[attr-defined]
+        and not test.keywords  # type: ignore[attr-defined]
+    ):
+        owner = _slot_of(test.args[0], block, index, alias=False)  # type: ignore[attr-defined]
+        name = _constant_string(test.args[1])  # type: ignore[attr-defined]
+        if owner is None or name is None or owner[0] != "attr":
+            return None
+        return (*owner, name), False
+    return None
+
+
+def _constant_string(expr: ast.expr) -> str | None:
+    if type(expr) is ast.Constant and type(expr.value) is str:  # type: ignore[attr-defined]
+        return expr.value  # type: ignore[attr-defined]
+    return None
+
+
+def _slot_of(
+    expr: ast.expr, block: list[ast.stmt], index: int, alias: bool = True
+) -> _Slot | None:
+    """The slot ``expr`` reads: an attribute chain on a name, an item of
+    one (``D[k]``), or, with ``alias``, a local just bound to one
+    (``getattr(obj, "x", None)``, ``D.get(k)``, ``obj.x``)."""
+    kind = type(expr)
+    if kind is ast.Name:
+        if alias:
+            value = _alias_value(expr.id, block, index)  # type: ignore[attr-defined]
+            if value is not None:
+                return _alias_slot(value, block, index)
+        return ("attr", expr.id)  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        owner = _slot_of(expr.value, block, index, alias=False)  # type: ignore[attr-defined]
+        if owner is None or owner[0] != "attr":
+            return None
+        return (*owner, expr.attr)  # type: ignore[attr-defined]
+    if kind is ast.Subscript:
+        container = _slot_of(expr.value, block, index, alias=False)  # type: ignore[attr-defined]
+        if container is None:
+            return None
+        return ("item", container, ast.dump(expr.slice))  # type: ignore[attr-defined]
+    return None
+
+
+def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | None:
+    """The value of the nearest ``name = value`` before ``block[index]``
+    in the block, when no statement between binds ``name``."""
+    for position in range(index - 1, -1, -1):
+        stmt = block[position]
+        if (
+            type(stmt) is ast.Assign
+            and len(stmt.targets) == 1
+            and type(stmt.targets[0]) is ast.Name
+            and stmt.targets[0].id == name
+        ):
+            return stmt.value
+        if any(
+            type(node) is ast.Name
+            and node.id == name
+            and type(node.ctx) is not ast.Load
+            for node in ast.walk(stmt)
+        ):
+            return None
+    return None
+
+
+def _alias_slot(value: ast.expr, block: list[ast.stmt], index: int) -> _Slot | None:
+    kind = type(value)
+    if kind is ast.Attribute or kind is ast.Subscript:
+        return _slot_of(value, block, index, alias=False)
+    if kind is not ast.Call:
+        return None
+    func, args = value.func, value.args  # type: ignore[attr-defined]
+    if value.keywords:  # type: ignore[attr-defined]
+        return None
+    if type(func) is ast.Name and func.id == "getattr" and len(args) == 3:
+        owner = _slot_of(args[0], block, index, alias=False)
+        name = _constant_string(args[1])
+        if owner is None or name is None or owner[0] != "attr" or not _is_none(args[2]):
+            return None
+        return (*owner, name)
+    if (
+        type(func) is ast.Attribute
+        and func.attr == "get"
+        and (len(args) == 1 or (len(args) == 2 and _is_none(args[1])))
+    ):
+        container = _slot_of(func.value, block, index, alias=False)
+        if container is None:
+            return None
+        return ("item", container, ast.dump(args[0]))
+    return None
+
+
+def _persistent(
+    slot: _Slot, parameters: set[str], instance: str | None, assigned: frozenset[str]
+) -> bool:
+    """Whether a slot outlives the call (``_cache_fills``): an attribute of
+    the instance or an item of one (``self.x``, ``self.d[k]``), an item of
+    a module global (``_CACHE[k]``) or an attribute of one, or a private
+    attribute of another parameter of a method (``layer._x``) or an item
+    of one. A deeper chain (``self.metadata.x``) is not known to: the
+    object between may be built anew each step."""
+    container = slot
+    while container[0] == "item":
+        container = container[1]
+    if len(container) > 3:
+        return False
+    root = container[1]
+    if root in assigned:
+        return False  # a local (or a rebound parameter)
+    if len(container) == 2:
+        # a bare name: a module global's container only (``k in _CACHE``)
+        return slot[0] == "item" and root not in parameters
+    if root == instance or root not in parameters:
+        return True
+    first = container[2]
+    return instance is not None and first.startswith("_") and not first.startswith("__")
+
+
+def _stores_slot(arm: list[ast.stmt], slot: _Slot) -> bool:
+    """Whether a statement of ``arm`` itself stores into ``slot``, no
+    statement before it able to leave the arm early (``return``, ``break``,
+    ``continue``: ``raise`` is an error path)."""
+    for stmt in arm:
+        kind = type(stmt)
+        if kind is ast.Assign or kind is ast.AnnAssign:
+            targets = stmt.targets if kind is ast.Assign else [stmt.target]  # type: ignore[attr-defined]
+            for target in targets:
+                elements = (
+                    target.elts  # type: ignore[attr-defined]
+                    if type(target) in (ast.Tuple, ast.List)
+                    else [target]
+                )
+                for element in elements:
+                    if (
+                        type(element) in (ast.Attribute, ast.Subscript)
+                        and _slot_of(element, arm, 0, alias=False) == slot
+                    ):
+                        return True
+        elif kind is ast.Expr and type(stmt.value) is ast.Call:  # type: ignore[attr-defined]
+            call = stmt.value  # type: ignore[attr-defined]
+            func = call.func
+            if (
+                type(func) is ast.Name
+                and func.id == "setattr"
+                and len(call.args) == 3
+                and slot[0] == "attr"
+            ):
+                owner = _slot_of(call.args[0], arm, 0, alias=False)
+                name = _constant_string(call.args[1])
+                if owner is not None and name is not None and (*owner, name) == slot:
+                    return True
+        if _may_leave(stmt):
+            return False
+    return False
+
+
+def _may_leave(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of
+    its own code (nested scopes left out)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Return or kind is ast.Break or kind is ast.Continue:
+            return True
+        if kind in _SCOPE_TYPES or isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
