@@ -17,6 +17,7 @@ from lint_rules.analysis.nodes import (
     any_row_between,
     child_nodes,
     concrete_types,
+    walk,
     walk_rows,
 )
 from lint_rules.analysis.torch_api import HOST_FACTORIES
@@ -421,7 +422,8 @@ class HostSyncInHotPath(Rule):
                 continue
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
-            fills = _cache_fills(info.node, assigned, info.cls is not None)
+            rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
+            fills = _cache_fills(info.node, assigned, info.cls is not None, rows)
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
                 if not candidates:
@@ -2934,7 +2936,7 @@ _Slot = tuple
 
 
 def _cache_fills(
-    function: ast.AST, assigned: frozenset[str], method: bool
+    function: ast.AST, assigned: frozenset[str], method: bool, rows: list[int]
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans (start and end row and column) of the blocks of the
     function's own code that fill a cache slot kept on an object that
@@ -2952,7 +2954,11 @@ def _cache_fills(
     on an object it is handed each step, a layer; a per-step batch's own
     fields are public; a function that is no method may be handed a per-call cache
     object). A deeper chain (``self.metadata.x``) is not known to outlive
-    the call. A local's slot is no cache: it is empty again each call."""
+    the call. A local's slot is no cache: it is empty again each call.
+
+    Only the spans that hold one of the sorted ``rows`` (the candidates')
+    matter: an ``if`` is read only where one lies from it to its block's
+    end, which holds every span it can give."""
     args = function.args  # type: ignore[attr-defined]
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
@@ -2964,8 +2970,12 @@ def _cache_fills(
             kind = type(stmt)
             if kind in _SCOPE_TYPES:
                 continue
-            if kind is ast.If:
-                found = _slot_test(stmt.test, block, index)  # type: ignore[attr-defined]
+            if kind is ast.If and any_row_between(
+                rows,
+                stmt.lineno,
+                block[-1].end_lineno,  # type: ignore[arg-type]
+            ):
+                found = _slot_test(stmt.test, block, index, assigned)  # type: ignore[attr-defined]
                 if found is not None:
                     slot, empty_when_true = found
                     if _persistent(slot, parameters, instance, assigned):
@@ -3004,22 +3014,23 @@ def _in_fill(node: ast.AST, fills: list) -> bool:
 
 
 def _slot_test(
-    test: ast.expr, block: list[ast.stmt], index: int
+    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
 ) -> tuple[_Slot, bool] | None:
     """(slot, whether the test is true when it is empty) for a test that
     says whether a cache slot is filled (``_cache_fills``); a local in it
     stands for the slot the nearest binding before the ``if`` in its block
-    reads, when nothing between rebinds it."""
+    reads, when nothing between rebinds it (only a name among ``assigned``,
+    the function's assigned names, can have such a binding)."""
     kind = type(test)
     if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
-        found = _slot_test(test.operand, block, index)  # type: ignore[attr-defined]
+        found = _slot_test(test.operand, block, index, assigned)  # type: ignore[attr-defined]
         return None if found is None else (found[0], not found[1])
     if kind is ast.BoolOp:
         # ``and``: the body runs only where each operand is true; ``or``:
         # the ``else`` only where each is false.
         wanted = type(test.op) is ast.And  # type: ignore[attr-defined]
         for value in test.values:  # type: ignore[attr-defined]
-            found = _slot_test(value, block, index)
+            found = _slot_test(value, block, index, assigned)
             if found is not None and found[1] is wanted:
                 return found
         return None
@@ -3033,7 +3044,8 @@ def _slot_test(
                 subject = right
             else:
                 return None
-            slot = _slot_of(subject, block, index)
+            alias = type(subject) is not ast.Name or subject.id in assigned  # type: ignore[attr-defined]
+            slot = _slot_of(subject, block, index, alias)
             return None if slot is None else (slot, op in (ast.Is, ast.Eq))
         if op in (ast.In, ast.NotIn):
             container = _slot_of(right, block, index, alias=False)
@@ -3104,7 +3116,7 @@ def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | Non
             type(node) is ast.Name
             and node.id == name
             and type(node.ctx) is not ast.Load
-            for node in ast.walk(stmt)
+            for node in walk(stmt)
         ):
             return None
     return None
