@@ -399,19 +399,7 @@ class _Returns:
         caller's own code; not known where one passes what is not known,
         or leaves the parameter to a ``*args``."""
         key = (function, name)
-        found = self._found.get(key)
-        if found is not None:
-            return found
-        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
-            return UNKNOWN, ""
-        self._reading.append(key)
-        try:
-            found = self._receive(function, name)
-        finally:
-            self._reading.pop()
-        if not self._reading:  # (an answer under a cut might differ)
-            self._found[key] = found
-        return found
+        return self._ask(key, partial(self._receive, function, name))
 
     def _receive(self, function: ast.AST, name: str) -> tuple[str, str]:
         sites = self._call_sites(function)
@@ -450,19 +438,7 @@ class _Returns:
         that spells it), or of what is not known. (An attribute of another
         module's objects, or one another module sets, is public by PEP 8.)"""
         key = ("attribute", name)
-        found = self._found.get(key)
-        if found is not None:
-            return found
-        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
-            return UNKNOWN, ""
-        self._reading.append(key)
-        try:
-            found = self._stored(name)
-        finally:
-            self._reading.pop()
-        if not self._reading:  # (an answer under a cut might differ)
-            self._found[key] = found
-        return found
+        return self._ask(key, partial(self._stored, name))
 
     def _stored(self, name: str) -> tuple[str, str]:
         ctx = self._ctx
@@ -593,21 +569,30 @@ class _Returns:
             for call in calls
         ]
 
-    def returned(self, callee: ast.AST) -> tuple[str, str]:
-        """(kind, how) of what ``callee`` returns."""
-        found = self._found.get(callee)
+    def _ask(
+        self, key: object, answer: Callable[[], tuple[str, str]]
+    ) -> tuple[str, str]:
+        """``answer()`` for the question ``key``, kept once no question is
+        being answered around it (an answer under a cut might differ); not
+        known for a question met again while it is being answered, or
+        beyond ``MAX_DEPTH``."""
+        found = self._found.get(key)
         if found is not None:
             return found
-        if callee in self._reading or len(self._reading) >= self.MAX_DEPTH:
+        if key in self._reading or len(self._reading) >= self.MAX_DEPTH:
             return UNKNOWN, ""
-        self._reading.append(callee)
+        self._reading.append(key)
         try:
-            found = self._read(callee)
+            found = answer()
         finally:
             self._reading.pop()
-        if not self._reading:  # (an answer under a cut might differ)
-            self._found[callee] = found
+        if not self._reading:
+            self._found[key] = found
         return found
+
+    def returned(self, callee: ast.AST) -> tuple[str, str]:
+        """(kind, how) of what ``callee`` returns."""
+        return self._ask(callee, partial(self._read, callee))
 
     def _read(self, callee: ast.AST) -> tuple[str, str]:
         memory = self._memory(callee)
