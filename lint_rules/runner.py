@@ -680,17 +680,34 @@ def _check(
     chunksize = max(1, min(8, len(tasks) // (jobs * 16)))
     context = _pool_context()
     workers = min(jobs, len(tasks))
-    pool = context.Pool(
-        workers,
-        initializer=_start_worker,
-        initargs=(settings, mode, unsafe_fixes, digest, noqa_reason, registry),
-    )
+    # Made with the signals held, and kept before a held one is raised: a
+    # SIGTERM between two workers' forks would otherwise leave the forked
+    # ones alive after the command exits, blocked on the task queue and
+    # holding its standard streams (a caller waiting for them waits forever).
+    made: list[Any] = []
     try:
-        for result in pool.imap_unordered(_work, tasks, chunksize):
+        _with_signals_held(
+            lambda: made.append(
+                context.Pool(
+                    workers,
+                    initializer=_start_worker,
+                    initargs=(
+                        settings,
+                        mode,
+                        unsafe_fixes,
+                        digest,
+                        noqa_reason,
+                        registry,
+                    ),
+                )
+            )
+        )
+        for result in made[0].imap_unordered(_work, tasks, chunksize):
             index = result[0]
             yield index, _unpack(result, files[index])
     finally:
-        _with_signals_held(pool.terminate)
+        if made:
+            _with_signals_held(made[0].terminate)
 
 
 def _with_signals_held(action: Callable[[], object]) -> None:

@@ -85,3 +85,50 @@ def test_a_signal_while_the_workers_stop_is_handled_after() -> None:
     assert stopped == [True]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     _with_signals_held(lambda: None)  # nothing held: nothing raised
+
+
+def test_a_signal_while_the_workers_start_stops_them(monkeypatch, tmp_path) -> None:
+    """A SIGTERM that comes while the worker processes are being made (after
+    some are forked, before the pool is returned) is held until the pool
+    exists, then raised, and the pool's workers are stopped: none is left
+    blocked on the task queue, holding the command's standard streams, after
+    the command exits."""
+    import multiprocessing
+    import os
+    import signal
+
+    from lint_rules import runner
+    from lint_rules.cli import _Terminated, _termination_raises
+    from lint_rules.config import Settings
+
+    fork = multiprocessing.get_context("fork")
+    pools = []
+
+    class Context:
+        def Pool(self, *args, **kwargs):  # noqa: N802 (multiprocessing's name)
+            pool = fork.Pool(*args, **kwargs)
+            pools.append(pool)
+            os.kill(os.getpid(), signal.SIGTERM)  # before the caller has it
+            return pool
+
+    monkeypatch.setattr(runner, "_pool_context", lambda: Context())
+    files = []
+    for number in range(runner.MIN_FILES_FOR_WORKERS):
+        path = tmp_path / f"m{number}.py"
+        path.write_text("x = 1\n", encoding="utf-8")
+        files.append(str(path))
+    with _termination_raises(), pytest.raises(_Terminated):
+        for _ in runner._check(
+            files,
+            list(range(len(files))),
+            Settings(),
+            "check",
+            False,
+            2,
+            str,
+            [None] * len(files),
+        ):
+            pass
+    assert pools, "the pool was made"
+    workers = pools[0]._pool
+    assert workers and not any(worker.is_alive() for worker in workers)
