@@ -418,16 +418,40 @@ def _start_worker(
 
 
 class _SilentOnceOrphaned:
-    """A worker's stderr: writes nothing once its parent is gone."""
+    """A worker's stderr: writes nothing once its parent is gone.
+
+    A parent killed outright closes its ends of the pipes before the system
+    gives its workers a new parent: a worker can meet the broken pipe, and
+    start reporting it, while its parent still looks alive. So the first
+    write made while an exception is being handled waits a moment (at most
+    ``ORPHAN_WAIT`` seconds, once) for the parent to go."""
+
+    ORPHAN_WAIT = 0.5
 
     def __init__(self, stream: Any, parent: int) -> None:
         self._stream = stream
         self._parent = parent
+        self._waited = False
 
     def write(self, text: str) -> int:
-        if os.getppid() != self._parent:
+        if self._orphaned():
             return len(text)
         return self._stream.write(text)
+
+    def _orphaned(self) -> bool:
+        if os.getppid() != self._parent:
+            return True
+        if self._waited or sys.exc_info()[0] is None:
+            return False
+        self._waited = True
+        import time
+
+        deadline = time.monotonic() + self.ORPHAN_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+            if os.getppid() != self._parent:
+                return True
+        return False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

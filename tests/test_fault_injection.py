@@ -132,3 +132,38 @@ def test_a_signal_while_the_workers_start_stops_them(monkeypatch, tmp_path) -> N
     assert pools, "the pool was made"
     workers = pools[0]._pool
     assert workers and not any(worker.is_alive() for worker in workers)
+
+
+def test_a_worker_orphaned_while_reporting_an_error_writes_nothing(monkeypatch) -> None:
+    """A worker whose parent was killed outright can meet the broken pipe
+    before it is given a new parent: the report of that error waits for the
+    parent to go, and then writes nothing; with the parent alive it is
+    written, after one wait only."""
+    import io
+    import os
+
+    from lint_rules import runner
+
+    parents = iter([41, 41, 41, 1])  # the parent goes on the third look
+    monkeypatch.setattr(os, "getppid", lambda: next(parents, 1))
+    stream = io.StringIO()
+    orphan = runner._SilentOnceOrphaned(stream, 41)
+    orphan.write("before\n")  # no error being handled: written at once
+    try:
+        raise BrokenPipeError
+    except BrokenPipeError:
+        orphan.write("Process ForkPoolWorker-1:\n")
+        orphan.write("Traceback (most recent call last):\n")
+    assert stream.getvalue() == "before\n"
+
+    monkeypatch.setattr(os, "getppid", lambda: 41)
+    monkeypatch.setattr(runner._SilentOnceOrphaned, "ORPHAN_WAIT", 0.05)
+    alive = runner._SilentOnceOrphaned(io.StringIO(), 41)
+    try:
+        raise ValueError("a worker's own error")
+    except ValueError:
+        alive.write("Process ForkPoolWorker-2:\n")
+        alive.write("Traceback (most recent call last):\n")
+    assert alive._stream.getvalue() == (
+        "Process ForkPoolWorker-2:\nTraceback (most recent call last):\n"
+    )
