@@ -708,6 +708,9 @@ def _check(
     # SIGTERM between two workers' forks would otherwise leave the forked
     # ones alive after the command exits, blocked on the task queue and
     # holding its standard streams (a caller waiting for them waits forever).
+    # The workers are forked with the held handlers: their initializer sets
+    # Ctrl-C and SIGTERM its own way; a SIGHUP a worker meets is dropped,
+    # and the parent, which meets it too, stops the pool.
     made: list[Any] = []
     try:
         _with_signals_held(
