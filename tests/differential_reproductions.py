@@ -1264,4 +1264,74 @@ def case_reassignment(x, n):
     K = n + 1
     return K
 """,
+    # 26. A frame's ``f_locals`` lists and holds the locals, as ``locals()``
+    # does: of the function's own frame (``sys._getframe()``,
+    # ``inspect.currentframe()``) or its caller's, from a helper
+    # (``sys._getframe(1)``).
+    "a_frame_holds_the_locals": """
+import inspect
+import sys
+
+import torch
+
+
+def bump_caller():
+    sys._getframe(1).f_locals["x"].add_(1)
+
+
+def names_of_caller():
+    return sorted(sys._getframe(1).f_locals)
+
+
+def peek_caller():
+    return sys._getframe(1).f_locals["x"].sum().item()
+
+
+def make_args():
+    return (torch.arange(6.0), [1, 2])
+
+
+def case_sync_own_frame(x, xs):
+    a = x.sum().item()
+    sys._getframe().f_locals["x"].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_sync_caller_frame(x, xs):
+    a = x.sum().item()
+    bump_caller()
+    b = x.sum().item()
+    return a, b
+
+
+def case_reassignment_caller_frame(x, xs):
+    k = x.sum().item()
+    bump_caller()
+    k = x.sum().item()
+    return k
+
+
+def case_alias_own_frame(x, xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append(sorted(inspect.currentframe().f_locals))
+    return out
+
+
+def case_alias_caller_frame(x, xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append(names_of_caller())
+    return out
+
+
+def case_zeros_read_through_a_frame(y, xs):
+    x = torch.zeros(6)
+    s = peek_caller()
+    x.copy_(y)
+    return x, s
+""",
 }

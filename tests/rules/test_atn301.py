@@ -181,6 +181,25 @@ NEGATIVES = {
                 start = i
                 print("start" in dir())
     """,
+    "own_frame_lists_the_locals": """
+        import inspect
+
+        def f(xs):
+            for i in xs:
+                start = i
+                print(inspect.currentframe().f_locals)
+    """,
+    "helper_lists_the_callers_locals": """
+        import sys
+
+        def names():
+            return sorted(sys._getframe(1).f_locals)
+
+        def f(xs):
+            for i in xs:
+                start = i
+                print(names(), start)
+    """,
     "not_in_a_loop": """
         def f(i):
             start = i
@@ -192,6 +211,18 @@ NEGATIVES = {
 @pytest.mark.parametrize("source", NEGATIVES.values(), ids=NEGATIVES.keys())
 def test_not_flagged(source):
     assert codes(source) == []
+
+
+def test_inspect_without_frames_keeps_the_names_private():
+    source = """
+    import inspect
+
+    def f(xs, g):
+        for i in xs:
+            start = i
+            print(inspect.signature(g), start)
+    """
+    assert codes(source) == [(6, "ATN301")]
 
 
 def test_dir_of_an_object_keeps_the_names_private():
