@@ -1334,4 +1334,67 @@ def case_zeros_read_through_a_frame(y, xs):
     x.copy_(y)
     return x, s
 """,
+    # 27. ATN301: a sum of names that hold numbers may still raise: with a
+    # constant that is no number (``i + "x"``, ``i - None``), of a slice
+    # (``slice(i) + 1``), or of an int past the floats' range and a float
+    # (``OverflowError``). Deleting the unused alias dropped the exception.
+    "a_sum_of_numbers_may_raise": """
+import torch
+
+
+def make_args():
+    return (3, [10**400, 10**400 + 1], torch.tensor([0.5]))
+
+
+def case_string_constant(n, big, t):
+    out = []
+    for i in range(n):
+        s = i + "x"
+        out.append(i)
+    return out
+
+
+def case_none_constant(n, big, t):
+    out = []
+    for i in range(n):
+        s = i - None
+        out.append(i)
+    return out
+
+
+def case_slice(n, big, t):
+    out = []
+    for i in range(n):
+        sl = slice(i)
+        s = sl + 1
+        out.append(i)
+    return out
+
+
+def case_float_constant_and_a_big_index(n, big, t):
+    out = []
+    for i in range(big[0], big[1]):
+        s = i + 0.5
+        out.append(1)
+    return out
+
+
+def case_item_and_a_big_int(n, big, t):
+    out = []
+    for v in big:
+        k = int(v)
+        f = t.item()
+        s = k + f
+        out.append(1)
+    return out
+
+
+def case_inlined_after_a_print(n, big, t):
+    out = []
+    for i in range(n):
+        s = i + "x"
+        print("side effect")
+        out.append(s)
+    return out
+""",
 }
