@@ -1264,4 +1264,137 @@ def case_reassignment(x, n):
     K = n + 1
     return K
 """,
+    # 26. A frame's ``f_locals`` lists and holds the locals, as ``locals()``
+    # does: of the function's own frame (``sys._getframe()``,
+    # ``inspect.currentframe()``) or its caller's, from a helper
+    # (``sys._getframe(1)``).
+    "a_frame_holds_the_locals": """
+import inspect
+import sys
+
+import torch
+
+
+def bump_caller():
+    sys._getframe(1).f_locals["x"].add_(1)
+
+
+def names_of_caller():
+    return sorted(sys._getframe(1).f_locals)
+
+
+def peek_caller():
+    return sys._getframe(1).f_locals["x"].sum().item()
+
+
+def make_args():
+    return (torch.arange(6.0), [1, 2])
+
+
+def case_sync_own_frame(x, xs):
+    a = x.sum().item()
+    sys._getframe().f_locals["x"].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_sync_caller_frame(x, xs):
+    a = x.sum().item()
+    bump_caller()
+    b = x.sum().item()
+    return a, b
+
+
+def case_reassignment_caller_frame(x, xs):
+    k = x.sum().item()
+    bump_caller()
+    k = x.sum().item()
+    return k
+
+
+def case_alias_own_frame(x, xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append(sorted(inspect.currentframe().f_locals))
+    return out
+
+
+def case_alias_caller_frame(x, xs):
+    out = []
+    for i in xs:
+        start = i
+        out.append(names_of_caller())
+    return out
+
+
+def case_zeros_read_through_a_frame(y, xs):
+    x = torch.zeros(6)
+    s = peek_caller()
+    x.copy_(y)
+    return x, s
+""",
+    # 27. ATN301: a sum of names that hold numbers may still raise: with a
+    # constant that is no number (``i + "x"``, ``i - None``), of a slice
+    # (``slice(i) + 1``), or of an int past the floats' range and a float
+    # (``OverflowError``). Deleting the unused alias dropped the exception.
+    "a_sum_of_numbers_may_raise": """
+import torch
+
+
+def make_args():
+    return (3, [10**400, 10**400 + 1], torch.tensor([0.5]))
+
+
+def case_string_constant(n, big, t):
+    out = []
+    for i in range(n):
+        s = i + "x"
+        out.append(i)
+    return out
+
+
+def case_none_constant(n, big, t):
+    out = []
+    for i in range(n):
+        s = i - None
+        out.append(i)
+    return out
+
+
+def case_slice(n, big, t):
+    out = []
+    for i in range(n):
+        sl = slice(i)
+        s = sl + 1
+        out.append(i)
+    return out
+
+
+def case_float_constant_and_a_big_index(n, big, t):
+    out = []
+    for i in range(big[0], big[1]):
+        s = i + 0.5
+        out.append(1)
+    return out
+
+
+def case_item_and_a_big_int(n, big, t):
+    out = []
+    for v in big:
+        k = int(v)
+        f = t.item()
+        s = k + f
+        out.append(1)
+    return out
+
+
+def case_inlined_after_a_print(n, big, t):
+    out = []
+    for i in range(n):
+        s = i + "x"
+        print("side effect")
+        out.append(s)
+    return out
+""",
 }

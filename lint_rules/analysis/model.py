@@ -24,6 +24,30 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 BindingStatement = ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor
 
 
+#: Names (attributes, or imported) that reach a frame object, whose locals
+#: code may then read or change by name (``ModuleModel._reads_frames``).
+_FRAME_NAMES = frozenset(
+    {
+        "_getframe",
+        "currentframe",
+        "f_locals",
+        "f_back",
+        "tb_frame",
+        "gi_frame",
+        "cr_frame",
+        "ag_frame",
+        "walk_stack",
+        "walk_tb",
+        "getouterframes",
+        "getinnerframes",
+    }
+)
+#: ``inspect``'s functions that return frames under common names.
+_INSPECT_FRAME_NAMES = frozenset({"stack", "trace"})
+#: What the text must hold for the module to reach a frame by those names.
+_FRAME_WORDS = (*_FRAME_NAMES, "inspect")
+
+
 class FunctionInfo(Record):
     """A function definition, the class it is a method of (if any), the
     binding statements of its own code (nested blocks included, nested scopes
@@ -186,7 +210,44 @@ class ModuleModel:
             flow = self._flows[function] = FunctionFlow(
                 function, self._swallow_test(function)
             )
+            if self._reads_frames:
+                flow.dynamic_scope = True
         return flow
+
+    @cached_property
+    def _reads_frames(self) -> bool:
+        """Whether code of the module may reach a frame of its own functions,
+        and so read or change their locals by name (``f_locals``): its own
+        (``sys._getframe().f_locals``, ``inspect.currentframe()``) or its
+        caller's (``sys._getframe(1)``, ``frame.f_back``), from a helper any
+        function of the module may call. Then no function's locals are
+        private, as with ``locals()`` (``FunctionFlow.dynamic_scope``).
+        Frames reached only through a traceback given to other code
+        (``traceback.TracebackException(..., capture_locals=True)``) are not
+        seen."""
+        text = self._text
+        if (
+            text is not None
+            and prefilter.enabled()
+            and not prefilter.may_respell_ascii(text)
+            and not any(word in text for word in _FRAME_WORDS)
+        ):
+            return False
+        for node in ast.walk(self.tree):
+            if type(node) is ast.Attribute:
+                if node.attr in _FRAME_NAMES or (
+                    node.attr in _INSPECT_FRAME_NAMES
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "inspect"
+                ):
+                    return True
+            elif type(node) is ast.Name:
+                if node.id in _FRAME_NAMES:
+                    return True
+            elif type(node) is ast.ImportFrom and node.module == "inspect":
+                if any(alias.name in _INSPECT_FRAME_NAMES for alias in node.names):
+                    return True
+        return False
 
     def _swallow_test(self, function: FunctionNode) -> Callable[[ast.expr], bool]:
         """Whether ``with`` may swallow exceptions through a context manager

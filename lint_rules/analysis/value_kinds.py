@@ -24,6 +24,19 @@ def number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[st
     return derived(flow, "number_names", scope, lambda: _number_names(flow, scope))
 
 
+def int_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
+    """The local names of ``flow`` that always hold a Python ``int`` (or a
+    ``bool``): those of ``number_names`` that can hold no float (``x.item()``,
+    a float literal), no slice (``slice(...)``, which ``basic_index_names``
+    counts with the integers), and are no parameter (an annotation ``n: int``
+    is not checked when the function is called). Adding or subtracting two of
+    them cannot raise; an ``int`` and a ``float`` can (``OverflowError`` for
+    an ``int`` past the floats' range), and so can a slice and anything."""
+    return derived(
+        flow, "int_names", scope, lambda: _number_names(flow, scope, ints=True)
+    )
+
+
 # Calls and methods whose result is a Python int (or another immutable number).
 _INTEGER_BUILTINS = frozenset({"int", "len"})
 # ... and builtins that return one of their arguments, or a function of them.
@@ -43,7 +56,9 @@ _INTEGER_OPERATORS = (
 _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
 
 
-def _number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
+def _number_names(
+    flow: FunctionFlow, scope: Scope | None = None, ints: bool = False
+) -> frozenset[str]:
     """Local names that always hold an immutable number.
 
     ``range`` and ``enumerate`` indices and names bound only to ``int(...)``,
@@ -51,8 +66,11 @@ def _number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[s
     annotated ``int``, ``float`` or ``bool``, and names every binding of which
     is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
     ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
+    With ``ints``, only those that hold an ``int`` (see ``int_names``).
     """
     known = set(basic_index_names(flow, scope))
+    if ints:
+        known = {name for name in known if not _may_bind_a_slice(flow, name)}
     candidates: dict[str, list[ast.expr]] = {}
     for name, events in flow.events_by_name.items():
         if name in known:
@@ -68,7 +86,8 @@ def _number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[s
             if isinstance(node, ast.arg):
                 annotation = node.annotation
                 if (
-                    isinstance(annotation, ast.Name)
+                    not ints
+                    and isinstance(annotation, ast.Name)
                     and annotation.id in _NUMBER_ANNOTATIONS
                 ):
                     values.append(ast.Constant(0))  # stands for "a number"
@@ -95,7 +114,7 @@ def _number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[s
         changed = False
         for name in list(candidates):
             if not all(
-                _integer_value(v, holding, flow, scope) for v in candidates[name]
+                _integer_value(v, holding, flow, scope, ints) for v in candidates[name]
             ):
                 del candidates[name]
                 holding.discard(name)
@@ -104,17 +123,21 @@ def _number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[s
 
 
 def _integer_value(
-    value: ast.expr, names: set[str], flow: FunctionFlow, scope: Scope | None = None
+    value: ast.expr,
+    names: set[str],
+    flow: FunctionFlow,
+    scope: Scope | None = None,
+    ints: bool = False,
 ) -> bool:
     if isinstance(value, ast.Constant):
-        return type(value.value) in (int, float, bool)
+        return type(value.value) in ((int, bool) if ints else (int, float, bool))
     if isinstance(value, ast.Name):
         return value.id in names
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-        return _integer_value(value.operand, names, flow, scope)
+        return _integer_value(value.operand, names, flow, scope, ints)
     if isinstance(value, ast.BinOp) and isinstance(value.op, _INTEGER_OPERATORS):
-        return _integer_value(value.left, names, flow, scope) and _integer_value(
-            value.right, names, flow, scope
+        return _integer_value(value.left, names, flow, scope, ints) and _integer_value(
+            value.right, names, flow, scope, ints
         )
     if isinstance(value, ast.Call) and not any(
         isinstance(a, ast.Starred) for a in value.args
@@ -128,10 +151,35 @@ def _integer_value(
                 return False
             if func.id in _INTEGER_OF_INTEGERS:
                 return bool(value.args) and all(
-                    _integer_value(argument, names, flow, scope)
+                    _integer_value(argument, names, flow, scope, ints)
                     for argument in value.args
                 )
             return func.id in _INTEGER_BUILTINS
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
+            if ints and func.attr == "item":
+                return False  # (a float, a complex or a bool as well)
             return func.attr not in ("size", "stride") or len(value.args) == 1
+    return False
+
+
+def _may_bind_a_slice(flow: FunctionFlow, name: str) -> bool:
+    """Whether a store of ``name`` may bind a slice: its value, or the
+    matching item of a tuple it is unpacked from, calls ``slice``."""
+    for event in flow.events_of(name):
+        if event.kind is Kind.LOAD:
+            continue
+        node = event.node
+        parent = flow.parents.get(node)
+        value = None
+        if isinstance(parent, ast.Assign):
+            value = parent.value
+        elif isinstance(parent, ast.Tuple):
+            assign = flow.parents.get(parent)
+            value = getattr(assign, "value", None)
+            if isinstance(value, ast.Tuple) and len(value.elts) == len(parent.elts):
+                value = value.elts[parent.elts.index(node)]
+        if value is not None and any(
+            isinstance(n, ast.Name) and n.id == "slice" for n in ast.walk(value)
+        ):
+            return True
     return False

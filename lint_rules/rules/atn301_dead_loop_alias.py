@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.invalidation import Point, invalidation_for
-from lint_rules.analysis.value_kinds import number_names
+from lint_rules.analysis.value_kinds import int_names, number_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
@@ -77,9 +77,13 @@ class DeadLoopAlias(Rule):
     assignment. A slice whose bound becomes an expression is spaced as ruff
     format writes it (`idx : idx + 1`). An alias that is never used is deleted. It is safe when the
     value cannot raise: a constant, a name bound on every path to the
-    assignment, a sum or difference of names that hold numbers.
+    assignment, a sum or difference of integers (names that hold an `int`:
+    `range` and `enumerate` indices, `int(...)`, `len(...)`, `x.numel()`,
+    and integer constants).
 
-    A value that may raise (`v + 1` of a string, a name that may be unbound)
+    A value that may raise (`v + 1` of a string, a name that may be unbound,
+    `i + "x"`, a slice, `i + 0.5` or `i + x.item()`: an `int` past the
+    floats' range and a float raise `OverflowError`)
     raises at the assignment; once inlined it raises at the first use
     instead, and once deleted not at all. The fix is then unsafe, unless the
     first use is what the very next statement evaluates first, outside any
@@ -258,7 +262,7 @@ class DeadLoopAlias(Rule):
                 return None
         value_text = ctx.locator.segment(value)
         fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
-        if fix is not None and self._may_raise(flow, stmt, read_names, numbers):
+        if fix is not None and self._may_raise(ctx, flow, stmt, read_names):
             # The value may raise (``v + 1`` of a string, an unbound name):
             # deleting it drops the exception; inlining moves it to the first
             # use, which must then come first in the very next statement.
@@ -272,12 +276,15 @@ class DeadLoopAlias(Rule):
 
     @staticmethod
     def _may_raise(
-        flow: FunctionFlow, stmt: ast.Assign, read_names: set[str], numbers: bool
+        ctx: Context, flow: FunctionFlow, stmt: ast.Assign, read_names: set[str]
     ) -> bool:
         """Whether evaluating the alias's value may raise: a sum or difference
-        of names not known to hold numbers (a string and an int), or a name
-        that may be unbound there."""
-        if isinstance(stmt.value, ast.BinOp) and not numbers:
+        of anything but integers (a string and an int, an int and ``"x"`` or
+        ``None``, a slice, an int past the floats' range and a float), or a
+        name that may be unbound there."""
+        if isinstance(stmt.value, ast.BinOp) and not _integer_sum(
+            stmt.value, int_names(flow, ctx.model.scope(flow.function))
+        ):
             return True
         block = flow.block_of(stmt)
         return not all(flow.bound_on_entry(name, block) for name in read_names)
@@ -398,6 +405,20 @@ def _is_alias(stmt: ast.Assign) -> bool:
         # a value: inlining it writes ``if False:`` and loses the name.
         and any(isinstance(node, ast.Name) for node in ast.walk(stmt.value))
     )
+
+
+def _integer_sum(value: ast.expr, ints: frozenset[str]) -> bool:
+    """Whether every name and constant of an alias's value holds an ``int``
+    (or a ``bool``): their sum or difference cannot raise."""
+    if isinstance(value, ast.Name):
+        return value.id in ints
+    if isinstance(value, ast.Constant):
+        return type(value.value) in (int, bool)
+    if isinstance(value, ast.UnaryOp):
+        return _integer_sum(value.operand, ints)
+    if isinstance(value, ast.BinOp):
+        return _integer_sum(value.left, ints) and _integer_sum(value.right, ints)
+    return False
 
 
 def _is_alias_value(value: ast.expr) -> bool:

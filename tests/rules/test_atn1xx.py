@@ -204,6 +204,27 @@ ATN101_NEGATIVES = {
             x.copy_(y)
             return x
     """,
+    "a_frame_can_see_it": """
+        import sys
+
+        def f(y, n):
+            x = torch.zeros(n)
+            print(sys._getframe().f_locals["x"])
+            x.copy_(y)
+            return x
+    """,
+    "a_helper_reads_the_callers_frame": """
+        import sys
+
+        def peek():
+            print(sys._getframe(1).f_locals["x"])
+
+        def f(y, n):
+            x = torch.zeros(n)
+            peek()
+            x.copy_(y)
+            return x
+    """,
     "module_level": """
         x = torch.zeros(3)
         x.copy_(torch.ones(3))

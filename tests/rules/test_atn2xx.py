@@ -771,6 +771,25 @@ NEGATIVES_201 = {
                 pass
             b = x.item()
     """,
+    "changed_through_its_frame": """
+        import sys
+
+        def f(x):
+            a = x.sum().item()
+            sys._getframe().f_locals["x"].add_(1)
+            b = x.sum().item()
+    """,
+    "changed_by_a_helper_through_the_callers_frame": """
+        import sys
+
+        def bump():
+            sys._getframe(1).f_locals["x"].add_(1)
+
+        def f(x):
+            a = x.sum().item()
+            bump()
+            b = x.sum().item()
+    """,
 }
 
 
@@ -1153,6 +1172,17 @@ NEGATIVES_202 = {
             m.k = a
             await g()
             m.k = a
+    """,
+    "changed_by_a_helper_through_the_callers_frame": """
+        import inspect
+
+        def bump():
+            inspect.currentframe().f_back.f_locals["x"].add_(1)
+
+        def f(x):
+            k = x.sum().item()
+            bump()
+            k = x.sum().item()
     """,
 }
 

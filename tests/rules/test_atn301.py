@@ -181,6 +181,25 @@ NEGATIVES = {
                 start = i
                 print("start" in dir())
     """,
+    "own_frame_lists_the_locals": """
+        import inspect
+
+        def f(xs):
+            for i in xs:
+                start = i
+                print(inspect.currentframe().f_locals)
+    """,
+    "helper_lists_the_callers_locals": """
+        import sys
+
+        def names():
+            return sorted(sys._getframe(1).f_locals)
+
+        def f(xs):
+            for i in xs:
+                start = i
+                print(names(), start)
+    """,
     "not_in_a_loop": """
         def f(i):
             start = i
@@ -192,6 +211,18 @@ NEGATIVES = {
 @pytest.mark.parametrize("source", NEGATIVES.values(), ids=NEGATIVES.keys())
 def test_not_flagged(source):
     assert codes(source) == []
+
+
+def test_inspect_without_frames_keeps_the_names_private():
+    source = """
+    import inspect
+
+    def f(xs, g):
+        for i in xs:
+            start = i
+            print(inspect.signature(g), start)
+    """
+    assert codes(source) == [(6, "ATN301")]
 
 
 def test_dir_of_an_object_keeps_the_names_private():
@@ -374,3 +405,45 @@ def test_a_name_for_a_bare_constant_is_not_an_alias(constant: str) -> None:
         f"def f(xs):\n    for i in xs:\n        k = {constant}\n        print(i, k)\n"
     )
     assert codes(source) == []
+
+
+def _applicability(source: str) -> list[str]:
+    return [
+        f.fix.applicability.value if f.fix is not None else "none"
+        for f in check_source(source, "t.py", SETTINGS)
+    ]
+
+
+def _loop(lines: str) -> str:
+    body = "".join(f"        {line}\n" for line in lines.split("; "))
+    return f"def f(n, t, u):\n    m = int(u)\n    for i in range(n):\n{body}        print(i)\n"
+
+
+# The sum or difference may raise though its names hold numbers: a constant
+# that is no number, a slice, an int past the floats' range and a float. The
+# unused alias, once deleted, raises no more: the fix is unsafe.
+MAY_RAISE = {
+    "string_constant": "s = i + 'x'",
+    "none_constant": "s = i - None",
+    "bytes_constant": "s = i + b'x'",
+    "float_constant_and_an_unbounded_int": "s = i + 0.5",
+    "item_and_an_unbounded_int": "f = t.item(); s = m + f",
+    "slice": "sl = slice(i); s = sl + 1",
+    "slice_unpacked": "a, sl = 0, slice(None); s = sl - a",
+    "annotated_parameter": "s = i + n",
+}
+
+
+@pytest.mark.parametrize("lines", MAY_RAISE.values(), ids=MAY_RAISE.keys())
+def test_a_sum_that_may_raise_is_deleted_only_unsafely(lines):
+    source = _loop(lines)
+    if lines == MAY_RAISE["annotated_parameter"]:
+        source = source.replace("def f(n,", "def f(n: int,")
+    assert _applicability(source)[-1] == "unsafe"
+
+
+@pytest.mark.parametrize(
+    "lines", ["s = i + 1", "s = i - m", "k = len(t); s = i + k - True"]
+)
+def test_a_sum_of_integers_is_deleted_safely(lines):
+    assert _applicability(_loop(lines))[-1] == "safe"
