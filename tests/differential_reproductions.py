@@ -1397,4 +1397,21 @@ def case_inlined_after_a_print(n, big, t):
         out.append(s)
     return out
 """,
+    # 28. ATN301: an annotation is not checked at the call. With ``n: int``
+    # given a list, ``i + n`` inlined at two uses makes two new lists where
+    # the alias shared one: a change through one use was lost to the other.
+    "an_annotation_is_not_checked": """
+def make_args():
+    return ([1], [2], 2)
+
+
+def case(a: int, b: int, n):
+    out = []
+    for i in range(n):
+        s = a + b
+        out.append(s)
+        s.append(i)
+        out.append(len(s))
+    return out
+""",
 }

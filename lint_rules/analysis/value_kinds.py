@@ -18,9 +18,20 @@ if TYPE_CHECKING:
     from lint_rules.analysis.scopes import Scope
 
 
-def number_names(flow: FunctionFlow, scope: Scope | None = None) -> frozenset[str]:
+def number_names(
+    flow: FunctionFlow, scope: Scope | None = None, annotations: bool = True
+) -> frozenset[str]:
     """The local names of ``flow`` that always hold an immutable number,
-    computed once per function and scope (kept with the flow)."""
+    computed once per function and scope (kept with the flow). Without
+    ``annotations``, a parameter annotated ``int``, ``float`` or ``bool``
+    (which nothing checks at the call) is not taken at its word."""
+    if not annotations:
+        return derived(
+            flow,
+            "number_names_unannotated",
+            scope,
+            lambda: _number_names(flow, scope, annotations=False),
+        )
     return derived(flow, "number_names", scope, lambda: _number_names(flow, scope))
 
 
@@ -57,7 +68,10 @@ _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
 
 
 def _number_names(
-    flow: FunctionFlow, scope: Scope | None = None, ints: bool = False
+    flow: FunctionFlow,
+    scope: Scope | None = None,
+    ints: bool = False,
+    annotations: bool = True,
 ) -> frozenset[str]:
     """Local names that always hold an immutable number.
 
@@ -66,7 +80,8 @@ def _number_names(
     annotated ``int``, ``float`` or ``bool``, and names every binding of which
     is ``x.item()``, ``x.numel()``, ``x.size(d)``, a literal, ``min``/``max``/
     ``abs`` of such values, or ``+ - * // % << >>`` of them (``n = end - start``).
-    With ``ints``, only those that hold an ``int`` (see ``int_names``).
+    With ``ints``, only those that hold an ``int`` (see ``int_names``);
+    without ``annotations``, no annotated parameter.
     """
     known = set(basic_index_names(flow, scope))
     if ints:
@@ -87,6 +102,7 @@ def _number_names(
                 annotation = node.annotation
                 if (
                     not ints
+                    and annotations
                     and isinstance(annotation, ast.Name)
                     and annotation.id in _NUMBER_ANNOTATIONS
                 ):

@@ -89,6 +89,11 @@ class DeadLoopAlias(Rule):
     first use is what the very next statement evaluates first, outside any
     `try` or other body, with nothing before it that has an effect.
 
+    A sum inlined at several uses is computed at each; that is safe for
+    numbers, which are immutable, and unsafe where a name is a number only by
+    its parameter's annotation (`def f(n: int)`): nothing checks it at the
+    call, and `i + n` of lists would be a new list at each use.
+
     No fix is offered where the alias's name is part of the output
     (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
     go inside an f-string on Python before 3.12 (which does not allow the
@@ -262,6 +267,18 @@ class DeadLoopAlias(Rule):
                 return None
         value_text = ctx.locator.segment(value)
         fix = self._fix(ctx, flow, stmt, info.body, value, value_text, loads)
+        if (
+            fix is not None
+            and numbers
+            and isinstance(value, ast.BinOp)
+            and len(loads) > 1
+            and not read_names
+            <= number_names(flow, ctx.model.scope(flow.function), annotations=False)
+        ):
+            # Numbers only by a parameter's annotation, which the call does
+            # not check: lists passed as ``n: int`` make ``i + n`` a new list
+            # at each use, where the alias shared one.
+            fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
         if fix is not None and self._may_raise(ctx, flow, stmt, read_names):
             # The value may raise (``v + 1`` of a string, an unbound name):
             # deleting it drops the exception; inlining moves it to the first

@@ -442,6 +442,23 @@ def test_a_sum_that_may_raise_is_deleted_only_unsafely(lines):
     assert _applicability(source)[-1] == "unsafe"
 
 
+def test_a_sum_numbers_only_by_annotation_is_inlined_only_unsafely():
+    # ``n: int`` is not checked at the call: given a list, ``i + n`` inlined
+    # at two uses is two new lists where the alias shared one.
+    source = (
+        "def f(a: int, b: int, n):\n"
+        "    for i in range(n):\n"
+        "        s = a + b\n"
+        "        g(s)\n"
+        "        h(s)\n"
+    )
+    assert _applicability(source)[-1] == "unsafe"
+    unannotated = source.replace("a: int, b: int", "n2").replace(
+        "s = a + b", "a = int(n2); b = len(n2)\n        s = a + b"
+    )
+    assert _applicability(unannotated)[-1] == "safe"
+
+
 @pytest.mark.parametrize(
     "lines", ["s = i + 1", "s = i - m", "k = len(t); s = i + k - True"]
 )
