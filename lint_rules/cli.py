@@ -1033,10 +1033,30 @@ def _report_mode(path: str) -> int:
 
 def _write_report(path: str, text: str) -> None:
     """Write the report to ``path`` whole: to a temporary file beside it,
-    then renamed over it, so a reader never sees half a report."""
+    then renamed over it, so a reader never sees half a report.
+
+    What is not a regular file (``/dev/null``, ``/dev/stdout`` on a
+    terminal or a pipe, a shell's ``>(...)``) is written to as it is, never
+    replaced by a regular file; a symbolic link stays a link, and the file
+    it names gets the report."""
+    import stat
     import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        kind = None  # not there yet (or unreachable: the write says so)
+    if kind is not None and not stat.S_ISREG(kind):
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+        except OSError as error:
+            raise UsageError(
+                f"--output-file: {path}: cannot write: {error.strerror or error}"
+            ) from None
+        return
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
     try:
         handle, temporary = tempfile.mkstemp(
             prefix=".attnlint-report-", dir=folder, text=True
@@ -1048,8 +1068,8 @@ def _write_report(path: str, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
-            os.fchmod(stream.fileno(), _report_mode(path))
-        os.replace(temporary, path)
+            os.fchmod(stream.fileno(), _report_mode(target))
+        os.replace(temporary, target)
     except OSError as error:
         with _suppressed(OSError):
             os.unlink(temporary)
