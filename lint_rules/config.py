@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from functools import cached_property
@@ -930,13 +931,26 @@ def config_in_folder(
             continue
         candidate = Path(folder, name)
         try:
-            found = candidate.is_file()
+            kind = os.stat(candidate).st_mode
+        except FileNotFoundError:
+            # Absent, or a symbolic link to nothing (a shared configuration
+            # moved away): the latter is not passed over, its excludes lost.
+            try:
+                link = os.readlink(candidate)
+            except OSError:
+                continue
+            raise ConfigError(
+                f"{candidate}: cannot read: a symbolic link to {link}, "
+                "which does not exist"
+            ) from None
         except OSError as error:
             raise ConfigError(
                 f"{candidate}: cannot read: {error.strerror or error}"
             ) from None
-        if not found:
-            continue
+        if not stat.S_ISREG(kind):
+            # A folder, FIFO or device by that name: never read (a FIFO
+            # would block), never passed over.
+            raise ConfigError(f"{candidate}: cannot read: not a regular file")
         if name != "pyproject.toml" or _has_attnlint_table(candidate):
             return candidate
     return None
