@@ -478,6 +478,7 @@ def run() -> None:
     run; it is skipped, as mypy does. ``main`` itself returns normally, for
     callers that embed it.
     """
+    _open_closed_standard_streams()
     code = main()
     try:
         sys.stdout.flush()
@@ -485,6 +486,35 @@ def run() -> None:
     except (BrokenPipeError, OSError):
         code = code or 1
     os._exit(code)
+
+
+def _open_closed_standard_streams() -> None:
+    """Give a standard stream the caller closed (``attnlint check >&-``) the
+    null device. Otherwise Python leaves ``sys.stdout`` (or ``stderr``,
+    ``stdin``) None, which the first message trips over, and the next file
+    attnlint opens takes the free descriptor: a temporary file about to be
+    renamed over a source would receive whatever is written to that stream
+    at the descriptor level. As in ruff, what goes to a closed stream is
+    dropped, and the exit code is the run's."""
+    for descriptor, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(descriptor)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != descriptor:
+            os.dup2(null, descriptor)
+            os.close(null)
+        if getattr(sys, name) is None:
+            stream = open(
+                descriptor,
+                "r" if descriptor == 0 else "w",
+                encoding="utf-8",
+                errors="backslashreplace",
+                closefd=False,
+            )
+            setattr(sys, name, stream)
 
 
 def _error(message: str) -> None:

@@ -574,3 +574,28 @@ def test_the_command_exits_quickly_with_its_output_complete(tmp_path: Path) -> N
         [*command, "--no-such-option"], cwd=tmp_path, env=env, capture_output=True
     )
     assert usage.returncode == 2
+
+
+@pytest.mark.parametrize("closed", [0, 1, 2], ids=["stdin", "stdout", "stderr"])
+def test_a_closed_standard_stream_is_the_null_device(
+    tmp_path: Path, closed: int
+) -> None:
+    # `attnlint check --fix >&-`: Python makes the stream None (the first
+    # message tripped over it: "This is a bug in attnlint", exit 1 with
+    # every file fixed), and the next file opened, a temporary file to be
+    # renamed over a source, took its descriptor.
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    command = [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--fix"]
+    result = subprocess.run(
+        ["sh", "-c", f'exec {closed}<&-; exec "$@"', "sh", *command, "rows.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert (tmp_path / "rows.py").read_text() == ACCEPTANCE_FIXED
+    assert "bug in attnlint" not in output and "Traceback" not in output
+    assert ("fixed, 0 remaining" in output) == (closed != 1)
