@@ -1015,9 +1015,12 @@ def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | No
 
 
 def _read_bytes(path: Path) -> bytes:
+    from lint_rules.source import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        # Never waits on a FIFO (one named on the command line, or made
+        # after the folder was looked at).
+        return read_regular_file(path)[0]
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 

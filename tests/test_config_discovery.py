@@ -210,6 +210,24 @@ def test_no_respect_gitignore_discovers_them(repository: Path, capsys) -> None:
     ]
 
 
+def test_an_ignore_file_that_is_a_fifo_is_never_waited_on(repository: Path) -> None:
+    # Reading it waited for a writer forever; now it ignores nothing, as an
+    # unreadable one does.
+    (repository / "sub" / ".gitignore").unlink()
+    os.mkfifo(repository / "sub" / ".gitignore")
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--show-files"],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert result.returncode == 0, result.stderr
+    shown = [os.path.relpath(line, repository) for line in result.stdout.split()]
+    assert sorted(shown) == ["scratch_keep.py", "sub/inner.py", "top.py"]
+
+
 def test_git_info_exclude_counts(repository: Path, capsys) -> None:
     (repository / ".git" / "info").mkdir()
     (repository / ".git" / "info" / "exclude").write_text("top.py\n")
