@@ -67,13 +67,13 @@ from lint_rules.diagnostics import (
     Fix,
     Location,
 )
-from lint_rules.source import FileKey, file_key
+from lint_rules.source import _READ_FLAGS, FileKey, NotRegularFileError, file_key
 
 __all__ = ["Cache", "CacheError", "FileKey", "file_key", "remove_cache_folder"]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
 
     from lint_rules.config import Settings
 
@@ -243,7 +243,7 @@ class Cache:
     def load(self) -> None:
         """Read the cache file; anything missing, damaged or foreign reads as empty."""
         try:
-            with open(self.path, "rb") as handle:
+            with _open_regular(self.path) as handle:
                 info = os.fstat(handle.fileno())
                 if info.st_mtime_ns < time.time_ns() - _TOUCH_AFTER_NS:
                     # In use: not to be pruned as stale (see the module docstring).
@@ -490,7 +490,7 @@ def is_cache_folder(folder: str) -> bool:
         tag = os.path.join(folder, "CACHEDIR.TAG")
         if not stat.S_ISREG(os.lstat(tag).st_mode):
             return False
-        with open(tag, "rb") as handle:
+        with _open_regular(tag) as handle:
             written = handle.read(len(CACHEDIR_TAG) + 1)
     except OSError:
         return False
@@ -548,9 +548,23 @@ def _remove_version_folder(path: str) -> list[str]:
     return left
 
 
+def _open_regular(path: str) -> BinaryIO:
+    """``path`` open to read, if it is a regular file; else OSError. A FIFO
+    is never waited on, nor a device opened as a terminal: a FIFO put where
+    a cache file or a tag was would block every run."""
+    descriptor = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise NotRegularFileError(path)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
 def _holds(path: str, content: str) -> bool:
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             return handle.read(len(content) + 1) == content.encode("utf-8")
     except OSError:
         return False
@@ -566,7 +580,7 @@ def _is_cache_file(entry: os.DirEntry[str]) -> bool:
     if not _is_cache_name(entry.name):
         return False
     try:
-        with open(entry.path, "rb") as handle:
+        with _open_regular(entry.path) as handle:
             return handle.read(len(_MAGIC)) == _MAGIC
     except OSError:
         return False

@@ -478,6 +478,7 @@ def run() -> None:
     run; it is skipped, as mypy does. ``main`` itself returns normally, for
     callers that embed it.
     """
+    _open_closed_standard_streams()
     code = main()
     try:
         sys.stdout.flush()
@@ -485,6 +486,35 @@ def run() -> None:
     except (BrokenPipeError, OSError):
         code = code or 1
     os._exit(code)
+
+
+def _open_closed_standard_streams() -> None:
+    """Give a standard stream the caller closed (``attnlint check >&-``) the
+    null device. Otherwise Python leaves ``sys.stdout`` (or ``stderr``,
+    ``stdin``) None, which the first message trips over, and the next file
+    attnlint opens takes the free descriptor: a temporary file about to be
+    renamed over a source would receive whatever is written to that stream
+    at the descriptor level. As in ruff, what goes to a closed stream is
+    dropped, and the exit code is the run's."""
+    for descriptor, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(descriptor)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != descriptor:
+            os.dup2(null, descriptor)
+            os.close(null)
+        if getattr(sys, name) is None:
+            stream = open(
+                descriptor,
+                "r" if descriptor == 0 else "w",
+                encoding="utf-8",
+                errors="backslashreplace",
+                closefd=False,
+            )
+            setattr(sys, name, stream)
 
 
 def _error(message: str) -> None:
@@ -1033,10 +1063,30 @@ def _report_mode(path: str) -> int:
 
 def _write_report(path: str, text: str) -> None:
     """Write the report to ``path`` whole: to a temporary file beside it,
-    then renamed over it, so a reader never sees half a report."""
+    then renamed over it, so a reader never sees half a report.
+
+    What is not a regular file (``/dev/null``, ``/dev/stdout`` on a
+    terminal or a pipe, a shell's ``>(...)``) is written to as it is, never
+    replaced by a regular file; a symbolic link stays a link, and the file
+    it names gets the report."""
+    import stat
     import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        kind = None  # not there yet (or unreachable: the write says so)
+    if kind is not None and not stat.S_ISREG(kind):
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+        except OSError as error:
+            raise UsageError(
+                f"--output-file: {path}: cannot write: {error.strerror or error}"
+            ) from None
+        return
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
     try:
         handle, temporary = tempfile.mkstemp(
             prefix=".attnlint-report-", dir=folder, text=True
@@ -1048,8 +1098,8 @@ def _write_report(path: str, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
-            os.fchmod(stream.fileno(), _report_mode(path))
-        os.replace(temporary, path)
+            os.fchmod(stream.fileno(), _report_mode(target))
+        os.replace(temporary, target)
     except OSError as error:
         with _suppressed(OSError):
             os.unlink(temporary)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from functools import cached_property
@@ -930,13 +931,26 @@ def config_in_folder(
             continue
         candidate = Path(folder, name)
         try:
-            found = candidate.is_file()
+            kind = os.stat(candidate).st_mode
+        except FileNotFoundError:
+            # Absent, or a symbolic link to nothing (a shared configuration
+            # moved away): the latter is not passed over, its excludes lost.
+            try:
+                link = os.readlink(candidate)
+            except OSError:
+                continue
+            raise ConfigError(
+                f"{candidate}: cannot read: a symbolic link to {link}, "
+                "which does not exist"
+            ) from None
         except OSError as error:
             raise ConfigError(
                 f"{candidate}: cannot read: {error.strerror or error}"
             ) from None
-        if not found:
-            continue
+        if not stat.S_ISREG(kind):
+            # A folder, FIFO or device by that name: never read (a FIFO
+            # would block), never passed over.
+            raise ConfigError(f"{candidate}: cannot read: not a regular file")
         if name != "pyproject.toml" or _has_attnlint_table(candidate):
             return candidate
     return None
@@ -1001,9 +1015,12 @@ def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | No
 
 
 def _read_bytes(path: Path) -> bytes:
+    from lint_rules.source import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        # Never waits on a FIFO (one named on the command line, or made
+        # after the folder was looked at).
+        return read_regular_file(path)[0]
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 

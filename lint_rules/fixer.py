@@ -13,7 +13,8 @@ line endings stay byte-identical.
 ``write_atomic`` puts a result on disk: the whole new content or none of it,
 only over the very file that was read (unchanged since: same inode, size,
 times and content hash, checked just before the rename), never over a
-read-only file or one with other hard links, with its mode, owner and group.
+read-only file or one with other hard links, with its mode, owner, group
+and extended attributes (ACLs, SELinux labels).
 
 These functions are public: ``attnlint check --fix`` and ``attnlint verify``
 both use them.
@@ -361,7 +362,7 @@ def write_atomic(
 
     The bytes go to an unnamed temporary file in the same folder (a named
     one where the system has no ``O_TMPFILE``), are flushed to disk with the
-    file's mode, owner and group (and ``times_ns``, (atime, mtime), when
+    file's mode, owner, group and extended attributes (and ``times_ns``, (atime, mtime), when
     given), and the temporary file is renamed over the target: a reader sees
     the old file or the new one, never a mix, and a run killed while writing
     leaves no file behind (with ``O_TMPFILE``: a name exists only between
@@ -434,7 +435,9 @@ def _replace(
             stream.write(data)
         if info is not None:
             _keep_owner(descriptor, info, path)
-        os.fchmod(descriptor, mode)  # after the owner: chown clears set-id bits
+            _keep_extended_attributes(descriptor, target, path)
+        # Last: chown clears set-id bits, and an ACL set above sets the mode.
+        os.fchmod(descriptor, mode)
         if times_ns is not None:
             os.utime(descriptor, ns=times_ns)
         os.fsync(descriptor)
@@ -587,6 +590,59 @@ def _keep_owner(
             f"its owner and group (uid {info.st_uid}, gid {info.st_gid}) could "
             "not be kept",
         ) from None
+
+
+#: Errors saying a file system keeps no extended attributes at all.
+_NO_ATTRIBUTES = frozenset(
+    {errno.ENOTSUP, errno.EOPNOTSUPP, getattr(errno, "ENOATTR", errno.ENODATA)}
+)
+
+
+def _keep_extended_attributes(
+    descriptor: int, target: str, path: str | os.PathLike[str]
+) -> None:
+    """Give the new file (open as ``descriptor``) the extended attributes of
+    the file it replaces, and only those: user attributes, POSIX ACLs
+    (``system.posix_acl_*``), SELinux labels, file capabilities. A rename
+    keeps none of them; one that cannot be set (or one the new file got
+    from its folder that cannot be removed) raises ``FileNotRewritten``.
+    Linux only: elsewhere there is no ``os.listxattr``."""
+    listxattr = getattr(os, "listxattr", None)
+    if listxattr is None:  # pragma: no cover - not Linux
+        return
+    try:
+        names = listxattr(target)
+        wanted = {name: os.getxattr(target, name) for name in names}
+    except OSError as error:
+        if error.errno in _NO_ATTRIBUTES:
+            return  # a file system without them: nothing to keep
+        raise
+    try:
+        have = {name: os.getxattr(descriptor, name) for name in listxattr(descriptor)}
+    except OSError as error:
+        if error.errno not in _NO_ATTRIBUTES:
+            raise
+        have = {}
+    for name, value in wanted.items():
+        if have.get(name) == value:
+            continue  # already so (an SELinux label from the folder, say)
+        try:
+            os.setxattr(descriptor, name, value)
+        except OSError as error:
+            raise FileNotRewritten(
+                path,
+                f"its extended attribute {name} could not be kept "
+                f"({error.strerror or error})",
+            ) from None
+    for name in have.keys() - wanted.keys():
+        try:
+            os.removexattr(descriptor, name)
+        except OSError as error:
+            raise FileNotRewritten(
+                path,
+                f"the new file got an extended attribute, {name}, that it does "
+                f"not have and that could not be removed ({error.strerror or error})",
+            ) from None
 
 
 def _check_unchanged(

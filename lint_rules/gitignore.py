@@ -47,11 +47,14 @@ class IgnoreFile(Record):
 
     @classmethod
     def read(cls, path: str, base: str) -> IgnoreFile | None:
+        from lint_rules.source import read_regular_file
+
         try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-                text = handle.read()
+            # Never waits on a FIFO by that name (nor reads a device).
+            data, _ = read_regular_file(path)
         except OSError:
             return None  # an unreadable ignore file ignores nothing, as in git
+        text = data.decode("utf-8", "surrogateescape")
         return cls.parse(text, base)
 
     def decision(self, absolute: str, is_folder: bool) -> bool | None:

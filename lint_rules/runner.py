@@ -159,14 +159,31 @@ def resolved_by_fixes(
 
 
 def _unified_diff(old: str, new: str, name: str) -> str:
+    """The patch from ``old`` to ``new`` as ``patch`` and ``git apply`` read
+    it: lines end at ``\\n`` only (a ``\\r``, form feed or ``\\x85`` is part
+    of its line, as ``str.splitlines`` would not have it), and a last line
+    without one is marked ``\\ No newline at end of file``; applied to the
+    file's text, it gives exactly the text ``--fix`` writes."""
     import difflib
 
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
     lines = []
-    for line in difflib.unified_diff(old_lines, new_lines, fromfile=name, tofile=name):
-        lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
+    for line in difflib.unified_diff(
+        _patch_lines(old), _patch_lines(new), fromfile=name, tofile=name
+    ):
+        lines.append(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        )
     return "".join(lines)
+
+
+def _patch_lines(text: str) -> list[str]:
+    """The lines of ``text`` as a patch counts them, each with its ``\\n``."""
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def process_file(

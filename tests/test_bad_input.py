@@ -755,6 +755,31 @@ def test_an_unreadable_pyproject_is_an_error_not_skipped(
     assert (project / "vendored" / "rows.py").read_text() == ALIAS
 
 
+@pytest.mark.parametrize("name", ["attnlint.toml", "pyproject.toml"])
+@pytest.mark.parametrize("kind", ["dangling-link", "fifo", "folder"])
+def test_a_configuration_that_is_not_a_regular_file_is_an_error_not_skipped(
+    project: Path, capsys, name: str, kind: str
+) -> None:
+    # A shared configuration linked from a folder that moved, a FIFO, a
+    # folder: passing over it would lose its excludes, and --fix would
+    # rewrite the vendored code they protect.
+    (project / "vendored").mkdir()
+    (project / "vendored" / "rows.py").write_text(ALIAS)
+    config = project / name
+    config.unlink(missing_ok=True)
+    if kind == "dangling-link":
+        config.symlink_to(project / "moved" / name)
+    elif kind == "fifo":
+        os.mkfifo(config)
+    else:
+        config.mkdir()
+    code, out, err = run(capsys, "check", "--no-cache", "--fix", ".")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert f"{name}: cannot read" in err
+    assert (project / "vendored" / "rows.py").read_text() == ALIAS
+
+
 @pytest.mark.parametrize(
     "text",
     ["[tool]\nattnlint = 5\n", "tool = 5\n# attnlint\n"],

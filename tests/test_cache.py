@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -360,3 +362,36 @@ def test_an_entry_is_served_only_for_the_content_it_describes(tmp_path: Path) ->
     # Same path, same stat, other bytes (a file system whose timestamps are too
     # coarse to tell two writes apart): not served.
     assert cache.lookup(str(source), key, content_digest(b"x = 2\n")) is None
+
+
+def test_fifos_in_the_cache_folder_are_never_read(tmp_path: Path) -> None:
+    # A FIFO where the cache file or the folder's .gitignore is: opening it
+    # to read waited for a writer forever (check, and clean).
+    project, source = _project_with_finding(tmp_path)
+    command = [sys.executable, "-m", "lint_rules"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*command, *argv],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert run("check", "rows.py").returncode == 1
+    folder = project / ".attnlint_cache"
+    (cache_file,) = (folder / __version__).iterdir()
+    cache_file.unlink()
+    os.mkfifo(cache_file)
+    (folder / ".gitignore").unlink()
+    os.mkfifo(folder / ".gitignore")
+    checked = run("check", "rows.py")
+    assert checked.returncode == 1, checked.stderr
+    assert "rows.py:3:9: ATN301" in checked.stdout
+    cleaned = run("clean")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert ".gitignore" in cleaned.stderr  # named and left
+    assert source.read_text().count("start") == 3

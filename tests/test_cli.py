@@ -146,6 +146,72 @@ def test_diff_with_nothing_to_fix_exits_zero(project: Path, capsys) -> None:
     assert run(capsys, "check", "--diff", "ok.py")[:2] == (0, "")
 
 
+def _apply_patch(text: str, patch: str) -> str:
+    """``text`` with the one-file unified diff ``patch`` applied as ``patch``
+    and ``git apply`` apply it: lines end at ``\\n`` only; a line followed by
+    ``\\ No newline at end of file`` has none. Raises AssertionError where a
+    line the patch names is not the file's."""
+    rows = patch.split("\n")
+    assert (
+        rows.pop() == "" and rows[0].startswith("--- ") and rows[1].startswith("+++ ")
+    )
+    ops: list[list[str]] = []  # [kind, line with its ending]
+    starts: dict[int, int] = {}  # index in ops -> the hunk's first old row
+    for row in rows[2:]:
+        if row.startswith("@@ "):
+            starts[len(ops)] = int(row.split()[1][1:].split(",")[0])
+        elif row == "\\ No newline at end of file":
+            ops[-1][1] = ops[-1][1][:-1]
+        else:
+            assert row[:1] in (" ", "-", "+"), row
+            ops.append([row[0], row[1:] + "\n"])
+    old = text.split("\n")
+    old = [line + "\n" for line in old[:-1]] + ([old[-1]] if old[-1] else [])
+    new: list[str] = []
+    at = 0
+    for index, (kind, line) in enumerate(ops):
+        if index in starts:
+            first = max(starts[index] - 1, 0)
+            new += old[at:first]
+            at = first
+        if kind == "+":
+            new.append(line)
+            continue
+        assert old[at] == line, (old[at], line)
+        at += 1
+        if kind == " ":
+            new.append(line)
+    return "".join(new + old[at:])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ACCEPTANCE.rstrip("\n"),
+        ACCEPTANCE.replace("\n", "\r\n"),
+        ACCEPTANCE.replace("\n", "\r"),
+        ACCEPTANCE.replace("lens):\n", "lens):  # \x0c \x0b \x1c \x85 \u2028\n"),
+        "\x0c\n" + ACCEPTANCE.replace("    for", "\x0c    for"),
+    ],
+    ids=["no-final-newline", "crlf", "cr", "separators-in-a-comment", "form-feeds"],
+)
+def test_diff_applied_as_a_patch_gives_what_fix_writes(
+    project: Path, capsys, text: str
+) -> None:
+    # str.splitlines split lines at a lone \r, a form feed, \x85..., which
+    # patch and git apply do not, and a last line without \n got one: the
+    # patch did not apply, or did not give the fixed file.
+    path = project / "rows.py"
+    path.write_bytes(text.encode())
+    code, diff, _ = run(capsys, "check", "--diff", "rows.py")
+    assert code == 1 and diff
+    code, _, err = run(capsys, "check", "--fix", "rows.py")
+    assert code == 0, err
+    fixed = path.read_bytes().decode()
+    assert fixed != text
+    assert _apply_patch(text, diff) == fixed
+
+
 def test_clean_file_exits_zero(project: Path, capsys) -> None:
     (project / "ok.py").write_text(CLEAN)
     code, out, _ = run(capsys, "check")
@@ -574,3 +640,28 @@ def test_the_command_exits_quickly_with_its_output_complete(tmp_path: Path) -> N
         [*command, "--no-such-option"], cwd=tmp_path, env=env, capture_output=True
     )
     assert usage.returncode == 2
+
+
+@pytest.mark.parametrize("closed", [0, 1, 2], ids=["stdin", "stdout", "stderr"])
+def test_a_closed_standard_stream_is_the_null_device(
+    tmp_path: Path, closed: int
+) -> None:
+    # `attnlint check --fix >&-`: Python makes the stream None (the first
+    # message tripped over it: "This is a bug in attnlint", exit 1 with
+    # every file fixed), and the next file opened, a temporary file to be
+    # renamed over a source, took its descriptor.
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    command = [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--fix"]
+    result = subprocess.run(
+        ["sh", "-c", f'exec {closed}<&-; exec "$@"', "sh", *command, "rows.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert (tmp_path / "rows.py").read_text() == ACCEPTANCE_FIXED
+    assert "bug in attnlint" not in output and "Traceback" not in output
+    assert ("fixed, 0 remaining" in output) == (closed != 1)

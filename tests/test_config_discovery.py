@@ -210,6 +210,24 @@ def test_no_respect_gitignore_discovers_them(repository: Path, capsys) -> None:
     ]
 
 
+def test_an_ignore_file_that_is_a_fifo_is_never_waited_on(repository: Path) -> None:
+    # Reading it waited for a writer forever; now it ignores nothing, as an
+    # unreadable one does.
+    (repository / "sub" / ".gitignore").unlink()
+    os.mkfifo(repository / "sub" / ".gitignore")
+    result = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "check", "--no-cache", "--show-files"],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert result.returncode == 0, result.stderr
+    shown = [os.path.relpath(line, repository) for line in result.stdout.split()]
+    assert sorted(shown) == ["scratch_keep.py", "sub/inner.py", "top.py"]
+
+
 def test_git_info_exclude_counts(repository: Path, capsys) -> None:
     (repository / ".git" / "info").mkdir()
     (repository / ".git" / "info" / "exclude").write_text("top.py\n")
@@ -393,3 +411,37 @@ def test_output_file_gets_the_mode_a_new_file_gets(tree: Path, capsys) -> None:
     check(capsys, "--output-file", "old.txt", "top.py")
     assert stat.S_IMODE((tree / "old.txt").stat().st_mode) == 0o604
     assert (tree / "old.txt").read_text() != "x"
+
+
+def test_output_file_that_is_a_pipe_gets_the_report_and_stays_a_pipe(
+    tree: Path, capsys
+) -> None:
+    # /dev/null, /dev/stdout or a shell's >(...): written to, never replaced
+    # by a regular file (as root, replacing /dev/null would break the system).
+    os.mkfifo(tree / "pipe")
+    reader = os.open(tree / "pipe", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        code, out, err = check(capsys, "--output-file", "pipe", "top.py")
+        assert code == 1, err
+        assert stat.S_ISFIFO(os.lstat(tree / "pipe").st_mode)
+        try:
+            received = os.read(reader, 1 << 16)
+        except BlockingIOError:
+            received = b""
+    finally:
+        os.close(reader)
+    assert b"top.py:3:9: ATN301" in received
+    assert out == ""
+    assert [p.name for p in tree.iterdir() if p.name.startswith(".attnlint")] == []
+
+
+def test_output_file_that_is_a_link_writes_the_file_it_names(
+    tree: Path, capsys
+) -> None:
+    (tree / "reports").mkdir()
+    (tree / "reports" / "last.txt").write_text("old report\n")
+    (tree / "report.txt").symlink_to(Path("reports") / "last.txt")
+    code, _, err = check(capsys, "--output-file", "report.txt", "top.py")
+    assert code == 1, err
+    assert (tree / "report.txt").is_symlink()
+    assert "top.py:3:9: ATN301" in (tree / "reports" / "last.txt").read_text()

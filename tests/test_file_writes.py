@@ -192,6 +192,36 @@ def test_hard_links_keep_sharing_one_text(project: Path, capsys) -> None:
     assert "All checks passed!" not in out
 
 
+def test_extended_attributes_are_kept(project: Path, capsys) -> None:
+    # User attributes, ACLs (system.posix_acl_access), SELinux labels: a
+    # rename keeps none of them unless they are copied.
+    target = project / "rows.py"
+    os.setxattr(target, "user.origin", b"vendored\x00from upstream")
+    code, _, err = fix(capsys, "rows.py")
+    assert code == 0, err
+    assert target.read_text() == ALIAS_FIXED
+    assert os.getxattr(target, "user.origin") == b"vendored\x00from upstream"
+
+
+def test_an_extended_attribute_that_cannot_be_kept_leaves_the_file(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = project / "rows.py"
+    os.setxattr(target, "user.origin", b"vendored")
+
+    def refused(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "setxattr", refused)
+    code, out, err = fix(capsys, "rows.py", "other.py")
+    assert code == 2
+    assert "rows.py" in err and "user.origin could not be kept" in err
+    assert target.read_text() == ALIAS
+    assert os.getxattr(target, "user.origin") == b"vendored"
+    assert (project / "other.py").read_text() == ALIAS_FIXED
+    assert [p.name for p in project.iterdir() if p.name.startswith(".")] == []
+
+
 def test_a_failed_write_never_reports_all_checks_passed(
     project: Path, capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
