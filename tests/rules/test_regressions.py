@@ -111,11 +111,11 @@ ATN301_STILL_FLAGGED = {
                 table[idx : idx + 1, :n] = cache[idx : idx + 1, :n]
         """,
     ),
-    # Integers from int(), len(), .item(), .size(d), min/max of those, and an
-    # int-annotated parameter.
+    # Integers from int(), len(), .item(), .size(d), min/max of those.
     "integer_arithmetic_twice": (
         """
-        def f(rows, lens, x, offset: int):
+        def f(rows, lens, x, pad):
+            offset = len(pad)
             for i in range(len(rows)):
                 start = int(lens[i].item()) + offset
                 n = min(len(rows[i]), x.size(0))
@@ -123,7 +123,8 @@ ATN301_STILL_FLAGGED = {
                 print(rows[i][start:end], lens[start:end])
         """,
         """
-        def f(rows, lens, x, offset: int):
+        def f(rows, lens, x, pad):
+            offset = len(pad)
             for i in range(len(rows)):
                 start = int(lens[i].item()) + offset
                 n = min(len(rows[i]), x.size(0))
@@ -176,6 +177,25 @@ ATN301_FLAGGED_UNSAFE = {
         def f(pairs, out):
             for start, end in pairs:
                 out.append(start)
+        """,
+    ),
+    # A parameter annotated ``int`` is not checked at the call: a list (or an
+    # array, ``5 + arr``) makes the sum a new mutable object at each use.
+    "integer_arithmetic_twice_by_annotation": (
+        """
+        def f(rows, lens, x, offset: int):
+            for i in range(len(rows)):
+                start = int(lens[i].item()) + offset
+                n = min(len(rows[i]), x.size(0))
+                end = start + n
+                print(rows[i][start:end], lens[start:end])
+        """,
+        """
+        def f(rows, lens, x, offset: int):
+            for i in range(len(rows)):
+                start = int(lens[i].item()) + offset
+                n = min(len(rows[i]), x.size(0))
+                print(rows[i][start : start + n], lens[start : start + n])
         """,
     ),
 }
