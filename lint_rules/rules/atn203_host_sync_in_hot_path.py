@@ -13,10 +13,12 @@ from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
+    NODE_FIELDS,
     TryStar,
     any_row_between,
     child_nodes,
     concrete_types,
+    node_fields,
     walk,
     walk_rows,
 )
@@ -863,11 +865,16 @@ def _candidates(
             continue
         if marks is not None:
             starts = marks.starts
-            begin = min(starts[root.lineno - 1] + root.col_offset for root in roots)
-            end = max(
-                starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
-                for root in roots
-            )
+            root = roots[0]
+            begin = starts[root.lineno - 1] + root.col_offset
+            end = starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
+            for root in roots[1:]:  # (the span of them all)
+                offset = starts[root.lineno - 1] + root.col_offset
+                if offset < begin:
+                    begin = offset
+                offset = starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
+                if offset > end:
+                    end = offset
             if not _any_between(marks.words, begin, end):
                 if not _any_between(marks.brackets, begin, end):
                     continue
@@ -878,8 +885,7 @@ def _candidates(
                     or (mask_words is not None and mask_words.search(segment))
                 ):
                     continue
-            for root in roots:
-                _marked_candidates(root, marks, assigned, masks, found)
+            _marked_candidates(roots, marks, assigned, masks, found)
             continue
         if gate.enabled:
             segment = gate.span(roots)
@@ -907,21 +913,25 @@ def _any_between(offsets: list[int], begin: int, end: int) -> bool:
 
 
 def _marked_candidates(
-    root: ast.AST,
+    roots: list[ast.expr],
     marks: _Marks,
     assigned: frozenset[str],
     masks: frozenset[str],
     found: list[ast.AST],
 ) -> None:
-    """Add the nodes of ``root`` that have the shape of a sync, in the order
-    of ``_expression_nodes`` (with ``skip_unreported``), to ``found``;
-    below the root, a node spanning no mark (no sync word, no ``[``) is not
-    walked: no node under it can have the shape."""
+    """Add the nodes of ``roots`` (one after the other) that have the shape
+    of a sync, in the order of ``_expression_nodes`` (with
+    ``skip_unreported``), to ``found``; below a root, a node spanning no
+    mark (no sync word, no ``[``) is not walked: no node under it can have
+    the shape. (Each node's children are read field by field, last first,
+    as ``child_nodes`` lists them, without the list.)"""
     starts, offsets = marks.starts, marks.all
     count = len(offsets)
     leaves, shapes = LEAF_TYPES, _SHAPES
-    stack = [root]
+    fields_of = _REVERSED_FIELDS
+    stack = roots[::-1]
     pop, push = stack.pop, stack.append
+    node_type = _AST
     while stack:
         node = pop()
         kind = type(node)
@@ -935,21 +945,46 @@ def _marked_candidates(
                 push(node.orelse if skipped == "body" else node.body)  # type: ignore[attr-defined]
                 push(node.test)  # type: ignore[attr-defined]
                 continue
-        children = child_nodes(node)
-        for index in range(len(children) - 1, -1, -1):
-            child = children[index]
-            if type(child) in leaves:
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = _reversed_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
                 continue
-            line = getattr(child, "lineno", None)
-            if line is not None:
-                position = bisect_left(offsets, starts[line - 1] + child.col_offset)  # type: ignore[attr-defined]
-                if (
-                    position == count
-                    or offsets[position]
-                    >= starts[child.end_lineno - 1] + child.end_col_offset  # type: ignore[attr-defined]
-                ):
+            if type(value) is list:
+                children = value[::-1]
+            elif isinstance(value, node_type):
+                children = (value,)
+            else:
+                continue
+            for child in children:
+                if type(child) in leaves or not isinstance(child, node_type):
                     continue
-            push(child)
+                line = getattr(child, "lineno", None)
+                if line is not None:
+                    position = bisect_left(
+                        offsets,
+                        starts[line - 1] + child.col_offset,  # type: ignore[attr-defined]
+                    )
+                    if (
+                        position == count
+                        or offsets[position]
+                        >= starts[child.end_lineno - 1] + child.end_col_offset  # type: ignore[attr-defined]
+                    ):
+                        continue
+                push(child)
+
+
+#: ``node_fields`` of each node type, last first (``_marked_candidates``).
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(kind: type) -> tuple[str, ...]:
+    return tuple(reversed(NODE_FIELDS.get(kind) or node_fields(kind)))
+
+
+_AST = ast.AST
 
 
 #: The node types ``_may_sync`` may accept.
