@@ -3041,6 +3041,14 @@ def _cache_fills(
                                     (last.end_lineno, last.end_col_offset),  # type: ignore[attr-defined]
                                 )
                             )
+            if kind not in _BLOCK_HOLDERS or not any_row_between(
+                rows,
+                stmt.lineno,
+                stmt.end_lineno,  # type: ignore[arg-type]
+            ):
+                # (no block; or none of the rows, and so none from any
+                # ``if`` of its blocks to its block's end)
+                continue
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, field, None)
                 if inner:
@@ -3050,6 +3058,10 @@ def _cache_fills(
             for case in getattr(stmt, "cases", ()):
                 blocks.append(case.body)
     return fills
+
+
+#: The statements holding blocks of statements (nested scopes apart).
+_BLOCK_HOLDERS = frozenset(COMPOUND_STATEMENTS)
 
 
 def _in_fill(node: ast.AST, fills: list) -> bool:
