@@ -1035,7 +1035,7 @@ def _local_names(bindings: list) -> tuple[frozenset[str], frozenset[str]]:
             unpacking = target_kind in _UNPACKING
             if not (unpacking or mask):
                 continue
-            walked = [node.id for node in ast.walk(target) if type(node) is name_type]
+            walked = [node.id for node in walk(target) if type(node) is name_type]
             if unpacking:
                 names.update(walked)
             if mask:
@@ -1666,7 +1666,7 @@ class _Provenance:
         (it may rebind them when called): asked only where a guard holds."""
         return {
             name
-            for node in ast.walk(self._function)
+            for node in walk(self._function)
             if type(node) is ast.Nonlocal
             for name in node.names  # type: ignore[attr-defined]
         }
@@ -2621,7 +2621,7 @@ class _Attributes:
                                 )
                             )
                     elif type(target) is not ast.Name:
-                        for node in ast.walk(target):
+                        for node in walk(target):
                             if (
                                 type(node) is ast.Attribute
                                 and type(
