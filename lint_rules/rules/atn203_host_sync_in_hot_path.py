@@ -1270,6 +1270,8 @@ class _Provenance:
         #: kept: it depends on where the question started).
         self._tensor_asking: set[tuple] = set()
         self._tensor_cycles = 0
+        #: ``_reaching`` per name and use.
+        self._reaching_memo: dict[tuple[str, ast.Name | None], tuple[int, ...]] = {}
         #: The ``if`` statements whose test says where a name lives
         #: (``_device_guard``): (statement, branch path, name, place in the
         #: body, place in the ``else``); the ``with`` statements; the names
@@ -1462,12 +1464,20 @@ class _Provenance:
     def values_of(self, name: str) -> list[object]:
         return [value for value, _, _ in self.bindings.get(name, ())]
 
-    def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
+    def _reaching(self, name: str, use: ast.Name | None) -> tuple[int, ...]:
         """The bindings of ``name`` that may reach ``use`` (indexes into
         ``bindings[name]``), by branch structure and source order: the last
         one before it on its own path of branches, and those after that
         which may run before it (not in an arm ``_exclusive`` of its own).
-        Inside a loop, or without a use: all."""
+        Inside a loop, or without a use: all. (Kept per name and use: it
+        depends on the function's code alone, its bindings all built.)"""
+        key = (name, use)
+        reaching = self._reaching_memo.get(key)
+        if reaching is None:
+            reaching = self._reaching_memo[key] = tuple(self._find_reaching(name, use))
+        return reaching
+
+    def _find_reaching(self, name: str, use: ast.Name | None) -> list[int]:
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
         where = self._use(use) if use is not None else None
@@ -1565,7 +1575,7 @@ class _Provenance:
             if guarded is not None:
                 return guarded
         reaching = self._reaching(name, use)
-        key = (name, tuple(reaching))
+        key = (name, reaching)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
@@ -1847,7 +1857,7 @@ class _Provenance:
         reaching = self._reaching(name, use)
         if name in self.params and len(reaching) == len(found):
             return False  # the parameter's own value may reach the use
-        key = (name, tuple(reaching), maybe_none)
+        key = (name, reaching, maybe_none)
         memo = self._tensor_memo.get(key)
         if memo is not None:
             return memo
