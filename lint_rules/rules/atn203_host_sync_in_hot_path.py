@@ -7,6 +7,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import cached_property, partial
+from operator import itemgetter
 
 from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
@@ -1359,7 +1360,7 @@ class _Provenance:
                             self._bind(
                                 child.target, _loop_item(child.iter), path, (0, 0)
                             )  # type: ignore[attr-defined]
-        spans.sort(key=lambda span: span[0])
+        spans.sort(key=itemgetter(0))
         self._spans = spans
         self._span_starts = [span[0] for span in spans]
         if shared is not None:
