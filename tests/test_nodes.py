@@ -15,6 +15,8 @@ from lint_rules.analysis.nodes import (
     walk,
     walk_rows,
 )
+from lint_rules.analysis.summaries import _quote_rows
+from lint_rules.source import Locator
 from tests.fuzzing import valid_program
 
 EVERY_FORM = """
@@ -78,11 +80,24 @@ def assert_same_children(source: str) -> None:
     assert list(walk(tree)) == list(ast.walk(tree))
     for node in ast.walk(tree):
         assert child_nodes(node) == list(ast.iter_child_nodes(node)), ast.dump(node)
-    assert sorted(string_values(tree)) == sorted(
+    strings = sorted(
         node.value
         for node in ast.walk(tree)
         if type(node) is ast.Constant and isinstance(node.value, str)
     )
+    assert sorted(string_values(tree)) == strings
+    # Walking only the statements on the rows holding a quote finds them all.
+    assert sorted(string_values(tree, _quote_rows(Locator(source)))) == strings
+
+
+def test_string_values_skips_statements_off_the_rows():
+    tree = ast.parse('x = "a"\n@d("b")\ndef f():\n    return "c"\n')
+    assert string_values(tree, []) == []
+    assert sorted(string_values(tree, [1])) == ["a"]
+    # (a decorator's row counts for its function)
+    assert sorted(string_values(tree, [2])) == ["b"]
+    # (a walked statement's expressions are walked whole)
+    assert sorted(string_values(tree, [4])) == ["b", "c"]
 
 
 def test_every_form():

@@ -150,22 +150,29 @@ _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 _INNER_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def string_values(root: ast.AST) -> list[str]:
+def string_values(root: ast.AST, rows: list[int] | None = None) -> list[str]:
     """The values of the string constants under ``root`` (itself included),
     in no particular order: those of every ``ast.Constant`` ``walk`` meets,
     found without ``child_nodes`` (a name, a constant, a context or an
-    operator is never asked for its children)."""
+    operator is never asked for its children). With ``rows`` (sorted: the
+    rows holding a quote, ``'`` or ``"``), a statement none of whose rows
+    is one of them (its decorators' included) is not walked: each string
+    literal, an f-string's too, holds a quote on the row it starts on,
+    within the statement around it."""
     values: list[str] = []
     stack = [root]
     pop, push = stack.pop, stack.append
     fields_of = _INNER_FIELDS
     constant = ast.Constant
+    statements = _STATEMENT_TYPES if rows is not None else frozenset()
     while stack:
         node = pop()
         kind = type(node)
         if kind is constant:
             if isinstance(node.value, str):  # type: ignore[attr-defined]
                 values.append(node.value)  # type: ignore[attr-defined]
+            continue
+        if kind in statements and not spans(node, rows):  # type: ignore[arg-type]
             continue
         fields = fields_of.get(kind)
         if fields is None:
@@ -311,6 +318,8 @@ def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:
 
 #: The concrete types of ``LEAVES``.
 LEAF_TYPES = concrete_types(LEAVES)
+#: The concrete statement types.
+_STATEMENT_TYPES = concrete_types((ast.stmt,))
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
@@ -86,6 +87,29 @@ from lint_rules.analysis.use_forms import (
 from lint_rules.source import Locator
 
 _WORD = re.compile(r"\w+")
+#: What every string literal holds (``_quote_rows``).
+_QUOTE = re.compile("[\"']")
+
+
+def _quote_rows(locator: Locator) -> list[int]:
+    """The rows of the text that hold a quote (``'`` or ``"``), in order:
+    one search from each row's start after a match."""
+    text, starts = locator.text, locator.line_starts
+    count = len(starts)
+    search = _QUOTE.search
+    rows: list[int] = []
+    position = 0
+    while True:
+        found = search(text, position)
+        if found is None:
+            return rows
+        row = bisect_right(starts, found.start())
+        rows.append(row)
+        if row >= count:
+            return rows
+        position = starts[row]
+
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.flow import Event, FunctionFlow
@@ -426,7 +450,11 @@ class ModuleSummaries:
         if found is None:
             # (one search over the values joined by a line break, which no
             # word holds: the words of each value)
-            words = _WORD.findall("\n".join(string_values(self.model.tree)))
+            rows = None
+            if self.locator is not None and prefilter.enabled():
+                rows = _quote_rows(self.locator)
+            values = string_values(self.model.tree, rows)
+            words = _WORD.findall("\n".join(values))
             found = self.__dict__["_strings"] = frozenset(words)
         return found
 

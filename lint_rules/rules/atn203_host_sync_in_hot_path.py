@@ -7,16 +7,19 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import cached_property, partial
+from operator import itemgetter
 
 from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import Cost, _matcher
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
+    NODE_FIELDS,
     TryStar,
     any_row_between,
     child_nodes,
     concrete_types,
+    node_fields,
     walk,
     walk_rows,
 )
@@ -787,18 +790,29 @@ _ROOTS: dict[type, Callable[..., list[ast.expr]]] = {
 #: Words a row must hold for one of its expressions to have the shape of a
 #: sync (``_may_sync``): a sync call's name, or the keywords of a conditional
 #: expression and of the operators whose operands are truth values.
+_SYNC_WORD_LIST = sorted(_SYNC_CALL_NAMES | {"if", "and", "or", "not"})
+#: (a look ahead at the first character first, one of the words' first
+#: letters: ``\b`` and the alternation are tried only where a word may
+#: start, a scan a quarter faster)
+_SYNC_FIRST = "".join(sorted({word[0] for word in _SYNC_WORD_LIST}))
 _SYNC_WORDS = re.compile(
-    r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
+    f"(?=[{_SYNC_FIRST}])" + r"\b(?:" + "|".join(_SYNC_WORD_LIST) + r")\b"
 )
 #: What a row must also hold, beside a ``[``, for boolean-mask indexing: a
 #: comparison or ``~`` (a local bound to a comparison is looked for by name).
 _MASK_SIGNS = re.compile(r"[<>~]|==|!=|\bin\b|\bis\b")
 #: The rows where one of the two may start: a statement on none of them is
 #: not looked at further.
-_SYNC_ROWS = re.compile(_SYNC_WORDS.pattern + r"|\[")
+_SYNC_ROWS = re.compile(
+    f"(?=[{_SYNC_FIRST}\\[])" + r"(?:\b(?:" + "|".join(_SYNC_WORD_LIST) + r")\b|\[)"
+)
 #: ``_SYNC_WORDS`` and ``[`` (``_TextGate.marks``), and the same in UTF-8
 #: bytes.
-_SYNC_WORDS_BYTES = re.compile(_SYNC_WORDS.pattern.encode("ascii"))
+_SYNC_WORDS_BYTES = re.compile(
+    (
+        r"\b" + f"(?=[{_SYNC_FIRST}])" + "(?:" + "|".join(_SYNC_WORD_LIST) + r")\b"
+    ).encode("ascii")
+)  # (in bytes, the ``\b`` first is the faster: a seventh)
 _BRACKET = re.compile(r"\[")
 _BRACKET_BYTES = re.compile(rb"\[")
 #: Statements never left out by rows: those with blocks of statements, and
@@ -852,11 +866,16 @@ def _candidates(
             continue
         if marks is not None:
             starts = marks.starts
-            begin = min(starts[root.lineno - 1] + root.col_offset for root in roots)
-            end = max(
-                starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
-                for root in roots
-            )
+            root = roots[0]
+            begin = starts[root.lineno - 1] + root.col_offset
+            end = starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
+            for root in roots[1:]:  # (the span of them all)
+                offset = starts[root.lineno - 1] + root.col_offset
+                if offset < begin:
+                    begin = offset
+                offset = starts[root.end_lineno - 1] + root.end_col_offset  # type: ignore[operator]
+                if offset > end:
+                    end = offset
             if not _any_between(marks.words, begin, end):
                 if not _any_between(marks.brackets, begin, end):
                     continue
@@ -867,8 +886,7 @@ def _candidates(
                     or (mask_words is not None and mask_words.search(segment))
                 ):
                     continue
-            for root in roots:
-                _marked_candidates(root, marks, assigned, masks, found)
+            _marked_candidates(roots, marks, assigned, masks, found)
             continue
         if gate.enabled:
             segment = gate.span(roots)
@@ -896,21 +914,25 @@ def _any_between(offsets: list[int], begin: int, end: int) -> bool:
 
 
 def _marked_candidates(
-    root: ast.AST,
+    roots: list[ast.expr],
     marks: _Marks,
     assigned: frozenset[str],
     masks: frozenset[str],
     found: list[ast.AST],
 ) -> None:
-    """Add the nodes of ``root`` that have the shape of a sync, in the order
-    of ``_expression_nodes`` (with ``skip_unreported``), to ``found``;
-    below the root, a node spanning no mark (no sync word, no ``[``) is not
-    walked: no node under it can have the shape."""
+    """Add the nodes of ``roots`` (one after the other) that have the shape
+    of a sync, in the order of ``_expression_nodes`` (with
+    ``skip_unreported``), to ``found``; below a root, a node spanning no
+    mark (no sync word, no ``[``) is not walked: no node under it can have
+    the shape. (Each node's children are read field by field, last first,
+    as ``child_nodes`` lists them, without the list.)"""
     starts, offsets = marks.starts, marks.all
     count = len(offsets)
     leaves, shapes = LEAF_TYPES, _SHAPES
-    stack = [root]
+    fields_of = _REVERSED_FIELDS
+    stack = roots[::-1]
     pop, push = stack.pop, stack.append
+    node_type = _AST
     while stack:
         node = pop()
         kind = type(node)
@@ -924,21 +946,46 @@ def _marked_candidates(
                 push(node.orelse if skipped == "body" else node.body)  # type: ignore[attr-defined]
                 push(node.test)  # type: ignore[attr-defined]
                 continue
-        children = child_nodes(node)
-        for index in range(len(children) - 1, -1, -1):
-            child = children[index]
-            if type(child) in leaves:
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = _reversed_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
                 continue
-            line = getattr(child, "lineno", None)
-            if line is not None:
-                position = bisect_left(offsets, starts[line - 1] + child.col_offset)  # type: ignore[attr-defined]
-                if (
-                    position == count
-                    or offsets[position]
-                    >= starts[child.end_lineno - 1] + child.end_col_offset  # type: ignore[attr-defined]
-                ):
+            if type(value) is list:
+                children = value[::-1]
+            elif isinstance(value, node_type):
+                children = (value,)
+            else:
+                continue
+            for child in children:
+                if type(child) in leaves or not isinstance(child, node_type):
                     continue
-            push(child)
+                line = getattr(child, "lineno", None)
+                if line is not None:
+                    position = bisect_left(
+                        offsets,
+                        starts[line - 1] + child.col_offset,  # type: ignore[attr-defined]
+                    )
+                    if (
+                        position == count
+                        or offsets[position]
+                        >= starts[child.end_lineno - 1] + child.end_col_offset  # type: ignore[attr-defined]
+                    ):
+                        continue
+                push(child)
+
+
+#: ``node_fields`` of each node type, last first (``_marked_candidates``).
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(kind: type) -> tuple[str, ...]:
+    return tuple(reversed(NODE_FIELDS.get(kind) or node_fields(kind)))
+
+
+_AST = ast.AST
 
 
 #: The node types ``_may_sync`` may accept.
@@ -989,7 +1036,7 @@ def _local_names(bindings: list) -> tuple[frozenset[str], frozenset[str]]:
             unpacking = target_kind in _UNPACKING
             if not (unpacking or mask):
                 continue
-            walked = [node.id for node in ast.walk(target) if type(node) is name_type]
+            walked = [node.id for node in walk(target) if type(node) is name_type]
             if unpacking:
                 names.update(walked)
             if mask:
@@ -1224,6 +1271,8 @@ class _Provenance:
         #: kept: it depends on where the question started).
         self._tensor_asking: set[tuple] = set()
         self._tensor_cycles = 0
+        #: ``_reaching`` per name and use.
+        self._reaching_memo: dict[tuple[str, ast.Name | None], tuple[int, ...]] = {}
         #: The ``if`` statements whose test says where a name lives
         #: (``_device_guard``): (statement, branch path, name, place in the
         #: body, place in the ``else``); the ``with`` statements; the names
@@ -1311,7 +1360,7 @@ class _Provenance:
                             self._bind(
                                 child.target, _loop_item(child.iter), path, (0, 0)
                             )  # type: ignore[attr-defined]
-        spans.sort(key=lambda span: span[0])
+        spans.sort(key=itemgetter(0))
         self._spans = spans
         self._span_starts = [span[0] for span in spans]
         if shared is not None:
@@ -1416,12 +1465,20 @@ class _Provenance:
     def values_of(self, name: str) -> list[object]:
         return [value for value, _, _ in self.bindings.get(name, ())]
 
-    def _reaching(self, name: str, use: ast.Name | None) -> list[int]:
+    def _reaching(self, name: str, use: ast.Name | None) -> tuple[int, ...]:
         """The bindings of ``name`` that may reach ``use`` (indexes into
         ``bindings[name]``), by branch structure and source order: the last
         one before it on its own path of branches, and those after that
         which may run before it (not in an arm ``_exclusive`` of its own).
-        Inside a loop, or without a use: all."""
+        Inside a loop, or without a use: all. (Kept per name and use: it
+        depends on the function's code alone, its bindings all built.)"""
+        key = (name, use)
+        reaching = self._reaching_memo.get(key)
+        if reaching is None:
+            reaching = self._reaching_memo[key] = tuple(self._find_reaching(name, use))
+        return reaching
+
+    def _find_reaching(self, name: str, use: ast.Name | None) -> list[int]:
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
         where = self._use(use) if use is not None else None
@@ -1519,7 +1576,7 @@ class _Provenance:
             if guarded is not None:
                 return guarded
         reaching = self._reaching(name, use)
-        key = (name, tuple(reaching))
+        key = (name, reaching)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
@@ -1620,7 +1677,7 @@ class _Provenance:
         (it may rebind them when called): asked only where a guard holds."""
         return {
             name
-            for node in ast.walk(self._function)
+            for node in walk(self._function)
             if type(node) is ast.Nonlocal
             for name in node.names  # type: ignore[attr-defined]
         }
@@ -1801,7 +1858,7 @@ class _Provenance:
         reaching = self._reaching(name, use)
         if name in self.params and len(reaching) == len(found):
             return False  # the parameter's own value may reach the use
-        key = (name, tuple(reaching), maybe_none)
+        key = (name, reaching, maybe_none)
         memo = self._tensor_memo.get(key)
         if memo is not None:
             return memo
@@ -2575,7 +2632,7 @@ class _Attributes:
                                 )
                             )
                     elif type(target) is not ast.Name:
-                        for node in ast.walk(target):
+                        for node in walk(target):
                             if (
                                 type(node) is ast.Attribute
                                 and type(
@@ -2995,6 +3052,14 @@ def _cache_fills(
                                     (last.end_lineno, last.end_col_offset),  # type: ignore[attr-defined]
                                 )
                             )
+            if kind not in _BLOCK_HOLDERS or not any_row_between(
+                rows,
+                stmt.lineno,
+                stmt.end_lineno,  # type: ignore[arg-type]
+            ):
+                # (no block; or none of the rows, and so none from any
+                # ``if`` of its blocks to its block's end)
+                continue
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, field, None)
                 if inner:
@@ -3004,6 +3069,10 @@ def _cache_fills(
             for case in getattr(stmt, "cases", ()):
                 blocks.append(case.body)
     return fills
+
+
+#: The statements holding blocks of statements (nested scopes apart).
+_BLOCK_HOLDERS = frozenset(COMPOUND_STATEMENTS)
 
 
 def _in_fill(node: ast.AST, fills: list) -> bool:

@@ -355,6 +355,36 @@ def test_the_text_gate_finds_every_candidate_the_full_walk_finds() -> None:
     assert compared > 50
 
 
+def test_the_sync_word_scans_match_the_plain_alternation() -> None:
+    """``_SYNC_WORDS``, ``_SYNC_ROWS`` and ``_SYNC_WORDS_BYTES`` look ahead
+    at a first letter before the alternation (for speed): the same matches
+    as the plain ``\\b(?:...)\\b``, in text and in UTF-8 bytes."""
+    import re
+
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _SYNC_CALL_NAMES,
+        _SYNC_ROWS,
+        _SYNC_WORDS,
+        _SYNC_WORDS_BYTES,
+    )
+
+    plain = r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
+    text = (
+        "x = t.item() if a and not b else tolist(to) or toto\n"
+        "y = é.cpu()[m] + numpy_int + _float(ints)[::2] or[notor]\n"
+        "if\tand\nrepeat_interleave unique_consecutive nonzero.to(x)"
+    )
+
+    def spans(pattern: re.Pattern, data: str | bytes) -> list[tuple[int, int]]:
+        return [match.span() for match in pattern.finditer(data)]  # type: ignore[arg-type]
+
+    assert len(spans(re.compile(plain), text)) >= 15
+    assert spans(_SYNC_WORDS, text) == spans(re.compile(plain), text)
+    assert spans(_SYNC_ROWS, text) == spans(re.compile(plain + r"|\["), text)
+    data = text.encode("utf-8")
+    assert spans(_SYNC_WORDS_BYTES, data) == spans(re.compile(plain.encode()), data)
+
+
 def test_bindings_and_uses_agree_with_the_full_walk() -> None:
     """The bindings read statement by statement (expressions walked only
     where ``:=`` or ``for`` may bind) and each read's branch path found by

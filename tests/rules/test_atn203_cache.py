@@ -43,6 +43,18 @@ CACHED = {
         "    v = float(scale.item())\nlayer._v = v\nreturn v\n"
     ),
     "and_test": "if self._x is None and key:\n    self._x = scale.item()\n",
+    # In blocks of other statements (each one holding the sync's row is
+    # looked into), after a statement with blocks that holds none.
+    "nested_blocks": (
+        "for i in range(2):\n    with torch.no_grad():\n        pass\n"
+        "try:\n    for i in range(2):\n        with torch.no_grad():\n"
+        "            if self._x is None:\n                self._x = scale.item()\n"
+        "except ValueError:\n    pass\n"
+    ),
+    "after_leaving_if_in_a_loop": (
+        "while key:\n    if self._x is not None:\n        break\n"
+        "    self._x = scale.item()\n"
+    ),
 }
 
 
