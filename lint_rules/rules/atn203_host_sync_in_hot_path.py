@@ -249,7 +249,8 @@ class HostSyncInHotPath(Rule):
     entry point (`forward_decode -> _update_metadata`). Where one function
     reads several reductions of one tensor on the host, it says so: one
     transfer of them all would do, or the host copy the function already
-    has (`seq_lens_cpu`) gives the values without waiting.
+    has (`seq_lens_cpu`) gives the values without waiting (not the copy the
+    sync itself makes: `seq_lens_cpu = seq_lens.cpu()` names none).
 
     ## Example
     ```python
@@ -463,7 +464,7 @@ class HostSyncInHotPath(Rule):
                 f"Host sync {what} in per-step code ({chain}): the CPU waits "
                 "for the GPU"
             )
-            hint = where.host_copy_hint(base)
+            hint = where.host_copy_hint(base, node)
             key = _reduction_key(base)
             if hint is not None:
                 message += f"; the function already has `{hint}` on the host"
@@ -2044,9 +2045,13 @@ class _Provenance:
             )
         return False
 
-    def host_copy_hint(self, base: ast.expr | None) -> str | None:
+    def host_copy_hint(
+        self, base: ast.expr | None, sync: ast.AST | None = None
+    ) -> str | None:
         """The name of a host copy of ``base`` the function already reads
-        (``seq_lens_cpu`` for ``seq_lens``, ``forward_batch.seq_lens``)."""
+        (``seq_lens_cpu`` for ``seq_lens``, ``forward_batch.seq_lens``), not
+        the local that ``sync`` itself makes (``seq_lens_cpu =
+        seq_lens.cpu()``: ``_made_by``)."""
         root = base
         while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute):
             root = root.func.value
@@ -2068,8 +2073,47 @@ class _Provenance:
                 if candidate not in gate.span([self._function]):  # type: ignore[list-item]
                     continue  # (a necessary condition: saves the walk)
             if candidate in self.names_used and self.is_host_name(candidate):
+                if sync is not None and self._made_by(candidate, sync):
+                    continue
                 return candidate
         return None
+
+    def _made_by(self, name: str, sync: ast.AST) -> bool:
+        """Whether the local ``name`` holds only what ``sync`` makes: every
+        binding of it in the function is a value that holds ``sync``
+        (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``), and it
+        is no parameter, no ``global`` or ``nonlocal``, no name a nested
+        function rebinds, and no attribute the function names
+        (``batch.seq_lens_cpu`` may come with the batch). Such a local is
+        no host copy the function had before the sync."""
+        if name in self.params:
+            return False
+        found = self.bindings.get(name)
+        if not found or name in self._not_guarded or name in self._closure_names:
+            return False
+        for value, _, _ in found:
+            if isinstance(value, _Part):
+                value = value.whole
+            if not isinstance(value, ast.expr) or not _holds(value, sync):
+                return False
+        return not any(
+            type(node) is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
+            for node in ast.walk(self._function)
+        )
+
+
+def _holds(outer: ast.expr, inner: ast.AST) -> bool:
+    """Whether ``inner`` lies within ``outer`` in the source (by position)."""
+    start = getattr(inner, "lineno", None)
+    if start is None or outer.end_lineno is None:
+        return False
+    return (outer.lineno, outer.col_offset) <= (
+        start,
+        inner.col_offset,  # type: ignore[attr-defined]
+    ) and (inner.end_lineno, inner.end_col_offset) <= (  # type: ignore[attr-defined]
+        outer.end_lineno,
+        outer.end_col_offset,
+    )
 
 
 def _new_provenance(

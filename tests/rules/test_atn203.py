@@ -164,6 +164,31 @@ def test_a_host_copy_at_hand_is_named() -> None:
     assert "the function already has `seq_lens_cpu` on the host" in finding.message
 
 
+def test_the_host_copy_a_sync_makes_is_not_named_as_one_at_hand() -> None:
+    # The local the sync itself binds is no copy the function had before;
+    # a parameter of that name, or a copy made by another sync, is.
+    (made,) = findings("lens_host = lens.to('cpu')\nreturn lens_host\n")
+    assert "already has" not in made.message
+    (either,) = findings("lens_host = lens.cpu() if n else None\nreturn lens_host\n")
+    assert "already has" not in either.message
+    first, second = findings(
+        "lens_host = lens.cpu()\nx = lens.max().item()\nreturn lens_host, x\n"
+    )
+    assert "already has" not in first.message
+    assert "the function already has `lens_host` on the host" in second.message
+    source = textwrap.dedent(
+        """\
+        class Backend:
+            def forward(self, lens, lens_host=None):
+                if lens_host is None:
+                    lens_host = lens.cpu()
+                return lens_host
+        """
+    )
+    (given,) = check_source(source, "b.py", SETTINGS)
+    assert "the function already has `lens_host` on the host" in given.message
+
+
 def test_host_tensor_names_is_a_setting() -> None:
     settings = Settings(select=("ATN203",), host_tensor_names=("*_on_host",))
     assert findings("x = lens_on_host.tolist()\n", settings) == []
