@@ -209,7 +209,10 @@ class HostSyncInHotPath(Rule):
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
-    are not known. A device guard on a local or a parameter (`x.is_cuda`,
+    are not known. A `torch` function's result is where its arguments are,
+    and a list of tensors given to it where its elements are
+    (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
+    Python list's place). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
     `isinstance(x, torch.Tensor)`: no tensor) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
@@ -1690,7 +1693,7 @@ class _Provenance:
                 return self.where(call.args[0], depth + 1)
             return HOST
         if qualified.startswith("torch."):
-            places = [self.where(arg, depth + 1) for arg in call.args]
+            places = [self._where_argument(arg, depth + 1) for arg in call.args]
             tensors = [place for place in places if place not in _ON_HOST]
             if not call.args:
                 return UNKNOWN
@@ -1699,6 +1702,20 @@ class _Provenance:
                 return HOST if HOST in places else _join(*places)
             return _operands(*places)
         return UNKNOWN
+
+    def _where_argument(self, arg: ast.expr, depth: int) -> str:
+        """Where a ``torch`` function's argument is, as its result reads it:
+        a list or tuple of tensors (``torch.cat([a, b])``, ``torch.stack(
+        [t for t in ts])``) is where its elements are, not a Python value."""
+        kind = type(arg)
+        if kind is ast.List or kind is ast.Tuple:
+            elements = arg.elts  # type: ignore[attr-defined]
+            if any(type(element) is ast.Starred for element in elements):
+                return UNKNOWN
+            return _operands(*(self.where(element, depth) for element in elements))
+        if kind is ast.ListComp or kind is ast.GeneratorExp:
+            return _operands(self.where(arg.elt, depth))  # type: ignore[attr-defined]
+        return self.where(arg, depth)
 
     # ------------------------------------------------------------ what values are
 

@@ -60,6 +60,9 @@ SYNCS = {
     "repeat_interleave_output_size_none": (
         "x = q.repeat_interleave(lens.cuda(), dim=0, output_size=None)\n"
     ),
+    # A list of tensors given to a torch function is where its elements are.
+    "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
+    "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
 }
 
 
@@ -112,6 +115,12 @@ HOST_VALUES = {
     "repeat_interleave_parameter": "x = q.repeat_interleave(lens)\n",
     # A name read in the value that rebinds it has its earlier value.
     "rebound_from_list": "t = []\nt = torch.cat(t) if t else q\n",
+    "joined_host_tensors": (
+        "t = torch.cat([batch.lens_cpu, torch.tensor([1])])\nx = t.tolist()\n"
+    ),
+    "joined_host_comprehension": (
+        "t = torch.stack([batch.lens_cpu[i] for i in range(n)])\nx = t.tolist()\n"
+    ),
 }
 
 
