@@ -204,7 +204,8 @@ class HostSyncInHotPath(Rule):
     A value lives on the host when it is a Python number, list or literal,
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
-    local bound only to such values, a name matching `host-tensor-names`
+    local bound only to such values (in a loop, a binding that only
+    reshapes the local's own value, `x = x.view(n, -1)`, keeps it), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
@@ -1533,11 +1534,68 @@ class _Provenance:
             result = self.parameter(name) if name in self.params else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
-            if name in self.params and len(reaching) == len(found):
+            every = len(reaching) == len(found)
+            if name in self.params and every:
                 values = [*values, _Parameter(name)]
-            result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+            result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
         return result
+
+    def _join_bindings(
+        self, name: str, values: list[object], every: bool, depth: int
+    ) -> str:
+        """Where ``name`` is, by the values of its bindings. Where every
+        binding counts (in a loop), one that only reshapes the name's own
+        value (``x = x.reshape(n, -1)``, ``x = x[1:].T``: ``_same_place``)
+        keeps whatever place the others give it: a host tensor reshaped
+        stays a host tensor. Without that, its value would be a cycle, and
+        not known."""
+        if every and name not in self._not_guarded and name not in self._closure_names:
+            others = [
+                value
+                for value in values
+                if not (isinstance(value, ast.expr) and self._same_place(value, name))
+            ]
+            if others and len(others) < len(values):
+                place = _join(*(self.where(value, depth + 1) for value in others))  # type: ignore[arg-type]
+                if place != PYTHON:
+                    return place
+        return _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+
+    def _same_place(self, value: ast.expr, name: str) -> bool:
+        """Whether ``where`` puts ``value`` where ``name`` is, for a tensor on
+        the host or the device (and a value not known: not known): ``name``
+        itself, an element or slice of it, a same-place attribute (``.T``),
+        a dtype cast, or a method of it that ``where`` judges by its
+        receiver alone."""
+        node: ast.expr = value
+        while True:
+            kind = type(node)
+            if kind is ast.Name:
+                return node.id == name  # type: ignore[attr-defined]
+            if kind is ast.Subscript:
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                attr = node.attr  # type: ignore[attr-defined]
+                if attr not in _SAME_PLACE_ATTRIBUTES or self.is_host_name(attr):
+                    return False
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is ast.Call and type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+                func = node.func  # type: ignore[attr-defined]
+                method = func.attr
+                if method == "to":
+                    if _to_cpu(node) or not _is_dtype_cast(node):  # type: ignore[arg-type]
+                        return False
+                elif (
+                    method in _TO_HOST_METHODS
+                    or method in _METADATA_METHODS
+                    or method == "cuda"
+                    or self.scope.qualified_name(func) is not None  # type: ignore[attr-defined]
+                ):
+                    return False
+                node = func.value
+            else:
+                return False
 
     @property
     def _guarded_place(self) -> Callable[[str, ast.Name], str | None] | None:

@@ -61,6 +61,20 @@ SYNCS = {
         "x = q.repeat_interleave(lens.cuda(), dim=0, output_size=None)\n"
     ),
     # A list of tensors given to a torch function is where its elements are.
+    # ... and a device value reshaped in a loop stays on the device, or
+    # unknown where one binding is not known.
+    "reshaped_device_in_a_loop": (
+        "for k in range(n):\n    t = lens.cuda()\n    t = t.view(2, -1)\n"
+        "    x = t.tolist()\n"
+    ),
+    "reshaped_in_one_arm": (
+        "t = lens.cuda()\nif n:\n    t = torch.zeros(3)\nelse:\n    t = t.view(-1)\n"
+        "x = t.tolist()\n"
+    ),
+    "reshaped_unknown_in_a_loop": (
+        "t = torch.arange(n)\nfor k in range(n):\n    t = t.flatten()\n"
+        "    t = batch.lens if k else t\n    x = t.tolist()\n"
+    ),
     "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
 }
@@ -117,6 +131,16 @@ HOST_VALUES = {
     "rebound_from_list": "t = []\nt = torch.cat(t) if t else q\n",
     "joined_host_tensors": (
         "t = torch.cat([batch.lens_cpu, torch.tensor([1])])\nx = t.tolist()\n"
+    ),
+    # In a loop every binding counts: one that reshapes the name's own value
+    # keeps the place the others give it.
+    "reshaped_in_a_loop": (
+        "for k in range(n):\n"
+        "    t = torch.arange(k * 4)\n"
+        "    t = t.view(2, -1).T\n"
+        "    t = t[t >= 0]\n"
+        "    t = t.to(torch.int32).flatten()\n"
+        "    x = t.tolist()\n"
     ),
     "joined_host_comprehension": (
         "t = torch.stack([batch.lens_cpu[i] for i in range(n)])\nx = t.tolist()\n"
