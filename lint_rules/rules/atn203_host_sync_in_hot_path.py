@@ -207,12 +207,16 @@ class HostSyncInHotPath(Rule):
     A value lives on the host when it is a Python number, list or literal,
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
-    local bound only to such values, a name matching `host-tensor-names`
+    local bound only to such values (in a loop, a binding that only
+    reshapes the local's own value, `x = x.view(n, -1)`, keeps it), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
-    are not known. A device guard on a local or a parameter (`x.is_cuda`,
+    are not known. A `torch` function's result is where its arguments are,
+    and a list of tensors given to it where its elements are
+    (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
+    Python list's place). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
     `isinstance(x, torch.Tensor)`: no tensor) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
@@ -252,7 +256,8 @@ class HostSyncInHotPath(Rule):
     entry point (`forward_decode -> _update_metadata`). Where one function
     reads several reductions of one tensor on the host, it says so: one
     transfer of them all would do, or the host copy the function already
-    has (`seq_lens_cpu`) gives the values without waiting.
+    has (`seq_lens_cpu`) gives the values without waiting (not the copy the
+    sync itself makes: `seq_lens_cpu = seq_lens.cpu()` names none).
 
     ## Example
     ```python
@@ -466,7 +471,7 @@ class HostSyncInHotPath(Rule):
                 f"Host sync {what} in per-step code ({chain}): the CPU waits "
                 "for the GPU"
             )
-            hint = where.host_copy_hint(base)
+            hint = where.host_copy_hint(base, node)
             key = _reduction_key(base)
             if hint is not None:
                 message += f"; the function already has `{hint}` on the host"
@@ -1586,11 +1591,68 @@ class _Provenance:
             result = self.parameter(name) if name in self.params else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
-            if name in self.params and len(reaching) == len(found):
+            every = len(reaching) == len(found)
+            if name in self.params and every:
                 values = [*values, _Parameter(name)]
-            result = _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+            result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
         return result
+
+    def _join_bindings(
+        self, name: str, values: list[object], every: bool, depth: int
+    ) -> str:
+        """Where ``name`` is, by the values of its bindings. Where every
+        binding counts (in a loop), one that only reshapes the name's own
+        value (``x = x.reshape(n, -1)``, ``x = x[1:].T``: ``_same_place``)
+        keeps whatever place the others give it: a host tensor reshaped
+        stays a host tensor. Without that, its value would be a cycle, and
+        not known."""
+        if every and name not in self._not_guarded and name not in self._closure_names:
+            others = [
+                value
+                for value in values
+                if not (isinstance(value, ast.expr) and self._same_place(value, name))
+            ]
+            if others and len(others) < len(values):
+                place = _join(*(self.where(value, depth + 1) for value in others))  # type: ignore[arg-type]
+                if place != PYTHON:
+                    return place
+        return _join(*(self.where(value, depth + 1) for value in values))  # type: ignore[arg-type]
+
+    def _same_place(self, value: ast.expr, name: str) -> bool:
+        """Whether ``where`` puts ``value`` where ``name`` is, for a tensor on
+        the host or the device (and a value not known: not known): ``name``
+        itself, an element or slice of it, a same-place attribute (``.T``),
+        a dtype cast, or a method of it that ``where`` judges by its
+        receiver alone."""
+        node: ast.expr = value
+        while True:
+            kind = type(node)
+            if kind is ast.Name:
+                return node.id == name  # type: ignore[attr-defined]
+            if kind is ast.Subscript:
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                attr = node.attr  # type: ignore[attr-defined]
+                if attr not in _SAME_PLACE_ATTRIBUTES or self.is_host_name(attr):
+                    return False
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is ast.Call and type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+                func = node.func  # type: ignore[attr-defined]
+                method = func.attr
+                if method == "to":
+                    if _to_cpu(node) or not _is_dtype_cast(node):  # type: ignore[arg-type]
+                        return False
+                elif (
+                    method in _TO_HOST_METHODS
+                    or method in _METADATA_METHODS
+                    or method == "cuda"
+                    or self.scope.qualified_name(func) is not None  # type: ignore[attr-defined]
+                ):
+                    return False
+                node = func.value
+            else:
+                return False
 
     @property
     def _guarded_place(self) -> Callable[[str, ast.Name], str | None] | None:
@@ -1746,7 +1808,7 @@ class _Provenance:
                 return self.where(call.args[0], depth + 1)
             return HOST
         if qualified.startswith("torch."):
-            places = [self.where(arg, depth + 1) for arg in call.args]
+            places = [self._where_argument(arg, depth + 1) for arg in call.args]
             tensors = [place for place in places if place not in _ON_HOST]
             if not call.args:
                 return UNKNOWN
@@ -1755,6 +1817,20 @@ class _Provenance:
                 return HOST if HOST in places else _join(*places)
             return _operands(*places)
         return UNKNOWN
+
+    def _where_argument(self, arg: ast.expr, depth: int) -> str:
+        """Where a ``torch`` function's argument is, as its result reads it:
+        a list or tuple of tensors (``torch.cat([a, b])``, ``torch.stack(
+        [t for t in ts])``) is where its elements are, not a Python value."""
+        kind = type(arg)
+        if kind is ast.List or kind is ast.Tuple:
+            elements = arg.elts  # type: ignore[attr-defined]
+            if any(type(element) is ast.Starred for element in elements):
+                return UNKNOWN
+            return _operands(*(self.where(element, depth) for element in elements))
+        if kind is ast.ListComp or kind is ast.GeneratorExp:
+            return _operands(self.where(arg.elt, depth))  # type: ignore[attr-defined]
+        return self.where(arg, depth)
 
     # ------------------------------------------------------------ what values are
 
@@ -2101,9 +2177,13 @@ class _Provenance:
             )
         return False
 
-    def host_copy_hint(self, base: ast.expr | None) -> str | None:
+    def host_copy_hint(
+        self, base: ast.expr | None, sync: ast.AST | None = None
+    ) -> str | None:
         """The name of a host copy of ``base`` the function already reads
-        (``seq_lens_cpu`` for ``seq_lens``, ``forward_batch.seq_lens``)."""
+        (``seq_lens_cpu`` for ``seq_lens``, ``forward_batch.seq_lens``), not
+        the local that ``sync`` itself makes (``seq_lens_cpu =
+        seq_lens.cpu()``: ``_made_by``)."""
         root = base
         while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute):
             root = root.func.value
@@ -2125,8 +2205,47 @@ class _Provenance:
                 if candidate not in gate.span([self._function]):  # type: ignore[list-item]
                     continue  # (a necessary condition: saves the walk)
             if candidate in self.names_used and self.is_host_name(candidate):
+                if sync is not None and self._made_by(candidate, sync):
+                    continue
                 return candidate
         return None
+
+    def _made_by(self, name: str, sync: ast.AST) -> bool:
+        """Whether the local ``name`` holds only what ``sync`` makes: every
+        binding of it in the function is a value that holds ``sync``
+        (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``), and it
+        is no parameter, no ``global`` or ``nonlocal``, no name a nested
+        function rebinds, and no attribute the function names
+        (``batch.seq_lens_cpu`` may come with the batch). Such a local is
+        no host copy the function had before the sync."""
+        if name in self.params:
+            return False
+        found = self.bindings.get(name)
+        if not found or name in self._not_guarded or name in self._closure_names:
+            return False
+        for value, _, _ in found:
+            if isinstance(value, _Part):
+                value = value.whole
+            if not isinstance(value, ast.expr) or not _holds(value, sync):
+                return False
+        return not any(
+            type(node) is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
+            for node in ast.walk(self._function)
+        )
+
+
+def _holds(outer: ast.expr, inner: ast.AST) -> bool:
+    """Whether ``inner`` lies within ``outer`` in the source (by position)."""
+    start = getattr(inner, "lineno", None)
+    if start is None or outer.end_lineno is None:
+        return False
+    return (outer.lineno, outer.col_offset) <= (
+        start,
+        inner.col_offset,  # type: ignore[attr-defined]
+    ) and (inner.end_lineno, inner.end_col_offset) <= (  # type: ignore[attr-defined]
+        outer.end_lineno,
+        outer.end_col_offset,
+    )
 
 
 def _new_provenance(

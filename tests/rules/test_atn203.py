@@ -60,6 +60,23 @@ SYNCS = {
     "repeat_interleave_output_size_none": (
         "x = q.repeat_interleave(lens.cuda(), dim=0, output_size=None)\n"
     ),
+    # A list of tensors given to a torch function is where its elements are.
+    # ... and a device value reshaped in a loop stays on the device, or
+    # unknown where one binding is not known.
+    "reshaped_device_in_a_loop": (
+        "for k in range(n):\n    t = lens.cuda()\n    t = t.view(2, -1)\n"
+        "    x = t.tolist()\n"
+    ),
+    "reshaped_in_one_arm": (
+        "t = lens.cuda()\nif n:\n    t = torch.zeros(3)\nelse:\n    t = t.view(-1)\n"
+        "x = t.tolist()\n"
+    ),
+    "reshaped_unknown_in_a_loop": (
+        "t = torch.arange(n)\nfor k in range(n):\n    t = t.flatten()\n"
+        "    t = batch.lens if k else t\n    x = t.tolist()\n"
+    ),
+    "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
+    "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
 }
 
 
@@ -112,6 +129,22 @@ HOST_VALUES = {
     "repeat_interleave_parameter": "x = q.repeat_interleave(lens)\n",
     # A name read in the value that rebinds it has its earlier value.
     "rebound_from_list": "t = []\nt = torch.cat(t) if t else q\n",
+    "joined_host_tensors": (
+        "t = torch.cat([batch.lens_cpu, torch.tensor([1])])\nx = t.tolist()\n"
+    ),
+    # In a loop every binding counts: one that reshapes the name's own value
+    # keeps the place the others give it.
+    "reshaped_in_a_loop": (
+        "for k in range(n):\n"
+        "    t = torch.arange(k * 4)\n"
+        "    t = t.view(2, -1).T\n"
+        "    t = t[t >= 0]\n"
+        "    t = t.to(torch.int32).flatten()\n"
+        "    x = t.tolist()\n"
+    ),
+    "joined_host_comprehension": (
+        "t = torch.stack([batch.lens_cpu[i] for i in range(n)])\nx = t.tolist()\n"
+    ),
 }
 
 
@@ -162,6 +195,31 @@ def test_several_reductions_of_one_tensor_say_one_transfer_would_do() -> None:
 def test_a_host_copy_at_hand_is_named() -> None:
     (finding,) = findings("a = batch.seq_lens.max().item()\nb = batch.seq_lens_cpu\n")
     assert "the function already has `seq_lens_cpu` on the host" in finding.message
+
+
+def test_the_host_copy_a_sync_makes_is_not_named_as_one_at_hand() -> None:
+    # The local the sync itself binds is no copy the function had before;
+    # a parameter of that name, or a copy made by another sync, is.
+    (made,) = findings("lens_host = lens.to('cpu')\nreturn lens_host\n")
+    assert "already has" not in made.message
+    (either,) = findings("lens_host = lens.cpu() if n else None\nreturn lens_host\n")
+    assert "already has" not in either.message
+    first, second = findings(
+        "lens_host = lens.cpu()\nx = lens.max().item()\nreturn lens_host, x\n"
+    )
+    assert "already has" not in first.message
+    assert "the function already has `lens_host` on the host" in second.message
+    source = textwrap.dedent(
+        """\
+        class Backend:
+            def forward(self, lens, lens_host=None):
+                if lens_host is None:
+                    lens_host = lens.cpu()
+                return lens_host
+        """
+    )
+    (given,) = check_source(source, "b.py", SETTINGS)
+    assert "the function already has `lens_host` on the host" in given.message
 
 
 def test_host_tensor_names_is_a_setting() -> None:
