@@ -129,7 +129,9 @@ class ZerosOverwritten(Rule):
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
     `TypeError`; `empty(n)` does not). It is unsafe, too, where the write
     rests on what attnlint cannot prove: a method of the class (a subclass
-    may override it), a `full-write-calls` declaration (the message names
+    may override it), a public function of the module (`fill(dst, src)`:
+    another module may replace it; a private `_fill` is taken to be the
+    module's own), a `full-write-calls` declaration (the message names
     it: vLLM's and FlashInfer's kernels leave padding rows unwritten, so a
     declaration must be right for every shape), or a store to `self` before
     the write (if the write raises, the attribute keeps the zeros).
