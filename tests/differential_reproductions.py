@@ -1509,4 +1509,39 @@ def case(y):
     fill(x, y)
     return x
 """,
+    # 31. A ``torch.distributed`` collective given a ``group`` returns at
+    # once on a rank outside the group (``NON_GROUP_MEMBER``, what
+    # ``dist.new_group(ranks)`` gives the others), its output unwritten.
+    "a_collective_outside_its_group_writes_nothing": """
+import torch
+import torch.distributed as dist
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, dist.GroupMember.NON_GROUP_MEMBER)
+
+
+def case_gather(y, group):
+    x = torch.zeros(6)
+    dist.all_gather_into_tensor(x, y, group=group)
+    return x
+
+
+def case_scatter(y, group):
+    x = torch.zeros(6)
+    dist.reduce_scatter_tensor(x, y, dist.ReduceOp.SUM, group)
+    return x
+
+
+def case_all_to_all(y, group):
+    x = torch.zeros(6)
+    dist.all_to_all_single(x, y, group=group)
+    return x
+
+
+def case_recv(y, group):
+    x = torch.zeros(6)
+    dist.recv(x, 0, group)
+    return x
+""",
 }

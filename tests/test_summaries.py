@@ -182,6 +182,38 @@ def test_a_write_through_a_public_function_is_assumed():
     assert summary.effect("dst") == (UseEffect.FULL_WRITE, Detail.PUBLIC)
 
 
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("dist.all_gather_into_tensor(x, y)", "safe"),
+        ("dist.all_gather_into_tensor(x, y, group=None)", "safe"),
+        ("dist.all_gather_into_tensor(x, y, group=pg)", "unsafe"),
+        ("dist.all_gather_into_tensor(x, y, pg)", "unsafe"),
+        ("dist.reduce_scatter_tensor(x, y, dist.ReduceOp.SUM, pg)", "unsafe"),
+        ("dist.all_to_all_single(x, y, group=pg)", "unsafe"),
+        ("dist.recv(x, 0, pg)", "unsafe"),
+        ("_gather(x, y, pg)", "unsafe"),  # through a helper
+        ("_gather(x, y, None)", "unsafe"),  # (the helper's own ``group``)
+    ],
+)
+def test_a_collective_in_a_group_writes_only_on_its_ranks(call, applicability):
+    # On a rank outside the group the collective returns without writing.
+    source = f"""
+        import torch
+        import torch.distributed as dist
+        def _gather(out, inp, group):
+            dist.all_gather_into_tensor(out, inp, group=group)
+        def f(y, n, pg):
+            x = torch.zeros(n)
+            {call}
+            return x
+    """
+    found = _atn101(source)
+    assert [f.fix.applicability.value for f in found] == [applicability]
+    if applicability == "unsafe":
+        assert "ranks of its group" in found[0].message
+
+
 def test_full_write_calls_setting_is_validated():
     table = {"full-write-calls": {"decode_attention_fwd": [3], "k.launch": ["out", 0]}}
     settings = settings_from_table(table)

@@ -72,6 +72,7 @@ from lint_rules.analysis.torch_api import (
     COLLECTIVE_OUTPUTS,
     METHODS,
     OVERWRITING_METHODS,
+    collective_in_a_group,
     collective_output,
 )
 from lint_rules.analysis.use_forms import (
@@ -860,6 +861,8 @@ class CallEffects(CallOracle):
         if (position is not None and position == written[0]) or (
             keyword is not None and keyword == written[1]
         ):
+            if collective_in_a_group(qualified, call):
+                return UseEffect.FULL_WRITE, Detail.GROUP
             return UseEffect.FULL_WRITE, Detail.NONE
         return None
 
