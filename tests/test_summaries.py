@@ -214,6 +214,28 @@ def test_a_collective_in_a_group_writes_only_on_its_ranks(call, applicability):
         assert "ranks of its group" in found[0].message
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "with torch.cuda.graph(g):\n    dst.copy_(src)",
+        "with torch.cuda.graph(g):\n    _plain(dst, src)",  # a helper's write
+    ],
+)
+def test_a_write_captured_into_a_cuda_graph_is_not_the_calls(body):
+    # The capture records the write; it runs at each replay of the graph,
+    # not when the helper returns: the caller's buffer keeps its zeros.
+    source = (
+        "import torch\n"
+        "def _plain(dst, src):\n    dst.copy_(src)\n"
+        "def _captured(dst, src, g):\n" + textwrap.indent(body, "    ") + "\n"
+        "def f(y, n, g):\n    x = torch.zeros(n)\n    _captured(x, y, g)\n"
+        "    return x\n"
+    )
+    assert _atn101(source) == []
+    uncaptured = source.replace("torch.cuda.graph(g)", "torch.no_grad()")
+    assert [f.code for f in _atn101(uncaptured)] == ["ATN101"]
+
+
 def test_full_write_calls_setting_is_validated():
     table = {"full-write-calls": {"decode_attention_fwd": [3], "k.launch": ["out", 0]}}
     settings = settings_from_table(table)

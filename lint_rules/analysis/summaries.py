@@ -9,7 +9,9 @@ it on every path from its entry (``tensor_effects.UseEffect``):
 
 - a full write when every path first overwrites all of it (``dst.copy_``,
   ``torch.mul(..., out=dst)``, another summarized helper that does) and no
-  path returns, raises out or rebinds the parameter before that;
+  path returns, raises out or rebinds the parameter before that, nor
+  makes that write inside a CUDA graph's capture (``with
+  torch.cuda.graph(g):``, which runs it at each replay, not at the call);
 - a read when every path first reads it;
 - transparent when the body never loads the parameter;
 - unknown otherwise (part written, passed on, stored, returned, viewed).
@@ -67,8 +69,10 @@ from lint_rules.analysis.tensor_effects import (
     Use,
     UseEffect,
     context_effect,
+    enclosing_managers,
 )
 from lint_rules.analysis.torch_api import (
+    CAPTURE_MANAGERS,
     COLLECTIVE_OUTPUTS,
     METHODS,
     OVERWRITING_METHODS,
@@ -708,6 +712,12 @@ def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
         return _UNKNOWN  # some path leaves the caller's tensor as it was
     kinds = {use.effect for use in firsts}
     if kinds == {UseEffect.FULL_WRITE}:
+        if any(
+            enclosing_managers(use.event.node, flow, uses.names, CAPTURE_MANAGERS)
+            for use in firsts
+        ):
+            # Captured into a CUDA graph: it runs at each replay, not at the call.
+            return _UNKNOWN
         # The weakest reason of any path (a declared call, an overridable method).
         details = [use.detail for use in firsts if use.detail is not Detail.NONE]
         return UseEffect.FULL_WRITE, (details[0] if details else Detail.NONE)
