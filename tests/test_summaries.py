@@ -136,6 +136,7 @@ def test_calls_that_do_not_write_the_buffer_whole(call):
         "_fill.__code__ = _half.__code__",
         "from operator import *",  # may bind ``_fill`` after the ``def``
         "import program as me\nme._fill = _half",  # the module imports itself
+        'import program as me\nme.__setattr__("_fill", _half)',
     ],
 )
 def test_a_function_the_module_may_rebind_otherwise_writes_nothing(rebinding):

@@ -1409,9 +1409,10 @@ and no identifier of ``REBINDING_WORDS``: the namespace as a dictionary
 (``globals()["_fill"] = g``, ``vars()``, ``locals()`` at module level,
 ``f.__globals__``, a frame's ``f_globals``, ``mod.__dict__``), the module
 object (``sys.modules[__name__]``, ``importlib.import_module``,
-``__import__``, ``inspect.getmodule``) given to ``setattr``, code run in
-the namespace (``exec("def _fill(...): ...")``, ``eval`` with ``:=``,
-reached through ``builtins`` too), or the function object's own code and
+``__import__``, ``inspect.getmodule``) given to ``setattr`` (or its
+``__setattr__``), code run in the namespace (``exec("def _fill(...):
+...")``, ``eval`` with ``:=``, reached through ``builtins`` too), or
+the function object's own code and
 defaults (``_fill.__code__ = g.__code__``). Code elsewhere that replaces
 a private function (``mod._fill = g``) is outside what a one-module
 analysis can see and is taken not to exist (``CALLERS``); a public one may
@@ -1432,6 +1433,7 @@ REBINDING_WORDS = frozenset(
         "__import__",
         "getmodule",
         "setattr",
+        "__setattr__",
         "exec",
         "eval",
         "builtins",
