@@ -152,6 +152,16 @@ def test_a_function_the_module_may_rebind_otherwise_writes_nothing(rebinding):
     assert _atn101(source) == []
     plain = source.replace(rebinding, "pass")
     assert [f.code for f in _atn101(plain)] == ["ATN101"]
+    # (the words are found alike with the text pre-filter and without it)
+    from tests.fuzzing import findings_both_ways
+
+    respelled = source.replace("globals", "ｇlobals")  # NFKC: ``globals``
+    for text in (source, plain, respelled):
+        filtered, unfiltered, errors = findings_both_ways(
+            text, settings=Settings(select=("ATN101",))
+        )
+        assert filtered == unfiltered and errors == []
+    assert _atn101(respelled) == []
 
 
 def test_a_write_through_a_public_function_is_assumed():
