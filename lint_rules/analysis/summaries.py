@@ -1412,12 +1412,14 @@ object (``sys.modules[__name__]``, ``importlib.import_module``,
 ``__import__``, ``inspect.getmodule``) given to ``setattr`` (or its
 ``__setattr__``), code run in the namespace (``exec("def _fill(...):
 ...")``, ``eval`` with ``:=``, reached through ``builtins`` too), or
-the function object's own code and
-defaults (``_fill.__code__ = g.__code__``). Code elsewhere that replaces
-a private function (``mod._fill = g``) is outside what a one-module
-analysis can see and is taken not to exist (``CALLERS``); a public one may
-be replaced from anywhere (a platform's patch of a library function), and
-a write through it is only assumed (``Detail.PUBLIC``)."""
+the function object's own code and defaults (``_fill.__code__ =
+g.__code__``). Code elsewhere that replaces a private function
+(``mod._fill = g``) is outside what a one-module analysis can see and is
+taken not to exist (``CALLERS``), and so is code that reaches the
+namespace by a computed name (``getattr(f, "__glob" + "als__")``); a
+public function may be replaced from anywhere (a platform's patch of a
+library function), and a write through it is only assumed
+(``Detail.PUBLIC``)."""
 
 #: The identifiers ``REBINDERS`` names.
 REBINDING_WORDS = frozenset(

@@ -131,12 +131,12 @@ class ZerosOverwritten(Rule):
     rests on what attnlint cannot prove: a method of the class (a subclass
     may override it), a collective given a `group` (`group=pg`: on a rank
     outside the group it returns without writing), a public function of
-    the module (`fill(dst, src)`:
-    another module may replace it; a private `_fill` is taken to be the
-    module's own), a `full-write-calls` declaration (the message names
-    it: vLLM's and FlashInfer's kernels leave padding rows unwritten, so a
-    declaration must be right for every shape), or a store to `self` before
-    the write (if the write raises, the attribute keeps the zeros).
+    the module (`fill(dst, src)`: another module may replace it; a private
+    `_fill` is taken to be the module's own), a `full-write-calls`
+    declaration (the message names it: vLLM's and FlashInfer's kernels
+    leave padding rows unwritten, so a declaration must be right for every
+    shape), or a store to `self` before the write (if the write raises, the
+    attribute keeps the zeros).
 
     ## Options
     - `full-write-calls`: a table of call names (as written, or as
