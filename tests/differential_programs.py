@@ -97,64 +97,64 @@ def noop(*args):
     return None
 
 
-def fill_from(dst, src):
+def _fill_from(dst, src):
     dst.copy_(src)
 
 
-def fill_via(dst, src):
-    fill_from(dst, src)
+def _fill_via(dst, src):
+    _fill_from(dst, src)
 
 
-def fill_kw(src, *, out):
+def _fill_kw(src, *, out):
     torch.mul(src, 2, out=out)
 
 
-def fill_view(dst):
+def _fill_view(dst):
     dst[:] = 4
     return dst
 
 
-def fill_if(dst, c):
+def _fill_if(dst, c):
     if c:
         dst.fill_(1)
 
 
-def fill_after_read(dst):
+def _fill_after_read(dst):
     print(dst.sum())
     dst.fill_(1)
 
 
-def fill_after_keep(dst):
+def _fill_after_keep(dst):
     REGISTRY.append(dst)
     dst.fill_(2)
 
 
-def fill_rebound(dst, c):
+def _fill_rebound(dst, c):
     if c:
         dst = torch.ones(6)
     dst.fill_(5)
 
 
-def fill_tried(dst, src):
+def _fill_tried(dst, src):
     try:
         dst.copy_(src)
     except RuntimeError:
         pass
 
 
-def fill_gen(dst):
+def _fill_gen(dst):
     dst.fill_(1)
     yield
 
 
-def fill_rec(dst, k):
+def _fill_rec(dst, k):
     if k:
-        fill_rec(dst, k - 1)
+        _fill_rec(dst, k - 1)
     else:
         dst.fill_(3)
 
 
-def fill_half(dst, src):
+def _fill_half(dst, src):
     dst[: dst.shape[0] // 2] = src[: dst.shape[0] // 2]
 
 
@@ -208,12 +208,12 @@ _WRITES = (
     "torch.mul(y, 2, out=@B)",
     "@B.uniform_()",
     "@B.copy_(@B + 1)",
-    "fill_from(@B, y)",
-    "fill_via(@B, y)",
-    "fill_kw(y, out=@B)",
-    "fill_view(@B)",
-    "fill_from(@B[:], y)",
-    "fill_via(@B, y[:5])",  # a shape error, in the helper's helper
+    "_fill_from(@B, y)",
+    "_fill_via(@B, y)",
+    "_fill_kw(y, out=@B)",
+    "_fill_view(@B)",
+    "_fill_from(@B[:], y)",
+    "_fill_via(@B, y[:5])",  # a shape error, in the helper's helper
     # part, or through code that may write part
     "torch.ops.attnlint_diff.half_copy(y, out=@B)",
     "@B[:i] = y[:i]",
@@ -222,19 +222,19 @@ _WRITES = (
     "kernel(@B)",
     "overwrite(@B)",
     "@B.scatter_(0, torch.tensor([0, 1]), y[:2])",
-    "fill_if(@B, i > 1)",
-    "fill_if(@B, i > 5)",
-    "fill_after_read(@B)",
-    "fill_after_keep(@B)",
-    "fill_rebound(@B, i > 1)",
-    "fill_tried(@B, y[:5])",
-    "fill_gen(@B)",
-    "list(fill_gen(@B))",
-    "fill_rec(@B, 2)",
-    "fill_from(@B, @B + 1)",
-    "fill_from(@B[:i], y[:i])",
-    "fill_from(y, @B)",
-    "fill_half(@B, y)",
+    "_fill_if(@B, i > 1)",
+    "_fill_if(@B, i > 5)",
+    "_fill_after_read(@B)",
+    "_fill_after_keep(@B)",
+    "_fill_rebound(@B, i > 1)",
+    "_fill_tried(@B, y[:5])",
+    "_fill_gen(@B)",
+    "list(_fill_gen(@B))",
+    "_fill_rec(@B, 2)",
+    "_fill_from(@B, @B + 1)",
+    "_fill_from(@B[:i], y[:i])",
+    "_fill_from(y, @B)",
+    "_fill_half(@B, y)",
 )
 #: How many of ``_WRITES`` (the first) write the whole buffer straight away.
 _WHOLE_WRITES = 15

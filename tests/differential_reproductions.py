@@ -1414,4 +1414,134 @@ def case(a: int, b: int, n):
         out.append(len(s))
     return out
 """,
+    # 29. A module function bound once by its ``def`` may still be rebound
+    # by the module's own code another way: through the namespace
+    # (``globals()[...]``, ``setattr`` of the module), by ``exec``, by a
+    # ``from m import *`` after the ``def``, or by replacing its code
+    # (``f.__code__ = ...``). ATN101 took the ``def``'s full write as the
+    # call's, and the call wrote half.
+    "a_function_rebound_without_a_binding_statement": """
+import torch
+
+
+def _fill(dst, src):
+    dst.copy_(src)
+
+
+def _fill_code(dst, src):
+    dst.copy_(src)
+
+
+def _fill_exec(dst, src):
+    dst.copy_(src)
+
+
+def _half(dst, src):
+    dst[:2].copy_(src[:2])
+
+
+_fill_code.__code__ = _half.__code__
+exec("def _fill_exec(dst, src):\\n    dst[:2].copy_(src[:2])\\n")
+
+
+def imul(dst, src):
+    dst.copy_(src)
+
+
+from operator import *  # noqa: E402, F403 - binds ``imul`` again
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def case_globals(y):
+    globals()["_fill"] = _half
+    x = torch.zeros(6)
+    _fill(x, y)
+    return x
+
+
+def case_code(y):
+    x = torch.zeros(6)
+    _fill_code(x, y)
+    return x
+
+
+def case_exec(y):
+    x = torch.zeros(6)
+    _fill_exec(x, y)
+    return x
+
+
+def case_star_import(y):
+    x = torch.zeros(6)
+    imul(x, y)
+    return x
+""",
+    # 30. A public function of the module may be replaced by code the module
+    # does not show (another module's patch, here one reaching the
+    # namespace by a computed name): a write through it is assumed, and
+    # ATN101's fix unsafe. (A private one is taken to be the module's own.)
+    "a_public_function_replaced_by_other_code": """
+import torch
+
+
+def fill(dst, src):
+    dst.copy_(src)
+
+
+def half(dst, src):
+    dst[:2].copy_(src[:2])
+
+
+def patch():
+    getattr(patch, "__glob" + "als__")["fill"] = half
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def case(y):
+    patch()
+    x = torch.zeros(6)
+    fill(x, y)
+    return x
+""",
+    # 31. A ``torch.distributed`` collective given a ``group`` returns at
+    # once on a rank outside the group (``NON_GROUP_MEMBER``, what
+    # ``dist.new_group(ranks)`` gives the others), its output unwritten.
+    "a_collective_outside_its_group_writes_nothing": """
+import torch
+import torch.distributed as dist
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, dist.GroupMember.NON_GROUP_MEMBER)
+
+
+def case_gather(y, group):
+    x = torch.zeros(6)
+    dist.all_gather_into_tensor(x, y, group=group)
+    return x
+
+
+def case_scatter(y, group):
+    x = torch.zeros(6)
+    dist.reduce_scatter_tensor(x, y, dist.ReduceOp.SUM, group)
+    return x
+
+
+def case_all_to_all(y, group):
+    x = torch.zeros(6)
+    dist.all_to_all_single(x, y, group=group)
+    return x
+
+
+def case_recv(y, group):
+    x = torch.zeros(6)
+    dist.recv(x, 0, group)
+    return x
+""",
 }

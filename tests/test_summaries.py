@@ -125,6 +125,128 @@ def test_calls_that_do_not_write_the_buffer_whole(call):
     assert _atn101(source) == []
 
 
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        'globals()["_fill"] = _half',
+        "namespace = globals()\nnamespace.update(_fill=_half)",
+        'setattr(sys.modules[__name__], "_fill", _half)',
+        "sys.modules[__name__]._fill = _half",
+        'exec("def _fill(dst, src):\\n    dst[:2].copy_(src[:2])")',
+        "_fill.__code__ = _half.__code__",
+        "from operator import *",  # may bind ``_fill`` after the ``def``
+        "import program as me\nme._fill = _half",  # the module imports itself
+        'import program as me\nme.__setattr__("_fill", _half)',
+    ],
+)
+def test_a_function_the_module_may_rebind_otherwise_writes_nothing(rebinding):
+    # The ``def`` binds the name once, but the module's own code may rebind
+    # it (or change its code) another way: the call may run something else.
+    source = (
+        "import sys\nimport torch\n"
+        "def _fill(dst, src):\n    dst.copy_(src)\n"
+        "def _half(dst, src):\n    dst[:2].copy_(src[:2])\n"
+        f"{rebinding}\n"
+        "def f(y, n):\n    x = torch.zeros(n)\n    _fill(x, y)\n    return x\n"
+    )
+    assert _atn101(source) == []
+    plain = source.replace(rebinding, "pass")
+    assert [f.code for f in _atn101(plain)] == ["ATN101"]
+    # (the words are found alike with the text pre-filter and without it)
+    from tests.fuzzing import findings_both_ways
+
+    respelled = source.replace("globals", "ｇlobals")  # NFKC: ``globals``
+    for text in (source, plain, respelled):
+        filtered, unfiltered, errors = findings_both_ways(
+            text, settings=Settings(select=("ATN101",))
+        )
+        assert filtered == unfiltered and errors == []
+    assert _atn101(respelled) == []
+
+
+def test_a_write_through_a_public_function_is_assumed():
+    # Another module may replace a public function (a platform's patch):
+    # the write is reported with the fix unsafe; a private one's is safe.
+    source = """
+        import torch
+        def fill(dst, src):
+            dst.copy_(src)
+        def _fill(dst, src):
+            dst.copy_(src)
+        def _through(dst, src):
+            fill(dst, src)
+        def f(y, n):
+            a = torch.zeros(n)
+            fill(a, y)
+            b = torch.zeros(n)
+            _fill(b, y)
+            c = torch.zeros(n)
+            _through(c, y)
+            return a, b, c
+    """
+    found = _atn101(source)
+    assert [f.fix.applicability.value for f in found] == ["unsafe", "safe", "unsafe"]
+    assert "public function" in found[0].message
+    model = ModuleModel(ast.parse(textwrap.dedent(source)))
+    node = next(i.node for i in model.functions if i.node.name == "_through")
+    summary = module_summaries(model).summary(node)
+    assert summary.effect("dst") == (UseEffect.FULL_WRITE, Detail.PUBLIC)
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("dist.all_gather_into_tensor(x, y)", "safe"),
+        ("dist.all_gather_into_tensor(x, y, group=None)", "safe"),
+        ("dist.all_gather_into_tensor(x, y, group=pg)", "unsafe"),
+        ("dist.all_gather_into_tensor(x, y, pg)", "unsafe"),
+        ("dist.reduce_scatter_tensor(x, y, dist.ReduceOp.SUM, pg)", "unsafe"),
+        ("dist.all_to_all_single(x, y, group=pg)", "unsafe"),
+        ("dist.recv(x, 0, pg)", "unsafe"),
+        ("_gather(x, y, pg)", "unsafe"),  # through a helper
+        ("_gather(x, y, None)", "unsafe"),  # (the helper's own ``group``)
+    ],
+)
+def test_a_collective_in_a_group_writes_only_on_its_ranks(call, applicability):
+    # On a rank outside the group the collective returns without writing.
+    source = f"""
+        import torch
+        import torch.distributed as dist
+        def _gather(out, inp, group):
+            dist.all_gather_into_tensor(out, inp, group=group)
+        def f(y, n, pg):
+            x = torch.zeros(n)
+            {call}
+            return x
+    """
+    found = _atn101(source)
+    assert [f.fix.applicability.value for f in found] == [applicability]
+    if applicability == "unsafe":
+        assert "ranks of its group" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "with torch.cuda.graph(g):\n    dst.copy_(src)",
+        "with torch.cuda.graph(g):\n    _plain(dst, src)",  # a helper's write
+    ],
+)
+def test_a_write_captured_into_a_cuda_graph_is_not_the_calls(body):
+    # The capture records the write; it runs at each replay of the graph,
+    # not when the helper returns: the caller's buffer keeps its zeros.
+    source = (
+        "import torch\n"
+        "def _plain(dst, src):\n    dst.copy_(src)\n"
+        "def _captured(dst, src, g):\n" + textwrap.indent(body, "    ") + "\n"
+        "def f(y, n, g):\n    x = torch.zeros(n)\n    _captured(x, y, g)\n"
+        "    return x\n"
+    )
+    assert _atn101(source) == []
+    uncaptured = source.replace("torch.cuda.graph(g)", "torch.no_grad()")
+    assert [f.code for f in _atn101(uncaptured)] == ["ATN101"]
+
+
 def test_full_write_calls_setting_is_validated():
     table = {"full-write-calls": {"decode_attention_fwd": [3], "k.launch": ["out", 0]}}
     settings = settings_from_table(table)
@@ -276,7 +398,7 @@ def test_writers_prefilter_keeps_every_helper_whose_summary_writes():
     with_text = module_summaries(ModuleModel(ast.parse(source), source))
     by_name = {info.node.name: info.node for info in with_text.model.functions}
     writing = _writing_functions(source)
-    assert {"fill_from", "fill_via", "_twice", "_inner", "_via_dist"} <= set(writing)
+    assert {"_fill_from", "_fill_via", "_twice", "_inner", "_via_dist"} <= set(writing)
     for name in writing:
         assert with_text.may_write(by_name[name]), name
     # (and it answers no where nothing reachable writes: a cycle, a reader)
@@ -424,7 +546,7 @@ def test_writer_prefilter_sees_the_summaries_writes():
 )
 @given(st.integers(min_value=0, max_value=10_000))
 def test_writer_prefilter_on_generated_programs(seed):
-    """(Their helpers ``fill_from``, ``fill_via`` write a parameter whole:
+    """(Their helpers ``_fill_from``, ``_fill_via`` write a parameter whole:
     about one and a half uses a program are written through them.)"""
     from tests.differential_programs import program
 

@@ -299,7 +299,7 @@ def test_sync_methods_copy_to_the_host():
 def test_collective_outputs_and_async_op_are_where_the_signatures_say():
     import torch.distributed as dist
 
-    from lint_rules.analysis.torch_api import _ASYNC_OP, COLLECTIVE_OUTPUTS
+    from lint_rules.analysis.torch_api import _ASYNC_OP, _GROUP, COLLECTIVE_OUTPUTS
 
     for qualified, (position, keyword) in COLLECTIVE_OUTPUTS.items():
         parameters = list(
@@ -310,6 +310,26 @@ def test_collective_outputs_and_async_op_are_where_the_signatures_say():
             assert _ASYNC_OP[qualified] == parameters.index("async_op"), qualified
         else:
             assert qualified not in _ASYNC_OP
+        assert _GROUP[qualified] == parameters.index("group"), qualified
+
+
+def test_a_collective_outside_its_group_writes_nothing():
+    """A rank outside a collective's group (``NON_GROUP_MEMBER``, what
+    ``dist.new_group(ranks)`` gives the others) returns at once, its output
+    unwritten: why ``collective_in_a_group`` makes such a write assumed."""
+    import torch.distributed as dist
+
+    outside = dist.GroupMember.NON_GROUP_MEMBER
+    for name in ("all_gather_into_tensor", "reduce_scatter_tensor", "recv"):
+        out = torch.zeros(4)
+        if name == "recv":
+            dist.recv(out, 0, group=outside)
+        else:
+            getattr(dist, name)(out, torch.ones(4), group=outside)
+        assert out.eq(0).all(), name
+    out = torch.zeros(4)
+    dist.all_to_all_single(out, torch.ones(4), group=outside)
+    assert out.eq(0).all()
 
 
 def test_collective_outputs_are_written_whole(tmp_path):

@@ -9,7 +9,9 @@ it on every path from its entry (``tensor_effects.UseEffect``):
 
 - a full write when every path first overwrites all of it (``dst.copy_``,
   ``torch.mul(..., out=dst)``, another summarized helper that does) and no
-  path returns, raises out or rebinds the parameter before that;
+  path returns, raises out or rebinds the parameter before that, nor
+  makes that write inside a CUDA graph's capture (``with
+  torch.cuda.graph(g):``, which runs it at each replay, not at the call);
 - a read when every path first reads it;
 - transparent when the body never loads the parameter;
 - unknown otherwise (part written, passed on, stored, returned, viewed).
@@ -39,8 +41,11 @@ attribute but through ``self.x``) is part of it.
 
 A function is summarized only where the call certainly runs its body as
 written: a plain ``def`` (not ``async``, not decorated, not a generator),
-bound once in the module (or once in the class body, and never assigned
-as an instance attribute), whose parameters can be matched with the
+bound once in the module and by nothing else the module shows
+(``REBINDERS``: no ``globals()``, ``exec``, ``import *``...; a write
+through a public one, which other modules may replace, carries
+``Detail.PUBLIC``), or once in the class body and never assigned
+as an instance attribute, whose parameters can be matched with the
 call's arguments (no ``*args`` before the argument, no ``**kwargs`` in
 the callee holding it), and where the tensor is passed only once (``f(x, x)``
 may read through one parameter what it writes through the other).
@@ -65,11 +70,14 @@ from lint_rules.analysis.tensor_effects import (
     Use,
     UseEffect,
     context_effect,
+    enclosing_managers,
 )
 from lint_rules.analysis.torch_api import (
+    CAPTURE_MANAGERS,
     COLLECTIVE_OUTPUTS,
     METHODS,
     OVERWRITING_METHODS,
+    collective_in_a_group,
     collective_output,
 )
 from lint_rules.analysis.use_forms import (
@@ -205,7 +213,56 @@ class ModuleSummaries:
         node = binding.node
         if self._module_level().get(name) is not node or not self._summarizable(node):
             return None
+        if self._rebindable(name):
+            return None
         return node  # type: ignore[return-value]
+
+    def _rebindable(self, name: str) -> bool:
+        """Whether the module's own code may rebind its function ``name``
+        with no statement binding the name, or change what the function
+        runs (``REBINDERS`` says how): then a call of ``name`` may not run
+        the ``def``'s body."""
+        if self.model.module_scope.star_import:
+            return True  # ``from m import *`` after the ``def`` may bind it
+        if self._reaches_namespace():
+            return True
+        return any(  # ``me._fill = g``, ``me`` the module imported by itself
+            type(node) is ast.Attribute and not isinstance(node.ctx, ast.Load)  # type: ignore[attr-defined]
+            for node, _ in self._mentions(name)
+        )
+
+    def _reaches_namespace(self) -> bool:
+        """Whether the module spells an identifier of ``REBINDING_WORDS``
+        (as a name, an attribute or an imported name), found once. The
+        text pre-filter answers no where the text spells none of them as a
+        word (each identifier spelled as written)."""
+        found = self.__dict__.get("_namespace")
+        if found is None:
+            found = self.__dict__["_namespace"] = self._find_namespace_words()
+        return found
+
+    def _find_namespace_words(self) -> bool:
+        locator = self.locator
+        if (
+            locator is not None
+            and prefilter.enabled()
+            and not self._respells()
+            and not spelled_words(locator.text, REBINDING_WORDS)
+        ):
+            return False
+        for node in walk_nodes(self.model.tree):
+            kind = type(node)
+            if kind is ast.Name:
+                words: tuple[str, ...] = (node.id,)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                words = (node.attr,)  # type: ignore[attr-defined]
+            elif kind is ast.alias:
+                words = tuple(node.name.split("."))  # type: ignore[attr-defined]
+            else:
+                continue
+            if any(word in REBINDING_WORDS for word in words):
+                return True
+        return False
 
     def _module_level(self) -> dict[str, FunctionNode]:
         if self._module_functions is None:
@@ -683,6 +740,12 @@ def _parameter_effect(flow, uses: TensorUses, arg: ast.arg) -> Effect:
         return _UNKNOWN  # some path leaves the caller's tensor as it was
     kinds = {use.effect for use in firsts}
     if kinds == {UseEffect.FULL_WRITE}:
+        if any(
+            enclosing_managers(use.event.node, flow, uses.names, CAPTURE_MANAGERS)
+            for use in firsts
+        ):
+            # Captured into a CUDA graph: it runs at each replay, not at the call.
+            return _UNKNOWN
         # The weakest reason of any path (a declared call, an overridable method).
         details = [use.detail for use in firsts if use.detail is not Detail.NONE]
         return UseEffect.FULL_WRITE, (details[0] if details else Detail.NONE)
@@ -836,6 +899,8 @@ class CallEffects(CallOracle):
         if (position is not None and position == written[0]) or (
             keyword is not None and keyword == written[1]
         ):
+            if collective_in_a_group(qualified, call):
+                return UseEffect.FULL_WRITE, Detail.GROUP
             return UseEffect.FULL_WRITE, Detail.NONE
         return None
 
@@ -847,6 +912,8 @@ class CallEffects(CallOracle):
         detail = Detail.NONE
         if isinstance(func, ast.Name):
             function = self.summaries.module_function(func.id, self.scope)
+            if not _private(func.id):
+                detail = Detail.PUBLIC  # other modules may replace it
         elif (
             isinstance(func, ast.Attribute)
             and self.cls is not None
@@ -1357,6 +1424,55 @@ _LEAVING = (
 
 
 # --------------------------------------------------------------------------- callers
+
+
+#: How the module's own code may rebind one of its functions with no
+#: statement that binds its name, or change what it runs, as ``_rebindable``
+#: sees it.
+REBINDERS = """A module function is taken to be what its ``def`` says only
+where the module's own code shows no other way to rebind its name: no
+``from m import *`` (which may bind it after the ``def``), no store into
+an attribute of that name (``me._fill = g``, the module importing itself),
+and no identifier of ``REBINDING_WORDS``: the namespace as a dictionary
+(``globals()["_fill"] = g``, ``vars()``, ``locals()`` at module level,
+``f.__globals__``, a frame's ``f_globals``, ``mod.__dict__``), the module
+object (``sys.modules[__name__]``, ``importlib.import_module``,
+``__import__``, ``inspect.getmodule``) given to ``setattr`` (or its
+``__setattr__``), code run in the namespace (``exec("def _fill(...):
+...")``, ``eval`` with ``:=``, reached through ``builtins`` too), or
+the function object's own code and defaults (``_fill.__code__ =
+g.__code__``). Code elsewhere that replaces a private function
+(``mod._fill = g``) is outside what a one-module analysis can see and is
+taken not to exist (``CALLERS``), and so is code that reaches the
+namespace by a computed name (``getattr(f, "__glob" + "als__")``); a
+public function may be replaced from anywhere (a platform's patch of a
+library function), and a write through it is only assumed
+(``Detail.PUBLIC``)."""
+
+#: The identifiers ``REBINDERS`` names.
+REBINDING_WORDS = frozenset(
+    {
+        "globals",
+        "vars",
+        "locals",
+        "__globals__",
+        "f_globals",
+        "__dict__",
+        "modules",
+        "import_module",
+        "__import__",
+        "getmodule",
+        "setattr",
+        "__setattr__",
+        "exec",
+        "eval",
+        "builtins",
+        "__builtins__",
+        "__code__",
+        "__defaults__",
+        "__kwdefaults__",
+    }
+)
 
 
 #: Who may call a function the module defines, as ``call_sites`` sees it.

@@ -89,6 +89,8 @@ class Detail(enum.Enum):
     # A full write that rests on an assumption the fix must not take as proven:
     DECLARED = "written by a call declared in `full-write-calls`"
     METHOD = "written by a method that a subclass may override"
+    GROUP = "written by a collective only on the ranks of its group"
+    PUBLIC = "written by a public function of the module, which other code may replace"
 
 
 #: Builtins that look only at the object (or its length), not its elements.

@@ -614,6 +614,32 @@ _ASYNC_OP = {
 }
 
 
+#: The position of ``group`` in each collective (keyword ``group``).
+_GROUP = {
+    "torch.distributed.all_gather_into_tensor": 2,
+    "torch.distributed.reduce_scatter_tensor": 3,
+    "torch.distributed.reduce_scatter": 3,
+    "torch.distributed.all_to_all_single": 4,
+    "torch.distributed.recv": 2,
+}
+
+
+def collective_in_a_group(qualified: str, call: ast.Call) -> bool:
+    """Whether ``call`` of the collective ``qualified`` may run in a group
+    other than the default one (a ``group`` that is not ``None``, or
+    ``*args``/``**kwargs`` that may give one): on a rank outside that group
+    (``dist.new_group(ranks)`` gives such a rank ``NON_GROUP_MEMBER``) the
+    collective returns without writing its output."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+        keyword.arg is None for keyword in call.keywords
+    ):
+        return True
+    group = _argument(call, _GROUP.get(qualified, len(call.args)), "group")
+    return group is not None and not (
+        isinstance(group, ast.Constant) and group.value is None
+    )
+
+
 def collective_output(qualified: str, call: ast.Call) -> tuple[int, str] | None:
     """Where the output of the collective ``qualified`` is passed, when
     ``call`` certainly returns with it written: not with ``async_op`` set

@@ -129,10 +129,14 @@ class ZerosOverwritten(Rule):
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
     `TypeError`; `empty(n)` does not). It is unsafe, too, where the write
     rests on what attnlint cannot prove: a method of the class (a subclass
-    may override it), a `full-write-calls` declaration (the message names
-    it: vLLM's and FlashInfer's kernels leave padding rows unwritten, so a
-    declaration must be right for every shape), or a store to `self` before
-    the write (if the write raises, the attribute keeps the zeros).
+    may override it), a collective given a `group` (`group=pg`: on a rank
+    outside the group it returns without writing), a public function of
+    the module (`fill(dst, src)`: another module may replace it; a private
+    `_fill` is taken to be the module's own), a `full-write-calls`
+    declaration (the message names it: vLLM's and FlashInfer's kernels
+    leave padding rows unwritten, so a declaration must be right for every
+    shape), or a store to `self` before the write (if the write raises, the
+    attribute keeps the zeros).
 
     ## Options
     - `full-write-calls`: a table of call names (as written, or as
@@ -444,7 +448,7 @@ def _assumption(
             if entry is not None:
                 shown = ", ".join(repr(item) for item in entry[1]).replace("'", '"')
                 named.append(f'`full-write-calls` declares `"{entry[0]}" = [{shown}]`')
-        elif isinstance(call.func, ast.Attribute):
+        elif detail is Detail.METHOD and isinstance(call.func, ast.Attribute):
             named.append(f"`{call.func.attr}` is a method a subclass may override")
     reasons = "; ".join(dict.fromkeys(named)) or detail.value
     return (

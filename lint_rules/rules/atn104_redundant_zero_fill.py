@@ -88,7 +88,8 @@ class RedundantZeroFill(Rule):
     the zeros between the fill and the write, or the write may copy from
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
     the fix is unsafe. The fix is unsafe, too, where the write rests on a
-    `full-write-calls` declaration or a method a subclass may override, and
+    `full-write-calls` declaration, a method a subclass may override or a
+    public function another module may replace, and
     where the fill may raise an error that the write does not: an in-place
     change of a leaf that requires grad raises in grad mode only, of an
     inference tensor outside inference mode only, so the tensor may require
