@@ -124,26 +124,8 @@ class Context:
     ) -> list[int]:
         """The rows from ``first`` to ``last`` that hold a match of
         ``pattern`` (which matches within one row: no match holds a line
-        break), in order: for pre-filters."""
-        starts = self.locator.line_starts
-        count = len(starts)
-        end = starts[last] if last < count else len(self.text)
-        search = pattern.search
-        text = self.text
-        # One search from each row's start after a match (the rows between
-        # are skipped at C speed), not one per row; each search starts on a
-        # row's start, as a search of that row alone would.
-        rows: list[int] = []
-        position = starts[first - 1]
-        while True:
-            found = search(text, position, end)
-            if found is None:
-                return rows
-            row = bisect_right(starts, found.start())
-            rows.append(row)
-            if row >= count:
-                return rows
-            position = starts[row]
+        break), in order: for pre-filters (``Locator.rows_matching``)."""
+        return self.locator.rows_matching(pattern, first, last)
 
     def rows_naming(self, names: frozenset[str], first: int, last: int) -> list[int]:
         """The rows from ``first`` to ``last`` that hold one of ``names`` as

@@ -337,6 +337,32 @@ class Locator:
             self._line_starts = starts
         return starts
 
+    def rows_matching(
+        self, pattern: re.Pattern[str], first: int = 1, last: int | None = None
+    ) -> list[int]:
+        """The rows from ``first`` to ``last`` (default: the last row) that
+        hold a match of ``pattern`` (which matches within one row: no match
+        holds a line break), in order."""
+        starts = self.line_starts
+        count = len(starts)
+        text = self.text
+        end = starts[last] if last is not None and last < count else len(text)
+        search = pattern.search
+        # One search from each row's start after a match (the rows between
+        # are skipped at C speed), not one per row; each search starts on a
+        # row's start, as a search of that row alone would.
+        rows: list[int] = []
+        position = starts[first - 1]
+        while True:
+            found = search(text, position, end)
+            if found is None:
+                return rows
+            row = bisect_right(starts, found.start())
+            rows.append(row)
+            if row >= count:
+                return rows
+            position = starts[row]
+
     def line_start(self, row: int) -> int:
         starts = self._line_starts
         if starts is not None:

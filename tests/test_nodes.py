@@ -15,7 +15,7 @@ from lint_rules.analysis.nodes import (
     walk,
     walk_rows,
 )
-from lint_rules.analysis.summaries import _quote_rows
+from lint_rules.analysis.summaries import _QUOTE
 from lint_rules.source import Locator
 from tests.fuzzing import valid_program
 
@@ -87,7 +87,7 @@ def assert_same_children(source: str) -> None:
     )
     assert sorted(string_values(tree)) == strings
     # Walking only the statements on the rows holding a quote finds them all.
-    assert sorted(string_values(tree, _quote_rows(Locator(source)))) == strings
+    assert sorted(string_values(tree, Locator(source).rows_matching(_QUOTE))) == strings
 
 
 def test_string_values_skips_statements_off_the_rows():

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
@@ -95,27 +94,8 @@ from lint_rules.analysis.use_forms import (
 from lint_rules.source import Locator
 
 _WORD = re.compile(r"\w+")
-#: What every string literal holds (``_quote_rows``).
+#: What every string literal holds (``Locator.rows_matching``).
 _QUOTE = re.compile("[\"']")
-
-
-def _quote_rows(locator: Locator) -> list[int]:
-    """The rows of the text that hold a quote (``'`` or ``"``), in order:
-    one search from each row's start after a match."""
-    text, starts = locator.text, locator.line_starts
-    count = len(starts)
-    search = _QUOTE.search
-    rows: list[int] = []
-    position = 0
-    while True:
-        found = search(text, position)
-        if found is None:
-            return rows
-        row = bisect_right(starts, found.start())
-        rows.append(row)
-        if row >= count:
-            return rows
-        position = starts[row]
 
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -509,7 +489,7 @@ class ModuleSummaries:
             # word holds: the words of each value)
             rows = None
             if self.locator is not None and prefilter.enabled():
-                rows = _quote_rows(self.locator)
+                rows = self.locator.rows_matching(_QUOTE)
             values = string_values(self.model.tree, rows)
             words = _WORD.findall("\n".join(values))
             found = self.__dict__["_strings"] = frozenset(words)
