@@ -23,6 +23,7 @@ from lint_rules.analysis.nodes import (
     walk,
     walk_rows,
 )
+from lint_rules.analysis.summaries import _private
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -240,8 +241,17 @@ class HostSyncInHotPath(Rule):
     (`layer._x`: a per-step batch's fields are public); a local, a deeper
     chain (`self.metadata.x`: the object between may be new each step) or
     an arm that does not store the slot is reported, what is evaluated only to be logged or raised
-    (`logger.warning(...)`, `raise ValueError(...)`), and a body the author
-    marks as an accepted sync (`with gpu_sync_allowed():`).
+    (`logger.warning(...)`, `raise ValueError(...)`), a body the author
+    marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
+    for a missing host copy: the arm of an `if`, or of a conditional
+    expression, taken only where a copy matching `host-tensor-names` is
+    None (the `else` of `if batch.seq_lens_cpu is not None:`, the rest of
+    the block after `if lens_cpu is not None: return ...`), where the copy
+    is a field of an object, a local read from one, or a parameter with no
+    default or of a private function: the per-step path reads the copy. A
+    public function's parameter that defaults to None (`lens_cpu=None`) is
+    an optional copy: a caller that leaves it out takes the fallback on
+    every call, so that fallback is reported.
 
     ## Why is this bad?
     Each of these stalls the CPU until the GPU has finished every kernel
@@ -342,6 +352,11 @@ class HostSyncInHotPath(Rule):
         "        cached = getattr(layer, '_s', None)\n"
         "        if cached is not None:\n            return cached\n"
         "        layer._s = scale.item()\n        return self.n\n",
+        # A fallback for a missing host copy: the per-step path reads the copy.
+        "class B:\n    def forward(self, batch):\n"
+        "        if batch.seq_lens_cpu is not None:\n"
+        "            return batch.seq_lens_cpu.tolist()\n"
+        "        return batch.seq_lens.tolist()\n",
         # `repeat_interleave` with an int, or with `output_size=`.
         "import torch\nclass B:\n    def forward(self, x, lens: torch.Tensor, n: int):\n"
         "        a = x.repeat_interleave(2)\n"
@@ -393,6 +408,12 @@ class HostSyncInHotPath(Rule):
             "        if self.m is None:\n            return scale.item()\n",
             count=2,
         ),
+        # An optional copy of a public function: callers may leave it out.
+        Invalid(
+            "class B:\n    def forward(self, lens, lens_cpu=None):\n"
+            "        if lens_cpu is None:\n            lens_cpu = lens.cpu()\n"
+            "        return lens_cpu.tolist()\n"
+        ),
         # Several reductions of one tensor: one transfer would do.
         Invalid(
             "class B:\n    def forward(self, lens):\n"
@@ -432,6 +453,16 @@ class HostSyncInHotPath(Rule):
             # object, not per step.
             rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
             fills = _cache_fills(info.node, assigned, info.cls is not None, rows)
+            if host_names is not None:
+                # A fallback for a missing host copy: the path that has the
+                # copy is the one taken per step.
+                fills += _host_fallbacks(
+                    info.node,
+                    rows,
+                    host_names,
+                    gate.span([info.node]) if gate.enabled else None,
+                    info.bindings,
+                )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
                 if not candidates:
@@ -3139,6 +3170,26 @@ def _cache_fills(
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
     fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for stmt, block, index in _ifs_over(function, rows):
+        found = _slot_test(stmt.test, block, index, assigned)  # type: ignore[attr-defined]
+        if found is None:
+            continue
+        slot, empty_when_true = found
+        if not _persistent(slot, parameters, instance, assigned):
+            continue
+        arm = _arm_when(stmt, block, index, empty_when_true)
+        if arm and _stores_slot(arm, slot):
+            fills.append(_block_span(arm))
+    return fills
+
+
+def _ifs_over(
+    function: ast.AST, rows: list[int]
+) -> Iterator[tuple[ast.If, list[ast.stmt], int]]:
+    """The ``if`` statements of the function's own code (nested scopes
+    apart) from which one of the sorted ``rows`` lies to the end of their
+    block, with the block and their place in it: the only ones whose arm,
+    or the rest of whose block, can hold a node on those rows."""
     blocks = [function.body]  # type: ignore[attr-defined]
     while blocks:
         block = blocks.pop()
@@ -3151,26 +3202,7 @@ def _cache_fills(
                 stmt.lineno,
                 block[-1].end_lineno,  # type: ignore[arg-type]
             ):
-                found = _slot_test(stmt.test, block, index, assigned)  # type: ignore[attr-defined]
-                if found is not None:
-                    slot, empty_when_true = found
-                    if _persistent(slot, parameters, instance, assigned):
-                        if empty_when_true:
-                            arm = stmt.body  # type: ignore[attr-defined]
-                        elif stmt.orelse:  # type: ignore[attr-defined]
-                            arm = stmt.orelse  # type: ignore[attr-defined]
-                        elif _leaves(stmt.body):  # type: ignore[attr-defined]
-                            arm = block[index + 1 :]
-                        else:
-                            arm = []
-                        if arm and _stores_slot(arm, slot):
-                            last = arm[-1]
-                            fills.append(
-                                (
-                                    (arm[0].lineno, arm[0].col_offset),
-                                    (last.end_lineno, last.end_col_offset),  # type: ignore[attr-defined]
-                                )
-                            )
+                yield stmt, block, index  # type: ignore[misc]
             if kind not in _BLOCK_HOLDERS or not any_row_between(
                 rows,
                 stmt.lineno,
@@ -3187,7 +3219,176 @@ def _cache_fills(
                 blocks.append(handler.body)
             for case in getattr(stmt, "cases", ()):
                 blocks.append(case.body)
-    return fills
+
+
+def _arm_when(
+    stmt: ast.If, block: list[ast.stmt], index: int, when_true: bool
+) -> list[ast.stmt]:
+    """The statements that run only where the ``if``'s test is
+    ``when_true``: its body, or its ``else``; with no ``else``, the rest of
+    the block after a body that always leaves (``if c is not None:
+    return c``). Empty where no statement does."""
+    if when_true:
+        return stmt.body
+    if stmt.orelse:
+        return stmt.orelse
+    if _leaves(stmt.body):
+        return block[index + 1 :]
+    return []
+
+
+def _block_span(block: list[ast.stmt]) -> tuple[tuple[int, int], tuple[int, int]]:
+    last = block[-1]
+    return (
+        (block[0].lineno, block[0].col_offset),
+        (last.end_lineno, last.end_col_offset),  # type: ignore[return-value]
+    )
+
+
+def _host_fallbacks(
+    function: ast.AST,
+    rows: list[int],
+    host_names: re.Pattern[str],
+    text: str | None,
+    bindings: list,
+) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans of the function's own code that run only where a host copy
+    is missing, a fallback beside the path that reads the copy: the arm of an
+    ``if`` whose test says a name or attribute matching ``host-tensor-names``
+    is None (the body of ``if seq_lens_cpu is None:``, the ``else`` of ``if
+    batch.seq_lens_cpu is not None:``, the rest of the block after ``if
+    lens_cpu is not None: return ...``; in ``and``/``or`` as
+    ``_slot_test`` reads them), and the arm of a conditional expression
+    that does (``lens_cpu if lens_cpu is not None else lens.cpu()``).
+    ``text`` is the function's, for a pre-filter (no ``None``, no such
+    test; no ``else``, no conditional expression), None without one.
+
+    Only a copy the per-step caller is expected to hand over counts
+    (``_provided_copy``): a field of an object (``batch.seq_lens_cpu``, what
+    the engine fills per step), a local read only from one, a parameter
+    of a function private to the module, or one with no default. A public
+    function's parameter that defaults to None (``lens_cpu=None``) is an
+    optional copy: a caller that leaves it out takes the fallback on every
+    call, and so it is reported.
+
+    Only the spans that hold one of the sorted ``rows`` (the candidates')
+    are looked for."""
+    if text is not None and "None" not in text:
+        return []
+
+    def provided(subject: ast.expr) -> bool:
+        return _provided_copy(subject, function, host_names, bindings)
+
+    spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for stmt, block, index in _ifs_over(function, rows):
+        missing = _host_missing(stmt.test, host_names, provided)  # type: ignore[attr-defined]
+        if missing is not None:
+            arm = _arm_when(stmt, block, index, missing)
+            if arm:
+                spans.append(_block_span(arm))
+    if text is not None and "else" not in text:
+        return spans
+    for node in walk(function):
+        if type(node) is not ast.IfExp or not any_row_between(
+            rows,
+            node.lineno,  # type: ignore[attr-defined]
+            node.end_lineno,  # type: ignore[attr-defined]
+        ):
+            continue
+        missing = _host_missing(node.test, host_names, provided)  # type: ignore[attr-defined]
+        if missing is not None:
+            arm = node.body if missing else node.orelse  # type: ignore[attr-defined]
+            spans.append(
+                (
+                    (arm.lineno, arm.col_offset),
+                    (arm.end_lineno, arm.end_col_offset),
+                )
+            )
+    return spans
+
+
+def _host_missing(
+    test: ast.expr, host_names: re.Pattern[str], provided: Callable[[ast.expr], bool]
+) -> bool | None:
+    """Whether ``test`` is true (True) or false (False) only where a host
+    copy (a name or attribute matching ``host-tensor-names`` that
+    ``provided`` accepts) is None (``lens_cpu is None``,
+    ``batch.seq_lens_cpu is not None``); None where it says nothing of one."""
+    kind = type(test)
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        found = _host_missing(test.operand, host_names, provided)  # type: ignore[attr-defined]
+        return None if found is None else not found
+    if kind is ast.BoolOp:
+        # ``and``: true only where each operand is; ``or``: false only
+        # where each is.
+        wanted = type(test.op) is ast.And  # type: ignore[attr-defined]
+        for value in test.values:  # type: ignore[attr-defined]
+            if _host_missing(value, host_names, provided) is wanted:
+                return wanted
+        return None
+    if kind is not ast.Compare or len(test.ops) != 1:  # type: ignore[attr-defined]
+        return None
+    op = type(test.ops[0])  # type: ignore[attr-defined]
+    if op is not ast.Is and op is not ast.IsNot:
+        return None
+    left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
+    if _is_none(right):
+        subject = left
+    elif _is_none(left):
+        subject = right
+    else:
+        return None
+    kind = type(subject)
+    if kind is ast.Name:
+        name = subject.id  # type: ignore[attr-defined]
+    elif kind is ast.Attribute:
+        name = subject.attr  # type: ignore[attr-defined]
+    else:
+        return None
+    if host_names.match(name) is None or not provided(subject):
+        return None
+    return op is ast.Is
+
+
+def _provided_copy(
+    subject: ast.expr, function: ast.AST, host_names: re.Pattern[str], bindings: list
+) -> bool:
+    """Whether the host copy ``subject`` (``_host_fallbacks``) is one the
+    per-step caller is expected to hand over: an attribute; a local every
+    binding of which reads an attribute matching ``host_names``
+    (``lens_cpu = batch.seq_lens_cpu``); a parameter with no default, or
+    of a function private to the module (``_plan``: its callers are the
+    module's own)."""
+    if type(subject) is not ast.Name:
+        return True
+    name = subject.id  # type: ignore[attr-defined]
+    args = function.args  # type: ignore[attr-defined]
+    positional = [*args.posonlyargs, *args.args]
+    for index, arg in enumerate(positional):
+        if arg.arg == name:
+            default_at = index - (len(positional) - len(args.defaults))
+            return default_at < 0 or _private(function.name)  # type: ignore[attr-defined]
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if arg.arg == name:
+            return default is None or _private(function.name)  # type: ignore[attr-defined]
+    found = False
+    for stmt, _ in bindings:
+        if type(stmt) is not ast.Assign:
+            if any(
+                type(target) is ast.Name and target.id == name
+                for target in (getattr(stmt, "target", None),)
+            ):
+                return False
+            continue
+        if not any(
+            type(target) is ast.Name and target.id == name for target in stmt.targets
+        ):
+            continue
+        value = stmt.value
+        if type(value) is not ast.Attribute or host_names.match(value.attr) is None:
+            return False
+        found = True
+    return found
 
 
 #: The statements holding blocks of statements (nested scopes apart).

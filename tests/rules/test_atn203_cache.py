@@ -78,8 +78,10 @@ PER_STEP = {
     # The object between may be built anew each step.
     "deeper_chain": ("if self.meta.x is None:\n    self.meta.x = scale.nonzero()\n"),
     # A public field of another parameter (a per-step batch's).
+    # (A field named as a host copy would be a fallback for a missing copy,
+    # test_atn203_fallback.py.)
     "public_field_of_parameter": (
-        "if layer.lens_cpu is None:\n    layer.lens_cpu = scale.cpu()\n"
+        "if layer.lens is None:\n    layer.lens = scale.cpu()\n"
     ),
     # The test says the slot is full: its arm runs every step.
     "full_arm": "if self._x is not None:\n    self._x = scale.item()\n",

@@ -1,0 +1,154 @@
+"""ATN203: a sync in a fallback for a missing host copy is not reported
+(``_host_fallbacks``): the path that reads the copy is the one taken per
+step. A copy a public function's caller may leave out is no such copy."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from tests.realworld.wheels import extract
+
+SETTINGS = Settings(select=("ATN203",))
+
+
+def findings(
+    body: str, params: str = "self, batch, lens, lens_cpu", name: str = "forward"
+):
+    source = "import torch\n\nclass Backend:\n"
+    source += f"    def {name}({params}):\n"
+    source += textwrap.indent(textwrap.dedent(body), " " * 8)
+    source += "\n    def forward_decode(self, batch, lens):\n"
+    source += f"        return self.{name}(batch, lens, batch.seq_lens_cpu)\n"
+    return check_source(source, "b.py", SETTINGS)
+
+
+FALLBACKS = {
+    "else_of_is_not_none": (
+        "if batch.seq_lens_cpu is not None:\n    n = batch.seq_lens_cpu.max()\n"
+        "else:\n    n = batch.seq_lens.max().item()\nreturn n\n"
+    ),
+    "body_of_is_none": (
+        "if batch.seq_lens_cpu is None:\n"
+        "    batch.seq_lens_cpu = batch.seq_lens.cpu()\n"
+        "return batch.seq_lens_cpu\n"
+    ),
+    "after_early_return": (
+        "if batch.seq_lens_cpu is not None:\n    return int(batch.seq_lens_cpu.max())\n"
+        "return int(batch.seq_lens.max().item())\n"
+    ),
+    "conditional_expression": (
+        "return (\n    batch.seq_lens_cpu.tolist()\n"
+        "    if batch.seq_lens_cpu is not None\n    else batch.seq_lens.tolist()\n)\n"
+    ),
+    "negated_is_not_none": (
+        "if not batch.seq_lens_cpu is not None:\n    return batch.seq_lens.tolist()\n"
+    ),
+    "and_in_the_body": (
+        "if batch.seq_lens_cpu is None and lens is not None:\n"
+        "    return lens.tolist()\n"
+    ),
+    "or_in_the_else": (
+        "if batch.seq_lens_cpu is not None or lens is None:\n    return 0\n"
+        "else:\n    return lens.tolist()\n"
+    ),
+    "local_read_from_a_field": (
+        "seq_cpu = batch.seq_lens_cpu\nif seq_cpu is None:\n    return lens.tolist()\n"
+        "return seq_cpu.tolist()\n"
+    ),
+    # A parameter with no default: the caller hands over the copy it has.
+    "required_parameter": ("if lens_cpu is None:\n    return lens.tolist()\n"),
+}
+
+
+@pytest.mark.parametrize("body", FALLBACKS.values(), ids=FALLBACKS.keys())
+def test_a_sync_in_a_fallback_for_a_missing_host_copy_is_not_reported(body: str):
+    assert findings(body) == []
+
+
+def test_a_private_functions_optional_copy_is_its_callers_to_give():
+    body = "if lens_cpu is None:\n    return lens.tolist()\n"
+    assert findings(body, "self, batch, lens, lens_cpu=None", name="_plan") == []
+
+
+OPTIONAL = {
+    # A public function's optional copy: callers that leave it out take the
+    # fallback on every call.
+    "public_default_none": ("self, batch, lens, lens_cpu=None", "lens_cpu is None"),
+    "public_keyword_only": ("self, batch, lens, *, lens_cpu=None", "lens_cpu is None"),
+}
+
+
+@pytest.mark.parametrize(("params", "test"), OPTIONAL.values(), ids=OPTIONAL.keys())
+def test_an_optional_copy_of_a_public_function_is_reported(params: str, test: str):
+    body = f"if {test}:\n    return lens.tolist()\n"
+    (finding,) = findings(body, params)
+    assert ".tolist()" in finding.message
+
+
+REPORTED = {
+    # The arm where the copy is there, or a test of something else.
+    "arm_with_the_copy": "if batch.seq_lens_cpu is not None:\n    return lens.tolist()\n",
+    "not_a_host_name": "if batch.seq_lens is None:\n    return lens.tolist()\n",
+    "equality_not_identity": "if batch.seq_lens_cpu == None:\n    return lens.tolist()\n",
+    # `and` in the else: taken when either operand is false, not only then.
+    "and_in_the_else": (
+        "if batch.seq_lens_cpu is not None and lens is not None:\n    return 0\n"
+        "else:\n    return lens.tolist()\n"
+    ),
+    # A body that does not leave: the rest runs with the copy too.
+    "after_a_body_that_stays": (
+        "if batch.seq_lens_cpu is not None:\n    n = 1\nreturn lens.tolist()\n"
+    ),
+    # A local bound to anything but a field of an object.
+    "local_from_elsewhere": (
+        "seq_cpu = None\nif lens.numel():\n"
+        "    seq_cpu = lens.to('cpu', non_blocking=True)\n"
+        "if seq_cpu is None:\n    return lens.tolist()\n"
+    ),
+    "conditional_expression_other_arm": (
+        "return lens.tolist() if batch.seq_lens_cpu is not None else 0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("body", REPORTED.values(), ids=REPORTED.keys())
+def test_a_sync_outside_such_a_fallback_is_reported(body: str):
+    assert len(findings(body)) == 1
+
+
+def test_the_fallbacks_of_a_real_backend_are_not_reported_and_the_rest_is(tmp_path):
+    """vLLM 0.33.0's TurboQuant prefill prefers the metadata's CPU copies and
+    falls back to ``.tolist()`` of the device tensors only when they are None."""
+    path = extract(
+        "vllm", "0.33.0", "vllm/v1/attention/backends/turboquant_attn.py", tmp_path
+    )
+    text = path.read_text(encoding="utf-8")
+    rows = text.splitlines()
+    fallbacks = [
+        row
+        for row, line in enumerate(rows, 1)
+        if line.strip()
+        in (
+            "qsl = query_start_loc.tolist()",
+            "seq_lens_list = attn_metadata.seq_lens.tolist()",
+        )
+    ]
+    assert len(fallbacks) == 2
+    for row in fallbacks:
+        # Each sits in the else of an `is not None` test of a `_cpu` field.
+        above = rows[row - 4 : row - 1]
+        assert any("_cpu is not None" in line for line in above)
+        assert rows[row - 2].strip() == "else:"
+    reported = {
+        f.location.row for f in check_source(text, "turboquant_attn.py", SETTINGS)
+    }
+    assert not reported & set(fallbacks)
+    # Without the fallback reading, the same file reports them.
+    plain = Settings(select=("ATN203",), host_tensor_names=())
+    assert set(fallbacks) <= {
+        f.location.row for f in check_source(text, "turboquant_attn.py", plain)
+    }
