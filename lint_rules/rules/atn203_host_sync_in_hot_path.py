@@ -3314,19 +3314,18 @@ def _host_missing(
     copy (a name or attribute matching ``host-tensor-names`` that
     ``provided`` accepts) is None (``lens_cpu is None``,
     ``batch.seq_lens_cpu is not None``); None where it says nothing of one."""
-    kind = type(test)
-    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
-        found = _host_missing(test.operand, host_names, provided)  # type: ignore[attr-defined]
-        return None if found is None else not found
-    if kind is ast.BoolOp:
-        # ``and``: true only where each operand is; ``or``: false only
-        # where each is.
-        wanted = type(test.op) is ast.And  # type: ignore[attr-defined]
-        for value in test.values:  # type: ignore[attr-defined]
-            if _host_missing(value, host_names, provided) is wanted:
-                return wanted
-        return None
-    if kind is not ast.Compare or len(test.ops) != 1:  # type: ignore[attr-defined]
+    found = _test_says(
+        test, partial(_host_leaf, host_names=host_names, provided=provided)
+    )
+    return None if found is None else found[1]
+
+
+def _host_leaf(
+    test: ast.expr, host_names: re.Pattern[str], provided: Callable[[ast.expr], bool]
+) -> tuple[ast.expr, bool] | None:
+    """(the copy, whether ``test`` is true where it is None) for ``copy is
+    None`` or ``copy is not None`` (``_host_missing``)."""
+    if type(test) is not ast.Compare or len(test.ops) != 1:  # type: ignore[attr-defined]
         return None
     op = type(test.ops[0])  # type: ignore[attr-defined]
     if op is not ast.Is and op is not ast.IsNot:
@@ -3347,7 +3346,7 @@ def _host_missing(
         return None
     if host_names.match(name) is None or not provided(subject):
         return None
-    return op is ast.Is
+    return subject, op is ast.Is
 
 
 def _provided_copy(
@@ -3410,19 +3409,37 @@ def _slot_test(
     stands for the slot the nearest binding before the ``if`` in its block
     reads, when nothing between rebinds it (only a name among ``assigned``,
     the function's assigned names, can have such a binding)."""
+    return _test_says(
+        test, partial(_slot_leaf, block=block, index=index, assigned=assigned)
+    )
+
+
+def _test_says(
+    test: ast.expr, leaf: Callable[[ast.expr], tuple[object, bool] | None]
+) -> tuple[object, bool] | None:
+    """(what, whether ``test`` is true where it holds) for a test that
+    ``leaf`` reads, or that holds ``leaf``'s reading under ``not``, or as an
+    operand of ``and`` (the body runs only where each operand is true) or of
+    ``or`` (the ``else`` only where each is false)."""
     kind = type(test)
     if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
-        found = _slot_test(test.operand, block, index, assigned)  # type: ignore[attr-defined]
+        found = _test_says(test.operand, leaf)  # type: ignore[attr-defined]
         return None if found is None else (found[0], not found[1])
     if kind is ast.BoolOp:
-        # ``and``: the body runs only where each operand is true; ``or``:
-        # the ``else`` only where each is false.
         wanted = type(test.op) is ast.And  # type: ignore[attr-defined]
         for value in test.values:  # type: ignore[attr-defined]
-            found = _slot_test(value, block, index, assigned)
+            found = _test_says(value, leaf)
             if found is not None and found[1] is wanted:
                 return found
         return None
+    return leaf(test)
+
+
+def _slot_leaf(
+    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
+) -> tuple[_Slot, bool] | None:
+    """``_slot_test`` of a test that is no ``not``, ``and`` or ``or``."""
+    kind = type(test)
     if kind is ast.Compare and len(test.ops) == 1:  # type: ignore[attr-defined]
         op = type(test.ops[0])  # type: ignore[attr-defined]
         left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
