@@ -1544,4 +1544,22 @@ def case_recv(y, group):
     dist.recv(x, 0, group)
     return x
 """,
+    # 32. ATN104: a factory given ``out=`` (``torch.ones(n, out=buf)``)
+    # returns ``buf``, not a new tensor: another name reads the zeros.
+    "a_factory_given_out_returns_that_tensor": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    buf = torch.full((n,), 2.0)
+    x = torch.ones(n, out=buf)
+    x.zero_()
+    s = buf.sum()
+    x.copy_(y)
+    return s * 1
+""",
 }

@@ -80,7 +80,7 @@ class RedundantZeroFill(Rule):
     The fix deletes the call (a block left empty gets `pass`). It is safe
     when no other name can share the tensor's memory: the name is a local
     bound only to new tensors (`torch.empty(...)`, `torch.ones(...)`,
-    `y.clone()`), and nothing ever makes a view of it, stores it, passes it
+    `y.clone()`; not given `out=`, whose tensor they return), and nothing ever makes a view of it, stores it, passes it
     to a call or returns it (only in-place methods and reductions on it,
     whole-tensor operands, writes through `x[...] = ...`, and `out=x` of
     torch's functions whose result is dropped). Otherwise (a parameter, a
@@ -426,6 +426,10 @@ def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
     value = stmt.value
     if allocation_of(value, scope) is not None:
         return True
+    if any(keyword.arg in (None, "out") for keyword in value.keywords):
+        # ``torch.ones(n, out=buf)`` returns ``buf``; ``**kwargs`` may hold
+        # ``out=``.
+        return False
     func = value.func
     if isinstance(func, ast.Attribute) and func.attr == "clone":
         return True

@@ -1265,3 +1265,30 @@ def test_atn104_fill_is_unsafe_where_the_write_runs_in_another_autograd_mode():
     """
     found = check_source(dedent(same), "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "binding",
+    ["torch.ones(n, out=buf)", "torch.arange(n, out=buf)", "torch.ones(n, **kw)"],
+)
+def test_atn104_a_factory_given_out_returns_that_tensor(binding):
+    # ``torch.ones(n, out=buf)`` is ``buf``: ``buf.sum()`` reads the zeros.
+    source = f"""
+        import torch
+
+        def plan(y, n, kw):
+            buf = torch.full((n,), 2.0)
+            x = {binding}
+            x.zero_()
+            s = buf.sum()
+            x.copy_(y)
+            return s * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(dedent(source), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "may share memory" in found[0].message
+    # Without ``out=`` the factory's tensor is new: the deletion is safe.
+    new = dedent(source).replace(binding, "torch.ones(n)")
+    found = check_source(new, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
