@@ -1562,4 +1562,23 @@ def case(y, n):
     x.copy_(y)
     return s * 1
 """,
+    # 33. ATN104: ``x.set_(buf)`` makes a new tensor share ``buf``'s memory:
+    # ``buf`` then reads the zeros of ``x.zero_()``.
+    "set_makes_a_new_tensor_share_memory": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    buf = torch.full((n,), 2.0)
+    x = torch.empty(n)
+    x.set_(buf)
+    x.zero_()
+    s = buf.sum()
+    x.copy_(y)
+    return s * 1
+""",
 }

@@ -24,6 +24,7 @@ from lint_rules.analysis.torch_api import (
     CAPTURE_MANAGERS,
     GRAD_MODE_MANAGERS,
     READING_METHODS,
+    SHARING_IN_PLACE_METHODS,
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
@@ -80,10 +81,11 @@ class RedundantZeroFill(Rule):
     The fix deletes the call (a block left empty gets `pass`). It is safe
     when no other name can share the tensor's memory: the name is a local
     bound only to new tensors (`torch.empty(...)`, `torch.ones(...)`,
-    `y.clone()`; not given `out=`, whose tensor they return), and nothing ever makes a view of it, stores it, passes it
-    to a call or returns it (only in-place methods and reductions on it,
-    whole-tensor operands, writes through `x[...] = ...`, and `out=x` of
-    torch's functions whose result is dropped). Otherwise (a parameter, a
+    `y.clone()`; not given `out=`, whose tensor they return), and nothing
+    ever makes a view of it (`x.set_(buf)` makes it one of `buf`), stores
+    it, passes it to a call or returns it (only in-place methods and
+    reductions on it, whole-tensor operands, writes through `x[...] = ...`,
+    and `out=x` of torch's functions whose result is dropped). Otherwise (a parameter, a
     tensor read from `self`, one a view was taken of) another name may read
     the zeros between the fill and the write, or the write may copy from
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
@@ -446,6 +448,8 @@ def _keeps_no_alias(
         call = parents.get(parent)
         if not (isinstance(call, ast.Call) and call.func is parent):
             return False
+        if parent.attr in SHARING_IN_PLACE_METHODS:
+            return False  # ``x.set_(buf)``: ``x`` shares ``buf``'s memory
         if parent.attr.endswith("_"):
             # In place: returns the tensor itself, so the result must be dropped.
             return isinstance(parents.get(call), ast.Expr)

@@ -1292,3 +1292,29 @@ def test_atn104_a_factory_given_out_returns_that_tensor(binding):
     new = dedent(source).replace(binding, "torch.ones(n)")
     found = check_source(new, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "share", ["x.set_(buf)", "x.set_(buf.untyped_storage(), 0, (n,), (1,))"]
+)
+def test_atn104_set_makes_the_tensor_share_another_ones_memory(share):
+    source = f"""
+        import torch
+
+        def plan(y, n):
+            buf = torch.full((n,), 2.0)
+            x = torch.empty(n)
+            {share}
+            x.zero_()
+            s = buf.sum()
+            x.copy_(y)
+            return s * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(dedent(source), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "may share memory" in found[0].message
+    # Another in-place method keeps the tensor's own memory: safe.
+    own = dedent(source).replace(share, "x.mul_(2)")
+    found = check_source(own, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
