@@ -732,7 +732,8 @@ class Invalidation:
             func = node.func
             if self.leaves_arguments_alone(node):
                 if not (
-                    isinstance(func, ast.Attribute) and func.attr in SHARING_IN_PLACE_METHODS
+                    isinstance(func, ast.Attribute)
+                    and func.attr in SHARING_IN_PLACE_METHODS
                 ):
                     return
             holders = [*node.args, *(kw.value for kw in node.keywords)]
