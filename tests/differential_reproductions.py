@@ -1581,4 +1581,52 @@ def case(y, n):
     x.copy_(y)
     return s * 1
 """,
+    # 34. ATN202: a class of the module runs code at a store or a load (a
+    # property's setter, ``__setattr__``, ``__getitem__``, an operator):
+    # deleting the repeated ``T = V`` runs it once less.
+    "code_of_the_modules_classes_at_a_store_or_a_load": """
+import torch
+
+
+class Prop:
+    def __init__(self):
+        self.log = []
+
+    @property
+    def k(self):
+        return len(self.log)
+
+    @k.setter
+    def k(self, v):
+        self.log.append(v)
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def __getitem__(self, i):
+        self.n += 1
+        return i
+
+
+def make_args():
+    return (torch.arange(6.0), 3)
+
+
+def case_property(x, n):
+    m = Prop()
+    m.k = n
+    j = 2
+    m.k = n
+    return m.log
+
+
+def case_getitem(x, n):
+    c = Counter()
+    k = c[1]
+    j = 2
+    k = c[1]
+    return c.n
+""",
 }
