@@ -1629,4 +1629,38 @@ def case_getitem(x, n):
     k = c[1]
     return c.n
 """,
+    # 35. ATN104: a manager entered by hand (``m.__enter__()``,
+    # ``stack.enter_context(m)``) changes the autograd mode with no ``with``
+    # showing it: the fill of an inference tensor raises, the write does not.
+    "an_inference_mode_entered_by_hand": """
+import contextlib
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_enter(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    mode = torch.inference_mode()
+    mode.__enter__()
+    x.copy_(y)
+    mode.__exit__(None, None, None)
+    return x.sum()
+
+
+def case_exit_stack(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode())
+    x.copy_(y)
+    stack.close()
+    return x.sum()
+""",
 }

@@ -97,7 +97,9 @@ class RedundantZeroFill(Rule):
     inference tensor outside inference mode only, so the tensor may require
     grad (`requires_grad=True`, `x.requires_grad_()`), or the write runs
     inside `with torch.no_grad():` (or another manager of autograd's mode)
-    that the fill is outside of, or the other way round.
+    that the fill is outside of, or the other way round, or the module
+    enters a manager by hand (`m.__enter__()`, `stack.enter_context(m)`),
+    which no `with` shows.
 
     A fill or a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
     apart from the other is not reported: the captured one runs at each
@@ -212,7 +214,9 @@ class RedundantZeroFill(Rule):
                 if _captured_apart(flow, scope, stmt, writes):
                     continue
                 assumed = any(u.detail is not Detail.NONE for u in writes)
-                raises_alone = _may_raise_alone(flow, scope, name, stmt, writes)
+                raises_alone = _enters_by_hand(ctx) or _may_raise_alone(
+                    flow, scope, name, stmt, writes
+                )
                 safe = fresh and not assumed and not raises_alone
                 info_stmt = flow.stmt_info[stmt]
                 fix = Fix(
@@ -290,6 +294,35 @@ def _may_raise_alone(
         enclosing_managers(use.event.node, flow, scope, GRAD_MODE_MANAGERS) != modes
         for use in writes
     )
+
+
+#: Attributes that enter a context manager without a ``with``.
+_ENTERING = frozenset(
+    {"__enter__", "__aenter__", "enter_context", "enter_async_context"}
+)
+
+
+def _enters_by_hand(ctx: Context) -> bool:
+    """Whether the module enters a context manager without a ``with``
+    (``m.__enter__()``, ``stack.enter_context(m)``): then an autograd mode
+    (``torch.inference_mode()``) may hold around the write and not around
+    the fill with no ``with`` showing it (computed once per module)."""
+    found = ctx.model.derived.get("ATN104 enters by hand")
+    if found is None:
+        text = ctx.text
+        if (
+            prefilter.enabled()
+            and not prefilter.may_respell_ascii(text)
+            and "enter_" not in text
+        ):
+            found = False
+        else:
+            found = any(
+                type(node) is ast.Attribute and node.attr in _ENTERING
+                for node in ast.walk(ctx.model.tree)
+            )
+        ctx.model.derived["ATN104 enters by hand"] = found
+    return found  # type: ignore[return-value]
 
 
 def _fill_rows(ctx: Context) -> list[int] | None:

@@ -1318,3 +1318,36 @@ def test_atn104_set_makes_the_tensor_share_another_ones_memory(share):
     own = dedent(source).replace(share, "x.mul_(2)")
     found = check_source(own, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "enter",
+    [
+        "mode = torch.inference_mode()\n    mode.__enter__()",
+        "stack = contextlib.ExitStack()\n    stack.enter_context(torch.inference_mode())",
+    ],
+)
+def test_atn104_a_manager_entered_by_hand_may_change_the_mode(enter):
+    # An inference tensor: the fill raises outside inference mode, the write,
+    # after the mode was entered by hand, does not.
+    source = f"""
+import contextlib
+import torch
+
+def plan(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    {enter}
+    x.copy_(y)
+    return x.sum()
+"""
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "another autograd mode" in found[0].message
+    # No manager entered by hand: the same fill and write (both outside
+    # inference mode) stay safe to delete.
+    plain = source.replace(enter, "pass")
+    found = check_source(plain, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
