@@ -1663,4 +1663,43 @@ def case_exit_stack(y, n):
     stack.close()
     return x.sum()
 """,
+    # 36. The arguments after ``out=x`` (``alpha=x.sum()``, ``**kw``), or
+    # after a helper's written argument, are evaluated before the call
+    # writes ``x``: they read what was there.
+    "arguments_after_out_read_before_the_write": """
+import torch
+
+
+def _fill(dst, src):
+    dst.copy_(src)
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n)
+    torch.add(y, 1, out=x, alpha=x.sum() + 1)
+    return x
+
+
+def case_keywords(y, n):
+    x = torch.zeros(n)
+    torch.add(y, 1, out=x, **{"alpha": x.sum() + 1})
+    return x
+
+
+def case_helper(y, n):
+    x = torch.zeros(n)
+    _fill(x, y + x.sum())
+    return x
+
+
+def case_fill(y, n):
+    x = torch.empty(n)
+    x.zero_()
+    torch.add(y, 1, out=x, alpha=x.sum() + 1)
+    return x * 1
+""",
 }

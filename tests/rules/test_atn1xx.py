@@ -247,6 +247,28 @@ ATN101_NEGATIVES = {
             torch.empty(n, out=x)
             return x
     """,
+    # Arguments after ``out=x`` are evaluated before the call writes ``x``.
+    "out_then_an_argument_that_reads": """
+        def f(y, n):
+            x = torch.zeros(n)
+            torch.add(y, 1, out=x, alpha=x.sum() + 1)
+            return x
+    """,
+    "out_then_keywords_that_read": """
+        def f(y, n):
+            x = torch.zeros(n)
+            torch.add(y, 1, out=x, **{"alpha": x.sum() + 1})
+            return x
+    """,
+    "helper_argument_after_the_written_one_reads": """
+        def _fill(dst, src):
+            dst.copy_(src)
+
+        def f(y, n):
+            x = torch.zeros(n)
+            _fill(x, y + x.sum())
+            return x
+    """,
     "try_handler_reads": """
         def f(y, n):
             x = torch.zeros(n)
@@ -1350,4 +1372,23 @@ def plan(y, n):
     # inference mode) stay safe to delete.
     plain = source.replace(enter, "pass")
     found = check_source(plain, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+def test_atn104_an_argument_after_out_reads_the_fill():
+    # ``alpha=x.sum()`` is evaluated before ``torch.add`` writes ``x``.
+    source = """
+        import torch
+
+        def plan(y, n):
+            x = torch.empty(n)
+            x.zero_()
+            torch.add(y, 1, out=x, alpha=x.sum() + 1)
+            return x * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    assert check_source(dedent(source), "t.py", settings) == []
+    # An argument that does not read ``x``: the fill is still redundant.
+    other = dedent(source).replace("x.sum() + 1", "y.sum()")
+    found = check_source(other, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
