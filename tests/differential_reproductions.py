@@ -1702,4 +1702,54 @@ def case_fill(y, n):
     torch.add(y, 1, out=x, alpha=x.sum() + 1)
     return x * 1
 """,
+    # 37. A method known by torch's name (``h.clone()``, ``h.new_empty(n)``,
+    # ``h.new_zeros(n)``) may be one of the module's own classes, which
+    # returns a tensor it keeps, or does something else.
+    "a_method_of_the_modules_class_named_as_torchs": """
+import torch
+
+
+class Holder:
+    def __init__(self):
+        self.t = torch.full((6,), 2.0)
+
+    def clone(self):
+        return self.t
+
+    def new_zeros(self, n):
+        self.zeroed = True
+        return self.t
+
+    def new_empty(self, n):
+        return self.t
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_clone(y, n):
+    h = Holder()
+    x = h.clone()
+    x.zero_()
+    s = h.t.sum()
+    x.copy_(y)
+    return s * 1
+
+
+def case_new_empty(y, n):
+    h = Holder()
+    x = h.new_empty(n)
+    x.zero_()
+    s = h.t.sum()
+    x.copy_(y)
+    return s * 1
+
+
+def case_new_zeros(y, n):
+    h = Holder()
+    x = h.new_zeros(n)
+    x.copy_(y)
+    return getattr(h, "zeroed", False)
+""",
 }

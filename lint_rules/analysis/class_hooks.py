@@ -113,6 +113,12 @@ class ClassHooks:
     def __bool__(self) -> bool:
         return bool(self.dunders or self.active or self.methods)
 
+    def defines(self, name: str) -> bool:
+        """Whether a class of the module binds ``name`` (a method, a property,
+        a class attribute that may be a descriptor): an object of it may be
+        the receiver of a method known by torch's name (``h.clone()``)."""
+        return name in self.methods or name in self.active or name in self.dunders
+
     def store_may_run_code(self, target: ast.expr) -> bool:
         """Whether storing into ``target`` (a name or an attribute chain) may
         run code of the module's classes: its ``__setattr__``, a property's

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import ClassHooks, class_hooks
 from lint_rules.analysis.flow import Event, FunctionFlow, Kind
 from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Scope
@@ -81,12 +82,14 @@ class RedundantZeroFill(Rule):
     The fix deletes the call (a block left empty gets `pass`). It is safe
     when no other name can share the tensor's memory: the name is a local
     bound only to new tensors (`torch.empty(...)`, `torch.ones(...)`,
-    `y.clone()`; not given `out=`, whose tensor they return), and nothing
-    ever makes a view of it (`x.set_(buf)` makes it one of `buf`), stores
-    it, passes it to a call or returns it (only in-place methods and
-    reductions on it, whole-tensor operands, writes through `x[...] = ...`,
-    and `out=x` of torch's functions whose result is dropped). Otherwise (a parameter, a
-    tensor read from `self`, one a view was taken of) another name may read
+    `y.clone()`; not given `out=`, whose tensor they return, and not a
+    method a class of the module defines, `h.clone()` of which may return a
+    tensor it keeps), and nothing ever makes a view of it (`x.set_(buf)`
+    makes it one of `buf`), stores it, passes it to a call or returns it
+    (only in-place methods and reductions on it, whole-tensor operands,
+    writes through `x[...] = ...`, and `out=x` of torch's functions whose
+    result is dropped). Otherwise (a parameter, a tensor read from `self`,
+    one a view was taken of) another name may read
     the zeros between the fill and the write, or the write may copy from
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
     the fix is unsafe. The fix is unsafe, too, where the write rests on a
@@ -202,7 +205,7 @@ class RedundantZeroFill(Rule):
                 kinds = {use.effect for use in firsts}
                 if UseEffect.FULL_WRITE not in kinds:
                     continue
-                fresh = _unshared(flow, uses, scope, name, event)
+                fresh = _unshared(flow, uses, scope, name, event, class_hooks(model))
                 if fresh:
                     # Nothing else holds the tensor: a rebinding or the exit
                     # drops it.
@@ -421,7 +424,12 @@ def _zero_fills(flow: FunctionFlow) -> Iterator[tuple[Event, ast.Expr]]:
 
 
 def _unshared(
-    flow: FunctionFlow, uses: TensorUses, scope: Scope, name: str, fill: Event
+    flow: FunctionFlow,
+    uses: TensorUses,
+    scope: Scope,
+    name: str,
+    fill: Event,
+    hooks: ClassHooks,
 ) -> bool:
     """Whether no other name can share the memory ``name`` holds: every
     binding of it is a new tensor, and no use of it makes a view, an alias
@@ -432,7 +440,7 @@ def _unshared(
     parents = flow.parents
     for event in events:
         if event.kind is not Kind.LOAD:
-            if not _binds_new_tensor(event, parents, scope):
+            if not _binds_new_tensor(event, parents, scope, hooks):
                 return False
             continue
         if event is fill or event.augmented:
@@ -447,7 +455,7 @@ def _unshared(
     return True
 
 
-def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
+def _binds_new_tensor(event: Event, parents, scope: Scope, hooks: ClassHooks) -> bool:
     node = event.node
     stmt = parents.get(node)
     if not (
@@ -459,13 +467,21 @@ def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
     ):
         return False
     value = stmt.value
+    func = value.func
+    if (
+        isinstance(func, ast.Attribute)
+        and hooks.defines(func.attr)
+        and scope.qualified_name(func) is None
+    ):
+        # ``h.clone()``, ``h.new_empty(n)`` of an object of the module's own
+        # class, whose method of that name may return a tensor it keeps.
+        return False
     if allocation_of(value, scope) is not None:
         return True
     if any(keyword.arg in (None, "out") for keyword in value.keywords):
         # ``torch.ones(n, out=buf)`` returns ``buf``; ``**kwargs`` may hold
         # ``out=``.
         return False
-    func = value.func
     if isinstance(func, ast.Attribute) and func.attr == "clone":
         return True
     return scope.qualified_name(func) in _FRESH_FUNCTIONS

@@ -1392,3 +1392,53 @@ def test_atn104_an_argument_after_out_reads_the_fill():
     other = dedent(source).replace("x.sum() + 1", "y.sum()")
     found = check_source(other, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+HOLDER = """
+import torch
+
+class Holder:
+    def __init__(self):
+        self.t = torch.full((6,), 2.0)
+
+    def {method}(self, *args):
+        return self.t
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "binding"), [("clone", "h.clone()"), ("new_empty", "h.new_empty(n)")]
+)
+def test_atn104_a_method_of_the_modules_class_may_return_a_kept_tensor(method, binding):
+    source = HOLDER.format(method=method) + dedent(f"""
+        def plan(h, y, n):
+            x = {binding}
+            x.zero_()
+            s = h.t.sum()
+            x.copy_(y)
+            return s * 1
+    """)
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    # No class of the module defines it: the tensor method's new tensor.
+    other = source.replace(f"def {method}(", "def other(")
+    found = check_source(other, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize("method", ["new_zeros", "new_empty"])
+def test_atn101_a_method_of_the_modules_class_may_be_called_instead(method):
+    source = HOLDER.format(method=method) + dedent("""
+        def plan(h, y, n):
+            x = h.new_zeros(n)
+            x.copy_(y)
+            return x
+    """)
+    settings = Settings(select=("ATN101",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "a class of this module defines a method" in found[0].message
+    other = source.replace(f"def {method}(", "def other(")
+    found = check_source(other, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
