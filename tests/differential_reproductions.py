@@ -1752,4 +1752,29 @@ def case_new_zeros(y, n):
     x.copy_(y)
     return getattr(h, "zeroed", False)
 """,
+    # 38. ATN201: ``m.item()`` of an object of the module's own class runs
+    # its ``item``: reusing the first value runs it once less.
+    "item_of_the_modules_own_class": """
+import torch
+
+
+class Meter:
+    def __init__(self):
+        self.calls = 0
+
+    def item(self):
+        self.calls += 1
+        return self.calls
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    m = Meter()
+    a = m.item()
+    b = m.item()
+    return a, b
+""",
 }

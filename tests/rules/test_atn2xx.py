@@ -1638,3 +1638,17 @@ def test_value_keys_are_equal_exactly_when_pure_values_are():
     assert all(len(dumps) == 1 for dumps in by_key.values())
     assert all(len(keys) == 1 for keys in by_dump.values())
     assert len(by_key) < len(pure)  # some values repeat: equality is exercised
+
+
+def test_atn201_a_method_of_the_modules_class_makes_the_fix_unsafe():
+    meter = (
+        "class Meter:\n    def item(self):\n        LOG.append(1)\n        return 1\n\n"
+    )
+    source = meter + "def f(m):\n    a = m.item()\n    b = m.item()\n    return a, b\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix.applicability.value == "unsafe"
+    assert "a class of this module defines code" in finding.message
+    # A class whose methods the chain does not call: safe.
+    other = source.replace("def item(", "def other(")
+    (finding,) = check_source(other, "t.py", ATN201)
+    assert finding.fix.applicability.value == "safe"
