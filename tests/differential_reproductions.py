@@ -1544,4 +1544,237 @@ def case_recv(y, group):
     dist.recv(x, 0, group)
     return x
 """,
+    # 32. ATN104: a factory given ``out=`` (``torch.ones(n, out=buf)``)
+    # returns ``buf``, not a new tensor: another name reads the zeros.
+    "a_factory_given_out_returns_that_tensor": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    buf = torch.full((n,), 2.0)
+    x = torch.ones(n, out=buf)
+    x.zero_()
+    s = buf.sum()
+    x.copy_(y)
+    return s * 1
+""",
+    # 33. ATN104: ``x.set_(buf)`` makes a new tensor share ``buf``'s memory:
+    # ``buf`` then reads the zeros of ``x.zero_()``.
+    "set_makes_a_new_tensor_share_memory": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    buf = torch.full((n,), 2.0)
+    x = torch.empty(n)
+    x.set_(buf)
+    x.zero_()
+    s = buf.sum()
+    x.copy_(y)
+    return s * 1
+""",
+    # 34. ATN202: a class of the module runs code at a store or a load (a
+    # property's setter, ``__setattr__``, ``__getitem__``, an operator):
+    # deleting the repeated ``T = V`` runs it once less.
+    "code_of_the_modules_classes_at_a_store_or_a_load": """
+import torch
+
+
+class Prop:
+    def __init__(self):
+        self.log = []
+
+    @property
+    def k(self):
+        return len(self.log)
+
+    @k.setter
+    def k(self, v):
+        self.log.append(v)
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def __getitem__(self, i):
+        self.n += 1
+        return i
+
+
+def make_args():
+    return (torch.arange(6.0), 3)
+
+
+def case_property(x, n):
+    m = Prop()
+    m.k = n
+    j = 2
+    m.k = n
+    return m.log
+
+
+def case_getitem(x, n):
+    c = Counter()
+    k = c[1]
+    j = 2
+    k = c[1]
+    return c.n
+""",
+    # 35. ATN104: a manager entered by hand (``m.__enter__()``,
+    # ``stack.enter_context(m)``) changes the autograd mode with no ``with``
+    # showing it: the fill of an inference tensor raises, the write does not.
+    "an_inference_mode_entered_by_hand": """
+import contextlib
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_enter(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    mode = torch.inference_mode()
+    mode.__enter__()
+    x.copy_(y)
+    mode.__exit__(None, None, None)
+    return x.sum()
+
+
+def case_exit_stack(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode())
+    x.copy_(y)
+    stack.close()
+    return x.sum()
+""",
+    # 36. The arguments after ``out=x`` (``alpha=x.sum()``, ``**kw``), or
+    # after a helper's written argument, are evaluated before the call
+    # writes ``x``: they read what was there.
+    "arguments_after_out_read_before_the_write": """
+import torch
+
+
+def _fill(dst, src):
+    dst.copy_(src)
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n)
+    torch.add(y, 1, out=x, alpha=x.sum() + 1)
+    return x
+
+
+def case_keywords(y, n):
+    x = torch.zeros(n)
+    torch.add(y, 1, out=x, **{"alpha": x.sum() + 1})
+    return x
+
+
+def case_helper(y, n):
+    x = torch.zeros(n)
+    _fill(x, y + x.sum())
+    return x
+
+
+def case_fill(y, n):
+    x = torch.empty(n)
+    x.zero_()
+    torch.add(y, 1, out=x, alpha=x.sum() + 1)
+    return x * 1
+""",
+    # 37. A method known by torch's name (``h.clone()``, ``h.new_empty(n)``,
+    # ``h.new_zeros(n)``) may be one of the module's own classes, which
+    # returns a tensor it keeps, or does something else.
+    "a_method_of_the_modules_class_named_as_torchs": """
+import torch
+
+
+class Holder:
+    def __init__(self):
+        self.t = torch.full((6,), 2.0)
+
+    def clone(self):
+        return self.t
+
+    def new_zeros(self, n):
+        self.zeroed = True
+        return self.t
+
+    def new_empty(self, n):
+        return self.t
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_clone(y, n):
+    h = Holder()
+    x = h.clone()
+    x.zero_()
+    s = h.t.sum()
+    x.copy_(y)
+    return s * 1
+
+
+def case_new_empty(y, n):
+    h = Holder()
+    x = h.new_empty(n)
+    x.zero_()
+    s = h.t.sum()
+    x.copy_(y)
+    return s * 1
+
+
+def case_new_zeros(y, n):
+    h = Holder()
+    x = h.new_zeros(n)
+    x.copy_(y)
+    return getattr(h, "zeroed", False)
+""",
+    # 38. ATN201: ``m.item()`` of an object of the module's own class runs
+    # its ``item``: reusing the first value runs it once less.
+    "item_of_the_modules_own_class": """
+import torch
+
+
+class Meter:
+    def __init__(self):
+        self.calls = 0
+
+    def item(self):
+        self.calls += 1
+        return self.calls
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    m = Meter()
+    a = m.item()
+    b = m.item()
+    return a, b
+""",
 }

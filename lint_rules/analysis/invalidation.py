@@ -76,6 +76,7 @@ from lint_rules.analysis.torch_api import (
     METADATA_ATTRIBUTES,
     NAMESPACE_ATTRIBUTES,
     NO_EFFECT_METHODS,
+    SHARING_IN_PLACE_METHODS,
     VIEW_ATTRIBUTES,
     is_inplace_method,
     written_arguments,
@@ -136,8 +137,6 @@ _ONE_ITERABLE = frozenset({"min", "max"})
 # method known by name only may be another type's, returning a generator.)
 _PLAIN_ITERABLE_METHODS = frozenset({"tolist", "split", "chunk", "unbind"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
-# In-place methods that also make the receiver share the argument's memory.
-_SHARING_INPLACE = frozenset({"set_"})
 # Expressions whose value holds (or is) the value of a part: a call given
 # one of them receives that part's object too.
 _CARRIERS = (
@@ -733,7 +732,8 @@ class Invalidation:
             func = node.func
             if self.leaves_arguments_alone(node):
                 if not (
-                    isinstance(func, ast.Attribute) and func.attr in _SHARING_INPLACE
+                    isinstance(func, ast.Attribute)
+                    and func.attr in SHARING_IN_PLACE_METHODS
                 ):
                     return
             holders = [*node.args, *(kw.value for kw in node.keywords)]

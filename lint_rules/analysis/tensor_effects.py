@@ -802,7 +802,10 @@ class TensorUses:
 
 
 def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call | None:
-    """The call that performs a full write through ``node`` (``x.copy_(...)``)."""
+    """The call that performs a full write through ``node``: its method
+    (``x.copy_(...)``), or the call it is an argument of (``out=x``, a
+    helper's ``fill(x, src)``), whose arguments after it (``alpha=x.sum()``)
+    are evaluated before the call writes."""
     parent = parents.get(node)
     while isinstance(parent, ast.Subscript) and parent.value is node:
         node, parent = parent, parents.get(parent)  # ``x[:].copy_(...)``
@@ -810,6 +813,12 @@ def _writing_call(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.Call
         call = parents.get(parent)
         if isinstance(call, ast.Call) and call.func is parent:
             return call
+        return None
+    if isinstance(parent, ast.keyword):
+        parent = parents.get(parent)
+        return parent if isinstance(parent, ast.Call) else None
+    if isinstance(parent, ast.Call) and parent.func is not node:
+        return parent
     return None
 
 

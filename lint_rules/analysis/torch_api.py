@@ -301,6 +301,9 @@ CONVERSION_METHODS = _having(CONVERTS)
 METADATA_METHODS = _having(METADATA, without=READS | UNDEFINED | ALIASES)
 #: Methods that copy to the host, synchronizing with the device.
 SYNC_METHODS = _having(SYNCS)
+#: In-place methods that make the receiver share another tensor's memory
+#: (``x.set_(buf)``: ``x`` is then a view of ``buf``'s storage).
+SHARING_IN_PLACE_METHODS = frozenset({"set_"})
 #: Methods that change nothing and return a value sharing nothing with the receiver.
 FRESH_METHODS = frozenset(
     name

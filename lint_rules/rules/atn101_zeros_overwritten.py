@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from lint_rules.analysis.allocation_rows import functions_to_analyze
+from lint_rules.analysis.class_hooks import class_hooks
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.summaries import (
     CallEffects,
@@ -15,6 +16,7 @@ from lint_rules.analysis.summaries import (
     overwritten_after_store,
 )
 from lint_rules.analysis.tensor_effects import (
+    EMPTY_COUNTERPART,
     Allocation,
     Detail,
     LocalAllocation,
@@ -135,8 +137,10 @@ class ZerosOverwritten(Rule):
     `_fill` is taken to be the module's own), a `full-write-calls`
     declaration (the message names it: vLLM's and FlashInfer's kernels
     leave padding rows unwritten, so a declaration must be right for every
-    shape), or a store to `self` before the write (if the write raises, the
-    attribute keeps the zeros).
+    shape), a store to `self` before the write (if the write raises, the
+    attribute keeps the zeros), or a tensor method known by name
+    (`h.new_zeros(n)`) where a class of the module defines a method of that
+    name or `new_empty` (the receiver may be one of its objects).
 
     ## Options
     - `full-write-calls`: a table of call names (as written, or as
@@ -393,7 +397,16 @@ class ZerosOverwritten(Rule):
                     {u.detail for u in writes if u.detail is not Detail.NONE},
                     key=lambda detail: detail.value,
                 )
-                unsafe = bool(assumed) or stored is not None
+                # ``h.new_zeros(n)`` of an object of the module's own class,
+                # whose method (or ``new_empty``) may be another.
+                redefined = allocation.method and any(
+                    class_hooks(ctx.model).defines(method)
+                    for method in (
+                        allocation.call.func.attr,  # type: ignore[attr-defined]
+                        EMPTY_COUNTERPART[allocation.function],
+                    )
+                )
+                unsafe = bool(assumed) or stored is not None or redefined
                 applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
                 fix = rewriter.fix(allocation, applicability)
                 rows_written = sorted({u.row for u in writes})
@@ -405,6 +418,11 @@ class ZerosOverwritten(Rule):
                 )
                 for detail in assumed:
                     message += f"; {_assumption(detail, writes, flow, calls)}"
+                if redefined:
+                    message += (
+                        "; a class of this module defines a method of that name "
+                        "or of its counterpart, which the call may reach"
+                    )
                 if stored is not None:
                     message += (
                         f"; it is stored to `self.{stored[0]}` first, which nothing "

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import ClassHooks, class_hooks
 from lint_rules.analysis.flow import Event, FunctionFlow, Kind
 from lint_rules.analysis.nodes import walk_rows
 from lint_rules.analysis.scopes import Scope
@@ -24,6 +25,7 @@ from lint_rules.analysis.torch_api import (
     CAPTURE_MANAGERS,
     GRAD_MODE_MANAGERS,
     READING_METHODS,
+    SHARING_IN_PLACE_METHODS,
 )
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
@@ -80,11 +82,14 @@ class RedundantZeroFill(Rule):
     The fix deletes the call (a block left empty gets `pass`). It is safe
     when no other name can share the tensor's memory: the name is a local
     bound only to new tensors (`torch.empty(...)`, `torch.ones(...)`,
-    `y.clone()`), and nothing ever makes a view of it, stores it, passes it
-    to a call or returns it (only in-place methods and reductions on it,
-    whole-tensor operands, writes through `x[...] = ...`, and `out=x` of
-    torch's functions whose result is dropped). Otherwise (a parameter, a
-    tensor read from `self`, one a view was taken of) another name may read
+    `y.clone()`; not given `out=`, whose tensor they return, and not a
+    method a class of the module defines, `h.clone()` of which may return a
+    tensor it keeps), and nothing ever makes a view of it (`x.set_(buf)`
+    makes it one of `buf`), stores it, passes it to a call or returns it
+    (only in-place methods and reductions on it, whole-tensor operands,
+    writes through `x[...] = ...`, and `out=x` of torch's functions whose
+    result is dropped). Otherwise (a parameter, a tensor read from `self`,
+    one a view was taken of) another name may read
     the zeros between the fill and the write, or the write may copy from
     memory it shares with `x` (`x.copy_(v)` where `v` is a view of `x`), and
     the fix is unsafe. The fix is unsafe, too, where the write rests on a
@@ -95,7 +100,9 @@ class RedundantZeroFill(Rule):
     inference tensor outside inference mode only, so the tensor may require
     grad (`requires_grad=True`, `x.requires_grad_()`), or the write runs
     inside `with torch.no_grad():` (or another manager of autograd's mode)
-    that the fill is outside of, or the other way round.
+    that the fill is outside of, or the other way round, or the module
+    enters a manager by hand (`m.__enter__()`, `stack.enter_context(m)`),
+    which no `with` shows.
 
     A fill or a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
     apart from the other is not reported: the captured one runs at each
@@ -198,7 +205,7 @@ class RedundantZeroFill(Rule):
                 kinds = {use.effect for use in firsts}
                 if UseEffect.FULL_WRITE not in kinds:
                     continue
-                fresh = _unshared(flow, uses, scope, name, event)
+                fresh = _unshared(flow, uses, scope, name, event, class_hooks(model))
                 if fresh:
                     # Nothing else holds the tensor: a rebinding or the exit
                     # drops it.
@@ -210,7 +217,9 @@ class RedundantZeroFill(Rule):
                 if _captured_apart(flow, scope, stmt, writes):
                     continue
                 assumed = any(u.detail is not Detail.NONE for u in writes)
-                raises_alone = _may_raise_alone(flow, scope, name, stmt, writes)
+                raises_alone = _enters_by_hand(ctx) or _may_raise_alone(
+                    flow, scope, name, stmt, writes
+                )
                 safe = fresh and not assumed and not raises_alone
                 info_stmt = flow.stmt_info[stmt]
                 fix = Fix(
@@ -288,6 +297,35 @@ def _may_raise_alone(
         enclosing_managers(use.event.node, flow, scope, GRAD_MODE_MANAGERS) != modes
         for use in writes
     )
+
+
+#: Attributes that enter a context manager without a ``with``.
+_ENTERING = frozenset(
+    {"__enter__", "__aenter__", "enter_context", "enter_async_context"}
+)
+
+
+def _enters_by_hand(ctx: Context) -> bool:
+    """Whether the module enters a context manager without a ``with``
+    (``m.__enter__()``, ``stack.enter_context(m)``): then an autograd mode
+    (``torch.inference_mode()``) may hold around the write and not around
+    the fill with no ``with`` showing it (computed once per module)."""
+    found = ctx.model.derived.get("ATN104 enters by hand")
+    if found is None:
+        text = ctx.text
+        if (
+            prefilter.enabled()
+            and not prefilter.may_respell_ascii(text)
+            and "enter_" not in text
+        ):
+            found = False
+        else:
+            found = any(
+                type(node) is ast.Attribute and node.attr in _ENTERING
+                for node in ast.walk(ctx.model.tree)
+            )
+        ctx.model.derived["ATN104 enters by hand"] = found
+    return found  # type: ignore[return-value]
 
 
 def _fill_rows(ctx: Context) -> list[int] | None:
@@ -386,7 +424,12 @@ def _zero_fills(flow: FunctionFlow) -> Iterator[tuple[Event, ast.Expr]]:
 
 
 def _unshared(
-    flow: FunctionFlow, uses: TensorUses, scope: Scope, name: str, fill: Event
+    flow: FunctionFlow,
+    uses: TensorUses,
+    scope: Scope,
+    name: str,
+    fill: Event,
+    hooks: ClassHooks,
 ) -> bool:
     """Whether no other name can share the memory ``name`` holds: every
     binding of it is a new tensor, and no use of it makes a view, an alias
@@ -397,7 +440,7 @@ def _unshared(
     parents = flow.parents
     for event in events:
         if event.kind is not Kind.LOAD:
-            if not _binds_new_tensor(event, parents, scope):
+            if not _binds_new_tensor(event, parents, scope, hooks):
                 return False
             continue
         if event is fill or event.augmented:
@@ -412,7 +455,7 @@ def _unshared(
     return True
 
 
-def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
+def _binds_new_tensor(event: Event, parents, scope: Scope, hooks: ClassHooks) -> bool:
     node = event.node
     stmt = parents.get(node)
     if not (
@@ -424,9 +467,21 @@ def _binds_new_tensor(event: Event, parents, scope: Scope) -> bool:
     ):
         return False
     value = stmt.value
+    func = value.func
+    if (
+        isinstance(func, ast.Attribute)
+        and hooks.defines(func.attr)
+        and scope.qualified_name(func) is None
+    ):
+        # ``h.clone()``, ``h.new_empty(n)`` of an object of the module's own
+        # class, whose method of that name may return a tensor it keeps.
+        return False
     if allocation_of(value, scope) is not None:
         return True
-    func = value.func
+    if any(keyword.arg in (None, "out") for keyword in value.keywords):
+        # ``torch.ones(n, out=buf)`` returns ``buf``; ``**kwargs`` may hold
+        # ``out=``.
+        return False
     if isinstance(func, ast.Attribute) and func.attr == "clone":
         return True
     return scope.qualified_name(func) in _FRESH_FUNCTIONS
@@ -442,6 +497,8 @@ def _keeps_no_alias(
         call = parents.get(parent)
         if not (isinstance(call, ast.Call) and call.func is parent):
             return False
+        if parent.attr in SHARING_IN_PLACE_METHODS:
+            return False  # ``x.set_(buf)``: ``x`` shares ``buf``'s memory
         if parent.attr.endswith("_"):
             # In place: returns the tensor itself, so the result must be dropped.
             return isinstance(parents.get(call), ast.Expr)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Hashable, Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import class_hooks
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.invalidation import (
     ChangeKind,
@@ -111,7 +112,10 @@ class RepeatedHostSync(Rule):
     stores are plain (no properties with side effects), and so are the
     operators and conversions applied to values (`+`, `<`, `len`, `int`). A
     call that only receives other objects cannot reach a parameter's tensor
-    unless the function gave it to unknown code before.
+    unless the function gave it to unknown code before. Where a class of the
+    module itself defines code the chain may run (a method named as one it
+    calls, `m.item()` of its own `item`; a property; `__getattr__`), that
+    code would run once less, and the fix is unsafe.
     """
 
     code = "ATN201"
@@ -306,6 +310,14 @@ class RepeatedHostSync(Rule):
             f"{nearest.lineno} and nothing in between changes it"
         )
         fix = self._fix(ctx, flow, analysis, second, point2, firsts)
+        if fix is not None and class_hooks(ctx.model).load_may_run_code(second):
+            # ``m.item()`` of an object of the module's own class (its
+            # ``item``, a property on the way) would run once less.
+            fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+            message += (
+                "; a class of this module defines code that the chain may run "
+                "(a method of that name, a property), which would run once less"
+            )
         return ctx.report(self, second, message, fix)
 
     def _fix(

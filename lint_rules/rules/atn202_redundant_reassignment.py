@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable, Hashable, Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import ClassHooks, class_hooks
 from lint_rules.analysis.flow import Block, FunctionFlow, nonempty_literal
 from lint_rules.analysis.invalidation import (
     SUBSCRIPT,
@@ -90,7 +91,12 @@ class RedundantReassignment(Rule):
     The fix deletes the later statement (a block left empty gets `pass`). It
     is safe under the analysis's assumptions: attribute stores and loads on
     the target and value are plain (no property or `__setattr__` with side
-    effects), and distinct parameters are distinct objects.
+    effects), and distinct parameters are distinct objects. Where a class of
+    the module itself defines code that the store or the value may run (a
+    property, descriptor or decorated method named as the target's or a
+    read attribute, `__setattr__`, `__getattr__`, `__getitem__`, an
+    operator's method, a method the value calls), that code would run once
+    less, and the fix is unsafe.
 
     It is unsafe when the value makes a new object each time (`x * 2`,
     `(a, b)`) and the first one got another reference in between (`b = a`,
@@ -222,7 +228,8 @@ class RedundantReassignment(Rule):
             if flow.dynamic_scope:
                 continue
             analysis = invalidation_for(flow, model.scope(info.node))
-            yield from self._check_function(ctx, flow, analysis, groups)
+            hooks = class_hooks(model)
+            yield from self._check_function(ctx, flow, analysis, groups, hooks)
 
     def _check_function(
         self,
@@ -230,12 +237,22 @@ class RedundantReassignment(Rule):
         flow: FunctionFlow,
         analysis: Invalidation,
         groups: list[list[ast.Assign]],
+        hooks: ClassHooks,
     ) -> Iterator[Finding]:
         for statements in groups:
+            # Code of the module's classes that the store or the value runs
+            # (a property's setter, ``__setattr__``, ``__getitem__``) runs
+            # once less without the second statement.
+            runs_code = bool(hooks) and (
+                hooks.store_may_run_code(statements[0].targets[0])
+                or hooks.load_may_run_code(statements[0].value)
+            )
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
-                yield self._report(ctx, flow, first, second, applicability)
+                if runs_code:
+                    applicability = Applicability.UNSAFE
+                yield self._report(ctx, flow, first, second, applicability, runs_code)
 
     def _report(
         self,
@@ -244,6 +261,7 @@ class RedundantReassignment(Rule):
         first: ast.Assign,
         second: ast.Assign,
         applicability: Applicability,
+        runs_code: bool = False,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -255,6 +273,12 @@ class RedundantReassignment(Rule):
             f"Redundant reassignment: `{target}` already holds {value}, "
             f"assigned at line {first.lineno}"
         )
+        if runs_code:
+            message += (
+                "; a class of this module defines code that the store or the "
+                "value may run (a property, `__setattr__`, `__getitem__`, an "
+                "operator), which would run once less"
+            )
         info = flow.stmt_info[second]
         fix = Fix(
             (delete_statement(second, info.body, ctx.locator),),

@@ -247,6 +247,28 @@ ATN101_NEGATIVES = {
             torch.empty(n, out=x)
             return x
     """,
+    # Arguments after ``out=x`` are evaluated before the call writes ``x``.
+    "out_then_an_argument_that_reads": """
+        def f(y, n):
+            x = torch.zeros(n)
+            torch.add(y, 1, out=x, alpha=x.sum() + 1)
+            return x
+    """,
+    "out_then_keywords_that_read": """
+        def f(y, n):
+            x = torch.zeros(n)
+            torch.add(y, 1, out=x, **{"alpha": x.sum() + 1})
+            return x
+    """,
+    "helper_argument_after_the_written_one_reads": """
+        def _fill(dst, src):
+            dst.copy_(src)
+
+        def f(y, n):
+            x = torch.zeros(n)
+            _fill(x, y + x.sum())
+            return x
+    """,
     "try_handler_reads": """
         def f(y, n):
             x = torch.zeros(n)
@@ -1264,4 +1286,159 @@ def test_atn104_fill_is_unsafe_where_the_write_runs_in_another_autograd_mode():
             return x.sum()
     """
     found = check_source(dedent(same), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "binding",
+    ["torch.ones(n, out=buf)", "torch.arange(n, out=buf)", "torch.ones(n, **kw)"],
+)
+def test_atn104_a_factory_given_out_returns_that_tensor(binding):
+    # ``torch.ones(n, out=buf)`` is ``buf``: ``buf.sum()`` reads the zeros.
+    source = f"""
+        import torch
+
+        def plan(y, n, kw):
+            buf = torch.full((n,), 2.0)
+            x = {binding}
+            x.zero_()
+            s = buf.sum()
+            x.copy_(y)
+            return s * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(dedent(source), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "may share memory" in found[0].message
+    # Without ``out=`` the factory's tensor is new: the deletion is safe.
+    new = dedent(source).replace(binding, "torch.ones(n)")
+    found = check_source(new, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "share", ["x.set_(buf)", "x.set_(buf.untyped_storage(), 0, (n,), (1,))"]
+)
+def test_atn104_set_makes_the_tensor_share_another_ones_memory(share):
+    source = f"""
+        import torch
+
+        def plan(y, n):
+            buf = torch.full((n,), 2.0)
+            x = torch.empty(n)
+            {share}
+            x.zero_()
+            s = buf.sum()
+            x.copy_(y)
+            return s * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(dedent(source), "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "may share memory" in found[0].message
+    # Another in-place method keeps the tensor's own memory: safe.
+    own = dedent(source).replace(share, "x.mul_(2)")
+    found = check_source(own, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "enter",
+    [
+        "mode = torch.inference_mode()\n    mode.__enter__()",
+        "stack = contextlib.ExitStack()\n    stack.enter_context(torch.inference_mode())",
+    ],
+)
+def test_atn104_a_manager_entered_by_hand_may_change_the_mode(enter):
+    # An inference tensor: the fill raises outside inference mode, the write,
+    # after the mode was entered by hand, does not.
+    source = f"""
+import contextlib
+import torch
+
+def plan(y, n):
+    with torch.inference_mode():
+        x = torch.ones(n)
+    x.zero_()
+    {enter}
+    x.copy_(y)
+    return x.sum()
+"""
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "another autograd mode" in found[0].message
+    # No manager entered by hand: the same fill and write (both outside
+    # inference mode) stay safe to delete.
+    plain = source.replace(enter, "pass")
+    found = check_source(plain, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+def test_atn104_an_argument_after_out_reads_the_fill():
+    # ``alpha=x.sum()`` is evaluated before ``torch.add`` writes ``x``.
+    source = """
+        import torch
+
+        def plan(y, n):
+            x = torch.empty(n)
+            x.zero_()
+            torch.add(y, 1, out=x, alpha=x.sum() + 1)
+            return x * 1
+    """
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    assert check_source(dedent(source), "t.py", settings) == []
+    # An argument that does not read ``x``: the fill is still redundant.
+    other = dedent(source).replace("x.sum() + 1", "y.sum()")
+    found = check_source(other, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+HOLDER = """
+import torch
+
+class Holder:
+    def __init__(self):
+        self.t = torch.full((6,), 2.0)
+
+    def {method}(self, *args):
+        return self.t
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "binding"), [("clone", "h.clone()"), ("new_empty", "h.new_empty(n)")]
+)
+def test_atn104_a_method_of_the_modules_class_may_return_a_kept_tensor(method, binding):
+    source = HOLDER.format(method=method) + dedent(f"""
+        def plan(h, y, n):
+            x = {binding}
+            x.zero_()
+            s = h.t.sum()
+            x.copy_(y)
+            return s * 1
+    """)
+    settings = Settings(select=("ATN104",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    # No class of the module defines it: the tensor method's new tensor.
+    other = source.replace(f"def {method}(", "def other(")
+    found = check_source(other, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize("method", ["new_zeros", "new_empty"])
+def test_atn101_a_method_of_the_modules_class_may_be_called_instead(method):
+    source = HOLDER.format(method=method) + dedent("""
+        def plan(h, y, n):
+            x = h.new_zeros(n)
+            x.copy_(y)
+            return x
+    """)
+    settings = Settings(select=("ATN101",), hot_paths_only=False)
+    found = check_source(source, "t.py", settings)
+    assert [f.fix.applicability.value for f in found] == ["unsafe"]
+    assert "a class of this module defines a method" in found[0].message
+    other = source.replace(f"def {method}(", "def other(")
+    found = check_source(other, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]

@@ -851,6 +851,51 @@ def test_pure_values(value):
     assert codes(source, ATN202) == [(4, "ATN202")]
 
 
+@pytest.mark.parametrize(
+    ("cls", "statement"),
+    [
+        # A property's setter runs at each store.
+        (
+            "class P:\n    @property\n    def k(self):\n        return 1\n"
+            "    @k.setter\n    def k(self, v):\n        LOG.append(v)\n",
+            "m.k = a",
+        ),
+        # A descriptor instance (or anything a class-level call makes).
+        ("class P:\n    k = Field()\n", "m.k = a"),
+        # ``__setattr__`` runs at every attribute store.
+        (
+            "class P:\n    def __setattr__(self, n, v):\n        LOG.append(n)\n",
+            "m.j = a",
+        ),
+        # ... and loading the target's prefix runs ``__getattr__``.
+        ("class P:\n    def __getattr__(self, n):\n        return n\n", "m.q.j = a"),
+        # ``__getitem__`` of the value's subscript.
+        ("class P:\n    def __getitem__(self, i):\n        return i\n", "x = a[1]"),
+        # An operator of the value.
+        ("class P:\n    def __add__(self, o):\n        return o\n", "x = a + 1"),
+        ("class P:\n    def __neg__(self):\n        return 0\n", "x = -a"),
+        ("class P:\n    def __lt__(self, o):\n        return 0\n", "x = a > 1"),
+        # A method the value calls by name.
+        ("class P:\n    def item(self):\n        return 0\n", "x = a.item()"),
+    ],
+)
+def test_code_of_the_modules_classes_makes_the_fix_unsafe(cls, statement):
+    # Deleting the second statement runs that code once less.
+    source = f"{cls}\ndef f(m, a):\n    {statement}\n    n = 1\n    {statement}\n"
+    (finding,) = check_source(source, "t.py", ATN202)
+    assert finding.fix.applicability.value == "unsafe"
+    assert "a class of this module defines code" in finding.message
+    # Code of other names or other operators: the deletion stays safe.
+    other = (
+        "class P:\n    @property\n    def other(self):\n        return 1\n"
+        "    def __mul__(self, o):\n        return o\n    x = (1, 2)\n"
+    )
+    source = f"{other}\ndef f(m, a):\n    {statement}\n    n = 1\n    {statement}\n"
+    (finding,) = check_source(source, "t.py", ATN202)
+    assert finding.fix.applicability.value == "safe"
+    assert "a class of this module" not in finding.message
+
+
 def test_name_target():
     source = "def f(a):\n    x = a * 2\n    y = x + 1\n    x = a * 2\n    return x, y\n"
     assert (
@@ -1593,3 +1638,17 @@ def test_value_keys_are_equal_exactly_when_pure_values_are():
     assert all(len(dumps) == 1 for dumps in by_key.values())
     assert all(len(keys) == 1 for keys in by_dump.values())
     assert len(by_key) < len(pure)  # some values repeat: equality is exercised
+
+
+def test_atn201_a_method_of_the_modules_class_makes_the_fix_unsafe():
+    meter = (
+        "class Meter:\n    def item(self):\n        LOG.append(1)\n        return 1\n\n"
+    )
+    source = meter + "def f(m):\n    a = m.item()\n    b = m.item()\n    return a, b\n"
+    (finding,) = check_source(source, "t.py", ATN201)
+    assert finding.fix.applicability.value == "unsafe"
+    assert "a class of this module defines code" in finding.message
+    # A class whose methods the chain does not call: safe.
+    other = source.replace("def item(", "def other(")
+    (finding,) = check_source(other, "t.py", ATN201)
+    assert finding.fix.applicability.value == "safe"

@@ -1,0 +1,173 @@
+"""Code a module's own classes run when an expression is evaluated.
+
+An attribute store runs ``__setattr__`` or a property's setter, an attribute
+load ``__getattr__``, ``__getattribute__`` or a property's getter, a
+subscript ``__getitem__``, an operator its ``__add__``... The rules assume
+those are plain (no side effect, a load gives the object stored) for objects
+of classes they cannot see; a class of the module itself that defines them
+is seen: evaluating an expression once less, or storing once less, may then
+change what the program computes (ATN202's deletion of a repeated ``T = V``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lint_rules.analysis.model import ModuleModel
+
+#: The special methods an operator may call (besides ``__bool__`` of a chained
+#: comparison's parts).
+_BINARY = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.MatMult: "matmul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.BitOr: "or",
+    ast.BitXor: "xor",
+    ast.BitAnd: "and",
+}
+_UNARY = {
+    ast.USub: ("__neg__",),
+    ast.UAdd: ("__pos__",),
+    ast.Invert: ("__invert__",),
+    ast.Not: ("__bool__", "__len__"),
+}
+_COMPARE = {
+    ast.Eq: ("__eq__",),
+    ast.NotEq: ("__ne__", "__eq__"),
+    ast.Lt: ("__lt__", "__gt__"),
+    ast.LtE: ("__le__", "__ge__"),
+    ast.Gt: ("__gt__", "__lt__"),
+    ast.GtE: ("__ge__", "__le__"),
+    ast.In: ("__contains__", "__iter__", "__getitem__", "__eq__"),
+    ast.NotIn: ("__contains__", "__iter__", "__getitem__", "__eq__"),
+    ast.Is: (),
+    ast.IsNot: (),
+}
+_LOAD_HOOKS = ("__getattr__", "__getattribute__")
+#: (A dict key's ``__hash__`` and ``__eq__`` are assumed plain, as everywhere.)
+_SUBSCRIPT_HOOKS = ("__getitem__", "__index__")
+#: Formatting by ``%`` runs these of the operand.
+_FORMAT_HOOKS = ("__str__", "__repr__", "__format__", "__index__", "__float__")
+
+
+#: Class-level values that may be a descriptor (``property(...)``, ``Field()``,
+#: another name for one).
+_MAY_BE_DESCRIPTOR = (
+    ast.Call,
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.IfExp,
+    ast.BoolOp,
+    ast.NamedExpr,
+)
+
+
+class ClassHooks:
+    """What the module's classes define: special methods, and the names their
+    bodies bind otherwise than by a plain method (a property, a descriptor
+    instance, a decorated function), which an attribute access may run."""
+
+    __slots__ = ("dunders", "active", "methods")
+
+    def __init__(self, tree: ast.Module) -> None:
+        dunders: set[str] = set()
+        active: set[str] = set()
+        methods: set[str] = set()
+        for node in ast.walk(tree):
+            if type(node) is not ast.ClassDef:
+                continue
+            for stmt in node.body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    name = stmt.name
+                    if name.startswith("__") and name.endswith("__"):
+                        dunders.add(name)
+                    elif stmt.decorator_list:
+                        active.add(name)
+                    else:
+                        methods.add(name)
+                elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                    # A literal, a display or a lambda is no descriptor.
+                    if not isinstance(stmt.value, _MAY_BE_DESCRIPTOR):
+                        continue
+                    targets = (
+                        stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    )
+                    for target in targets:
+                        for name in ast.walk(target):
+                            if isinstance(name, ast.Name):
+                                active.add(name.id)
+                                if name.id.startswith("__"):
+                                    dunders.add(name.id)
+        self.dunders = frozenset(dunders)
+        self.active = frozenset(active)
+        self.methods = frozenset(methods)
+
+    def __bool__(self) -> bool:
+        return bool(self.dunders or self.active or self.methods)
+
+    def defines(self, name: str) -> bool:
+        """Whether a class of the module binds ``name`` (a method, a property,
+        a class attribute that may be a descriptor): an object of it may be
+        the receiver of a method known by torch's name (``h.clone()``)."""
+        return name in self.methods or name in self.active or name in self.dunders
+
+    def store_may_run_code(self, target: ast.expr) -> bool:
+        """Whether storing into ``target`` (a name or an attribute chain) may
+        run code of the module's classes: its ``__setattr__``, a property's
+        setter or a descriptor's ``__set__``, or what loading the chain's
+        prefix runs."""
+        if not isinstance(target, ast.Attribute):
+            return False
+        if "__setattr__" in self.dunders or target.attr in self.active:
+            return True
+        return self.load_may_run_code(target.value)
+
+    def load_may_run_code(self, value: ast.expr) -> bool:
+        """Whether evaluating ``value`` may run code of the module's classes."""
+        return any(self._runs_code(node) for node in ast.walk(value))
+
+    def _runs_code(self, node: ast.AST) -> bool:
+        dunders = self.dunders
+        names: tuple[str, ...]
+        if isinstance(node, ast.Attribute):
+            return node.attr in self.active or any(h in dunders for h in _LOAD_HOOKS)
+        if isinstance(node, ast.Call):
+            func = node.func
+            return isinstance(func, ast.Attribute) and func.attr in self.methods
+        if isinstance(node, ast.Subscript):
+            return any(h in dunders for h in _SUBSCRIPT_HOOKS)
+        if isinstance(node, ast.BinOp):
+            op = _BINARY.get(type(node.op))
+            if op is None:
+                return True
+            names = (f"__{op}__", f"__r{op}__")
+            if isinstance(node.op, ast.Mod):
+                names = (*names, *_FORMAT_HOOKS)
+            return any(h in dunders for h in names)
+        if isinstance(node, ast.UnaryOp):
+            unary = _UNARY.get(type(node.op))
+            return unary is None or any(h in dunders for h in unary)
+        if isinstance(node, ast.Compare):
+            if len(node.ops) > 1 and "__bool__" in dunders:
+                return True
+            for op in node.ops:
+                compared = _COMPARE.get(type(op))
+                if compared is None or any(h in dunders for h in compared):
+                    return True
+        return False
+
+
+def class_hooks(model: ModuleModel) -> ClassHooks:
+    """The module's ``ClassHooks`` (computed once per model)."""
+    found = model.derived.get("class hooks")
+    if found is None:
+        found = model.derived["class hooks"] = ClassHooks(model.tree)
+    return found  # type: ignore[return-value]
