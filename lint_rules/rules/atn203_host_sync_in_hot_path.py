@@ -3330,12 +3330,8 @@ def _host_leaf(
     op = type(test.ops[0])  # type: ignore[attr-defined]
     if op is not ast.Is and op is not ast.IsNot:
         return None
-    left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
-    if _is_none(right):
-        subject = left
-    elif _is_none(left):
-        subject = right
-    else:
+    subject = _none_compared(test)
+    if subject is None:
         return None
     kind = type(subject)
     if kind is ast.Name:
@@ -3347,6 +3343,17 @@ def _host_leaf(
     if host_names.match(name) is None or not provided(subject):
         return None
     return subject, op is ast.Is
+
+
+def _none_compared(test: ast.expr) -> ast.expr | None:
+    """The side of a one-operator comparison that is compared with
+    ``None`` (``x is None``, ``None != x``: ``x``), None where neither is."""
+    left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
+    if _is_none(right):
+        return left
+    if _is_none(left):
+        return right
+    return None
 
 
 def _provided_copy(
@@ -3444,11 +3451,8 @@ def _slot_leaf(
         op = type(test.ops[0])  # type: ignore[attr-defined]
         left, right = test.left, test.comparators[0]  # type: ignore[attr-defined]
         if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
-            if _is_none(right):
-                subject = left
-            elif _is_none(left):
-                subject = right
-            else:
+            subject = _none_compared(test)
+            if subject is None:
                 return None
             alias = type(subject) is not ast.Name or subject.id in assigned  # type: ignore[attr-defined]
             slot = _slot_of(subject, block, index, alias)
