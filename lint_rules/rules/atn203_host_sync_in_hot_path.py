@@ -1767,7 +1767,12 @@ class _Provenance:
     @cached_property
     def _closure_names(self) -> set[str]:
         """The names a nested function of this one declares ``nonlocal``
-        (it may rebind them when called): asked only where a guard holds."""
+        (it may rebind them when called): asked only where a guard holds.
+        A ``nonlocal`` statement spells its keyword: without it in the
+        module's text (the pre-filters on), there is none to walk for."""
+        gate = self._gate
+        if gate is not None and gate.enabled and "nonlocal" not in gate.text:
+            return set()
         return {
             name
             for node in walk(self._function)
@@ -3288,7 +3293,9 @@ def _host_fallbacks(
                 spans.append(_block_span(arm))
     if text is not None and "else" not in text:
         return spans
-    for node in walk(function):
+    # (a conditional expression spanning a row is found with its ancestors,
+    # each spanning the row too)
+    for node in walk_rows(function, rows, {}, leaves=False):
         if type(node) is not ast.IfExp or not any_row_between(
             rows,
             node.lineno,  # type: ignore[attr-defined]
