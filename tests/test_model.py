@@ -64,6 +64,9 @@ def assert_model_agrees(source: str) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom))
     ]
     assert sorted(map(id, model._scan.imports)) == sorted(map(id, imports))
+    # Every class statement, those without methods too (``ClassHooks``).
+    class_defs = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    assert sorted(map(id, model.class_defs)) == sorted(map(id, class_defs))
     declared = {
         name
         for node in ast.walk(tree)

@@ -77,13 +77,11 @@ class ClassHooks:
 
     __slots__ = ("dunders", "active", "methods")
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, class_defs: list[ast.ClassDef]) -> None:
         dunders: set[str] = set()
         active: set[str] = set()
         methods: set[str] = set()
-        for node in ast.walk(tree):
-            if type(node) is not ast.ClassDef:
-                continue
+        for node in class_defs:
             for stmt in node.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                     name = stmt.name
@@ -169,5 +167,5 @@ def class_hooks(model: ModuleModel) -> ClassHooks:
     """The module's ``ClassHooks`` (computed once per model)."""
     found = model.derived.get("class hooks")
     if found is None:
-        found = model.derived["class hooks"] = ClassHooks(model.tree)
+        found = model.derived["class hooks"] = ClassHooks(model.class_defs)
     return found  # type: ignore[return-value]

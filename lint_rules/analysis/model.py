@@ -113,8 +113,8 @@ class ModuleModel:
     @cached_property
     def _scan(self) -> _Scan:
         """One walk over the module's statements (never its expressions): the
-        functions, with their binding statements, the import statements and
-        the names declared ``global``."""
+        functions, with their binding statements, the class statements, the
+        import statements and the names declared ``global``."""
         scan = _Scan()
         _scan(self.tree.body, None, None, False, scan, None)
         scan.functions.sort(key=lambda info: (info.node.lineno, info.node.col_offset))
@@ -170,6 +170,12 @@ class ModuleModel:
                 info.node: info for info in self.functions
             }
         return by_node.get(function)
+
+    @property
+    def class_defs(self) -> list[ast.ClassDef]:
+        """Every class statement of the module, nested ones included (those
+        without methods too), outer ones before the classes they hold."""
+        return self._scan.class_defs
 
     @cached_property
     def classes(self) -> list[ast.ClassDef]:
@@ -328,10 +334,11 @@ _LOOPS = frozenset({ast.For, ast.AsyncFor})
 class _Scan:
     """What the walk over the module's statements collects."""
 
-    __slots__ = ("functions", "imports", "global_names")
+    __slots__ = ("functions", "class_defs", "imports", "global_names")
 
     def __init__(self) -> None:
         self.functions: list[FunctionInfo] = []
+        self.class_defs: list[ast.ClassDef] = []
         self.imports: list[ast.Import | ast.ImportFrom] = []
         self.global_names: set[str] = set()
 
@@ -364,6 +371,7 @@ def _scan(
             scan.functions.append(info)
             _scan(stmt.body, None, info.bindings, False, scan, info)  # type: ignore[attr-defined]
         elif role == _CLASS:
+            scan.class_defs.append(stmt)  # type: ignore[arg-type]
             _scan(stmt.body, stmt, None, False, scan, function)  # type: ignore[arg-type, attr-defined]
         elif role == _LOOP:
             if own is not None and type(stmt) is not ast.While:
