@@ -67,7 +67,10 @@ class Context:
         """The shared def-use model of the module (built on first request)."""
         from lint_rules.analysis.model import ModuleModel
 
-        return ModuleModel(self.tree, self.text)
+        rows = None
+        if prefilter.enabled() and not prefilter.may_respell_ascii(self.text):
+            rows = self.rows_naming
+        return ModuleModel(self.tree, self.text, rows)
 
     @cached_property
     def hot_paths(self) -> HotPaths:

@@ -161,3 +161,29 @@ def test_imported_names_covers_every_scope_resolution(seed: int) -> None:
         for node in ast.walk(info.node):
             if isinstance(node, ast.Name) and scope.imported(node.id) is not None:
                 assert node.id in model.imported_names
+
+
+_FRAME_READERS = (
+    "import sys\ndef f():\n    return sys._getframe(1).f_locals\n",
+    "import inspect\ndef f():\n    return inspect.stack()\n",
+    "import inspect\ndef f():\n    return inspect.\\\n        trace()\n",
+    "from inspect import (\n    signature,\n    stack,\n)\n",
+    "from inspect import currentframe as here\n",
+    "def f(tb):\n    return (tb\n        .tb_frame)\n",
+    "import inspect\ndef f(g):\n    return inspect.signature(g), g.stack\n",
+    "import inspect\nfrom other import stack\ndef f(t):\n    return stack(t)\n",
+    "x = 1  # f_back\ns = 'walk_stack'\n",
+)
+
+
+@pytest.mark.parametrize("text", _FRAME_READERS)
+def test_frames_found_on_rows_as_by_the_whole_walk(text: str) -> None:
+    """``_reads_frames`` walking only the rows that name a way to a frame
+    answers as the walk of every node does."""
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    tree = ast.parse(text)
+    ctx = Context(text, tree, "f.py", Settings().options)
+    assert ctx.model._rows_naming is not None
+    assert ctx.model._reads_frames == ModuleModel(tree)._reads_frames

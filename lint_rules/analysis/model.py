@@ -10,7 +10,7 @@ from functools import cached_property
 from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.imports import ImportMap
-from lint_rules.analysis.nodes import TryStar
+from lint_rules.analysis.nodes import TryStar, walk_rows
 from lint_rules.analysis.scopes import Scope, function_scope, module_scope
 from lint_rules.analysis.tensor_effects import Allocation, bound_allocations
 from lint_rules.analysis.torch_api import NON_SWALLOWING_MANAGERS
@@ -44,6 +44,7 @@ _FRAME_NAMES = frozenset(
 )
 #: ``inspect``'s functions that return frames under common names.
 _INSPECT_FRAME_NAMES = frozenset({"stack", "trace"})
+_FRAME_AND_INSPECT_NAMES = _FRAME_NAMES | _INSPECT_FRAME_NAMES
 #: What the text must hold for the module to reach a frame by those names.
 _FRAME_WORDS = (*_FRAME_NAMES, "inspect")
 
@@ -76,11 +77,19 @@ class FunctionInfo(Record):
 class ModuleModel:
     """What rules ask about a module. Every part is computed once, when first asked."""
 
-    def __init__(self, tree: ast.Module, text: str | None = None) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        text: str | None = None,
+        rows_naming: Callable[[frozenset[str], int, int], list[int]] | None = None,
+    ) -> None:
         self.tree = tree
         self._flows: dict[FunctionNode, FunctionFlow] = {}
         self._scopes: dict[ast.AST, Scope] = {}
         self._text = text
+        #: The rows of the text that hold one of some names as a word
+        #: (``Context.rows_naming``), for pre-filters; None: not known.
+        self._rows_naming = rows_naming
         #: Analyses of the whole module kept with it (``summaries.module_summaries``).
         self.derived: dict[str, object] = {}
 
@@ -236,23 +245,36 @@ class ModuleModel:
             text is not None
             and prefilter.enabled()
             and not prefilter.may_respell_ascii(text)
-            and not any(word in text for word in _FRAME_WORDS)
         ):
-            return False
-        for node in ast.walk(self.tree):
-            if type(node) is ast.Attribute:
-                if node.attr in _FRAME_NAMES or (
-                    node.attr in _INSPECT_FRAME_NAMES
-                    and isinstance(node.value, ast.Name)
-                    and node.value.id == "inspect"
-                ):
-                    return True
-            elif type(node) is ast.Name:
-                if node.id in _FRAME_NAMES:
-                    return True
-            elif type(node) is ast.ImportFrom and node.module == "inspect":
-                if any(alias.name in _INSPECT_FRAME_NAMES for alias in node.names):
-                    return True
+            if not any(word in text for word in _FRAME_WORDS):
+                return False
+            if self._rows_naming is not None:
+                # Each node sought spells one of the names on a row it spans
+                # (an attribute's name, a name, an imported one), as does
+                # each node around it: only those rows are walked.
+                rows = self._rows_naming(_FRAME_AND_INSPECT_NAMES, 1, len(text) + 1)
+                return any(
+                    self._reaches_frame(node)
+                    for node in walk_rows(self.tree, rows, {}, leaves=False)
+                )
+        return any(self._reaches_frame(node) for node in ast.walk(self.tree))
+
+    @staticmethod
+    def _reaches_frame(node: ast.AST) -> bool:
+        """Whether ``node`` names a way to a frame (``_reads_frames``)."""
+        if type(node) is ast.Attribute:
+            if node.attr in _FRAME_NAMES or (
+                node.attr in _INSPECT_FRAME_NAMES
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "inspect"
+            ):
+                return True
+        elif type(node) is ast.Name:
+            if node.id in _FRAME_NAMES:
+                return True
+        elif type(node) is ast.ImportFrom and node.module == "inspect":
+            if any(alias.name in _INSPECT_FRAME_NAMES for alias in node.names):
+                return True
         return False
 
     def _swallow_test(self, function: FunctionNode) -> Callable[[ast.expr], bool]:
