@@ -211,6 +211,46 @@ def test_a_file_whose_text_encodes_back_otherwise_gets_no_candidate_tried(
     assert all("encode back" in c.reason for c in state.candidates)
 
 
+def test_a_file_named_twice_through_a_symbolic_link_is_one_file(
+    fake_project: Path,
+) -> None:
+    # The walk finds buffers.py and alias.py -> buffers.py: two names of one
+    # file, whose fixes must be tried on it once (each name written in turn
+    # would undo the other's fixes before the tests run). It goes by the
+    # name that is no link.
+    (fake_project / "alias.py").symlink_to("buffers.py")
+    states = collect_candidates(["."], find=zeros_to_empty_findings)
+    assert [state.display for state in states] == ["buffers.py"]
+    assert len(states[0].candidates) == 3
+
+
+def test_fixes_of_a_file_named_twice_are_judged_on_that_file(
+    fake_project: Path,
+) -> None:
+    # Before: bisection wrote buffers.py with a fix and alias.py without it,
+    # so the tests ran on the unchanged file and confirmed a fix that breaks
+    # them.
+    path = fake_project / "buffers.py"
+    (fake_project / "alias.py").symlink_to("buffers.py")
+    options = VerifyOptions(
+        ["buffers.py", "alias.py"],
+        fake_command("--fail-if", "b"),
+        output_format="json",
+    )
+    code, out, err = run(options)
+    assert code == EXIT_OK, err
+    report = json.loads(out)
+    assert [(f["filename"], f["status"]) for f in report["fixes"]] == [
+        ("buffers.py", "confirmed"),
+        ("buffers.py", "rejected"),
+        ("buffers.py", "confirmed"),
+    ]
+    assert path.read_text() == FAKE_MODULE.replace(
+        "a = torch.zeros", "a = torch.empty"
+    ).replace("c = torch.zeros", "c = torch.empty")
+    assert (fake_project / "alias.py").is_symlink()
+
+
 def test_transaction_writes_atomically_and_restores_bytes_mode_and_mtime(
     tmp_path: Path,
 ) -> None:
