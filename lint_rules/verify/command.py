@@ -77,7 +77,9 @@ exit codes:
   1    the final run with the rejected fixes reverted still failed; every file
        restored
   2    usage or configuration error, or the baseline (unchanged files,
-       poisoning on) fails, or poisoning did not reach any pytest run
+       poisoning on) fails, or poisoning did not reach any pytest run, or
+       a file could not be written (a full disk); a file that could not be
+       written back is named, and `attnlint verify --restore` restores it
   3    a test run exceeded --timeout; every file restored
   130  interrupted (Ctrl-C), 143 terminated (SIGTERM); every file restored
 
