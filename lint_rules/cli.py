@@ -13,6 +13,7 @@ server's pygls.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import sys
@@ -409,9 +410,20 @@ def main(argv: Sequence[str] | None = None, *, registry: Any = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args.registry = registry
+    stdout = sys.stdout
+    if args.command != "server":  # the server speaks its protocol there itself
+        sys.stdout = _GuardedStream(stdout)  # type: ignore[assignment]
     try:
         with _termination_raises():
-            return int(args.func(args))
+            code = int(args.func(args))
+            sys.stdout.flush()
+            return code
+    except _OutputFailed as failed:
+        # `> /dev/full`: the report is lost; no bug in attnlint, and the exit
+        # code must not say "clean" or "findings" of a report nobody got.
+        with contextlib.suppress(OSError):
+            _error(f"cannot write the output: {failed.reason}")
+        return 2
     except UsageError as error:
         _error(str(error))
         return 2
@@ -432,6 +444,55 @@ def main(argv: Sequence[str] | None = None, *, registry: Any = None) -> int:
             f"attnlint; rerun with {TRACEBACK_ENV}=1 for the traceback and report it."
         )
         return 2
+    finally:
+        if isinstance(sys.stdout, _GuardedStream):
+            sys.stdout = stdout
+
+
+class _OutputFailed(Exception):
+    """Writing to the standard output failed (other than a closed pipe)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.reason = error.strerror or str(error)
+
+
+class _GuardedStream:
+    """The standard output during a command: a write or flush that fails
+    (``ENOSPC`` from ``> /dev/full``, ``EIO``) raises ``_OutputFailed``, so
+    ``main`` says the output could not be written instead of calling it a
+    bug. A closed pipe still raises ``BrokenPipeError``; the rest is the
+    stream's own (``isatty``, ``fileno``, ``encoding``)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: Any) -> int:
+        try:
+            return self._stream.write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _OutputFailed(error) from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _OutputFailed(error) from None
+
+    @property
+    def buffer(self) -> _GuardedStream:
+        return _GuardedStream(self._stream.buffer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _Terminated(BaseException):
@@ -483,8 +544,12 @@ def run() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (BrokenPipeError, OSError):
+    except BrokenPipeError:
         code = code or 1
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            _error(f"cannot write the output: {error.strerror or error}")
+        code = 2
     os._exit(code)
 
 

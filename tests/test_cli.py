@@ -665,3 +665,68 @@ def test_a_closed_standard_stream_is_the_null_device(
     assert (tmp_path / "rows.py").read_text() == ACCEPTANCE_FIXED
     assert "bug in attnlint" not in output and "Traceback" not in output
     assert ("fixed, 0 remaining" in output) == (closed != 1)
+
+
+class _FullStream(io.StringIO):
+    """A standard stream on a full disk: every write fails with ENOSPC."""
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("check", "rows.py"),
+        ("check", "clean.py"),
+        ("check", "--diff", "rows.py"),
+        ("check", "--statistics", "rows.py"),
+        ("check", "--output-format", "json", "rows.py"),
+        ("rule", "ATN301"),
+    ],
+    ids=["findings", "clean", "diff", "statistics", "json", "rule"],
+)
+def test_a_report_that_cannot_be_written_is_an_error_not_a_bug(
+    project: Path, capsys, monkeypatch, argv: tuple[str, ...]
+) -> None:
+    # `attnlint check . > /dev/full`: the report is lost, which is no bug in
+    # attnlint, and no run whose report was lost may exit 0 or 1.
+    (project / "rows.py").write_text(ACCEPTANCE)
+    (project / "clean.py").write_text(CLEAN)
+    monkeypatch.delenv("ATTNLINT_TRACEBACK", raising=False)
+    monkeypatch.setattr(sys, "stdout", _FullStream())
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == "error: cannot write the output: No space left on device\n"
+    assert (project / "rows.py").read_text() == ACCEPTANCE
+
+
+def test_fixed_source_on_stdout_that_cannot_be_written_is_an_error(
+    project: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ACCEPTANCE.encode())))
+    full = io.TextIOWrapper(io.BytesIO())
+    full.buffer.write = _FullStream().write  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stdout", full)
+    code = main(["check", "--fix", "--stdin-filename", "rows.py"])
+    assert code == 2
+    assert "cannot write the output: No space left on device" in capsys.readouterr().err
+
+
+def test_a_report_to_dev_full_in_a_real_process(tmp_path: Path) -> None:
+    (tmp_path / "rows.py").write_text(ACCEPTANCE)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "lint_rules", "check", "--no-cache", "rows.py"],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    assert result.returncode == 2
+    assert result.stderr == "error: cannot write the output: No space left on device\n"

@@ -211,6 +211,46 @@ def test_a_file_whose_text_encodes_back_otherwise_gets_no_candidate_tried(
     assert all("encode back" in c.reason for c in state.candidates)
 
 
+def test_a_file_named_twice_through_a_symbolic_link_is_one_file(
+    fake_project: Path,
+) -> None:
+    # The walk finds buffers.py and alias.py -> buffers.py: two names of one
+    # file, whose fixes must be tried on it once (each name written in turn
+    # would undo the other's fixes before the tests run). It goes by the
+    # name that is no link.
+    (fake_project / "alias.py").symlink_to("buffers.py")
+    states = collect_candidates(["."], find=zeros_to_empty_findings)
+    assert [state.display for state in states] == ["buffers.py"]
+    assert len(states[0].candidates) == 3
+
+
+def test_fixes_of_a_file_named_twice_are_judged_on_that_file(
+    fake_project: Path,
+) -> None:
+    # Before: bisection wrote buffers.py with a fix and alias.py without it,
+    # so the tests ran on the unchanged file and confirmed a fix that breaks
+    # them.
+    path = fake_project / "buffers.py"
+    (fake_project / "alias.py").symlink_to("buffers.py")
+    options = VerifyOptions(
+        ["buffers.py", "alias.py"],
+        fake_command("--fail-if", "b"),
+        output_format="json",
+    )
+    code, out, err = run(options)
+    assert code == EXIT_OK, err
+    report = json.loads(out)
+    assert [(f["filename"], f["status"]) for f in report["fixes"]] == [
+        ("buffers.py", "confirmed"),
+        ("buffers.py", "rejected"),
+        ("buffers.py", "confirmed"),
+    ]
+    assert path.read_text() == FAKE_MODULE.replace(
+        "a = torch.zeros", "a = torch.empty"
+    ).replace("c = torch.zeros", "c = torch.empty")
+    assert (fake_project / "alias.py").is_symlink()
+
+
 def test_transaction_writes_atomically_and_restores_bytes_mode_and_mtime(
     tmp_path: Path,
 ) -> None:
@@ -283,6 +323,38 @@ def test_a_file_changed_before_a_write_is_left_as_found(tmp_path: Path) -> None:
     assert transaction.restore() == []
     assert transaction.conflicts == [path]
     assert path.read_bytes() == b"x = torch.zeros(1)  # edited meanwhile\n"
+
+
+def test_a_file_that_cannot_be_restored_does_not_stop_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The disk filled up while the tests ran (their logs, say): putting one
+    # file back fails, and every other one is still put back.
+    import errno
+
+    import lint_rules.fixer as fixer_module
+
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    for path in (first, second):
+        path.write_bytes(b"x = torch.zeros(1)\n")
+    before = {path: snapshot(path) for path in (first, second)}
+    transaction = FileTransaction()
+    for path in (first, second):
+        transaction.remember(path, path.read_bytes())
+        transaction.write(path, b"x = torch.empty(1)\n")
+    real = fixer_module.write_atomic
+
+    def full_for_the_first(target, data, *args, **kwargs):
+        if Path(target) == first:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(target, data, *args, **kwargs)
+
+    monkeypatch.setattr(fixer_module, "write_atomic", full_for_the_first)
+    assert transaction.restore() == [second]
+    assert snapshot(second) == before[second]
+    assert first.read_bytes() == b"x = torch.empty(1)\n"
+    assert transaction.failures == [(first, "No space left on device")]
+    assert transaction.changed() == [first]
 
 
 def test_each_write_gets_a_new_second_so_no_stale_pyc_is_loaded(tmp_path: Path) -> None:
@@ -859,6 +931,76 @@ def test_a_journal_keeps_the_originals_on_disk_before_any_file_is_touched(
     assert code == EXIT_OK, err
     assert seen == [{path.resolve(): original}]
     assert Journal.find(fake_project) is None  # removed at the end
+
+
+def test_a_write_that_fails_stops_with_a_message_and_the_journal_kept(
+    fake_project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The disk fills up during the second test run: the next write fails,
+    and so does putting the file back. Verify says which file and why, and
+    how to put it back (exit 2), instead of failing as an internal error."""
+    import errno
+
+    import lint_rules.fixer as fixer_module
+    from lint_rules.cli import main
+    from lint_rules.verify.journal import Journal
+
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    real = fixer_module.write_atomic
+    writes: list[bytes] = []
+
+    def disk_full_after_the_first_write(target, data, *args, **kwargs):
+        writes.append(data)
+        if len(writes) > 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(target, data, *args, **kwargs)
+
+    monkeypatch.setattr(fixer_module, "write_atomic", disk_full_after_the_first_write)
+    options = VerifyOptions(["buffers.py"], fake_command("--fail-if", "c"))
+    code, out, err = run(options)
+    assert code == EXIT_USAGE
+    assert "buffers.py" in err and "No space left on device" in err
+    assert "bug" not in err
+    assert "every file restored" not in out
+    assert "buffers.py not restored (No space left on device)" in out
+    assert "attnlint verify --restore" in out
+    assert Journal.find(fake_project) is not None  # the original is still there
+    assert path.read_bytes() != before[0]
+
+    monkeypatch.setattr(fixer_module, "write_atomic", real)
+    capsys.readouterr()
+    assert main(["verify", "--restore"]) == EXIT_OK
+    assert snapshot(path) == before
+
+
+def test_a_failed_restore_is_in_the_json_report(
+    fake_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import lint_rules.fixer as fixer_module
+
+    real = fixer_module.write_atomic
+    writes: list[bytes] = []
+
+    def disk_full_after_the_first_write(target, data, *args, **kwargs):
+        writes.append(data)
+        if len(writes) > 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(target, data, *args, **kwargs)
+
+    monkeypatch.setattr(fixer_module, "write_atomic", disk_full_after_the_first_write)
+    options = VerifyOptions(
+        ["buffers.py"], fake_command("--fail-if", "c"), output_format="json"
+    )
+    code, out, _ = run(options)
+    assert code == EXIT_USAGE
+    report = json.loads(out)
+    assert report["outcome"] == "error"
+    assert report["files_not_restored"] == ["buffers.py"]
 
 
 # --------------------------------------------------------------------------

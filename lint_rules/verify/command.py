@@ -77,7 +77,9 @@ exit codes:
   1    the final run with the rejected fixes reverted still failed; every file
        restored
   2    usage or configuration error, or the baseline (unchanged files,
-       poisoning on) fails, or poisoning did not reach any pytest run
+       poisoning on) fails, or poisoning did not reach any pytest run, or
+       a file could not be written (a full disk); a file that could not be
+       written back is named, and `attnlint verify --restore` restores it
   3    a test run exceeded --timeout; every file restored
   130  interrupted (Ctrl-C), 143 terminated (SIGTERM); every file restored
 
@@ -363,6 +365,19 @@ def verify(
                 f"{_display(states, Path(changed.filename))} {changed.strerror} "
                 "(verify was writing it): stopped",
             )
+        except OSError as error:
+            # A write that failed (a full disk): that file holds one version
+            # or the other, whole, and the restore below puts it back.
+            where = (
+                f"{_display(states, Path(error.filename))}: "
+                if error.filename is not None
+                else ""
+            )
+            report = verifier.make_report(
+                "error",
+                EXIT_USAGE,
+                f"{where}{error.strerror or error} (verify was writing it): stopped",
+            )
         except TestTimeout:
             report = verifier.make_report(
                 "timeout",
@@ -411,6 +426,13 @@ def verify(
                 f"{names} changed on disk while verify ran: left as found, not restored"
             )
             report.detail = f"{report.detail}\n{note}" if report.detail else note
+        if transaction.failures:
+            # Their originals are in the journal, which is kept for them.
+            report.files_not_restored = {
+                _display(states, path): why for path, why in transaction.failures
+            }
+            if report.exit_code == EXIT_OK:
+                report.outcome, report.exit_code = "error", EXIT_USAGE
         report.elapsed = time.monotonic() - started
         report.files_changed = [] if restore_at_end else sorted(changed.values())
         for candidate in report.candidates:

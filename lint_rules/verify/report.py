@@ -32,6 +32,9 @@ class VerifyReport:
     files_changed: list[str] = dataclasses.field(default_factory=list)
     #: Files somebody else changed while verify ran: not restored, left as found.
     files_left_as_found: list[str] = dataclasses.field(default_factory=list)
+    #: Files that could not be put back (a full disk), each with why: their
+    #: originals stay in the journal, for ``attnlint verify --restore``.
+    files_not_restored: dict[str, str] = dataclasses.field(default_factory=dict)
     detail: str = ""
 
 
@@ -261,13 +264,26 @@ def write_report(
     summary += f"; {report.runs} test run{'s' if report.runs != 1 else ''}, {report.elapsed:.1f} s"
     stdout.write(summary + "\n")
     left = report.files_left_as_found
+    not_restored = report.files_not_restored
     restored = (
-        "every other file restored ("
-        + ", ".join(left)
-        + " changed meanwhile: left as found)"
-        if left
-        else "every file restored"
+        "every other file restored" if left or not_restored else "every file restored"
     )
+    if left:
+        restored += " (" + ", ".join(left) + " changed meanwhile: left as found)"
+    if not_restored:
+        by_reason: dict[str, list[str]] = {}
+        for name, why in not_restored.items():
+            by_reason.setdefault(why, []).append(name)
+        failed = "; ".join(
+            f"{', '.join(names)} not restored ({why})"
+            for why, names in by_reason.items()
+        )
+        one = len(not_restored) == 1
+        restored = (
+            f"{failed}: the journal keeps {'its original' if one else 'their originals'}, "
+            f"and `attnlint verify --restore` puts {'it' if one else 'them'} back "
+            f"once that is fixed; {restored}"
+        )
     if report.exit_code != EXIT_OK:
         stdout.write(f"attnlint verify: {restored}\n")
     elif dry_run:
@@ -299,5 +315,6 @@ def json_report(
         "elapsed_seconds": round(report.elapsed, 3),
         "files_changed": report.files_changed,
         "files_left_as_found": report.files_left_as_found,
+        "files_not_restored": list(report.files_not_restored),
         "fixes": [c.to_json() for c in report.candidates],
     }

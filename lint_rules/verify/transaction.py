@@ -35,13 +35,19 @@ class FileTransaction:
     file somebody else changed while verify ran (neither its original content
     nor the last one written here) is left alone and listed in ``conflicts``;
     a write that finds it so raises ``FileChanged``. With a ``journal``, each
-    write is noted there, durably, before it is made.
+    write is noted there, durably, before it is made. A write that fails
+    otherwise (a full disk) raises its OSError, naming the file; a file
+    that cannot be put back is listed in ``failures``, with why, and the
+    restore goes on with the others.
     """
 
     def __init__(self, journal: Journal | None = None) -> None:
         self.journal = journal
         self._files: dict[Path, _Tracked] = {}
         self.conflicts: list[Path] = []
+        # Files a restore could not put back, each with why (the journal
+        # still holds their originals).
+        self.failures: list[tuple[Path, str]] = []
         # Signals that arrived during the last restore (held until it ended).
         self.signals_held: list[int] = []
 
@@ -96,6 +102,12 @@ class FileTransaction:
             # a write of this transaction cut short).
             tracked.current, tracked.key = current, key
             raise
+        except OSError as error:
+            # The file holds one version or the other, whole (the write is
+            # atomic); which, a restore finds out. Say which file it was.
+            if error.filename is None:
+                error.filename = str(path)
+            raise
         tracked.current, tracked.key = data, file_key(info)
 
     def changed(self) -> list[Path]:
@@ -105,7 +117,9 @@ class FileTransaction:
         """Put back every changed file; return the paths restored.
 
         Signals that arrive meanwhile are held back and listed in
-        ``signals_held``: a restore is never left half done.
+        ``signals_held``: a restore is never left half done. A file that
+        cannot be read or written goes to ``failures`` and the others are
+        still put back.
         """
         restored = []
         with signals_deferred() as self.signals_held:
@@ -115,6 +129,9 @@ class FileTransaction:
                     on_disk: bytes | None = path.read_bytes()
                 except FileNotFoundError:
                     on_disk = None
+                except OSError as error:
+                    self.failures.append((path, error.strerror or str(error)))
+                    continue
                 if expected == tracked.original and on_disk == tracked.original:
                     continue
                 if expected is not None and on_disk not in (
@@ -132,6 +149,9 @@ class FileTransaction:
                     self._write(path, tracked, tracked.original, tracked.mtime_ns)
                 except FileChanged:
                     self.conflicts.append(path)
+                    continue
+                except OSError as error:
+                    self.failures.append((path, error.strerror or str(error)))
                     continue
                 restored.append(path)
         return restored
