@@ -640,6 +640,37 @@ class _Marks:
 _IF, _LOOP, _TRY = "if", "loop", "try"
 
 
+#: The statements that bind their target names whenever they complete (not
+#: a loop's target, not an ``AugAssign``, which reads the name first).
+_CERTAIN_BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith})
+
+
+def _certainly_bound(node: ast.AST) -> list[str]:
+    """The plain names an assignment or a ``with ... as`` binds (the
+    elements of a tuple or list target, a starred one; not an attribute or
+    a subscript)."""
+    if type(node) is ast.Assign:
+        targets = list(node.targets)  # type: ignore[attr-defined]
+    elif type(node) is ast.AnnAssign:
+        targets = [node.target] if node.value is not None else []  # type: ignore[attr-defined]
+    else:
+        targets = [
+            item.optional_vars
+            for item in node.items  # type: ignore[attr-defined]
+            if item.optional_vars is not None
+        ]
+    names: list[str] = []
+    while targets:
+        target = targets.pop()
+        if type(target) is ast.Name:
+            names.append(target.id)  # type: ignore[attr-defined]
+        elif type(target) in (ast.Tuple, ast.List):
+            targets.extend(target.elts)  # type: ignore[attr-defined]
+        elif type(target) is ast.Starred:
+            targets.append(target.value)  # type: ignore[attr-defined]
+    return names
+
+
 def _exclusive(bound: tuple, path: tuple) -> bool:
     """Whether a binding on the path of branches ``bound`` cannot run before
     a use on ``path`` that follows it in the source: they are in two arms of
@@ -1317,6 +1348,15 @@ class _Provenance:
         self._guards: list[tuple[ast.If, tuple, str, str | None, str | None]] = []
         self._withs: list[ast.AST] = []
         self._not_guarded: set[str] = set()
+        #: The names a statement binds whenever it completes (an assignment,
+        #: a ``with ... as``), by the branch path of the block it is in; and
+        #: the ``if`` statements with an ``else``, by the path of their
+        #: block: (the statement's id, its start, its end). Filled with the
+        #: bindings, for ``_covered_before``.
+        self._certain: dict[tuple, set[str]] = {}
+        self._ifs_at: dict[
+            tuple, list[tuple[int, tuple[int, int], tuple[int, int]]]
+        ] = {}
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -1348,6 +1388,8 @@ class _Provenance:
                     self._withs,
                     self._not_guarded,
                     self.declared,
+                    self._certain,
+                    self._ifs_at,
                 ) = found
                 self.__dict__["bindings"] = bindings
                 return bindings
@@ -1362,10 +1404,22 @@ class _Provenance:
                 self._bind_statement(node, kind, path)
                 if kind is ast.With or kind is ast.AsyncWith:
                     self._withs.append(node)
+                if kind in _CERTAIN_BINDERS:
+                    names = _certainly_bound(node)
+                    if names:
+                        self._certain.setdefault(path, set()).update(names)
             elif kind is ast.If:
                 guard = _device_guard(node.test)  # type: ignore[attr-defined]
                 if guard is not None:
                     guards.append((node, path, *guard))
+                if node.orelse:  # type: ignore[attr-defined]
+                    self._ifs_at.setdefault(path, []).append(
+                        (
+                            id(node),
+                            (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                            (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+                        )
+                    )
             elif kind is ast.Global or kind is ast.Nonlocal:
                 self._not_guarded.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
@@ -1408,6 +1462,8 @@ class _Provenance:
                 self._withs,
                 self._not_guarded,
                 self.declared,
+                self._certain,
+                self._ifs_at,
             )
         return bindings
 
@@ -1528,14 +1584,65 @@ class _Provenance:
             for index, (_, bound, at) in enumerate(found)
             if at < position and not _exclusive(bound, path)
         ]
+        covered = self._covered_before(name, path, position)
+        if covered is not None:
+            # An ``if``/``else`` before the use binds the name in each arm:
+            # no binding that ran before it reaches the use.
+            before = [index for index in before if found[index][2] >= covered]
         on_path = [
             index for index in before if found[index][1] == path[: len(found[index][1])]
         ]
         if not on_path:
             # None certainly ran: those that may have (a parameter's value too).
+            if covered is not None:
+                return before
             return before if before and name not in self.params else every
         last = on_path[-1]
         return [index for index in before if index >= last]
+
+    def _covered_before(
+        self, name: str, path: tuple, position: tuple[int, int]
+    ) -> tuple[int, int] | None:
+        """The start of the last ``if`` statement, ended before a use at
+        ``position`` on ``path`` and in a block that encloses the use
+        (every run that reaches the use has run it), each arm of which
+        binds ``name`` whenever it completes (``_arm_binds``); None: no
+        such statement. Every binding of ``name`` that ran before that
+        statement is then rebound before the use. (Not for a name a call
+        may rebind: ``global``, ``nonlocal``, a nested function's.)"""
+        ifs_at = self._ifs_at
+        if not ifs_at or name in self._not_guarded or name in self._closure_names:
+            return None
+        found: tuple[int, int] | None = None
+        for depth in range(len(path) + 1):
+            statements = ifs_at.get(path[:depth])
+            if not statements:
+                continue
+            enclosing = path[depth][0] if depth < len(path) else None
+            for statement, start, end in statements:
+                if statement == enclosing or end >= position:
+                    continue
+                if (found is None or start > found) and self._arm_binds(
+                    name, statement, path[:depth]
+                ):
+                    found = start
+        return found
+
+    def _arm_binds(self, name: str, statement: int, block: tuple) -> bool:
+        """Whether both arms of the ``if`` ``statement`` (in the block on
+        ``block``) bind ``name`` when they complete: by a statement of the
+        arm itself (not one nested in a further branch or loop), or by an
+        ``if``/``else`` of the arm that does so in both of its arms."""
+        for arm in (0, 1):
+            arm_path = (*block, (statement, arm, False, _IF))
+            if name in self._certain.get(arm_path, ()):
+                continue
+            if not any(
+                self._arm_binds(name, nested, arm_path)
+                for nested, _, _ in self._ifs_at.get(arm_path, ())
+            ):
+                return False
+        return True
 
     # ------------------------------------------------------------ where values live
 
