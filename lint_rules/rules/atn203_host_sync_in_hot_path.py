@@ -2353,23 +2353,32 @@ class _Provenance:
         binding of it in the function is a value that holds ``sync``
         (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``), and it
         is no parameter, no ``global`` or ``nonlocal``, no name a nested
-        function rebinds, and no attribute the function names
-        (``batch.seq_lens_cpu`` may come with the batch). Such a local is
-        no host copy the function had before the sync."""
-        if name in self.params:
+        function rebinds; and every attribute of that name the function
+        names is the target of such an assignment (``out.lens_cpu =
+        out.lens.cpu()``; ``batch.seq_lens_cpu`` read may come with the
+        batch). Such a name is no host copy the function had before the
+        sync."""
+        if name in self.params or name in self._not_guarded:
             return False
-        found = self.bindings.get(name)
-        if not found or name in self._not_guarded or name in self._closure_names:
+        found = self.bindings.get(name, ())
+        if found and name in self._closure_names:
             return False
         for value, _, _ in found:
             if isinstance(value, _Part):
                 value = value.whole
             if not isinstance(value, ast.expr) or not _holds(value, sync):
                 return False
-        return not any(
-            type(node) is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
-            for node in ast.walk(self._function)
-        )
+        made: set[int] = set()
+        named = False
+        for node in ast.walk(self._function):
+            kind = type(node)
+            if kind is ast.Assign and _holds(node.value, sync):  # type: ignore[attr-defined]
+                made.update(map(id, node.targets))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute and node.attr == name:  # type: ignore[attr-defined]
+                if id(node) not in made:
+                    return False
+                named = True
+        return bool(found) or named
 
 
 def _holds(outer: ast.expr, inner: ast.AST) -> bool:

@@ -222,6 +222,18 @@ def test_the_host_copy_a_sync_makes_is_not_named_as_one_at_hand() -> None:
     assert "the function already has `lens_host` on the host" in given.message
 
 
+def test_the_attribute_a_sync_stores_into_is_not_named_as_a_copy_at_hand() -> None:
+    # ``out.lens_cpu = out.lens.cpu()`` (vllm's multi-step runner): the
+    # attribute is this sync's copy; one the function reads, or stores from
+    # something else, may come with the object.
+    (made,) = findings("batch.lens_cpu = batch.lens.cpu()\n")
+    assert "already has" not in made.message
+    (both,) = findings("batch.lens_cpu = batch.lens.cpu()\nx = q.lens_cpu\n")
+    assert "the function already has `lens_cpu` on the host" in both.message
+    (other,) = findings("batch.lens_cpu = n\ny = batch.lens.cpu()\n")
+    assert "the function already has `lens_cpu` on the host" in other.message
+
+
 def test_host_tensor_names_is_a_setting() -> None:
     settings = Settings(select=("ATN203",), host_tensor_names=("*_on_host",))
     assert findings("x = lens_on_host.tolist()\n", settings) == []
