@@ -1611,7 +1611,7 @@ class _Provenance:
         statement is then rebound before the use. (Not for a name a call
         may rebind: ``global``, ``nonlocal``, a nested function's.)"""
         ifs_at = self._ifs_at
-        if not ifs_at or name in self._not_guarded or name in self._closure_names:
+        if not ifs_at or name in self._not_guarded:
             return None
         found: tuple[int, int] | None = None
         for depth in range(len(path) + 1):
@@ -1626,6 +1626,8 @@ class _Provenance:
                     name, statement, path[:depth]
                 ):
                     found = start
+        if found is not None and name in self._closure_names:
+            return None
         return found
 
     def _arm_binds(self, name: str, statement: int, block: tuple) -> bool:
