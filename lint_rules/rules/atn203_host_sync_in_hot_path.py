@@ -209,7 +209,9 @@ class HostSyncInHotPath(Rule):
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
     local bound only to such values (in a loop, a binding that only
-    reshapes the local's own value, `x = x.view(n, -1)`, keeps it), a name matching `host-tensor-names`
+    reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
+    bindings that may reach the read count, and an `if`/`else` before it
+    that binds the local in each arm ends those before it), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
