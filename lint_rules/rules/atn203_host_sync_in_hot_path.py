@@ -673,6 +673,23 @@ def _certainly_bound(node: ast.AST) -> list[str]:
     return names
 
 
+def _in_with_body(
+    node: ast.AST, withs: list[ast.AST], path: tuple, with_paths: dict[int, tuple]
+) -> bool:
+    """Whether ``node`` lies in the body of a ``with`` statement of the same
+    branch path (its context manager may swallow an exception raised before
+    the node binds its names, and the block then goes on without them)."""
+    row = node.lineno  # type: ignore[attr-defined]
+    for statement in withs:
+        if (
+            statement is not node
+            and statement.lineno <= row <= (statement.end_lineno or row)  # type: ignore[attr-defined]
+            and with_paths.get(id(statement)) == path
+        ):
+            return True
+    return False
+
+
 def _exclusive(bound: tuple, path: tuple) -> bool:
     """Whether a binding on the path of branches ``bound`` cannot run before
     a use on ``path`` that follows it in the source: they are in two arms of
@@ -1400,16 +1417,21 @@ class _Provenance:
         spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
         binder_rows = self._binder_rows()
         guards = self._guards
+        with_paths: dict[int, tuple] = {}
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
                 if kind is ast.With or kind is ast.AsyncWith:
                     self._withs.append(node)
-                if kind in _CERTAIN_BINDERS:
+                if kind in _CERTAIN_BINDERS and not _in_with_body(
+                    node, self._withs, path, with_paths
+                ):
                     names = _certainly_bound(node)
                     if names:
                         self._certain.setdefault(path, set()).update(names)
+                if kind is ast.With or kind is ast.AsyncWith:
+                    with_paths[id(node)] = path
             elif kind is ast.If:
                 guard = _device_guard(node.test)  # type: ignore[attr-defined]
                 if guard is not None:
