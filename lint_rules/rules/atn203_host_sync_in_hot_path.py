@@ -679,15 +679,26 @@ def _in_with_body(
     """Whether ``node`` lies in the body of a ``with`` statement of the same
     branch path (its context manager may swallow an exception raised before
     the node binds its names, and the block then goes on without them)."""
+    return _with_body_end(node, withs, path, with_paths) is not None
+
+
+def _with_body_end(
+    node: ast.AST, withs: list[ast.AST], path: tuple, with_paths: dict[int, tuple]
+) -> tuple[int, int] | None:
+    """The end of the innermost ``with`` statement of the same branch path
+    whose body holds ``node`` (None: none does)."""
     row = node.lineno  # type: ignore[attr-defined]
+    found: tuple[int, int] | None = None
     for statement in withs:
         if (
             statement is not node
             and statement.lineno <= row <= (statement.end_lineno or row)  # type: ignore[attr-defined]
             and with_paths.get(id(statement)) == path
         ):
-            return True
-    return False
+            end = (statement.end_lineno, statement.end_col_offset)  # type: ignore[attr-defined]
+            if found is None or end < found:
+                found = end
+    return found
 
 
 def _exclusive(bound: tuple, path: tuple) -> bool:
@@ -1370,11 +1381,13 @@ class _Provenance:
         #: The names a statement binds whenever it completes (an assignment,
         #: a ``with ... as``), by the branch path of the block it is in; and
         #: the ``if`` statements with an ``else``, by the path of their
-        #: block: (the statement's id, its start, its end). Filled with the
-        #: bindings, for ``_covered_before``.
+        #: block: (the statement's id, its start, its end, the end of the
+        #: innermost ``with`` of the same path whose body holds it, or None).
+        #: Filled with the bindings, for ``_covered_before``.
         self._certain: dict[tuple, set[str]] = {}
         self._ifs_at: dict[
-            tuple, list[tuple[int, tuple[int, int], tuple[int, int]]]
+            tuple,
+            list[tuple[int, tuple[int, int], tuple[int, int], tuple[int, int] | None]],
         ] = {}
 
     def imported(self, name: str) -> bool:
@@ -1442,6 +1455,7 @@ class _Provenance:
                             id(node),
                             (node.lineno, node.col_offset),  # type: ignore[attr-defined]
                             (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+                            _with_body_end(node, self._withs, path, with_paths),
                         )
                     )
             elif kind is ast.Global or kind is ast.Nonlocal:
@@ -1643,9 +1657,11 @@ class _Provenance:
             if not statements:
                 continue
             enclosing = path[depth][0] if depth < len(path) else None
-            for statement, start, end in statements:
+            for statement, start, end, within in statements:
                 if statement == enclosing or end >= position:
                     continue
+                if within is not None and position > within:
+                    continue  # (a ``with`` may swallow what the arm raised)
                 if (found is None or start > found) and self._arm_binds(
                     name, statement, path[:depth]
                 ):
@@ -1665,7 +1681,7 @@ class _Provenance:
                 continue
             if not any(
                 self._arm_binds(name, nested, arm_path)
-                for nested, _, _ in self._ifs_at.get(arm_path, ())
+                for nested, _, _, _ in self._ifs_at.get(arm_path, ())
             ):
                 return False
         return True

@@ -1080,6 +1080,11 @@ def test_an_if_else_that_binds_the_name_in_each_arm_ends_the_earlier_binding(
         # A context manager may swallow an exception raised before the
         # binding in its body.
         f"if n:\n    with self.ctx():\n        x = {_HOST_A}\nelse:\n    x = {_HOST_B}\n",
+        # ... and so may one around the ``if``, the read after it.
+        (
+            f"with self.ctx():\n    if n:\n        x = {_HOST_A}\n"
+            f"    else:\n        x = {_HOST_B}\n"
+        ),
         # A nested function may rebind it.
         (
             f"def reset():\n    nonlocal x\n    x = lens.cuda()\n"
@@ -1090,6 +1095,17 @@ def test_an_if_else_that_binds_the_name_in_each_arm_ends_the_earlier_binding(
 def test_an_earlier_binding_that_may_reach_the_use_is_still_read(middle: str) -> None:
     rows = _rows(_DEVICE_THEN + middle + "y = torch.max(x).item()\n")
     assert rows == [_DEVICE_THEN.count("\n") + middle.count("\n") + 1]
+
+
+def test_a_covering_if_else_in_the_same_with_body_as_the_read_counts() -> None:
+    body = (
+        _DEVICE_THEN
+        + "with self.ctx():\n"
+        + f"    if n:\n        x = {_HOST_A}\n    else:\n        x = {_HOST_B}\n"
+        + "    y = x.item()\n"
+        + "z = x.item()\n"
+    )
+    assert _rows(body) == [8]
 
 
 def test_a_covering_if_else_after_the_use_says_nothing_of_it() -> None:
