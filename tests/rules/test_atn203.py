@@ -222,6 +222,18 @@ def test_the_host_copy_a_sync_makes_is_not_named_as_one_at_hand() -> None:
     assert "the function already has `lens_host` on the host" in given.message
 
 
+def test_the_attribute_a_sync_stores_into_is_not_named_as_a_copy_at_hand() -> None:
+    # ``out.lens_cpu = out.lens.cpu()`` (vllm's multi-step runner): the
+    # attribute is this sync's copy; one the function reads, or stores from
+    # something else, may come with the object.
+    (made,) = findings("batch.lens_cpu = batch.lens.cpu()\n")
+    assert "already has" not in made.message
+    (both,) = findings("batch.lens_cpu = batch.lens.cpu()\nx = q.lens_cpu\n")
+    assert "the function already has `lens_cpu` on the host" in both.message
+    (other,) = findings("batch.lens_cpu = n\ny = batch.lens.cpu()\n")
+    assert "the function already has `lens_cpu` on the host" in other.message
+
+
 def test_host_tensor_names_is_a_setting() -> None:
     settings = Settings(select=("ATN203",), host_tensor_names=("*_on_host",))
     assert findings("x = lens_on_host.tolist()\n", settings) == []
@@ -1016,3 +1028,91 @@ def test_an_isinstance_guard_says_the_else_holds_no_tensor() -> None:
         "b = float(k)\n"
     )
     assert _rows(body) == [3, 6]
+
+
+# An ``if``/``else`` each arm of which binds the name, before the use in a
+# block that encloses it: the bindings before that statement cannot reach
+# the use (vllm-ascend ``_get_forward_metadata_across_dp``: a list, then a
+# host slice in both arms, then ``torch.max(x).item()``).
+_DEVICE_THEN = "x = lens.cuda()\n"
+_HOST_A = 'torch.tensor([1, 2], device="cpu")'
+_HOST_B = "torch.zeros(n)[1:]"
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        f"if n:\n    x = {_HOST_A}\nelse:\n    x = {_HOST_B}\n",
+        f"if n:\n    x = {_HOST_A}\n    y = 1\nelse:\n    y, x = 2, {_HOST_B}\n",
+        (
+            f"if n:\n    x = {_HOST_A}\nelif n > 2:\n    x = {_HOST_B}\n"
+            f"else:\n    x: torch.Tensor = {_HOST_A}\n"
+        ),
+        f"if n:\n    x = {_HOST_A}\nelse:\n    if n > 2:\n        return\n    x = {_HOST_B}\n",
+    ],
+)
+def test_an_if_else_that_binds_the_name_in_each_arm_ends_the_earlier_binding(
+    middle: str,
+) -> None:
+    assert _rows(_DEVICE_THEN + middle + "y = torch.max(x).item()\n") == []
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        # One arm only.
+        f"if n:\n    x = {_HOST_A}\n",
+        f"if n:\n    x = {_HOST_A}\nelse:\n    pass\n",
+        # An arm binds it under a further branch without an ``else``.
+        f"if n:\n    x = {_HOST_A}\nelse:\n    if n > 2:\n        x = {_HOST_B}\n",
+        f"if n:\n    x = {_HOST_A}\nelif n > 2:\n    x = {_HOST_B}\n",
+        # A loop's target is bound only when the loop runs.
+        f"if n:\n    x = {_HOST_A}\nelse:\n    for x in [{_HOST_B}]:\n        pass\n",
+        # ``x += ...`` reads the earlier value.
+        f"if n:\n    x = {_HOST_A}\nelse:\n    x += {_HOST_B}\n",
+        # The ``if`` is in a loop (that may not run) or a ``try`` (that may
+        # leave it for a handler): not in a block that encloses the use.
+        f"for i in range(n):\n    if i:\n        x = {_HOST_A}\n    else:\n        x = {_HOST_B}\n",
+        (
+            f"try:\n    if n:\n        x = {_HOST_A}\n    else:\n        x = {_HOST_B}\n"
+            "except ValueError:\n    pass\n"
+        ),
+        # A context manager may swallow an exception raised before the
+        # binding in its body.
+        f"if n:\n    with self.ctx():\n        x = {_HOST_A}\nelse:\n    x = {_HOST_B}\n",
+        # ... and so may one around the ``if``, the read after it.
+        (
+            f"with self.ctx():\n    if n:\n        x = {_HOST_A}\n"
+            f"    else:\n        x = {_HOST_B}\n"
+        ),
+        # A nested function may rebind it.
+        (
+            f"def reset():\n    nonlocal x\n    x = lens.cuda()\n"
+            f"if n:\n    x = {_HOST_A}\nelse:\n    x = {_HOST_B}\nreset()\n"
+        ),
+    ],
+)
+def test_an_earlier_binding_that_may_reach_the_use_is_still_read(middle: str) -> None:
+    rows = _rows(_DEVICE_THEN + middle + "y = torch.max(x).item()\n")
+    assert rows == [_DEVICE_THEN.count("\n") + middle.count("\n") + 1]
+
+
+def test_a_covering_if_else_in_the_same_with_body_as_the_read_counts() -> None:
+    body = (
+        _DEVICE_THEN
+        + "with self.ctx():\n"
+        + f"    if n:\n        x = {_HOST_A}\n    else:\n        x = {_HOST_B}\n"
+        + "    y = x.item()\n"
+        + "z = x.item()\n"
+    )
+    assert _rows(body) == [8]
+
+
+def test_a_covering_if_else_after_the_use_says_nothing_of_it() -> None:
+    body = (
+        _DEVICE_THEN
+        + "y = x.item()\n"
+        + f"if n:\n    x = {_HOST_A}\nelse:\n    x = {_HOST_B}\n"
+        + "z = x.item()\n"
+    )
+    assert _rows(body) == [2]
