@@ -419,9 +419,17 @@ def _start_worker(
 
     global _job
     _job = (settings, mode, unsafe_fixes, digest, noqa_reason, registry)
-    # The parent handles Ctrl-C and SIGTERM and stops the workers.
+    # The parent handles Ctrl-C and SIGTERM and stops the workers; a SIGHUP
+    # the worker meets is dropped (the parent meets it too). A worker is
+    # forked with these signals blocked (``_with_signals_held``): one sent
+    # before this point is pending, and met now, by these handlers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    held = _held_signals()
+    if "SIGHUP" in held:
+        signal.signal(held["SIGHUP"], signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(held.values()))
     # A parent killed outright (SIGKILL) leaves the workers a broken pipe and
     # a traceback to print on its terminal: not worth showing.
     sys.stderr = _SilentOnceOrphaned(sys.stderr, os.getppid())
@@ -725,9 +733,8 @@ def _check(
     # SIGTERM between two workers' forks would otherwise leave the forked
     # ones alive after the command exits, blocked on the task queue and
     # holding its standard streams (a caller waiting for them waits forever).
-    # The workers are forked with the held handlers: their initializer sets
-    # Ctrl-C and SIGTERM its own way; a SIGHUP a worker meets is dropped,
-    # and the parent, which meets it too, stops the pool.
+    # The workers are forked with the signals blocked, and their initializer
+    # sets its own handlers before it unblocks them (``_start_worker``).
     made: list[Any] = []
     try:
         _with_signals_held(
@@ -754,12 +761,28 @@ def _check(
             _with_signals_held(made[0].terminate)
 
 
+def _held_signals() -> dict[str, int]:
+    """Ctrl-C, SIGTERM and SIGHUP, those the platform has, by name."""
+    import signal
+
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    return {name: getattr(signal, name) for name in names if hasattr(signal, name)}
+
+
 def _with_signals_held(action: Callable[[], object]) -> None:
     """Run ``action`` with Ctrl-C, SIGTERM and SIGHUP held until it ends:
     stopping the workers runs multiprocessing's finalizers, and a signal
     raised inside one is only printed ("Exception ignored in ...") and
     lost. Held, it is handled when ``action`` is done, by the handler it
-    would have met (in the main thread; elsewhere nothing changes)."""
+    would have met (in the main thread; elsewhere nothing changes).
+
+    Held twice: blocked (where the platform can), and caught by a handler
+    that notes it, for one that reaches another thread. A process forked
+    meanwhile (a worker) starts with them blocked: one sent to it before
+    its initializer sets its own handlers stays pending in the system
+    until they are unblocked there. A handler inherited from here would
+    have dropped it (and Python clears what it caught just after a fork),
+    leaving a worker that never stops, and a parent waiting for it."""
     import signal
     import threading
 
@@ -772,15 +795,19 @@ def _with_signals_held(action: Callable[[], object]) -> None:
         pending.append(signum)
 
     previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
-        if signum is not None:
-            previous[signum] = signal.signal(signum, hold)
+    for signum in _held_signals().values():
+        previous[signum] = signal.signal(signum, hold)
+    mask = None
+    if hasattr(signal, "pthread_sigmask"):
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(previous))
     try:
         action()
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        if mask is not None:
+            # (a signal blocked meanwhile is met here, by the handler back in place)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if pending:
             signum = pending[0]
             handler = previous[signum]

@@ -134,6 +134,64 @@ def test_a_signal_while_the_workers_start_stops_them(monkeypatch, tmp_path) -> N
     assert workers and not any(worker.is_alive() for worker in workers)
 
 
+_SLOW_WORKERS = """
+import multiprocessing, os, signal, sys, time
+from pathlib import Path
+from lint_rules import runner
+from lint_rules.config import Settings
+
+fork = multiprocessing.get_context("fork")
+pools = []
+start_worker = runner._start_worker
+
+def slow_start(*args):
+    time.sleep(0.5)  # the parent's SIGTERM comes before the handlers are set
+    start_worker(*args)
+
+class Context:
+    def Pool(self, processes, initializer, initargs):  # noqa: N802
+        pool = fork.Pool(processes, initializer=slow_start, initargs=initargs)
+        pools.append(pool)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the pool is made
+        return pool
+
+runner._pool_context = lambda: Context()
+files = []
+for number in range(runner.MIN_FILES_FOR_WORKERS):
+    path = Path(sys.argv[1]) / f"m{number}.py"
+    path.write_text("x = 1\\n", encoding="utf-8")
+    files.append(str(path))
+try:
+    for _ in runner._check(
+        files, list(range(len(files))), Settings(), "check", False, 2, str,
+        [None] * len(files),
+    ):
+        pass
+except KeyboardInterrupt:
+    workers = pools[0]._pool
+    print("stopped" if workers and not any(w.is_alive() for w in workers) else "alive")
+"""
+
+
+def test_a_signal_before_the_workers_set_their_handlers_stops_them(tmp_path) -> None:
+    """A Ctrl-C that comes as the pool is made, before the workers' own
+    initializer has set their handlers: the parent stops the pool, and the
+    SIGTERM each worker meets then waits (blocked) for those handlers
+    instead of meeting one inherited from the parent, which dropped it and
+    left a worker that never stopped and a parent waiting for it."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _SLOW_WORKERS, str(tmp_path)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == "stopped", result.stderr
+
+
 def test_a_worker_orphaned_while_reporting_an_error_writes_nothing(monkeypatch) -> None:
     """A worker whose parent was killed outright can meet the broken pipe
     before it is given a new parent: the report of that error waits for the
