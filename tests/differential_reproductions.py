@@ -1777,4 +1777,39 @@ def case(y, n):
     b = m.item()
     return a, b
 """,
+    # 39. ATN301: a value written over several lines (a comment, a
+    # backslash continuation, a line break in parentheses) inlined into an
+    # f-string's replacement field, which before Python 3.12 holds none of
+    # them: the fixed text did not parse.
+    "multiline_value_into_an_fstring": """
+def make_args():
+    return (3,)
+
+
+def case_comment(n):
+    out = []
+    for i in range(n):
+        j = (i  # the next row
+             + 1)
+        out.append(f"{j}")
+    return out
+
+
+def case_continuation(n):
+    out = []
+    for i in range(n):
+        j = i + \\
+            1
+        out.append(f"{j}")
+    return out
+
+
+def case_line_break(n):
+    out = []
+    for i in range(n):
+        j = (i +
+             1)
+        out.append(f"<{j}>")
+    return out
+""",
 }

@@ -95,9 +95,11 @@ class DeadLoopAlias(Rule):
     call, and `i + n` of lists would be a new list at each use.
 
     No fix is offered where the alias's name is part of the output
-    (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
-    go inside an f-string on Python before 3.12 (which does not allow the
-    same quotes, or a backslash, there).
+    (`f"{alias=}"` prints `alias=`), or where a string or bytes value, or
+    a value written over several lines (a line break, a comment, a
+    backslash continuation), would go inside an f-string on Python before
+    3.12 (which does not allow the same quotes, a backslash, a comment or,
+    in a single-quoted f-string, a line break there).
 
     ## Options
     - `hot-path-methods`
@@ -345,14 +347,17 @@ class DeadLoopAlias(Rule):
         return changed is not None
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
-        has_str = any(
+        # What an f-string's replacement field cannot hold before Python
+        # 3.12: a string's quotes or backslashes, and a value written over
+        # several lines (a line break, a comment, a continuation).
+        not_in_fstring = any(
             isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
             for n in ast.walk(value)
-        )
+        ) or any(mark in value_text for mark in "\r\n\\#")
         edits = [delete_statement(stmt, body, ctx.locator)]
         in_slices: dict[ast.Slice, dict[ast.AST, str]] = {}
         for load in loads:
-            if has_str and inside_fstring(load.node, flow.parents):
+            if not_in_fstring and inside_fstring(load.node, flow.parents):
                 return None
             if self_documenting(load.node, flow.parents, ctx):
                 return None  # ``f"{alias=}"`` prints the name itself

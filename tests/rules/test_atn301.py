@@ -318,6 +318,34 @@ def test_crlf_and_comments_are_kept():
     )
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "(i  # the next row\n             + 1)",
+        "i + \\\n            1",
+        "(i +\n             1)",
+    ],
+)
+def test_a_value_over_several_lines_is_not_inlined_into_an_fstring(value):
+    # Before Python 3.12 an f-string's replacement field holds no comment,
+    # no backslash and (single-quoted) no line break: the finding stays,
+    # with no fix, and the file is left as it was.
+    source = (
+        f'def f(xs):\n    for i in xs:\n        j = {value}\n        print(f"{{j}}")\n'
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [(f.code, f.fix) for f in found] == [("ATN301", None)]
+    result = fix_text(source, "t.py", SETTINGS, unsafe_fixes=False)
+    assert result.error is None
+    assert result.text == source
+    # Outside an f-string the same value is inlined, in parentheses.
+    plain = source.replace('f"{j}"', "j")
+    assert (
+        fixed(plain) == "def f(xs):\n    for i in xs:\n"
+        f"        print(({value.strip('()')}))\n"
+    )
+
+
 def test_noqa_suppresses():
     source = """
     def f(xs):
