@@ -1812,4 +1812,32 @@ def case_line_break(n):
         out.append(f"<{j}>")
     return out
 """,
+    # 40. A statement deleted on a row that a backslash continues into from
+    # ``previous;``: deleting its rows joined the previous row to the next
+    # statement, which moved into the block (a ``return`` into an ``if`` or
+    # a loop body).
+    "deleted_row_continued_from_a_separator": """
+class M:
+    pass
+
+
+def make_args():
+    return (M(), 3, False)
+
+
+def case_reassignment(m, a, c):
+    if c:
+        m.k = a
+        m.j = 1; \\
+        m.k = a
+    return 7
+
+
+def case_loop_alias(m, n, c):
+    out = []
+    for i in range(n):
+        out.append(0); \\
+        j = i
+    return out
+""",
 }

@@ -1652,3 +1652,46 @@ def test_atn201_a_method_of_the_modules_class_makes_the_fix_unsafe():
     other = source.replace("def item(", "def other(")
     (finding,) = check_source(other, "t.py", ATN201)
     assert finding.fix.applicability.value == "safe"
+
+
+# A repeated store on a row that a backslash continues into from ``previous;``
+# (or from a row holding only a backslash): deleting its rows joined the
+# previous row to the next statement, moving that into the block.
+_CONTINUED = {
+    "separator then continuation": (
+        ["    m.j = 1; \\", "    m.k = a"],
+        ["    m.j = 1"],
+    ),
+    "separator, blanks, two continuations": (
+        ["    m.j = 1 ; \\", "      \\", "    m.k = a"],
+        ["    m.j = 1"],
+    ),
+    "a row of a backslash only": (["    \\", "    m.k = a"], []),
+    "a comment's backslash continues nothing": (
+        ["    m.j = 1  # note \\", "    m.k = a"],
+        ["    m.j = 1  # note \\"],
+    ),
+    "separator then continuation after the store": (
+        ["    m.k = a; \\", "    m.j = 1"],
+        ["    m.j = 1"],
+    ),
+    "stores on one row": (["    m.k = a  ;  m.i = 2"], ["    m.i = 2"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CONTINUED))
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_deletion_keeps_the_next_statement_out_of_the_block(name, newline):
+    rows, kept = _CONTINUED[name]
+
+    def program(inner):
+        lines = ["def f(m, a, c):", "    if c:", "        m.k = a"]
+        lines += ["    " + row for row in inner] + ["    return 7", ""]
+        return newline.join(lines)
+
+    result = fix_text(program(rows), "t.py", ATN202, unsafe_fixes=False)
+    assert result.fixed_count_by_code == {"ATN202": 1}
+    assert result.text == program(kept)
+    # ``return 7`` is still outside the ``if``.
+    function = ast.parse(result.text).body[0]
+    assert isinstance(function.body[-1], ast.Return)
