@@ -1840,4 +1840,46 @@ def case_loop_alias(m, n, c):
         j = i
     return out
 """,
+    # 41. ``o.__class__ = C`` changes what every attribute store and load of
+    # ``o`` runs (``C``'s properties, its ``__setattr__``), as a store into
+    # ``o.__dict__`` changes every attribute: ATN202 deleted a repeated
+    # ``m.k = a`` whose store now ran a setter, and ATN201 reused a value
+    # read through a property.
+    "store_into_the_class_of_an_object": """
+import torch
+
+LOG = []
+
+
+class M:
+    pass
+
+
+def _set(self, value):
+    LOG.append(value)
+
+
+N = type("N", (), {"k": property(lambda self: len(LOG), _set)})
+T = type("T", (), {"t": property(lambda self: torch.ones(2) * len(LOG))})
+
+
+def make_args():
+    return (M(), 3)
+
+
+def case_store(m, a):
+    m.k = a
+    m.__class__ = N
+    m.k = a
+    return m.k
+
+
+def case_read(m, a):
+    m.t = torch.zeros(2)
+    LOG.append(a)
+    first = m.t.sum().item()
+    m.__class__ = T
+    second = m.t.sum().item()
+    return first, second
+""",
 }

@@ -34,7 +34,8 @@ A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
 contents) any computation over ``m``'s ``buf``, but not ``m.k``. Views of a
 tensor's own memory (``x.data``, ``x.T``, ``x.mT``, ``x.real``) are the
-tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o``.
+tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o`` (as
+``o.__class__ = C`` does: ``C`` decides what each attribute access runs).
 
 Aliasing is per function: ``y = x[:2]`` (or ``m.k = x``, or ``lst.append(x)``)
 makes writes through one reach reads through the other, if the alias is made
@@ -321,8 +322,8 @@ def access_path(expr: ast.AST) -> Path | None:
 def paths_conflict(a: Path, b: Path) -> bool:
     """One path is a prefix of the other: a write to one may change a read of
     the other. Views of a tensor's own memory (``x.data``, ``x.T``,
-    ``x.real``) are the tensor, and ``o.__dict__[k]`` is any attribute of
-    ``o``: paths are compared without them."""
+    ``x.real``) are the tensor, and ``o.__dict__[k]`` (or ``o.__class__``)
+    is any attribute of ``o``: paths are compared without them."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return True

@@ -1695,3 +1695,18 @@ def test_a_deletion_keeps_the_next_statement_out_of_the_block(name, newline):
     # ``return 7`` is still outside the ``if``.
     function = ast.parse(result.text).body[0]
     assert isinstance(function.body[-1], ast.Return)
+
+
+def test_a_store_into_the_class_of_an_object_changes_every_attribute():
+    # ``m.__class__ = N`` decides what ``m.k = a`` and ``m.t`` run next (a
+    # property of ``N``): neither the store nor the value read is repeated.
+    store = "def f(m, a, N):\n    m.k = a\n    m.__class__ = N\n    m.k = a\n"
+    assert codes(store) == []
+    read = (
+        "def f(m, T):\n    a = m.t.sum().item()\n    m.__class__ = T\n"
+        "    b = m.t.sum().item()\n    return a, b\n"
+    )
+    assert codes(read) == []
+    # A store into another object's class changes nothing of ``m``.
+    other = "def f(m, o, a, N):\n    m.k = a\n    o.__class__ = N\n    m.k = a\n"
+    assert codes(other) == [(4, "ATN202")]
