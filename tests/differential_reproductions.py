@@ -1882,4 +1882,45 @@ def case_read(m, a):
     second = m.t.sum().item()
     return first, second
 """,
+    # 42. ATN101 rewrote an allocator imported by name (``zeros(n)``) to a
+    # name the module imports (``empty``, ``torch``) where a parameter or
+    # local of the function took it: the call went to that.
+    "counterpart_name_taken_where_the_call_is": """
+import torch
+from torch import empty, full, zeros
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case_parameter(y, n, empty=lambda n: torch.ones(n, dtype=torch.int32)):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+def case_local(y, n):
+    empty = lambda n: torch.ones(n, dtype=torch.int32)
+    x = zeros(n)
+    x.copy_(y)
+    return x, empty(1)
+
+
+def case_enclosing(y, n):
+    empty = lambda n: torch.ones(n, dtype=torch.int32)
+
+    def inner():
+        x = zeros(n)
+        x.copy_(y)
+        return x
+
+    return inner(), empty(1)
+
+
+def case_torch_for_the_dtype(y, n, torch=None):
+    x = full((n,), 0)
+    x.copy_(y)
+    return x
+""",
 }
