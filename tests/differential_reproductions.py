@@ -1923,4 +1923,42 @@ def case_torch_for_the_dtype(y, n, torch=None):
     x.copy_(y)
     return x
 """,
+    # 43. ATN301: an alias whose value may raise (``v + 1`` of a string),
+    # inlined at a first use that the next statement evaluates after
+    # something else that may raise first (``out.append`` looked up on
+    # None, ``d["k"]`` missing, ``1 / d``): another exception came out.
+    "inlined_raise_after_another_that_may_raise": """
+def make_args():
+    return (["a", "b"], None, {}, 0)
+
+
+def case_attribute(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        out.append(s)
+
+
+def case_subscript(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        d["missing"].append(s)
+
+
+def case_argument(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        print(d["missing"], s)
+
+
+def case_operand(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        print(1 / z + s)
+
+
+def case_list(vs, out, d, z):
+    for v in vs:
+        s = v - 1
+        return [out.x, s]
+""",
 }

@@ -492,3 +492,34 @@ def test_a_sum_numbers_only_by_annotation_is_inlined_only_unsafely():
 )
 def test_a_sum_of_integers_is_deleted_safely(lines):
     assert _applicability(_loop(lines))[-1] == "safe"
+
+
+# ``s = v + 1`` may raise (``v`` a string). Inlined at its first use, it
+# raises where the alias did only if nothing evaluated before that use in the
+# next statement may raise another exception first.
+RAISES_FIRST = {
+    "a name's call": ("print(s)", "safe"),
+    "a local's call": ("out(s)", "safe"),
+    "an assignment's value": ("d.x = s", "safe"),
+    "a subscript store": ("d[s] = 0", "safe"),
+    "a tuple's first item": ("(d.x, e) = (s, 0)", "safe"),
+    "a conditional's test": ("out = d.x if s else 0", "safe"),
+    "a method looked up first": ("out.append(s)", "unsafe"),
+    "a subscript read first": ("d['k'].append(s)", "unsafe"),
+    "an argument before it": ("print(d['k'], s)", "unsafe"),
+    "a division before it": ("print(1 / z + s)", "unsafe"),
+    "an attribute before it": ("out = [d.x, s]", "unsafe"),
+    "a comparison before it": ("out = z < e < s", "unsafe"),
+    "a formatted value before it": ("out = f'{d}{s}'", "unsafe"),
+    "a keyword's value": ("print(end=s)", "safe"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAISES_FIRST))
+def test_an_inlined_value_that_may_raise_must_be_evaluated_first(name):
+    use, applicability = RAISES_FIRST[name]
+    source = (
+        "def f(vs, out, d, z, e):\n    for v in vs:\n"
+        f"        s = v + 1\n        {use}\n"
+    )
+    assert _applicability(source) == [applicability]
