@@ -1961,4 +1961,46 @@ def case_list(vs, out, d, z):
         s = v - 1
         return [out.x, s]
 """,
+    # 44. ATN202: a subscript or a view attribute makes a new object each
+    # time (a slice of a list is a new list, ``t[0:2]`` and ``t.T`` new view
+    # objects), as ``x * 2`` does: deleting the repeat left the target
+    # holding the first object, which another name had changed meanwhile.
+    "subscript_makes_a_new_object": """
+import torch
+
+
+def make_args():
+    return ([1, 2, 3], torch.arange(6.0))
+
+
+def case_slice(a, t):
+    x = a[:]
+    y = x
+    x = a[:]
+    y.append(9)
+    return x
+
+
+def case_view(a, t):
+    x = t[0:2]
+    y = x
+    x = t[0:2]
+    y.unsqueeze_(0)
+    return x
+
+
+def case_identity(a, t):
+    x = a[1:]
+    y = x
+    x = a[1:]
+    return x is y
+
+
+def case_view_attribute(a, t):
+    x = t.T
+    y = x
+    x = t.T
+    y.unsqueeze_(0)
+    return x
+""",
 }

@@ -1710,3 +1710,24 @@ def test_a_store_into_the_class_of_an_object_changes_every_attribute():
     # A store into another object's class changes nothing of ``m``.
     other = "def f(m, o, a, N):\n    m.k = a\n    o.__class__ = N\n    m.k = a\n"
     assert codes(other) == [(4, "ATN202")]
+
+
+@pytest.mark.parametrize("value", ["a[:]", "a[1:]", "t[0]", "t.T", "t.data", "a * 2"])
+def test_a_value_making_a_new_object_referenced_between_is_unsafe(value):
+    # The first object got another name (``y = x``): without the repeat,
+    # ``x`` stays that object, and what is done to ``y`` shows through it.
+    source = (
+        f"def f(a, t):\n    x = {value}\n    y = x\n    x = {value}\n    return x, y\n"
+    )
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [
+        (4, "unsafe")
+    ]
+    # Nothing references the first: the repeat goes safely.
+    plain = source.replace("    y = x\n", "    y = 0\n")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [(4, "safe")]
+    # An attribute that is no view is the same object each time.
+    same = source.replace(value, "t.k")
+    found = check_source(same, "t.py", ATN202)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
