@@ -2003,4 +2003,38 @@ def case_view_attribute(a, t):
     y.unsqueeze_(0)
     return x
 """,
+    # 45. ATN301 took ``v.numel()`` and ``v.size(0)`` for integers by their
+    # torch names, so deleted an unused ``s = k + 1`` as one that cannot
+    # raise; ``v`` was an object of the module's own class, whose ``numel``
+    # returned a string, and ``k + 1`` raised.
+    "integer_method_of_the_modules_own_class": """
+class Rows:
+    def numel(self):
+        return "many"
+
+    def size(self, dim):
+        return "many"
+
+
+def make_args():
+    return ([Rows(), Rows()],)
+
+
+def case_numel(rows):
+    out = []
+    for v in rows:
+        k = v.numel()
+        s = k + 1
+        out.append(1)
+    return out
+
+
+def case_size(rows):
+    out = []
+    for v in rows:
+        k = v.size(0)
+        s = k - 1
+        out.append(1)
+    return out
+""",
 }

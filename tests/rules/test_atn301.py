@@ -523,3 +523,17 @@ def test_an_inlined_value_that_may_raise_must_be_evaluated_first(name):
         f"        s = v + 1\n        {use}\n"
     )
     assert _applicability(source) == [applicability]
+
+
+@pytest.mark.parametrize("method", ["numel()", "size(0)", "dim()"])
+def test_an_integer_method_a_class_of_the_module_defines_is_no_integer(method):
+    # ``v.numel()`` is an int for a tensor; the module's own class may
+    # return anything, and ``k + 1`` then raise: deleting it is unsafe.
+    name = method.split("(")[0]
+    loop = (
+        "def f(rows):\n    for v in rows:\n"
+        f"        k = v.{method}\n        s = k + 1\n        print(v)\n"
+    )
+    assert _applicability(loop) == ["safe"]
+    own = f"class Rows:\n    def {name}(self, *a):\n        return 'many'\n\n\n" + loop
+    assert _applicability(own) == ["unsafe"]
