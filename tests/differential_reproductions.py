@@ -2037,4 +2037,59 @@ def case_size(rows):
         out.append(1)
     return out
 """,
+    # 46. A method called between two reads, known by a torch name as
+    # read-only or in-place on its receiver alone (``h.size()``,
+    # ``h.view(-1)``, ``H.dim()``), is the module's own code where a class
+    # of the module defines it: it changed the tensor ATN201 read twice.
+    "torch_named_method_of_the_modules_own_class_between": """
+import torch
+
+
+class Holder:
+    t = None
+
+    def __init__(self, t):
+        self.t = t
+
+    def size(self):
+        self.t.add_(1)
+        return 1
+
+    def view(self, *shape):
+        self.t.add_(1)
+        return self
+
+    @classmethod
+    def dim(cls):
+        cls.t.add_(1)
+        return 1
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_size(x):
+    h = Holder(x)
+    a = x.sum().item()
+    h.size()
+    b = x.sum().item()
+    return a, b
+
+
+def case_view(x):
+    h = Holder(x)
+    a = x.sum().item()
+    h.view(-1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_class_method(x):
+    Holder.t = x
+    a = x.sum().item()
+    Holder.dim()
+    b = x.sum().item()
+    return a, b
+""",
 }

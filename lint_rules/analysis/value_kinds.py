@@ -9,9 +9,8 @@ are ``tensor_effects.basic_index_names``, which the tensor rules share.
 from __future__ import annotations
 
 import ast
-import weakref
 
-from lint_rules.analysis.class_hooks import ClassHooks
+from lint_rules.analysis.class_hooks import module_class_hooks
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.tensor_effects import basic_index_names, derived
 
@@ -182,21 +181,13 @@ def _integer_value(
     return False
 
 
-# The module's scope -> what its classes define (see ``_module_class_defines``).
-_HOOKS: weakref.WeakKeyDictionary[Scope, ClassHooks] = weakref.WeakKeyDictionary()
-
-
 def _module_class_defines(scope: Scope | None, name: str) -> bool:
     """Whether a class of the module binds ``name`` (a method, a property):
     the receiver of ``v.numel()`` may be one of its objects, whose method
     returns anything. Without a scope, the module is not known: it may."""
     if scope is None:
         return True
-    module = scope.module
-    hooks = _HOOKS.get(module)
-    if hooks is None:
-        hooks = _HOOKS[module] = ClassHooks(module.node)  # type: ignore[arg-type]
-    return hooks.defines(name)
+    return module_class_hooks(scope).defines(name)
 
 
 def _may_bind_a_slice(flow: FunctionFlow, name: str) -> bool:

@@ -78,7 +78,9 @@ class RepeatedHostSync(Rule):
     known by their torch names; a `join` or `get` may be a thread's or a
     queue's, and is unknown code, and a `sort` or an `add`, which change
     nothing of a tensor, may be a list's or a set's, which change it (and
-    `add` keeps its argument).
+    `add` keeps its argument); a method a class of the module defines
+    (`h.size()` where the module's `Holder` has a `size`) is that code,
+    whatever torch's method of the name does.
 
     ## Example
     ```python

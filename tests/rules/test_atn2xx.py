@@ -1731,3 +1731,24 @@ def test_a_value_making_a_new_object_referenced_between_is_unsafe(value):
     same = source.replace(value, "t.k")
     found = check_source(same, "t.py", ATN202)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize("method", ["size()", "view(-1)", "dim()"])
+def test_a_torch_named_method_of_the_modules_own_class_runs_its_code(method):
+    # ``h.size()`` of a tensor changes nothing; of the module's own class it
+    # may change what ``h`` holds (here ``x``).
+    body = (
+        "def f(x):\n    h = Holder(x)\n    a = x.sum().item()\n"
+        f"    h.{method}\n    b = x.sum().item()\n    return a, b\n"
+    )
+    plain = "import torch\n\n\n" + body
+    # Given to ``Holder(x)``, ``x`` escaped: only a known read-only method
+    # leaves it unchanged.
+    assert codes(plain) == [(8, "ATN201")]
+    name = method.split("(")[0]
+    own = (
+        "import torch\n\n\nclass Holder:\n    def __init__(self, t):\n"
+        f"        self.t = t\n\n    def {name}(self, *a):\n"
+        "        self.t.add_(1)\n\n\n" + body
+    )
+    assert codes(own) == []
