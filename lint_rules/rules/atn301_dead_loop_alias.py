@@ -350,6 +350,14 @@ class DeadLoopAlias(Rule):
                 if found is scope:
                     return flow.bound_on_entry(node.id, block)
                 return True  # the module's, or an enclosing function's
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                # ``out.append`` of a local that only ever holds a list.
+                kind = _container_kind(flow, node.value.id)
+                return (
+                    kind is not None
+                    and hasattr(kind, node.attr)
+                    and cannot_raise(node.value)
+                )
             return False
 
         return _evaluated_first(following, first, cannot_raise)
@@ -482,6 +490,37 @@ def _is_alias_value(value: ast.expr) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
         return _is_alias_value(value.left) and _is_alias_value(value.right)
     return False
+
+
+_CONTAINER_DISPLAYS: dict[type, type] = {
+    ast.List: list,
+    ast.ListComp: list,
+    ast.Dict: dict,
+    ast.DictComp: dict,
+    ast.Set: set,
+    ast.SetComp: set,
+}
+
+
+def _container_kind(flow: FunctionFlow, name: str) -> type | None:
+    """``list``, ``dict`` or ``set`` when every binding of the local ``name``
+    is a display or comprehension of that kind (``out = []``), else None:
+    looking up one of that type's methods on it cannot raise."""
+    kinds = set()
+    for event in flow.stores_of(name):
+        parent = flow.parents.get(event.node)
+        if (
+            event.kind is not Kind.STORE
+            or event.nested
+            or not isinstance(parent, ast.Assign)
+            or parent.targets != [event.node]
+        ):
+            return None
+        kind = _CONTAINER_DISPLAYS.get(type(parent.value))
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _evaluated_first(

@@ -537,3 +537,20 @@ def test_an_integer_method_a_class_of_the_module_defines_is_no_integer(method):
     assert _applicability(loop) == ["safe"]
     own = f"class Rows:\n    def {name}(self, *a):\n        return 'many'\n\n\n" + loop
     assert _applicability(own) == ["unsafe"]
+
+
+@pytest.mark.parametrize(
+    ("binding", "applicability"),
+    [
+        ("out = []", "safe"),
+        ("out = {}", "unsafe"),  # a dict has no ``append``
+        ("out = [] if vs else None", "unsafe"),
+        ("out = list(vs)", "unsafe"),  # ``list`` may be anything
+    ],
+)
+def test_a_method_of_a_local_list_is_looked_up_without_raising(binding, applicability):
+    source = (
+        f"def f(vs):\n    {binding}\n    for v in vs:\n"
+        "        s = v + 1\n        out.append(s)\n    return out\n"
+    )
+    assert _applicability(source) == [applicability]
