@@ -1777,4 +1777,319 @@ def case(y, n):
     b = m.item()
     return a, b
 """,
+    # 39. ATN301: a value written over several lines (a comment, a
+    # backslash continuation, a line break in parentheses) inlined into an
+    # f-string's replacement field, which before Python 3.12 holds none of
+    # them: the fixed text did not parse.
+    "multiline_value_into_an_fstring": """
+def make_args():
+    return (3,)
+
+
+def case_comment(n):
+    out = []
+    for i in range(n):
+        j = (i  # the next row
+             + 1)
+        out.append(f"{j}")
+    return out
+
+
+def case_continuation(n):
+    out = []
+    for i in range(n):
+        j = i + \\
+            1
+        out.append(f"{j}")
+    return out
+
+
+def case_line_break(n):
+    out = []
+    for i in range(n):
+        j = (i +
+             1)
+        out.append(f"<{j}>")
+    return out
+""",
+    # 40. A statement deleted on a row that a backslash continues into from
+    # ``previous;``: deleting its rows joined the previous row to the next
+    # statement, which moved into the block (a ``return`` into an ``if`` or
+    # a loop body).
+    "deleted_row_continued_from_a_separator": """
+class M:
+    pass
+
+
+def make_args():
+    return (M(), 3, False)
+
+
+def case_reassignment(m, a, c):
+    if c:
+        m.k = a
+        m.j = 1; \\
+        m.k = a
+    return 7
+
+
+def case_loop_alias(m, n, c):
+    out = []
+    for i in range(n):
+        out.append(0); \\
+        j = i
+    return out
+""",
+    # 41. ``o.__class__ = C`` changes what every attribute store and load of
+    # ``o`` runs (``C``'s properties, its ``__setattr__``), as a store into
+    # ``o.__dict__`` changes every attribute: ATN202 deleted a repeated
+    # ``m.k = a`` whose store now ran a setter, and ATN201 reused a value
+    # read through a property.
+    "store_into_the_class_of_an_object": """
+import torch
+
+LOG = []
+
+
+class M:
+    pass
+
+
+def _set(self, value):
+    LOG.append(value)
+
+
+N = type("N", (), {"k": property(lambda self: len(LOG), _set)})
+T = type("T", (), {"t": property(lambda self: torch.ones(2) * len(LOG))})
+
+
+def make_args():
+    return (M(), 3)
+
+
+def case_store(m, a):
+    m.k = a
+    m.__class__ = N
+    m.k = a
+    return m.k
+
+
+def case_read(m, a):
+    m.t = torch.zeros(2)
+    LOG.append(a)
+    first = m.t.sum().item()
+    m.__class__ = T
+    second = m.t.sum().item()
+    return first, second
+""",
+    # 42. ATN101 rewrote an allocator imported by name (``zeros(n)``) to a
+    # name the module imports (``empty``, ``torch``) where a parameter or
+    # local of the function took it: the call went to that.
+    "counterpart_name_taken_where_the_call_is": """
+import torch
+from torch import empty, full, zeros
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case_parameter(y, n, empty=lambda n: torch.ones(n, dtype=torch.int32)):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+def case_local(y, n):
+    empty = lambda n: torch.ones(n, dtype=torch.int32)
+    x = zeros(n)
+    x.copy_(y)
+    return x, empty(1)
+
+
+def case_enclosing(y, n):
+    empty = lambda n: torch.ones(n, dtype=torch.int32)
+
+    def inner():
+        x = zeros(n)
+        x.copy_(y)
+        return x
+
+    return inner(), empty(1)
+
+
+def case_torch_for_the_dtype(y, n, torch=None):
+    x = full((n,), 0)
+    x.copy_(y)
+    return x
+""",
+    # 43. ATN301: an alias whose value may raise (``v + 1`` of a string),
+    # inlined at a first use that the next statement evaluates after
+    # something else that may raise first (``out.append`` looked up on
+    # None, ``d["k"]`` missing, ``1 / d``): another exception came out.
+    "inlined_raise_after_another_that_may_raise": """
+def make_args():
+    return (["a", "b"], None, {}, 0)
+
+
+def case_attribute(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        out.append(s)
+
+
+def case_subscript(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        d["missing"].append(s)
+
+
+def case_argument(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        print(d["missing"], s)
+
+
+def case_operand(vs, out, d, z):
+    for v in vs:
+        s = v + 1
+        print(1 / z + s)
+
+
+def case_list(vs, out, d, z):
+    for v in vs:
+        s = v - 1
+        return [out.x, s]
+""",
+    # 44. ATN202: a subscript or a view attribute makes a new object each
+    # time (a slice of a list is a new list, ``t[0:2]`` and ``t.T`` new view
+    # objects), as ``x * 2`` does: deleting the repeat left the target
+    # holding the first object, which another name had changed meanwhile.
+    "subscript_makes_a_new_object": """
+import torch
+
+
+def make_args():
+    return ([1, 2, 3], torch.arange(6.0))
+
+
+def case_slice(a, t):
+    x = a[:]
+    y = x
+    x = a[:]
+    y.append(9)
+    return x
+
+
+def case_view(a, t):
+    x = t[0:2]
+    y = x
+    x = t[0:2]
+    y.unsqueeze_(0)
+    return x
+
+
+def case_identity(a, t):
+    x = a[1:]
+    y = x
+    x = a[1:]
+    return x is y
+
+
+def case_view_attribute(a, t):
+    x = t.T
+    y = x
+    x = t.T
+    y.unsqueeze_(0)
+    return x
+""",
+    # 45. ATN301 took ``v.numel()`` and ``v.size(0)`` for integers by their
+    # torch names, so deleted an unused ``s = k + 1`` as one that cannot
+    # raise; ``v`` was an object of the module's own class, whose ``numel``
+    # returned a string, and ``k + 1`` raised.
+    "integer_method_of_the_modules_own_class": """
+class Rows:
+    def numel(self):
+        return "many"
+
+    def size(self, dim):
+        return "many"
+
+
+def make_args():
+    return ([Rows(), Rows()],)
+
+
+def case_numel(rows):
+    out = []
+    for v in rows:
+        k = v.numel()
+        s = k + 1
+        out.append(1)
+    return out
+
+
+def case_size(rows):
+    out = []
+    for v in rows:
+        k = v.size(0)
+        s = k - 1
+        out.append(1)
+    return out
+""",
+    # 46. A method called between two reads, known by a torch name as
+    # read-only or in-place on its receiver alone (``h.size()``,
+    # ``h.view(-1)``, ``H.dim()``), is the module's own code where a class
+    # of the module defines it: it changed the tensor ATN201 read twice.
+    "torch_named_method_of_the_modules_own_class_between": """
+import torch
+
+
+class Holder:
+    t = None
+
+    def __init__(self, t):
+        self.t = t
+
+    def size(self):
+        self.t.add_(1)
+        return 1
+
+    def view(self, *shape):
+        self.t.add_(1)
+        return self
+
+    @classmethod
+    def dim(cls):
+        cls.t.add_(1)
+        return 1
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_size(x):
+    h = Holder(x)
+    a = x.sum().item()
+    h.size()
+    b = x.sum().item()
+    return a, b
+
+
+def case_view(x):
+    h = Holder(x)
+    a = x.sum().item()
+    h.view(-1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_class_method(x):
+    Holder.t = x
+    a = x.sum().item()
+    Holder.dim()
+    b = x.sum().item()
+    return a, b
+""",
 }

@@ -12,8 +12,10 @@ change what the program computes (ATN202's deletion of a repeated ``T = V``).
 from __future__ import annotations
 
 import ast
+import weakref
 
 from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
 #: comparison's parts).
@@ -169,3 +171,17 @@ def class_hooks(model: ModuleModel) -> ClassHooks:
     if found is None:
         found = model.derived["class hooks"] = ClassHooks(model.class_defs)
     return found  # type: ignore[return-value]
+
+
+# The module's scope -> its ``ClassHooks``, for analyses that have a scope
+# and no model (the invalidation analysis, the kinds of values).
+_BY_MODULE: weakref.WeakKeyDictionary[Scope, ClassHooks] = weakref.WeakKeyDictionary()
+
+
+def module_class_hooks(scope: Scope) -> ClassHooks:
+    """The ``ClassHooks`` of the module ``scope`` is in (once per module)."""
+    module = scope.module
+    found = _BY_MODULE.get(module)
+    if found is None:
+        found = _BY_MODULE[module] = ClassHooks(module.node)  # type: ignore[arg-type]
+    return found

@@ -14,8 +14,10 @@ evaluation order:
   rebinding any global;
 - ``WRITE path``: the object at ``path``, or something reachable from it, may
   change in place: an augmented assignment, an in-place tensor method (a name
-  ending in ``_``), any other method called on it, passing it to a call that
-  is not known to leave its arguments alone (a torch function given it as
+  ending in ``_``), any other method called on it (a method a class of the
+  module defines is that code, whatever torch's of the name does), passing
+  it to a call that is not known to leave its arguments alone (a torch
+  function given it as
   ``out``, by keyword or position, or with ``inplace``, ``training`` or
   ``max_norm`` set, is not), or formatting it (``print(o)``, ``str(o)``,
   ``f"{o}"`` run its ``__str__``/``__format__``);
@@ -34,7 +36,8 @@ A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
 contents) any computation over ``m``'s ``buf``, but not ``m.k``. Views of a
 tensor's own memory (``x.data``, ``x.T``, ``x.mT``, ``x.real``) are the
-tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o``.
+tensor, and ``o.__dict__[k] = v`` stores any attribute of ``o`` (as
+``o.__class__ = C`` does: ``C`` decides what each attribute access runs).
 
 Aliasing is per function: ``y = x[:2]`` (or ``m.k = x``, or ``lst.append(x)``)
 makes writes through one reach reads through the other, if the alias is made
@@ -65,9 +68,11 @@ import ast
 import enum
 from collections.abc import Container, Iterable, Iterator
 
+from lint_rules.analysis.class_hooks import module_class_hooks
 from lint_rules.analysis.flow import Block, FunctionFlow, Kind
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.torch_api import (
     DETERMINISTIC_METHODS,
     FRESH_METHODS,
@@ -86,7 +91,6 @@ from lint_rules.records import Record
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from lint_rules.analysis.imports import ImportMap
-    from lint_rules.analysis.scopes import Scope
 
     Names = Scope | ImportMap
 
@@ -321,8 +325,8 @@ def access_path(expr: ast.AST) -> Path | None:
 def paths_conflict(a: Path, b: Path) -> bool:
     """One path is a prefix of the other: a write to one may change a read of
     the other. Views of a tensor's own memory (``x.data``, ``x.T``,
-    ``x.real``) are the tensor, and ``o.__dict__[k]`` is any attribute of
-    ``o``: paths are compared without them."""
+    ``x.real``) are the tensor, and ``o.__dict__[k]`` (or ``o.__class__``)
+    is any attribute of ``o``: paths are compared without them."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return True
@@ -1069,7 +1073,18 @@ class Invalidation:
             return False
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             return False
+        if self.module_class_defines(func.attr):
+            return False  # maybe a method of the module's own class
         return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
+
+    def module_class_defines(self, method: str) -> bool:
+        """Whether a class of the module binds ``method``: a call of it on an
+        object of that class (``h.size()``, ``h.add_(1)``) runs the module's
+        code, not torch's method of that name."""
+        names = self.names
+        if not isinstance(names, Scope):
+            return False
+        return module_class_hooks(names).defines(method)
 
     def call_effects(self, call: ast.Call) -> list[Change]:
         """What a call may change, once its callee and arguments are evaluated."""
@@ -1098,10 +1113,13 @@ class Invalidation:
             if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
                 for argument in arguments:
                     effects += _writes(self.alias_paths(argument), call)
-            if name in NO_EFFECT_METHODS:
+            # A method a class of the module defines is that code, whatever
+            # torch's method of the name does.
+            own = self.module_class_defines(name)
+            if name in NO_EFFECT_METHODS and not own:
                 return effects
             receiver = self.alias_paths(func.value)
-            if is_inplace_method(name):
+            if is_inplace_method(name) and not own:
                 # PyTorch's in-place methods change their receiver, not their arguments.
                 return effects + _writes(receiver, call)
             # Any other method: the receiver, the arguments, anything shared.

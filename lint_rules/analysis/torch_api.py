@@ -279,8 +279,11 @@ METADATA_ATTRIBUTES = frozenset(
 #: Tensor attributes that are views of the tensor's own memory: a write
 #: through ``x.data``, ``x.T`` or ``x.real`` writes ``x``.
 VIEW_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
-#: Attributes through which a store reaches every attribute of the object.
-NAMESPACE_ATTRIBUTES = frozenset({"__dict__"})
+#: Attributes through which a store reaches every attribute of the object:
+#: ``o.__dict__[k] = v`` stores one, and ``o.__class__ = C`` changes what
+#: every attribute load and store of ``o`` runs (``C``'s properties,
+#: its ``__setattr__``).
+NAMESPACE_ATTRIBUTES = frozenset({"__dict__", "__class__"})
 
 
 def _having(flag: int, without: int = 0) -> frozenset[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from lint_rules.analysis.class_hooks import module_class_hooks
 from lint_rules.analysis.flow import FunctionFlow, Kind
 from lint_rules.analysis.tensor_effects import basic_index_names, derived
 
@@ -174,8 +175,19 @@ def _integer_value(
         if isinstance(func, ast.Attribute) and func.attr in _INTEGER_METHODS:
             if ints and func.attr == "item":
                 return False  # (a float, a complex or a bool as well)
+            if _module_class_defines(scope, func.attr):
+                return False  # ``v.numel()`` of an object of the module's class
             return func.attr not in ("size", "stride") or len(value.args) == 1
     return False
+
+
+def _module_class_defines(scope: Scope | None, name: str) -> bool:
+    """Whether a class of the module binds ``name`` (a method, a property):
+    the receiver of ``v.numel()`` may be one of its objects, whose method
+    returns anything. Without a scope, the module is not known: it may."""
+    if scope is None:
+        return True
+    return module_class_hooks(scope).defines(name)
 
 
 def _may_bind_a_slice(flow: FunctionFlow, name: str) -> bool:

@@ -24,6 +24,7 @@ class EmptyRewriter:
         self.ctx = ctx
         self._identifiers: set[str] | None = None
         self._module_imports: ImportMap | None = None
+        self._bound_otherwise: set[str] | None = None
 
     @property
     def identifiers(self) -> set[str]:
@@ -65,7 +66,7 @@ class EmptyRewriter:
             edits.append(fill_edit)
         if allocation.none_dtype is not None:
             # ``dtype=None`` asked for the fill's dtype: name it.
-            module = self._torch_module()
+            module = self._torch_module(None if allocation.method else call)
             if module is None:
                 return None
             value = allocation.none_dtype.value
@@ -93,7 +94,14 @@ class EmptyRewriter:
 
     def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
         """The local name to call ``torch.<new>`` by, and the import edits it needs."""
-        existing = self.module_imports.local_names_for(f"torch.{new}")
+        # A module-level name is what the call sees only where no function,
+        # parameter, comprehension or other binding of the module takes it
+        # (``def f(y, empty=...)`` would call the parameter).
+        existing = [
+            name
+            for name in self.module_imports.local_names_for(f"torch.{new}")
+            if name not in self.bound_otherwise
+        ]
         if existing:
             return existing[0], []
         if new not in self.identifiers:
@@ -108,12 +116,28 @@ class EmptyRewriter:
             return f"{module}.{new}", []
         return None
 
-    def _torch_module(self) -> str | None:
-        """A name the module binds to ``torch`` itself (``torch``, ``th``)."""
+    def _torch_module(self, call: ast.Call | None = None) -> str | None:
+        """A name bound to ``torch`` itself (``torch``, ``th``) where ``call``
+        is: the one the call is made through (``th.full(...)``, which the
+        call's scope said is torch), else one the module imports that
+        nothing else in the module binds."""
+        if call is not None:
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                return func.value.id
         for local, module in self.module_imports.modules.items():
-            if module == "torch":
+            if module == "torch" and local not in self.bound_otherwise:
                 return local
         return None
+
+    @property
+    def bound_otherwise(self) -> set[str]:
+        """Names something in the module binds other than an import at module
+        level: a parameter, an assignment, a ``def``, a comprehension's
+        target, an import inside a function, a star import's any name."""
+        if self._bound_otherwise is None:
+            self._bound_otherwise = _bound_otherwise(self.ctx.tree)
+        return self._bound_otherwise
 
     # -- the fill argument -----------------------------------------------------
 
@@ -126,7 +150,7 @@ class EmptyRewriter:
         if isinstance(fill, ast.expr):
             start, end = _unparenthesize(text, start, end)
         if allocation.inferred_dtype is not None and allocation.none_dtype is None:
-            module = self._torch_module()
+            module = self._torch_module(None if allocation.method else allocation.call)
             if module is None:
                 return None
             return Edit(start, end, f"dtype={module}.{allocation.inferred_dtype}")
@@ -300,6 +324,34 @@ def _module_identifiers(tree: ast.Module) -> set[str]:
                 names.add((alias.asname or alias.name).partition(".")[0])
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
+
+
+def _bound_otherwise(tree: ast.Module) -> set[str]:
+    """Names bound anywhere in ``tree`` other than by an import statement run
+    at module level (see :meth:`EmptyRewriter.bound_otherwise`)."""
+    module_level = {id(stmt) for stmt in _module_level_imports(tree)}
+    names: set[str] = set()
+    for node in walk_nodes(tree):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if id(node) not in module_level:
+                for alias in node.names:
+                    names.add((alias.asname or alias.name).partition(".")[0])
+            elif any(alias.name == "*" for alias in node.names):
+                names.add("*")
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:

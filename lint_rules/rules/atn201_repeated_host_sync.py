@@ -53,8 +53,9 @@ class RepeatedHostSync(Rule):
     chain reads, write its base or a prefix of its attribute chain
     (`x.add_(1)`, `x[i] = v`, `m.x = v`, `x += 1`, `del x`), also through a
     view or view attribute (`x.data[0] = v`, `v = x.T; v.zero_()`,
-    `x.real.mul_(2)`) or the object's `__dict__`; pass the base or a value
-    that may alias it to a call other than a known read-only builtin, method
+    `x.real.mul_(2)`) or the object's `__dict__` or `__class__`; pass the
+    base or a value that may alias it to a call other than a known
+    read-only builtin, method
     or `torch` function (a torch function given it as `out`, by keyword or
     by position, or with `inplace`, `training` or `max_norm` set, writes
     it); call a method on an object the chain reads through (`self.reset()`
@@ -77,7 +78,9 @@ class RepeatedHostSync(Rule):
     known by their torch names; a `join` or `get` may be a thread's or a
     queue's, and is unknown code, and a `sort` or an `add`, which change
     nothing of a tensor, may be a list's or a set's, which change it (and
-    `add` keeps its argument).
+    `add` keeps its argument); a method a class of the module defines
+    (`h.size()` where the module's `Holder` has a `size`) is that code,
+    whatever torch's method of the name does.
 
     ## Example
     ```python

@@ -20,6 +20,7 @@ from lint_rules.analysis.invalidation import (
     paths_conflict,
 )
 from lint_rules.analysis.nodes import COMPOUND_STATEMENTS, TryStar
+from lint_rules.analysis.torch_api import VIEW_ATTRIBUTES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Finding, Fix
 from lint_rules.edits import delete_statement
@@ -99,8 +100,9 @@ class RedundantReassignment(Rule):
     less, and the fix is unsafe.
 
     It is unsafe when the value makes a new object each time (`x * 2`,
-    `(a, b)`) and the first one got another reference in between (`b = a`,
-    a call it was passed to): without the later statement the target keeps
+    `(a, b)`, a slice `a[1:]` of a list, `t[0]` or `t.T` of a tensor, each a
+    new view object) and the first one got another reference in between
+    (`b = a`, a call it was passed to): without the later statement the target keeps
     that object, so a change made through the other reference (`b.add_(1)`)
     shows through the target, and the two are now one object.
 
@@ -322,7 +324,7 @@ def _group_pairs(
     def reads_target(point2: Point) -> bool:
         return anywhere and _reads_target(analysis, reads, target, point2)
 
-    new_object = not immutable and type(first_stmt.value) in _NEW_OBJECTS
+    new_object = not immutable and _makes_new_object(first_stmt.value)
     # second -> whether the target may get another name between the first
     # statement of its chain and it, found step by step along the chain.
     referenced: dict[ast.Assign, bool] = {}
@@ -532,6 +534,17 @@ def _reads_target(
 
 # Values that make a new object each time they are evaluated.
 _NEW_OBJECTS = frozenset({ast.BinOp, ast.UnaryOp, ast.Compare, ast.Tuple, ast.Call})
+
+
+def _makes_new_object(value: ast.expr) -> bool:
+    """Whether evaluating a pure value may make a new object each time: the
+    kinds of ``_NEW_OBJECTS``, a subscript (a slice of a list is a new list;
+    indexing a tensor, ``t[0]``, makes a new view object each time), and a
+    view attribute of a tensor (``t.T``, ``t.data``)."""
+    kind = type(value)
+    if kind in _NEW_OBJECTS or kind is ast.Subscript:
+        return True
+    return kind is ast.Attribute and value.attr in VIEW_ATTRIBUTES  # type: ignore[attr-defined]
 
 
 def _holds_immutable(value: ast.expr) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind
@@ -87,7 +87,10 @@ class DeadLoopAlias(Rule):
     raises at the assignment; once inlined it raises at the first use
     instead, and once deleted not at all. The fix is then unsafe, unless the
     first use is what the very next statement evaluates first, outside any
-    `try` or other body, with nothing before it that has an effect.
+    `try` or other body, with nothing before it that has an effect or may
+    raise another exception first: only names and constants (`print(s)`,
+    `d[s] = 0`; not `out.append(s)`, which looks `append` up before, nor
+    `print(d["k"], s)`).
 
     A sum inlined at several uses is computed at each; that is safe for
     numbers, which are immutable, and unsafe where a name is a number only by
@@ -95,9 +98,11 @@ class DeadLoopAlias(Rule):
     call, and `i + n` of lists would be a new list at each use.
 
     No fix is offered where the alias's name is part of the output
-    (`f"{alias=}"` prints `alias=`), or where a string or bytes value would
-    go inside an f-string on Python before 3.12 (which does not allow the
-    same quotes, or a backslash, there).
+    (`f"{alias=}"` prints `alias=`), or where a string or bytes value, or
+    a value written over several lines (a line break, a comment, a
+    backslash continuation), would go inside an f-string on Python before
+    3.12 (which does not allow the same quotes, a backslash, a comment or,
+    in a single-quoted f-string, a line break there).
 
     ## Options
     - `hot-path-methods`
@@ -326,7 +331,36 @@ class DeadLoopAlias(Rule):
         if analysis.conditional(at):
             return False
         after = Point(flow.block_of(stmt), stmt)
-        return next(iter(analysis.effects_between(after, at)), None) is None
+        if next(iter(analysis.effects_between(after, at)), None) is not None:
+            return False
+        # Nor may anything evaluated before it raise another exception first
+        # (``out.append(s)`` looks ``append`` up, ``d[k][s]`` reads ``d[k]``).
+        block = flow.block_of(following)
+        scope = ctx.model.scope(flow.function)
+
+        def cannot_raise(node: ast.AST) -> bool:
+            if isinstance(node, ast.Constant):
+                return True
+            if isinstance(node, ast.Name):
+                if not isinstance(node.ctx, ast.Load):
+                    return True  # a target name: binding it raises nothing
+                found, _ = scope.lookup(node.id)
+                if found is None:
+                    return True  # a builtin
+                if found is scope:
+                    return flow.bound_on_entry(node.id, block)
+                return True  # the module's, or an enclosing function's
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                # ``out.append`` of a local that only ever holds a list.
+                kind = _container_kind(flow, node.value.id)
+                return (
+                    kind is not None
+                    and hasattr(kind, node.attr)
+                    and cannot_raise(node.value)
+                )
+            return False
+
+        return _evaluated_first(following, first, cannot_raise)
 
     def _changed_before_use(
         self, ctx: Context, flow: FunctionFlow, stmt: ast.Assign, use: ast.AST
@@ -345,14 +379,17 @@ class DeadLoopAlias(Rule):
         return changed is not None
 
     def _fix(self, ctx, flow, stmt, body, value, value_text, loads) -> Fix | None:
-        has_str = any(
+        # What an f-string's replacement field cannot hold before Python
+        # 3.12: a string's quotes or backslashes, and a value written over
+        # several lines (a line break, a comment, a continuation).
+        not_in_fstring = any(
             isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
             for n in ast.walk(value)
-        )
+        ) or any(mark in value_text for mark in "\r\n\\#")
         edits = [delete_statement(stmt, body, ctx.locator)]
         in_slices: dict[ast.Slice, dict[ast.AST, str]] = {}
         for load in loads:
-            if has_str and inside_fstring(load.node, flow.parents):
+            if not_in_fstring and inside_fstring(load.node, flow.parents):
                 return None
             if self_documenting(load.node, flow.parents, ctx):
                 return None  # ``f"{alias=}"`` prints the name itself
@@ -452,6 +489,100 @@ def _is_alias_value(value: ast.expr) -> bool:
         )
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
         return _is_alias_value(value.left) and _is_alias_value(value.right)
+    return False
+
+
+_CONTAINER_DISPLAYS: dict[type, type] = {
+    ast.List: list,
+    ast.ListComp: list,
+    ast.Dict: dict,
+    ast.DictComp: dict,
+    ast.Set: set,
+    ast.SetComp: set,
+}
+
+
+def _container_kind(flow: FunctionFlow, name: str) -> type | None:
+    """``list``, ``dict`` or ``set`` when every binding of the local ``name``
+    is a display or comprehension of that kind (``out = []``), else None:
+    looking up one of that type's methods on it cannot raise."""
+    kinds = set()
+    for event in flow.stores_of(name):
+        parent = flow.parents.get(event.node)
+        if (
+            event.kind is not Kind.STORE
+            or event.nested
+            or not isinstance(parent, ast.Assign)
+            or parent.targets != [event.node]
+        ):
+            return None
+        kind = _CONTAINER_DISPLAYS.get(type(parent.value))
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _evaluated_first(
+    node: ast.AST, use: ast.AST, cannot_raise: Callable[[ast.AST], bool]
+) -> bool:
+    """Whether evaluating ``node`` evaluates ``use`` before anything that may
+    raise: everything Python evaluates before it (the callee before the
+    arguments, the left operand before the right, an assignment's value
+    before its targets) is a constant or a name ``cannot_raise`` accepts."""
+    if node is use:
+        return True
+    kind = type(node)
+    parts: list[ast.AST | None]
+    if kind is ast.Assign:
+        # The value, then each target's own parts (``d[s] = 0``: ``d``, ``s``).
+        parts = [node.value, *node.targets]  # type: ignore[attr-defined]
+    elif kind in (ast.Expr, ast.Return, ast.Await, ast.Yield):
+        parts = [node.value]  # type: ignore[attr-defined]
+    elif kind is ast.AnnAssign:
+        parts = [node.value]  # type: ignore[attr-defined]
+    elif kind in (ast.Attribute, ast.Starred, ast.keyword, ast.FormattedValue):
+        parts = [node.value]  # type: ignore[attr-defined]
+    elif kind is ast.UnaryOp:
+        parts = [node.operand]  # type: ignore[attr-defined]
+    elif kind in (ast.If, ast.While, ast.Assert):
+        parts = [node.test]  # type: ignore[attr-defined]
+    elif kind in (ast.For, ast.AsyncFor):
+        parts = [node.iter]  # type: ignore[attr-defined]
+    elif kind is ast.Subscript:
+        parts = [node.value, node.slice]  # type: ignore[attr-defined]
+    elif kind is ast.Slice:
+        parts = [node.lower, node.upper, node.step]  # type: ignore[attr-defined]
+    elif kind is ast.BinOp:
+        parts = [node.left, node.right]  # type: ignore[attr-defined]
+    elif kind is ast.Compare:
+        # A second comparison runs the first one's operator before it.
+        parts = [node.left, node.comparators[0]]  # type: ignore[attr-defined]
+        if len(node.comparators) > 1:  # type: ignore[attr-defined]
+            parts = parts[:1]
+    elif kind is ast.BoolOp or kind is ast.IfExp:
+        # The first value's truth is asked before the others are evaluated.
+        parts = [node.values[0] if kind is ast.BoolOp else node.test]  # type: ignore[attr-defined]
+    elif kind in (ast.Tuple, ast.List, ast.Set):
+        parts = list(node.elts)  # type: ignore[attr-defined]
+    elif kind is ast.Dict:
+        parts = []
+        for key, value in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
+            parts.extend((key, value))
+    elif kind is ast.Call:
+        # Positional arguments (``*args`` among them) before keywords.
+        parts = [node.func, *node.args, *node.keywords]  # type: ignore[attr-defined]
+    elif kind is ast.JoinedStr:
+        parts = list(node.values)  # type: ignore[attr-defined]
+    else:
+        return False
+    for part in parts:
+        if part is None:
+            continue
+        if any(inner is use for inner in ast.walk(part)):
+            return _evaluated_first(part, use, cannot_raise)
+        if not cannot_raise(part):
+            return False
     return False
 
 

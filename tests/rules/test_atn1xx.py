@@ -442,6 +442,65 @@ def test_atn101_by_name_imports_gain_the_counterpart(
     assert fixed(source) == fixed_imports + body.replace(call, replacement)
 
 
+@pytest.mark.parametrize(
+    ("header", "signature", "body", "expected"),
+    [
+        # The module imports ``empty``, but a parameter of the function takes
+        # the name: ``torch.empty``.
+        (
+            "import torch\nfrom torch import empty, zeros\n",
+            "def f(y, n, empty=None):",
+            "",
+            "torch.empty(n)",
+        ),
+        # ... or a local of the function.
+        (
+            "import torch\nfrom torch import empty, zeros\n",
+            "def f(y, n):",
+            "    empty = []\n",
+            "torch.empty(n)",
+        ),
+        # ... or a comprehension's target anywhere in the module.
+        (
+            "import torch\nfrom torch import empty, zeros\n"
+            "K = [empty for empty in range(2)]\n",
+            "def f(y, n):",
+            "",
+            "torch.empty(n)",
+        ),
+        # ``torch`` too is taken (a local): no fix.
+        (
+            "import torch\nfrom torch import zeros\nempty = []\n",
+            "def f(y, n):",
+            "    torch = None\n",
+            None,
+        ),
+        # ``dtype=torch.int64`` for ``full(..., 0)``, with ``torch`` a
+        # parameter: no fix.
+        (
+            "import torch\nfrom torch import full\n",
+            "def f(y, n, torch=None):",
+            "",
+            None,
+        ),
+    ],
+)
+def test_atn101_counterpart_name_must_be_the_modules_where_the_call_is(
+    header, signature, body, expected
+):
+    call = "full((n,), 0)" if "full" in header else "zeros(n)"
+    source = (
+        f"{header}\n{signature}\n{body}    x = {call}\n    x.copy_(y)\n    return x\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    if expected is None:
+        assert found[0].fix is None
+        assert fixed(source) == source
+    else:
+        assert fixed(source) == source.replace(f"x = {call}", f"x = {expected}")
+
+
 def test_atn101_name_taken_falls_back_to_the_torch_module():
     source = dedent(
         """\

@@ -1652,3 +1652,103 @@ def test_atn201_a_method_of_the_modules_class_makes_the_fix_unsafe():
     other = source.replace("def item(", "def other(")
     (finding,) = check_source(other, "t.py", ATN201)
     assert finding.fix.applicability.value == "safe"
+
+
+# A repeated store on a row that a backslash continues into from ``previous;``
+# (or from a row holding only a backslash): deleting its rows joined the
+# previous row to the next statement, moving that into the block.
+_CONTINUED = {
+    "separator then continuation": (
+        ["    m.j = 1; \\", "    m.k = a"],
+        ["    m.j = 1"],
+    ),
+    "separator, blanks, two continuations": (
+        ["    m.j = 1 ; \\", "      \\", "    m.k = a"],
+        ["    m.j = 1"],
+    ),
+    "a row of a backslash only": (["    \\", "    m.k = a"], []),
+    "a comment's backslash continues nothing": (
+        ["    m.j = 1  # note \\", "    m.k = a"],
+        ["    m.j = 1  # note \\"],
+    ),
+    "separator then continuation after the store": (
+        ["    m.k = a; \\", "    m.j = 1"],
+        ["    m.j = 1"],
+    ),
+    "stores on one row": (["    m.k = a  ;  m.i = 2"], ["    m.i = 2"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CONTINUED))
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_deletion_keeps_the_next_statement_out_of_the_block(name, newline):
+    rows, kept = _CONTINUED[name]
+
+    def program(inner):
+        lines = ["def f(m, a, c):", "    if c:", "        m.k = a"]
+        lines += ["    " + row for row in inner] + ["    return 7", ""]
+        return newline.join(lines)
+
+    result = fix_text(program(rows), "t.py", ATN202, unsafe_fixes=False)
+    assert result.fixed_count_by_code == {"ATN202": 1}
+    assert result.text == program(kept)
+    # ``return 7`` is still outside the ``if``.
+    function = ast.parse(result.text).body[0]
+    assert isinstance(function.body[-1], ast.Return)
+
+
+def test_a_store_into_the_class_of_an_object_changes_every_attribute():
+    # ``m.__class__ = N`` decides what ``m.k = a`` and ``m.t`` run next (a
+    # property of ``N``): neither the store nor the value read is repeated.
+    store = "def f(m, a, N):\n    m.k = a\n    m.__class__ = N\n    m.k = a\n"
+    assert codes(store) == []
+    read = (
+        "def f(m, T):\n    a = m.t.sum().item()\n    m.__class__ = T\n"
+        "    b = m.t.sum().item()\n    return a, b\n"
+    )
+    assert codes(read) == []
+    # A store into another object's class changes nothing of ``m``.
+    other = "def f(m, o, a, N):\n    m.k = a\n    o.__class__ = N\n    m.k = a\n"
+    assert codes(other) == [(4, "ATN202")]
+
+
+@pytest.mark.parametrize("value", ["a[:]", "a[1:]", "t[0]", "t.T", "t.data", "a * 2"])
+def test_a_value_making_a_new_object_referenced_between_is_unsafe(value):
+    # The first object got another name (``y = x``): without the repeat,
+    # ``x`` stays that object, and what is done to ``y`` shows through it.
+    source = (
+        f"def f(a, t):\n    x = {value}\n    y = x\n    x = {value}\n    return x, y\n"
+    )
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [
+        (4, "unsafe")
+    ]
+    # Nothing references the first: the repeat goes safely.
+    plain = source.replace("    y = x\n", "    y = 0\n")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [(4, "safe")]
+    # An attribute that is no view is the same object each time.
+    same = source.replace(value, "t.k")
+    found = check_source(same, "t.py", ATN202)
+    assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize("method", ["size()", "view(-1)", "dim()"])
+def test_a_torch_named_method_of_the_modules_own_class_runs_its_code(method):
+    # ``h.size()`` of a tensor changes nothing; of the module's own class it
+    # may change what ``h`` holds (here ``x``).
+    body = (
+        "def f(x):\n    h = Holder(x)\n    a = x.sum().item()\n"
+        f"    h.{method}\n    b = x.sum().item()\n    return a, b\n"
+    )
+    plain = "import torch\n\n\n" + body
+    # Given to ``Holder(x)``, ``x`` escaped: only a known read-only method
+    # leaves it unchanged.
+    assert codes(plain) == [(8, "ATN201")]
+    name = method.split("(")[0]
+    own = (
+        "import torch\n\n\nclass Holder:\n    def __init__(self, t):\n"
+        f"        self.t = t\n\n    def {name}(self, *a):\n"
+        "        self.t.add_(1)\n\n\n" + body
+    )
+    assert codes(own) == []

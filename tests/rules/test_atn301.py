@@ -318,6 +318,34 @@ def test_crlf_and_comments_are_kept():
     )
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "(i  # the next row\n             + 1)",
+        "i + \\\n            1",
+        "(i +\n             1)",
+    ],
+)
+def test_a_value_over_several_lines_is_not_inlined_into_an_fstring(value):
+    # Before Python 3.12 an f-string's replacement field holds no comment,
+    # no backslash and (single-quoted) no line break: the finding stays,
+    # with no fix, and the file is left as it was.
+    source = (
+        f'def f(xs):\n    for i in xs:\n        j = {value}\n        print(f"{{j}}")\n'
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [(f.code, f.fix) for f in found] == [("ATN301", None)]
+    result = fix_text(source, "t.py", SETTINGS, unsafe_fixes=False)
+    assert result.error is None
+    assert result.text == source
+    # Outside an f-string the same value is inlined, in parentheses.
+    plain = source.replace('f"{j}"', "j")
+    assert (
+        fixed(plain) == "def f(xs):\n    for i in xs:\n"
+        f"        print(({value.strip('()')}))\n"
+    )
+
+
 def test_noqa_suppresses():
     source = """
     def f(xs):
@@ -464,3 +492,65 @@ def test_a_sum_numbers_only_by_annotation_is_inlined_only_unsafely():
 )
 def test_a_sum_of_integers_is_deleted_safely(lines):
     assert _applicability(_loop(lines))[-1] == "safe"
+
+
+# ``s = v + 1`` may raise (``v`` a string). Inlined at its first use, it
+# raises where the alias did only if nothing evaluated before that use in the
+# next statement may raise another exception first.
+RAISES_FIRST = {
+    "a name's call": ("print(s)", "safe"),
+    "a local's call": ("out(s)", "safe"),
+    "an assignment's value": ("d.x = s", "safe"),
+    "a subscript store": ("d[s] = 0", "safe"),
+    "a tuple's first item": ("(d.x, e) = (s, 0)", "safe"),
+    "a conditional's test": ("out = d.x if s else 0", "safe"),
+    "a method looked up first": ("out.append(s)", "unsafe"),
+    "a subscript read first": ("d['k'].append(s)", "unsafe"),
+    "an argument before it": ("print(d['k'], s)", "unsafe"),
+    "a division before it": ("print(1 / z + s)", "unsafe"),
+    "an attribute before it": ("out = [d.x, s]", "unsafe"),
+    "a comparison before it": ("out = z < e < s", "unsafe"),
+    "a formatted value before it": ("out = f'{d}{s}'", "unsafe"),
+    "a keyword's value": ("print(end=s)", "safe"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAISES_FIRST))
+def test_an_inlined_value_that_may_raise_must_be_evaluated_first(name):
+    use, applicability = RAISES_FIRST[name]
+    source = (
+        "def f(vs, out, d, z, e):\n    for v in vs:\n"
+        f"        s = v + 1\n        {use}\n"
+    )
+    assert _applicability(source) == [applicability]
+
+
+@pytest.mark.parametrize("method", ["numel()", "size(0)", "dim()"])
+def test_an_integer_method_a_class_of_the_module_defines_is_no_integer(method):
+    # ``v.numel()`` is an int for a tensor; the module's own class may
+    # return anything, and ``k + 1`` then raise: deleting it is unsafe.
+    name = method.split("(")[0]
+    loop = (
+        "def f(rows):\n    for v in rows:\n"
+        f"        k = v.{method}\n        s = k + 1\n        print(v)\n"
+    )
+    assert _applicability(loop) == ["safe"]
+    own = f"class Rows:\n    def {name}(self, *a):\n        return 'many'\n\n\n" + loop
+    assert _applicability(own) == ["unsafe"]
+
+
+@pytest.mark.parametrize(
+    ("binding", "applicability"),
+    [
+        ("out = []", "safe"),
+        ("out = {}", "unsafe"),  # a dict has no ``append``
+        ("out = [] if vs else None", "unsafe"),
+        ("out = list(vs)", "unsafe"),  # ``list`` may be anything
+    ],
+)
+def test_a_method_of_a_local_list_is_looked_up_without_raising(binding, applicability):
+    source = (
+        f"def f(vs):\n    {binding}\n    for v in vs:\n"
+        "        s = v + 1\n        out.append(s)\n    return out\n"
+    )
+    assert _applicability(source) == [applicability]
