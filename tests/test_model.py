@@ -7,6 +7,7 @@ import ast
 
 import pytest
 
+from lint_rules.analysis.class_hooks import class_statements
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import bound_names, own_statements
@@ -67,6 +68,7 @@ def assert_model_agrees(source: str) -> None:
     # Every class statement, those without methods too (``ClassHooks``).
     class_defs = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
     assert sorted(map(id, model.class_defs)) == sorted(map(id, class_defs))
+    assert sorted(map(id, class_statements(tree))) == sorted(map(id, class_defs))
     declared = {
         name
         for node in ast.walk(tree)

@@ -183,5 +183,23 @@ def module_class_hooks(scope: Scope) -> ClassHooks:
     module = scope.module
     found = _BY_MODULE.get(module)
     if found is None:
-        found = _BY_MODULE[module] = ClassHooks(module.node)  # type: ignore[arg-type]
+        found = _BY_MODULE[module] = ClassHooks(class_statements(module.node))
+    return found
+
+
+def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
+    """Every class statement under ``tree``, found by a walk of statements
+    only (a class statement is never part of an expression): the blocks of
+    compound statements, handlers and ``match`` cases."""
+    found: list[ast.ClassDef] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if type(block) is list:
+                for child in block:
+                    if type(child) is ast.ClassDef:
+                        found.append(child)
+                    stack.append(child)
     return found
