@@ -958,6 +958,11 @@ def run_check(args: argparse.Namespace) -> int:
         files = _discover(args, resolver)
         if not files:
             _warning("No Python files found under the given path(s)")
+        if mode != "check":
+            from lint_rules.discover import one_name_per_file
+
+            # (a report names each; a fix or a patch is made once per file)
+            files = one_name_per_file(files)
         if args.output_file:
             _refuse_report_over_a_checked_file(args.output_file, files)
 

@@ -111,6 +111,27 @@ def discover_files(
     return sorted((Path(file) for file in found.values()), key=str)
 
 
+def one_name_per_file(files: list[Path]) -> list[Path]:
+    """``files`` with each file once: of the names of one file (a symbolic
+    link and its target, both found by a walk or named), the first that is
+    no link, else the first. For what writes the file or a patch of it: a
+    fix written under two names in turn would find the file changed by the
+    other (or, in ``verify``, one name's text would undo the other's fixes
+    before the tests ran), and two patches of one file do not apply."""
+    chosen: dict[tuple[int, int] | Path, Path] = {}
+    for path in files:
+        try:
+            info = path.stat()
+            key: tuple[int, int] | Path = (info.st_dev, info.st_ino)
+        except OSError:
+            key = path  # read later, and reported there
+        first = chosen.setdefault(key, path)
+        if first.is_symlink() and not path.is_symlink():
+            chosen[key] = path
+    kept = set(chosen.values())
+    return [path for path in files if path in kept]
+
+
 def _walk(top: str, absolute_top: str, resolver: Resolver) -> list[tuple[str, str]]:
     """Python files under ``top``, depth first, entries in name order: each as
     found (under ``top``) and absolute (under ``absolute_top``, which is

@@ -212,6 +212,33 @@ def test_diff_applied_as_a_patch_gives_what_fix_writes(
     assert _apply_patch(text, diff) == fixed
 
 
+def test_a_file_under_two_names_is_fixed_and_patched_once(
+    project: Path, capsys
+) -> None:
+    """A symbolic link beside its target, both found by the walk: a check
+    reports each name (as ruff does), while a fix or a patch is made once,
+    under the target's name (fixed under the link too, the write found the
+    file changed by the first and exited 2; two patches of one file did not
+    apply)."""
+    path = project / "rows.py"
+    path.write_text(ACCEPTANCE)
+    os.symlink("rows.py", project / "alias.py")
+    code, out, _ = run(capsys, "check", ".")
+    assert code == 1
+    assert [line.split(":")[0] for line in out.splitlines()[:4]] == [
+        "alias.py", "alias.py", "rows.py", "rows.py",
+    ]  # fmt: skip
+    code, diff, err = run(capsys, "check", "--diff", ".")
+    assert code == 1, err
+    assert diff.count("--- ") == 1 and diff.startswith("--- rows.py\n")
+    assert _apply_patch(ACCEPTANCE, diff) == ACCEPTANCE_FIXED
+    code, out, err = run(capsys, "check", "--fix", ".")
+    assert code == 0, err
+    assert out.splitlines() == ["Found 2 errors (2 fixed, 0 remaining)."]
+    assert path.read_text() == ACCEPTANCE_FIXED
+    assert (project / "alias.py").is_symlink()
+
+
 def test_clean_file_exits_zero(project: Path, capsys) -> None:
     (project / "ok.py").write_text(CLEAN)
     code, out, _ = run(capsys, "check")

@@ -10,7 +10,7 @@ from pathlib import Path
 from lint_rules.checker import check_source
 from lint_rules.config import ConfigError, load_settings
 from lint_rules.diagnostics import Applicability, Finding, Fix
-from lint_rules.discover import DiscoveryError, discover_files
+from lint_rules.discover import DiscoveryError, discover_files, one_name_per_file
 from lint_rules.fixer import apply_fixes
 from lint_rules.output import display_path
 from lint_rules.source import SourceError, SourceFile, read_regular_file
@@ -91,26 +91,6 @@ def _selected(code: str, select: tuple[str, ...] | None) -> bool:
     return select is None or any(code.startswith(prefix) for prefix in select)
 
 
-def _one_name_per_file(files: list[Path]) -> list[Path]:
-    """``files`` with each file once: of the names of one file (a symbolic
-    link and its target, both found by a walk or named), the first that is
-    no link, else the first. Its fixes are tried on that file once: written
-    under two names in turn, one name's text would undo the other's fixes
-    before the tests ran."""
-    chosen: dict[tuple[int, int] | Path, Path] = {}
-    for path in files:
-        try:
-            info = path.stat()
-            key: tuple[int, int] | Path = (info.st_dev, info.st_ino)
-        except OSError:
-            key = path  # read below, and reported there
-        first = chosen.setdefault(key, path)
-        if first.is_symlink() and not path.is_symlink():
-            chosen[key] = path
-    kept = set(chosen.values())
-    return [path for path in files if path in kept]
-
-
 def collect_candidates(
     paths: Sequence[str],
     select: tuple[str, ...] | None = None,
@@ -134,7 +114,7 @@ def collect_candidates(
             return check_source(text, filename, settings)
 
     states: list[SourceState] = []
-    for path in _one_name_per_file(files):
+    for path in one_name_per_file(files):
         display = display_path(str(path))
         try:
             data, info = read_regular_file(path)
