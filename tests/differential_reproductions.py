@@ -2092,4 +2092,37 @@ def case_class_method(x):
     b = x.sum().item()
     return a, b
 """,
+    # 47. ATN101 called the ``empty`` (or named the ``torch``) of an import
+    # the module runs only under a condition (``if TYPE_CHECKING:``, a
+    # ``try`` body, an ``except`` handler): at run time the name was unbound.
+    "counterpart_imported_under_a_condition": """
+from typing import TYPE_CHECKING
+
+import torch
+from torch import zeros
+
+if TYPE_CHECKING:
+    from torch import empty
+
+try:
+    pass
+except ImportError:
+    from torch import empty_like
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case_type_checking(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+def case_handler(y, n):
+    x = torch.zeros_like(y)
+    x.copy_(y)
+    return x
+""",
 }

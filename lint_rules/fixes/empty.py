@@ -84,11 +84,16 @@ class EmptyRewriter:
 
     @property
     def module_imports(self) -> ImportMap:
-        """Imports that bind names for the whole module (not inside a function,
-        where another function cannot see them)."""
+        """Imports that bind names for the whole module: statements of the
+        module's own body, which always run (not inside a function, where
+        another function cannot see them, nor under an ``if``, ``try`` or
+        ``except``, which may not run: ``if TYPE_CHECKING: from torch import
+        empty`` binds nothing when the program runs)."""
         if self._module_imports is None:
             self._module_imports = ImportMap.from_statements(
-                _module_level_imports(self.ctx.tree)
+                stmt
+                for stmt in self.ctx.tree.body
+                if isinstance(stmt, (ast.Import, ast.ImportFrom))
             )
         return self._module_imports
 

@@ -1,0 +1,71 @@
+"""ATN101's counterpart name: an import that may not run binds nothing the
+fix may call (differential reproduction 47)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+from lint_rules.fixer import fix_text
+
+SETTINGS = Settings(select=("ATN101",))
+
+
+def fixed(source: str) -> str:
+    text = fix_text(source, "t.py", SETTINGS, unsafe_fixes=False).text
+    ast.parse(text)
+    return text
+
+
+CONDITIONS = [
+    ("from typing import TYPE_CHECKING\n", "if TYPE_CHECKING:\n    {imp}\n"),
+    ("import sys\n", "if sys.version_info < (3, 0):\n    {imp}\n"),
+    ("", "try:\n    {imp}\nexcept ImportError:\n    pass\n"),
+    ("", "try:\n    pass\nexcept ImportError:\n    {imp}\n"),
+    ("", "while False:\n    {imp}\n"),
+]
+
+
+@pytest.mark.parametrize(("head", "guard"), CONDITIONS)
+def test_an_empty_imported_under_a_condition_is_not_called(head, guard):
+    source = (
+        head
+        + guard.format(imp="from torch import empty")
+        + "from torch import zeros\nimport torch\n\n"
+        "def f(y, n):\n    x = zeros(n)\n    x.copy_(y)\n    return x\n"
+    )
+    assert [f.code for f in check_source(source, "t.py", SETTINGS)] == ["ATN101"]
+    assert fixed(source) == source.replace("x = zeros(n)", "x = torch.empty(n)")
+
+
+@pytest.mark.parametrize(("head", "guard"), CONDITIONS)
+def test_a_torch_imported_under_a_condition_names_no_dtype(head, guard):
+    source = (
+        head
+        + guard.format(imp="import torch")
+        + "from torch import full\n\n"
+        "def f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n    return x\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    assert found[0].fix is None
+    assert fixed(source) == source
+
+
+def test_an_import_the_module_always_runs_is_still_used():
+    source = textwrap.dedent(
+        """\
+        from torch import empty, zeros
+
+        def f(y, n):
+            x = zeros(n)
+            x.copy_(y)
+            return x
+        """
+    )
+    assert fixed(source) == source.replace("x = zeros(n)", "x = empty(n)")
+
