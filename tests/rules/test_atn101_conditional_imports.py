@@ -45,9 +45,7 @@ def test_an_empty_imported_under_a_condition_is_not_called(head, guard):
 @pytest.mark.parametrize(("head", "guard"), CONDITIONS)
 def test_a_torch_imported_under_a_condition_names_no_dtype(head, guard):
     source = (
-        head
-        + guard.format(imp="import torch")
-        + "from torch import full\n\n"
+        head + guard.format(imp="import torch") + "from torch import full\n\n"
         "def f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n    return x\n"
     )
     found = check_source(source, "t.py", SETTINGS)
@@ -68,4 +66,3 @@ def test_an_import_the_module_always_runs_is_still_used():
         """
     )
     assert fixed(source) == source.replace("x = zeros(n)", "x = empty(n)")
-
