@@ -2125,4 +2125,29 @@ def case_handler(y, n):
     x.copy_(y)
     return x
 """,
+    # 48. ATN101 named a module-level name the call did not read (``empty``
+    # added to ``from torch import zeros``, or ``torch`` for a dtype) in a
+    # module that rebinds names through its namespace (``globals()[...]``,
+    # ``vars()``, ``exec``): the call went to what the module bound there.
+    "counterpart_name_rebound_through_the_namespace": """
+import torch
+from torch import zeros
+
+
+def _ones(n):
+    return torch.ones(n, dtype=torch.int32)
+
+
+globals()["empty"] = _ones
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+""",
 }

@@ -9,6 +9,7 @@ import ast
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.summaries import module_summaries
 from lint_rules.analysis.tensor_effects import EMPTY_COUNTERPART, Allocation
 from lint_rules.diagnostics import Applicability, Edit, Fix
 
@@ -25,6 +26,8 @@ class EmptyRewriter:
         self._identifiers: set[str] | None = None
         self._module_imports: ImportMap | None = None
         self._bound_otherwise: set[str] | None = None
+        #: Module-level names the fix reads that the allocation did not.
+        self._globals_named: list[str] = []
 
     @property
     def identifiers(self) -> set[str]:
@@ -41,6 +44,7 @@ class EmptyRewriter:
         if allocation.uncertain is not None:
             applicability = Applicability.UNSAFE
         new = EMPTY_COUNTERPART[allocation.function]
+        self._globals_named = []
         call = allocation.call
         locator = self.ctx.locator
         edits: list[Edit] = []
@@ -78,7 +82,20 @@ class EmptyRewriter:
                 )
             )
         message = f"Replace `{allocation.display}` with `{shown}`"
+        if self._globals_named and self._reaches_namespace():
+            # ``globals()["empty"] = g``, ``exec("torch = ...")``: a name of
+            # the module the call did not read may be rebound with no
+            # statement that binds it.
+            applicability = Applicability.UNSAFE
+            names = " and ".join(f"`{name}`" for name in self._globals_named)
+            message += (
+                f" (this module reaches its own namespace, through `globals()`, "
+                f"`vars()`, `exec` or the like, which may rebind {names})"
+            )
         return Fix(tuple(edits), applicability, message)
+
+    def _reaches_namespace(self) -> bool:
+        return module_summaries(self.ctx.model).reaches_namespace()
 
     # -- the allocator's new name ----------------------------------------------
 
@@ -108,6 +125,7 @@ class EmptyRewriter:
             if name not in self.bound_otherwise
         ]
         if existing:
+            self._globals_named.append(existing[0])
             return existing[0], []
         if new not in self.identifiers:
             edits = [
@@ -115,6 +133,7 @@ class EmptyRewriter:
                 for stmt in _imports_binding(self.ctx.tree, local)
             ]
             if edits:
+                self._globals_named.append(new)
                 return new, edits
         module = self._torch_module()
         if module is not None:
@@ -132,6 +151,8 @@ class EmptyRewriter:
                 return func.value.id
         for local, module in self.module_imports.modules.items():
             if module == "torch" and local not in self.bound_otherwise:
+                if local not in self._globals_named:
+                    self._globals_named.append(local)
                 return local
         return None
 

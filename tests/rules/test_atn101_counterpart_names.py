@@ -1,5 +1,6 @@
 """ATN101's counterpart name: an import that may not run binds nothing the
-fix may call (differential reproduction 47)."""
+fix may call (differential reproduction 47), and a module name the module's
+namespace may rebind makes the fix unsafe (reproduction 48)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,51 @@ def test_an_import_the_module_always_runs_is_still_used():
         """
     )
     assert fixed(source) == source.replace("x = zeros(n)", "x = empty(n)")
+
+
+REBINDERS = [
+    'globals()["empty"] = g',
+    'vars()["empty"] = g',
+    'exec("empty = g")',
+    'setattr(sys.modules[__name__], "empty", g)',
+]
+
+
+@pytest.mark.parametrize("rebinder", REBINDERS)
+def test_a_module_name_the_namespace_may_rebind_makes_the_fix_unsafe(rebinder):
+    # Differential reproduction 48: the module rebinds ``empty`` with no
+    # statement that binds it; the added import bound it first.
+    source = (
+        "import sys\nimport torch\nfrom torch import zeros\n\n"
+        "def g(n):\n    return torch.ones(n, dtype=torch.int32)\n\n"
+        f"{rebinder}\n\n"
+        "def f(y, n):\n    x = zeros(n)\n    x.copy_(y)\n    return x\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    fix = found[0].fix
+    assert fix is not None and fix.applicability.name == "UNSAFE"
+    assert "may rebind `empty`" in fix.message
+    assert fixed(source) == source
+
+
+def test_a_torch_named_for_a_dtype_the_namespace_may_rebind_is_unsafe():
+    source = (
+        "import torch\nfrom torch import full\n\n"
+        'globals()["torch"] = None\n\n'
+        "def f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n    return x\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert found[0].fix is not None
+    assert "may rebind `empty` and `torch`" in found[0].fix.message
+    assert fixed(source) == source
+
+
+def test_the_name_the_call_is_made_through_stays_safe():
+    # ``torch.zeros`` -> ``torch.empty`` reads no name the call did not.
+    source = (
+        "import torch\n\n"
+        'globals()["empty"] = None\n\n'
+        "def f(y, n):\n    x = torch.zeros(n)\n    x.copy_(y)\n    return x\n"
+    )
+    assert fixed(source) == source.replace("torch.zeros(n)", "torch.empty(n)")
