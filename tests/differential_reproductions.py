@@ -2150,4 +2150,33 @@ def case(y, n):
     x.copy_(y)
     return x
 """,
+    # 49. ATN101 called an ``empty`` the module imports after the function's
+    # ``def``; the module calls the function while it is imported, before
+    # that import has run (NameError, caught here as another result).
+    "counterpart_imported_after_the_function": """
+import torch
+from torch import zeros
+
+
+def fill(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+try:
+    AT_IMPORT = fill(torch.arange(3.0), 3)
+except NameError:
+    AT_IMPORT = None
+
+from torch import empty
+
+
+def make_args():
+    return ()
+
+
+def case():
+    return AT_IMPORT
+""",
 }

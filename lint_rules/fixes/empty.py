@@ -6,6 +6,7 @@ from it written out."""
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -24,7 +25,11 @@ class EmptyRewriter:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._identifiers: set[str] | None = None
-        self._module_imports: ImportMap | None = None
+        self._module_imports: dict[int, ImportMap] = {}
+        #: The module's statements' positions, and the index of the one that
+        #: holds the allocation being fixed (its imports must come before).
+        self._starts: list[tuple[int, int]] | None = None
+        self._holder = 0
         self._bound_otherwise: set[str] | None = None
         #: Module-level names the fix reads that the allocation did not.
         self._globals_named: list[str] = []
@@ -46,6 +51,7 @@ class EmptyRewriter:
         new = EMPTY_COUNTERPART[allocation.function]
         self._globals_named = []
         call = allocation.call
+        self._holder = self._statement_index(call)
         locator = self.ctx.locator
         edits: list[Edit] = []
         func = call.func
@@ -101,18 +107,30 @@ class EmptyRewriter:
 
     @property
     def module_imports(self) -> ImportMap:
-        """Imports that bind names for the whole module: statements of the
-        module's own body, which always run (not inside a function, where
-        another function cannot see them, nor under an ``if``, ``try`` or
-        ``except``, which may not run: ``if TYPE_CHECKING: from torch import
-        empty`` binds nothing when the program runs)."""
-        if self._module_imports is None:
-            self._module_imports = ImportMap.from_statements(
+        """Imports that bind names for the whole module by the time the
+        allocation's code can run: statements of the module's own body, which
+        always run (not inside a function, where another function cannot see
+        them, nor under an ``if``, ``try`` or ``except``, which may not run:
+        ``if TYPE_CHECKING: from torch import empty`` binds nothing when the
+        program runs), and that come before the statement holding the
+        allocation (a function the module calls while it is imported runs
+        before a later import has bound its name)."""
+        found = self._module_imports.get(self._holder)
+        if found is None:
+            found = self._module_imports[self._holder] = ImportMap.from_statements(
                 stmt
-                for stmt in self.ctx.tree.body
+                for stmt in self.ctx.tree.body[: self._holder]
                 if isinstance(stmt, (ast.Import, ast.ImportFrom))
             )
-        return self._module_imports
+        return found
+
+    def _statement_index(self, node: ast.expr) -> int:
+        """The index, in the module's body, of the statement holding ``node``."""
+        if self._starts is None:
+            self._starts = [
+                (stmt.lineno, stmt.col_offset) for stmt in self.ctx.tree.body
+            ]
+        return bisect_right(self._starts, (node.lineno, node.col_offset)) - 1
 
     def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
         """The local name to call ``torch.<new>`` by, and the import edits it needs."""

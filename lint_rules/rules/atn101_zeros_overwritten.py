@@ -125,7 +125,9 @@ class ZerosOverwritten(Rule):
     (`from torch import zeros`) gets its counterpart added to that import.
     A name the fix calls or writes is taken only from an import of the
     module's own body, which always runs (not one under `if TYPE_CHECKING:`,
-    in a `try` body or an `except` handler, which may bind nothing).
+    in a `try` body or an `except` handler, which may bind nothing), before
+    the statement holding the allocation (a function the module calls while
+    it is imported runs before a later import).
 
     The fix is unsafe where the uninitialized counterpart may not be the same
     tensor: `torch.full` with an integer or boolean zero and a `dtype` that

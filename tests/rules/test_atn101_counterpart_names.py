@@ -115,3 +115,42 @@ def test_the_name_the_call_is_made_through_stays_safe():
         "def f(y, n):\n    x = torch.zeros(n)\n    x.copy_(y)\n    return x\n"
     )
     assert fixed(source) == source.replace("torch.zeros(n)", "torch.empty(n)")
+
+
+def test_an_import_after_the_function_is_not_called():
+    # Differential reproduction 49: the module calls ``f`` while it is
+    # imported, before ``from torch import empty`` has run.
+    source = textwrap.dedent(
+        """\
+        import torch
+        from torch import zeros
+
+        def f(y, n):
+            x = zeros(n)
+            x.copy_(y)
+            return x
+
+        R = f(torch.arange(3.0), 3)
+
+        from torch import empty
+        """
+    )
+    assert fixed(source) == source.replace("x = zeros(n)", "x = torch.empty(n)")
+
+
+def test_a_torch_imported_after_the_function_names_no_dtype():
+    source = textwrap.dedent(
+        """\
+        from torch import full
+
+        def f(y, n):
+            x = full((n,), 0)
+            x.copy_(y)
+            return x
+
+        import torch
+        """
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    assert found[0].fix is None
