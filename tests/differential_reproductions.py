@@ -2092,4 +2092,91 @@ def case_class_method(x):
     b = x.sum().item()
     return a, b
 """,
+    # 47. ATN101 called the ``empty`` (or named the ``torch``) of an import
+    # the module runs only under a condition (``if TYPE_CHECKING:``, a
+    # ``try`` body, an ``except`` handler): at run time the name was unbound.
+    "counterpart_imported_under_a_condition": """
+from typing import TYPE_CHECKING
+
+import torch
+from torch import zeros
+
+if TYPE_CHECKING:
+    from torch import empty
+
+try:
+    pass
+except ImportError:
+    from torch import empty_like
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case_type_checking(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+def case_handler(y, n):
+    x = torch.zeros_like(y)
+    x.copy_(y)
+    return x
+""",
+    # 48. ATN101 named a module-level name the call did not read (``empty``
+    # added to ``from torch import zeros``, or ``torch`` for a dtype) in a
+    # module that rebinds names through its namespace (``globals()[...]``,
+    # ``vars()``, ``exec``): the call went to what the module bound there.
+    "counterpart_name_rebound_through_the_namespace": """
+import torch
+from torch import zeros
+
+
+def _ones(n):
+    return torch.ones(n, dtype=torch.int32)
+
+
+globals()["empty"] = _ones
+
+
+def make_args():
+    return (torch.arange(6.0), 6)
+
+
+def case(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+""",
+    # 49. ATN101 called an ``empty`` the module imports after the function's
+    # ``def``; the module calls the function while it is imported, before
+    # that import has run (NameError, caught here as another result).
+    "counterpart_imported_after_the_function": """
+import torch
+from torch import zeros
+
+
+def fill(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+try:
+    AT_IMPORT = fill(torch.arange(3.0), 3)
+except NameError:
+    AT_IMPORT = None
+
+from torch import empty
+
+
+def make_args():
+    return ()
+
+
+def case():
+    return AT_IMPORT
+""",
 }

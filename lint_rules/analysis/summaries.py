@@ -211,6 +211,12 @@ class ModuleSummaries:
             for node, _ in self._mentions(name)
         )
 
+    def reaches_namespace(self) -> bool:
+        """Whether the module's own code may rebind one of its names with no
+        statement that binds it (``REBINDERS``: ``globals()[...] = v``,
+        ``vars()``, ``exec``, ``setattr`` of the module object)."""
+        return self._reaches_namespace()
+
     def _reaches_namespace(self) -> bool:
         """Whether the module spells an identifier of ``REBINDING_WORDS``
         (as a name, an attribute or an imported name), found once. The

@@ -6,9 +6,11 @@ from it written out."""
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 
 from lint_rules.analysis.imports import ImportMap
 from lint_rules.analysis.nodes import walk as walk_nodes
+from lint_rules.analysis.summaries import module_summaries
 from lint_rules.analysis.tensor_effects import EMPTY_COUNTERPART, Allocation
 from lint_rules.diagnostics import Applicability, Edit, Fix
 
@@ -23,8 +25,14 @@ class EmptyRewriter:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._identifiers: set[str] | None = None
-        self._module_imports: ImportMap | None = None
+        self._module_imports: dict[int, ImportMap] = {}
+        #: The module's statements' positions, and the index of the one that
+        #: holds the allocation being fixed (its imports must come before).
+        self._starts: list[tuple[int, int]] | None = None
+        self._holder = 0
         self._bound_otherwise: set[str] | None = None
+        #: Module-level names the fix reads that the allocation did not.
+        self._globals_named: list[str] = []
 
     @property
     def identifiers(self) -> set[str]:
@@ -41,7 +49,9 @@ class EmptyRewriter:
         if allocation.uncertain is not None:
             applicability = Applicability.UNSAFE
         new = EMPTY_COUNTERPART[allocation.function]
+        self._globals_named = []
         call = allocation.call
+        self._holder = self._statement_index(call)
         locator = self.ctx.locator
         edits: list[Edit] = []
         func = call.func
@@ -78,19 +88,49 @@ class EmptyRewriter:
                 )
             )
         message = f"Replace `{allocation.display}` with `{shown}`"
+        if self._globals_named and self._reaches_namespace():
+            # ``globals()["empty"] = g``, ``exec("torch = ...")``: a name of
+            # the module the call did not read may be rebound with no
+            # statement that binds it.
+            applicability = Applicability.UNSAFE
+            names = " and ".join(f"`{name}`" for name in self._globals_named)
+            message += (
+                f" (this module reaches its own namespace, through `globals()`, "
+                f"`vars()`, `exec` or the like, which may rebind {names})"
+            )
         return Fix(tuple(edits), applicability, message)
+
+    def _reaches_namespace(self) -> bool:
+        return module_summaries(self.ctx.model).reaches_namespace()
 
     # -- the allocator's new name ----------------------------------------------
 
     @property
     def module_imports(self) -> ImportMap:
-        """Imports that bind names for the whole module (not inside a function,
-        where another function cannot see them)."""
-        if self._module_imports is None:
-            self._module_imports = ImportMap.from_statements(
-                _module_level_imports(self.ctx.tree)
+        """Imports that bind names for the whole module by the time the
+        allocation's code can run: statements of the module's own body, which
+        always run (not inside a function, where another function cannot see
+        them, nor under an ``if``, ``try`` or ``except``, which may not run:
+        ``if TYPE_CHECKING: from torch import empty`` binds nothing when the
+        program runs), and that come before the statement holding the
+        allocation (a function the module calls while it is imported runs
+        before a later import has bound its name)."""
+        found = self._module_imports.get(self._holder)
+        if found is None:
+            found = self._module_imports[self._holder] = ImportMap.from_statements(
+                stmt
+                for stmt in self.ctx.tree.body[: self._holder]
+                if isinstance(stmt, (ast.Import, ast.ImportFrom))
             )
-        return self._module_imports
+        return found
+
+    def _statement_index(self, node: ast.expr) -> int:
+        """The index, in the module's body, of the statement holding ``node``."""
+        if self._starts is None:
+            self._starts = [
+                (stmt.lineno, stmt.col_offset) for stmt in self.ctx.tree.body
+            ]
+        return bisect_right(self._starts, (node.lineno, node.col_offset)) - 1
 
     def _name_for(self, local: str, new: str) -> tuple[str, list[Edit]] | None:
         """The local name to call ``torch.<new>`` by, and the import edits it needs."""
@@ -103,6 +143,7 @@ class EmptyRewriter:
             if name not in self.bound_otherwise
         ]
         if existing:
+            self._globals_named.append(existing[0])
             return existing[0], []
         if new not in self.identifiers:
             edits = [
@@ -110,6 +151,7 @@ class EmptyRewriter:
                 for stmt in _imports_binding(self.ctx.tree, local)
             ]
             if edits:
+                self._globals_named.append(new)
                 return new, edits
         module = self._torch_module()
         if module is not None:
@@ -127,6 +169,8 @@ class EmptyRewriter:
                 return func.value.id
         for local, module in self.module_imports.modules.items():
             if module == "torch" and local not in self.bound_otherwise:
+                if local not in self._globals_named:
+                    self._globals_named.append(local)
                 return local
         return None
 

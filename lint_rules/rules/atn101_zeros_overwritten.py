@@ -123,6 +123,11 @@ class ZerosOverwritten(Rule):
     boolean zero and no `dtype`, or `dtype=None`, gets the dtype it inferred
     (`dtype=torch.int64` or `dtype=torch.bool`). An allocator imported by name
     (`from torch import zeros`) gets its counterpart added to that import.
+    A name the fix calls or writes is taken only from an import of the
+    module's own body, which always runs (not one under `if TYPE_CHECKING:`,
+    in a `try` body or an `except` handler, which may bind nothing), before
+    the statement holding the allocation (a function the module calls while
+    it is imported runs before a later import).
 
     The fix is unsafe where the uninitialized counterpart may not be the same
     tensor: `torch.full` with an integer or boolean zero and a `dtype` that
@@ -140,7 +145,11 @@ class ZerosOverwritten(Rule):
     shape), a store to `self` before the write (if the write raises, the
     attribute keeps the zeros), or a tensor method known by name
     (`h.new_zeros(n)`) where a class of the module defines a method of that
-    name or `new_empty` (the receiver may be one of its objects).
+    name or `new_empty` (the receiver may be one of its objects), or where
+    the fix reads a module name the call did not (`empty`, or `torch` for a
+    dtype) in a module that reaches its own namespace (`globals()["empty"]
+    = g`, `vars()`, `exec`, `setattr` of the module object), which may
+    rebind that name with no statement that binds it.
 
     ## Options
     - `full-write-calls`: a table of call names (as written, or as
