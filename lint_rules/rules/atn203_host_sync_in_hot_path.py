@@ -440,6 +440,7 @@ class HostSyncInHotPath(Rule):
         model = ctx.model
         hot_paths = ctx.hot_paths
         attributes = callers.attributes
+        literals = _glob_literals(ctx.options.host_tensor_names)
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
             if cost is None:
@@ -458,12 +459,19 @@ class HostSyncInHotPath(Rule):
             if host_names is not None:
                 # A fallback for a missing host copy: the path that has the
                 # copy is the one taken per step.
+                text = host_rows = None
+                if gate.enabled:
+                    text = gate.span([info.node])
+                    if "None" in text and literals is not None:
+                        host_rows = _rows_holding(
+                            ctx.text,
+                            ctx.locator.line_starts,
+                            literals,
+                            info.node.lineno,  # type: ignore[attr-defined]
+                            info.node.end_lineno,  # type: ignore[attr-defined]
+                        )
                 fills += _host_fallbacks(
-                    info.node,
-                    rows,
-                    host_names,
-                    gate.span([info.node]) if gate.enabled else None,
-                    info.bindings,
+                    info.node, rows, host_names, text, host_rows, info.bindings
                 )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
@@ -3413,6 +3421,7 @@ def _host_fallbacks(
     rows: list[int],
     host_names: re.Pattern[str],
     text: str | None,
+    host_rows: list[int] | None,
     bindings: list,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans of the function's own code that run only where a host copy
@@ -3435,8 +3444,14 @@ def _host_fallbacks(
     call, and so it is reported.
 
     Only the spans that hold one of the sorted ``rows`` (the candidates')
-    are looked for."""
-    if text is not None and "None" not in text:
+    are looked for. ``host_rows``, for a pre-filter, are the function's
+    rows that may hold a name matching ``host-tensor-names`` (those holding
+    a literal part of the globs, ``_glob_literals``), None without the
+    pre-filter: a test naming a copy holds one, and so does each
+    node spanning it (a conditional expression among them). A conditional
+    expression sought spans both one of ``rows`` and one of ``host_rows``:
+    the walk follows the shorter list."""
+    if text is not None and "None" not in text or host_rows == []:
         return []
 
     def provided(subject: ast.expr) -> bool:
@@ -3453,7 +3468,12 @@ def _host_fallbacks(
         return spans
     # (a conditional expression spanning a row is found with its ancestors,
     # each spanning the row too)
-    for node in walk_rows(function, rows, {}, leaves=False):
+    for node in walk_rows(
+        function,
+        rows if host_rows is None or len(rows) <= len(host_rows) else host_rows,
+        {},
+        leaves=False,
+    ):
         if type(node) is not ast.IfExp or not any_row_between(
             rows,
             node.lineno,  # type: ignore[attr-defined]
@@ -3470,6 +3490,50 @@ def _host_fallbacks(
                 )
             )
     return spans
+
+
+def _glob_literals(globs: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A text every name matching one of the ``globs`` holds (for each glob,
+    its longest run of characters that are no wildcard): a name matching
+    ``host-tensor-names`` lies on a row holding one of them. None where a
+    glob has none, holds a ``[`` or ``]`` (a class of characters, not
+    parsed here) or is not ASCII (a name's other spellings are not looked
+    for): any row may then hold one."""
+    found = _GLOB_LITERALS.get(globs, False)
+    if found is not False:
+        return found  # type: ignore[return-value]
+    literals: list[str] = []
+    for glob in globs:
+        if "[" in glob or "]" in glob or not glob.isascii():
+            literals = []
+            break
+        longest = max(re.split(r"[*?]", glob), key=len)
+        if not longest:
+            literals = []
+            break
+        literals.append(longest)
+    found = _GLOB_LITERALS[globs] = tuple(sorted(set(literals))) or None
+    return found
+
+
+_GLOB_LITERALS: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+
+
+def _rows_holding(
+    text: str, starts: list[int], literals: tuple[str, ...], first: int, last: int
+) -> list[int]:
+    """The rows from ``first`` to ``last`` of ``text`` (its rows starting at
+    ``starts``) that hold one of ``literals``, in order."""
+    begin = starts[first - 1]
+    end = starts[last] if last < len(starts) else len(text)
+    find = text.find
+    found: set[int] = set()
+    for literal in literals:
+        position = find(literal, begin, end)
+        while position >= 0:
+            found.add(bisect_right(starts, position))
+            position = find(literal, position + 1, end)
+    return sorted(found)
 
 
 def _host_missing(
