@@ -455,7 +455,13 @@ class HostSyncInHotPath(Rule):
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
             rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
-            fills = _cache_fills(info.node, assigned, info.cls is not None, rows)
+            fills = _cache_fills(
+                info.node,
+                assigned,
+                info.cls is not None,
+                rows,
+                gate.span if gate.enabled else None,
+            )
             if host_names is not None:
                 # A fallback for a missing host copy: the path that has the
                 # copy is the one taken per step.
@@ -3314,7 +3320,11 @@ _Slot = tuple
 
 
 def _cache_fills(
-    function: ast.AST, assigned: frozenset[str], method: bool, rows: list[int]
+    function: ast.AST,
+    assigned: frozenset[str],
+    method: bool,
+    rows: list[int],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans (start and end row and column) of the blocks of the
     function's own code that fill a cache slot kept on an object that
@@ -3336,13 +3346,14 @@ def _cache_fills(
 
     Only the spans that hold one of the sorted ``rows`` (the candidates')
     matter: an ``if`` is read only where one lies from it to its block's
-    end, which holds every span it can give."""
+    end, which holds every span it can give. ``span`` gives the text of
+    statements, for a pre-filter (``_alias_value``); None without one."""
     args = function.args  # type: ignore[attr-defined]
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
     fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for stmt, block, index in _ifs_over(function, rows):
-        found = _slot_test(stmt.test, block, index, assigned)  # type: ignore[attr-defined]
+        found = _slot_test(stmt.test, block, index, assigned, span)  # type: ignore[attr-defined]
         if found is None:
             continue
         slot, empty_when_true = found
@@ -3638,7 +3649,11 @@ def _in_fill(node: ast.AST, fills: list) -> bool:
 
 
 def _slot_test(
-    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
+    test: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    assigned: frozenset[str],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> tuple[_Slot, bool] | None:
     """(slot, whether the test is true when it is empty) for a test that
     says whether a cache slot is filled (``_cache_fills``); a local in it
@@ -3646,7 +3661,8 @@ def _slot_test(
     reads, when nothing between rebinds it (only a name among ``assigned``,
     the function's assigned names, can have such a binding)."""
     return _test_says(
-        test, partial(_slot_leaf, block=block, index=index, assigned=assigned)
+        test,
+        partial(_slot_leaf, block=block, index=index, assigned=assigned, span=span),
     )
 
 
@@ -3672,7 +3688,11 @@ def _test_says(
 
 
 def _slot_leaf(
-    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
+    test: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    assigned: frozenset[str],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> tuple[_Slot, bool] | None:
     """``_slot_test`` of a test that is no ``not``, ``and`` or ``or``."""
     kind = type(test)
@@ -3684,7 +3704,7 @@ def _slot_leaf(
             if subject is None:
                 return None
             alias = type(subject) is not ast.Name or subject.id in assigned  # type: ignore[attr-defined]
-            slot = _slot_of(subject, block, index, alias)
+            slot = _slot_of(subject, block, index, alias, span)
             return None if slot is None else (slot, op in (ast.Is, ast.Eq))
         if op in (ast.In, ast.NotIn):
             container = _slot_of(right, block, index, alias=False)
@@ -3714,7 +3734,11 @@ def _constant_string(expr: ast.expr) -> str | None:
 
 
 def _slot_of(
-    expr: ast.expr, block: list[ast.stmt], index: int, alias: bool = True
+    expr: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    alias: bool = True,
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> _Slot | None:
     """The slot ``expr`` reads: an attribute chain on a name, an item of
     one (``D[k]``), or, with ``alias``, a local just bound to one
@@ -3722,7 +3746,7 @@ def _slot_of(
     kind = type(expr)
     if kind is ast.Name:
         if alias:
-            value = _alias_value(expr.id, block, index)  # type: ignore[attr-defined]
+            value = _alias_value(expr.id, block, index, span)  # type: ignore[attr-defined]
             if value is not None:
                 return _alias_slot(value, block, index)
         return ("attr", expr.id)  # type: ignore[attr-defined]
@@ -3739,9 +3763,17 @@ def _slot_of(
     return None
 
 
-def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | None:
+def _alias_value(
+    name: str,
+    block: list[ast.stmt],
+    index: int,
+    span: Callable[[list[ast.AST]], str] | None = None,
+) -> ast.expr | None:
     """The value of the nearest ``name = value`` before ``block[index]``
-    in the block, when no statement between binds ``name``."""
+    in the block, when no statement between binds ``name``. With ``span``
+    (at least the text of statements, ``Context.node_text``: a pre-filter),
+    a statement whose text does not hold the name is not walked: no name
+    in it is that one."""
     for position in range(index - 1, -1, -1):
         stmt = block[position]
         if (
@@ -3751,6 +3783,8 @@ def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | Non
             and stmt.targets[0].id == name
         ):
             return stmt.value
+        if span is not None and name not in span([stmt]):
+            continue
         if any(
             type(node) is ast.Name
             and node.id == name
