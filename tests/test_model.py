@@ -7,7 +7,11 @@ import ast
 
 import pytest
 
-from lint_rules.analysis.class_hooks import class_statements
+from lint_rules.analysis.class_hooks import (
+    ClassHooks,
+    class_statements,
+    module_class_hooks,
+)
 from lint_rules.analysis.flow import FunctionFlow
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.tensor_effects import bound_names, own_statements
@@ -69,6 +73,16 @@ def assert_model_agrees(source: str) -> None:
     class_defs = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
     assert sorted(map(id, model.class_defs)) == sorted(map(id, class_defs))
     assert sorted(map(id, class_statements(tree))) == sorted(map(id, class_defs))
+    # The class hooks of the model's scopes read the scan's class statements,
+    # and answer as those of the walk of statements.
+    assert model.module_scope.class_defs is model.class_defs
+    hooks = module_class_hooks(model.module_scope)
+    walked = ClassHooks(class_statements(tree))
+    assert (hooks.dunders, hooks.active, hooks.methods) == (
+        walked.dunders,
+        walked.active,
+        walked.methods,
+    )
     declared = {
         name
         for node in ast.walk(tree)

@@ -848,3 +848,33 @@ def test_call_sites_of_private_functions_and_what_each_parameter_receives():
     assert summaries.call_sites(by_name["g"]) is None  # public
     assert summaries.call_sites(by_name["run"]) is None
     assert summaries.call_sites(by_name["_n"]) is None  # a mention not called
+
+
+_NAMESPACE_SPELLINGS = (
+    "import importlib\nm = importlib.import_module('x')\n",
+    "from importlib import (\n    import_module,\n)\n",
+    "import importlib.\\\n    import_module\n",
+    "import sys\nx = sys.\\\n    modules\n",
+    "def f():\n    return (\n        globals\n    )()\n",
+    "x = a.b.__dict__\ny = 1\n",
+    "f = lambda: [v for v in vars(  # the row after\n    x)]\n",
+    "s = 'globals'  # vars\nt = s.upper()\n",
+    "class A:\n    def f(self):\n        return self.modules_count\n",
+    "# 注释 → é\nx = (sys\n    .modules)\n",
+)
+
+
+@pytest.mark.parametrize("text", _NAMESPACE_SPELLINGS)
+def test_namespace_words_found_on_rows_as_by_the_whole_walk(text: str) -> None:
+    """``_find_namespace_words`` walking only the rows that name a word of
+    ``REBINDING_WORDS`` answers as the walk of every node does."""
+    from lint_rules.analysis.summaries import ModuleSummaries
+    from lint_rules.context import Context
+
+    tree = ast.parse(text)
+    ctx = Context(text, tree, "f.py", Settings().options)
+    assert ctx.model._rows_naming is not None
+    walked = ModuleSummaries(ModuleModel(tree), None)._reaches_namespace()
+    assert module_summaries(ctx.model)._reaches_namespace() == walked
+    expected = not text.startswith(("s = ", "class A"))
+    assert walked is expected

@@ -179,11 +179,16 @@ _BY_MODULE: weakref.WeakKeyDictionary[Scope, ClassHooks] = weakref.WeakKeyDictio
 
 
 def module_class_hooks(scope: Scope) -> ClassHooks:
-    """The ``ClassHooks`` of the module ``scope`` is in (once per module)."""
+    """The ``ClassHooks`` of the module ``scope`` is in (once per module):
+    of the class statements a model's scan collected where it made the
+    scope, else of a walk of the statements."""
     module = scope.module
     found = _BY_MODULE.get(module)
     if found is None:
-        found = _BY_MODULE[module] = ClassHooks(class_statements(module.node))
+        class_defs = getattr(module, "class_defs", None)
+        if class_defs is None:
+            class_defs = class_statements(module.node)
+        found = _BY_MODULE[module] = ClassHooks(class_defs)
     return found
 
 

@@ -135,8 +135,9 @@ class ModuleModel:
     def module_scope(self) -> Scope:
         scope = self._scopes.get(self.tree)
         if scope is None:
+            scan = self._scan
             scope = self._scopes[self.tree] = module_scope(
-                self.tree, self._scan.global_names, self._walrus_rows
+                self.tree, scan.global_names, self._walrus_rows, scan.class_defs
             )
         return scope
 

@@ -198,6 +198,9 @@ class Scope:
 
 class ModuleScope(Scope):
     kind = "module"
+    #: Every class statement of the module, where the scope's maker has
+    #: them (a model's statement scan); None: not collected.
+    class_defs: list[ast.ClassDef] | None = None
 
 
 class ClassScope(Scope):
@@ -234,11 +237,17 @@ WalrusRows = list[int] | None
 
 
 def module_scope(
-    tree: ast.Module, global_names: Iterable[str] = (), walrus: WalrusRows = None
+    tree: ast.Module,
+    global_names: Iterable[str] = (),
+    walrus: WalrusRows = None,
+    class_defs: list[ast.ClassDef] | None = None,
 ) -> ModuleScope:
     """The module's scope: its own statements' bindings, and the names that
-    functions declare ``global`` (``global_names``), which they may bind."""
+    functions declare ``global`` (``global_names``), which they may bind;
+    ``class_defs``, every class statement of the module where the caller
+    has them, is kept (``ModuleScope.class_defs``)."""
     scope = ModuleScope(tree, None)
+    scope.class_defs = class_defs
     _bind_statements(scope, tree.body, walrus)
     for name in global_names:
         scope.add(Assignment(name, tree))

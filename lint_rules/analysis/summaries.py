@@ -229,14 +229,21 @@ class ModuleSummaries:
 
     def _find_namespace_words(self) -> bool:
         locator = self.locator
-        if (
-            locator is not None
-            and prefilter.enabled()
-            and not self._respells()
-            and not spelled_words(locator.text, REBINDING_WORDS)
-        ):
-            return False
-        for node in walk_nodes(self.model.tree):
+        nodes: Iterator[ast.AST] | None = None
+        if locator is not None and prefilter.enabled() and not self._respells():
+            spelled = spelled_words(locator.text, REBINDING_WORDS)
+            if not spelled:
+                return False
+            rows_naming = self.model._rows_naming
+            if rows_naming is not None:
+                # Each node sought spells one of the words on a row it spans
+                # (a name, an attribute's name, a part of an imported one),
+                # as does each node around it: only those rows are walked.
+                rows = rows_naming(frozenset(spelled), 1, len(locator.line_starts))
+                nodes = walk_rows(self.model.tree, rows, {}, leaves=False)
+        if nodes is None:
+            nodes = walk_nodes(self.model.tree)
+        for node in nodes:
             kind = type(node)
             if kind is ast.Name:
                 words: tuple[str, ...] = (node.id,)  # type: ignore[attr-defined]

@@ -440,6 +440,7 @@ class HostSyncInHotPath(Rule):
         model = ctx.model
         hot_paths = ctx.hot_paths
         attributes = callers.attributes
+        literals = _glob_literals(ctx.options.host_tensor_names)
         for info in model.functions:
             cost = hot_paths.per_step(info.node)
             if cost is None:
@@ -454,16 +455,29 @@ class HostSyncInHotPath(Rule):
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
             rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
-            fills = _cache_fills(info.node, assigned, info.cls is not None, rows)
+            fills = _cache_fills(
+                info.node,
+                assigned,
+                info.cls is not None,
+                rows,
+                gate.span if gate.enabled else None,
+            )
             if host_names is not None:
                 # A fallback for a missing host copy: the path that has the
                 # copy is the one taken per step.
+                text = host_rows = None
+                if gate.enabled:
+                    text = gate.span([info.node])
+                    if "None" in text and literals is not None:
+                        host_rows = _rows_holding(
+                            ctx.text,
+                            ctx.locator.line_starts,
+                            literals,
+                            info.node.lineno,  # type: ignore[attr-defined]
+                            info.node.end_lineno,  # type: ignore[attr-defined]
+                        )
                 fills += _host_fallbacks(
-                    info.node,
-                    rows,
-                    host_names,
-                    gate.span([info.node]) if gate.enabled else None,
-                    info.bindings,
+                    info.node, rows, host_names, text, host_rows, info.bindings
                 )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
@@ -3306,7 +3320,11 @@ _Slot = tuple
 
 
 def _cache_fills(
-    function: ast.AST, assigned: frozenset[str], method: bool, rows: list[int]
+    function: ast.AST,
+    assigned: frozenset[str],
+    method: bool,
+    rows: list[int],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans (start and end row and column) of the blocks of the
     function's own code that fill a cache slot kept on an object that
@@ -3328,13 +3346,14 @@ def _cache_fills(
 
     Only the spans that hold one of the sorted ``rows`` (the candidates')
     matter: an ``if`` is read only where one lies from it to its block's
-    end, which holds every span it can give."""
+    end, which holds every span it can give. ``span`` gives the text of
+    statements, for a pre-filter (``_alias_value``); None without one."""
     args = function.args  # type: ignore[attr-defined]
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
     fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for stmt, block, index in _ifs_over(function, rows):
-        found = _slot_test(stmt.test, block, index, assigned)  # type: ignore[attr-defined]
+        found = _slot_test(stmt.test, block, index, assigned, span)  # type: ignore[attr-defined]
         if found is None:
             continue
         slot, empty_when_true = found
@@ -3413,6 +3432,7 @@ def _host_fallbacks(
     rows: list[int],
     host_names: re.Pattern[str],
     text: str | None,
+    host_rows: list[int] | None,
     bindings: list,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans of the function's own code that run only where a host copy
@@ -3435,8 +3455,14 @@ def _host_fallbacks(
     call, and so it is reported.
 
     Only the spans that hold one of the sorted ``rows`` (the candidates')
-    are looked for."""
-    if text is not None and "None" not in text:
+    are looked for. ``host_rows``, for a pre-filter, are the function's
+    rows that may hold a name matching ``host-tensor-names`` (those holding
+    a literal part of the globs, ``_glob_literals``), None without the
+    pre-filter: a test naming a copy holds one, and so does each
+    node spanning it (a conditional expression among them). A conditional
+    expression sought spans both one of ``rows`` and one of ``host_rows``:
+    the walk follows the shorter list."""
+    if text is not None and "None" not in text or host_rows == []:
         return []
 
     def provided(subject: ast.expr) -> bool:
@@ -3453,7 +3479,12 @@ def _host_fallbacks(
         return spans
     # (a conditional expression spanning a row is found with its ancestors,
     # each spanning the row too)
-    for node in walk_rows(function, rows, {}, leaves=False):
+    for node in walk_rows(
+        function,
+        rows if host_rows is None or len(rows) <= len(host_rows) else host_rows,
+        {},
+        leaves=False,
+    ):
         if type(node) is not ast.IfExp or not any_row_between(
             rows,
             node.lineno,  # type: ignore[attr-defined]
@@ -3470,6 +3501,50 @@ def _host_fallbacks(
                 )
             )
     return spans
+
+
+def _glob_literals(globs: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A text every name matching one of the ``globs`` holds (for each glob,
+    its longest run of characters that are no wildcard): a name matching
+    ``host-tensor-names`` lies on a row holding one of them. None where a
+    glob has none, holds a ``[`` or ``]`` (a class of characters, not
+    parsed here) or is not ASCII (a name's other spellings are not looked
+    for): any row may then hold one."""
+    found = _GLOB_LITERALS.get(globs, False)
+    if found is not False:
+        return found  # type: ignore[return-value]
+    literals: list[str] = []
+    for glob in globs:
+        if "[" in glob or "]" in glob or not glob.isascii():
+            literals = []
+            break
+        longest = max(re.split(r"[*?]", glob), key=len)
+        if not longest:
+            literals = []
+            break
+        literals.append(longest)
+    found = _GLOB_LITERALS[globs] = tuple(sorted(set(literals))) or None
+    return found
+
+
+_GLOB_LITERALS: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+
+
+def _rows_holding(
+    text: str, starts: list[int], literals: tuple[str, ...], first: int, last: int
+) -> list[int]:
+    """The rows from ``first`` to ``last`` of ``text`` (its rows starting at
+    ``starts``) that hold one of ``literals``, in order."""
+    begin = starts[first - 1]
+    end = starts[last] if last < len(starts) else len(text)
+    find = text.find
+    found: set[int] = set()
+    for literal in literals:
+        position = find(literal, begin, end)
+        while position >= 0:
+            found.add(bisect_right(starts, position))
+            position = find(literal, position + 1, end)
+    return sorted(found)
 
 
 def _host_missing(
@@ -3574,7 +3649,11 @@ def _in_fill(node: ast.AST, fills: list) -> bool:
 
 
 def _slot_test(
-    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
+    test: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    assigned: frozenset[str],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> tuple[_Slot, bool] | None:
     """(slot, whether the test is true when it is empty) for a test that
     says whether a cache slot is filled (``_cache_fills``); a local in it
@@ -3582,7 +3661,8 @@ def _slot_test(
     reads, when nothing between rebinds it (only a name among ``assigned``,
     the function's assigned names, can have such a binding)."""
     return _test_says(
-        test, partial(_slot_leaf, block=block, index=index, assigned=assigned)
+        test,
+        partial(_slot_leaf, block=block, index=index, assigned=assigned, span=span),
     )
 
 
@@ -3608,7 +3688,11 @@ def _test_says(
 
 
 def _slot_leaf(
-    test: ast.expr, block: list[ast.stmt], index: int, assigned: frozenset[str]
+    test: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    assigned: frozenset[str],
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> tuple[_Slot, bool] | None:
     """``_slot_test`` of a test that is no ``not``, ``and`` or ``or``."""
     kind = type(test)
@@ -3620,7 +3704,7 @@ def _slot_leaf(
             if subject is None:
                 return None
             alias = type(subject) is not ast.Name or subject.id in assigned  # type: ignore[attr-defined]
-            slot = _slot_of(subject, block, index, alias)
+            slot = _slot_of(subject, block, index, alias, span)
             return None if slot is None else (slot, op in (ast.Is, ast.Eq))
         if op in (ast.In, ast.NotIn):
             container = _slot_of(right, block, index, alias=False)
@@ -3650,7 +3734,11 @@ def _constant_string(expr: ast.expr) -> str | None:
 
 
 def _slot_of(
-    expr: ast.expr, block: list[ast.stmt], index: int, alias: bool = True
+    expr: ast.expr,
+    block: list[ast.stmt],
+    index: int,
+    alias: bool = True,
+    span: Callable[[list[ast.AST]], str] | None = None,
 ) -> _Slot | None:
     """The slot ``expr`` reads: an attribute chain on a name, an item of
     one (``D[k]``), or, with ``alias``, a local just bound to one
@@ -3658,7 +3746,7 @@ def _slot_of(
     kind = type(expr)
     if kind is ast.Name:
         if alias:
-            value = _alias_value(expr.id, block, index)  # type: ignore[attr-defined]
+            value = _alias_value(expr.id, block, index, span)  # type: ignore[attr-defined]
             if value is not None:
                 return _alias_slot(value, block, index)
         return ("attr", expr.id)  # type: ignore[attr-defined]
@@ -3675,9 +3763,17 @@ def _slot_of(
     return None
 
 
-def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | None:
+def _alias_value(
+    name: str,
+    block: list[ast.stmt],
+    index: int,
+    span: Callable[[list[ast.AST]], str] | None = None,
+) -> ast.expr | None:
     """The value of the nearest ``name = value`` before ``block[index]``
-    in the block, when no statement between binds ``name``."""
+    in the block, when no statement between binds ``name``. With ``span``
+    (at least the text of statements, ``Context.node_text``: a pre-filter),
+    a statement whose text does not hold the name is not walked: no name
+    in it is that one."""
     for position in range(index - 1, -1, -1):
         stmt = block[position]
         if (
@@ -3687,6 +3783,8 @@ def _alias_value(name: str, block: list[ast.stmt], index: int) -> ast.expr | Non
             and stmt.targets[0].id == name
         ):
             return stmt.value
+        if span is not None and name not in span([stmt]):
+            continue
         if any(
             type(node) is ast.Name
             and node.id == name

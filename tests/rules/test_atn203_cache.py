@@ -124,3 +124,43 @@ def test_the_test_itself_and_code_after_the_fill_are_still_reported() -> None:
     )
     (finding,) = findings(body)
     assert finding.location.row == 8
+
+
+_BETWEEN = {
+    # (the statement between the binding and the test, whether it rebinds)
+    "augmented": ("c += 1", True),
+    "comprehension_target": ("[c for c in range(3)]", True),
+    "walrus": ("print(c := 2)", True),
+    "deleted": ("del c", True),
+    "loop_target": ("for c in y:\n    pass", True),
+    "with_target": ("with f() as c:\n    pass", True),
+    "nested_function": ("def g():\n    c = 1", True),
+    "over_rows": ("y = [\n    1\n    for\\\n    c in z\n]", True),
+    "read_only": ("x = (1,\n     c)", False),
+    "other_names": ("x = 1", False),
+    "longer_name": ("cc = 1", False),
+    "not_ascii": ("x = 'é'  # 注释\ny = x", False),
+}
+
+
+@pytest.mark.parametrize(("between", "rebinds"), _BETWEEN.values(), ids=_BETWEEN.keys())
+def test_alias_value_with_the_text_answers_as_the_walk(between: str, rebinds: bool):
+    """``_alias_value`` with the statements' text (a pre-filter: a statement
+    not holding the name is not walked) answers as it does walking each."""
+    import ast
+
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _alias_value
+
+    source = (
+        "def f(self, y, z):\n    c = getattr(self, 'x', None)\n"
+        + textwrap.indent(between, "    ")
+        + "\n    if c is None:\n        self.x = c = y.sum().item()\n    return c\n"
+    )
+    tree = ast.parse(source)
+    ctx = Context(source, tree, "f.py", Settings().options)
+    block = tree.body[0].body
+    index = next(i for i, stmt in enumerate(block) if type(stmt) is ast.If)
+    walked = _alias_value("c", block, index)
+    assert _alias_value("c", block, index, ctx.node_text) is walked
+    assert (walked is None) is rebinds

@@ -4,6 +4,8 @@ step. A copy a public function's caller may leave out is no such copy."""
 
 from __future__ import annotations
 
+import ast
+import re
 import textwrap
 
 import pytest
@@ -152,3 +154,97 @@ def test_the_fallbacks_of_a_real_backend_are_not_reported_and_the_rest_is(tmp_pa
     assert set(fallbacks) <= {
         f.location.row for f in check_source(text, "turboquant_attn.py", plain)
     }
+
+
+SPELLINGS = {
+    "continued_attribute": (
+        "if batch.\\\n        seq_lens_cpu is not None:\n    return 0\n"
+        "return lens.tolist()\n"
+    ),
+    "parenthesized_subject": ("if(lens_cpu)is None:\n    return lens.tolist()\n"),
+    "after_a_keyword_glued_to_a_number": (
+        "return lens.tolist() if(0if lens_cpu is None else 1)else 0\n"
+    ),
+    "conditional_expression_on_rows": (
+        "return (\n    batch.seq_lens.tolist()\n    if batch\\\n"
+        "    .seq_lens_cpu is None\n    else 0\n)\n"
+    ),
+}
+
+
+# (``0if`` is a keyword glued to a number, which Python warns of)
+@pytest.mark.filterwarnings("ignore:invalid decimal literal:SyntaxWarning")
+@pytest.mark.parametrize(
+    "body", [*FALLBACKS.values(), *REPORTED.values(), *SPELLINGS.values()]
+)
+def test_the_text_shortcut_finds_every_host_name_the_walk_finds(body: str):
+    """The rows holding a literal part of ``host-tensor-names``
+    (``_rows_holding`` of ``_glob_literals``) hold every name, attribute
+    and parameter a walk finds matching them (a fallback's test names one);
+    the findings are those found without the pre-filters; and a text with
+    no name matching them gives no row (the fallbacks are then not looked
+    for)."""
+    from lint_rules.analysis.hot_paths import _matcher
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _glob_literals,
+        _rows_holding,
+    )
+    from lint_rules.source import Locator
+    from tests.fuzzing import findings_both_ways
+
+    globs = Settings().options.host_tensor_names
+    pattern = _matcher(globs)
+    literals = _glob_literals(globs)
+    assert literals is not None
+
+    def rows(text: str) -> list[int]:
+        starts = Locator(text).line_starts
+        return _rows_holding(text, starts, literals, 1, len(starts))
+
+    source = "def f(self, batch, lens, lens_cpu):\n" + textwrap.indent(body, "    ")
+    fields = {ast.Name: "id", ast.Attribute: "attr", ast.arg: "arg"}
+    named = {
+        node.end_lineno
+        for node in ast.walk(ast.parse(source))
+        if type(node) in fields and pattern.match(getattr(node, fields[type(node)]))
+    }
+    assert named
+    assert named <= set(rows(source))
+    # (each word matching them renamed to one that does not)
+    plain = re.sub(
+        r"\w+", lambda word: "renamed" if pattern.match(word[0]) else word[0], source
+    )
+    assert rows(plain) == []
+    # (rows counted as ``ast`` counts them, a text that is not ASCII too)
+    shifted = f"# 注释 → é\r\n{source}"
+    assert {row + 1 for row in named} <= set(rows(shifted))
+    for text in (source, plain):
+        wrapped = "import torch\n\nclass Backend:\n    def forward" + text[5:]
+        filtered, unfiltered, errors = findings_both_ways(wrapped, "b.py", SETTINGS)
+        assert errors == []
+        assert filtered == unfiltered
+
+
+@pytest.mark.parametrize(
+    ("globs", "literals"),
+    [
+        (("*_cpu", "*_cpu_*", "*_host"), ("_cpu", "_cpu_", "_host")),
+        (("lens?cpu*",), ("lens",)),
+        (("*",), None),
+        (("*_cpu", "*"), None),
+        (("*_[ch]pu",), None),
+        (("*_cpü",), None),
+    ],
+)
+def test_glob_literals_every_matching_name_holds(globs, literals):
+    """``_glob_literals``: a part of each glob that every name matching it
+    holds, or None where it cannot tell."""
+    from lint_rules.analysis.hot_paths import _matcher
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _glob_literals
+
+    assert _glob_literals(globs) == literals
+    if literals is not None:
+        pattern = _matcher(globs)
+        for name in ("seq_lens_cpu", "x_cpu_y", "lens_cpu", "lensXcpu", "a_host"):
+            if pattern.match(name):
+                assert any(literal in name for literal in literals)
