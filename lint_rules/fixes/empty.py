@@ -359,21 +359,11 @@ def _module_identifiers(tree: ast.Module) -> set[str]:
     for node in walk_nodes(tree):
         if isinstance(node, ast.Name):
             names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 names.add((alias.asname or alias.name).partition(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
+        else:
+            names.update(_other_bindings(node))
     return names
 
 
@@ -386,20 +376,29 @@ def _bound_otherwise(tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Name):
             if not isinstance(node.ctx, ast.Load):
                 names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             if id(node) not in module_level:
                 for alias in node.names:
                     names.add((alias.asname or alias.name).partition(".")[0])
             elif any(alias.name == "*" for alias in node.names):
                 names.add("*")
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
+        else:
+            names.update(_other_bindings(node))
     return names
+
+
+def _other_bindings(node: ast.AST) -> tuple[str, ...]:
+    """The names ``node`` binds otherwise than as a ``Name`` or by an import:
+    a parameter, a ``def`` or ``class``, ``global``/``nonlocal``, an
+    ``except ... as`` and the captures of a ``match`` pattern."""
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return tuple(node.names)
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return (node.rest,)
+    return ()
