@@ -7,6 +7,14 @@ acts only while deterministic algorithms are on. Deterministic algorithms are
 switched on in warn-only mode, so operations without a deterministic
 implementation warn instead of failing. Everything is restored on exit.
 
+Code compiled by TorchInductor does not allocate through ``aten.empty``: its
+generated wrapper calls ``torch._C._dynamo.guards._empty_strided_<device>``,
+which PyTorch does not fill. Inductor reads an uninitialized buffer as the
+poison within its own kernels, but a buffer it hands on unwritten, to an opaque
+kernel (a custom op such as vLLM's attention with an ``output`` argument) or as
+a graph output, would keep the allocator's bytes. So those allocators are
+wrapped too, for the block, to fill what they return the way eager does.
+
 torch is imported only when poisoning is switched on.
 """
 
@@ -38,7 +46,77 @@ def poisoned_memory() -> Iterator[None]:
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.utils.deterministic.fill_uninitialized_memory = True
     try:
-        yield
+        with _poisoned_inductor_allocators(torch):
+            yield
     finally:
         torch.utils.deterministic.fill_uninitialized_memory = was_filling
         torch.use_deterministic_algorithms(was_deterministic, warn_only=was_warn_only)
+
+
+#: The allocators of inductor's generated code (``torch._C._dynamo.guards``).
+_INDUCTOR_ALLOCATORS = (
+    "_empty_strided_cpu",
+    "_empty_strided_cpu_pinned",
+    "_empty_strided_cuda",
+    "_empty_strided_xpu",
+    "_empty_strided_mtia",
+)
+
+
+@contextlib.contextmanager
+def _poisoned_inductor_allocators(torch) -> Iterator[None]:
+    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+    found = {
+        name: getattr(guards, name)
+        for name in _INDUCTOR_ALLOCATORS
+        if guards is not None and hasattr(guards, name)
+    }
+    for name, allocator in found.items():
+        if not getattr(allocator, "_attnlint_poisons", False):
+            setattr(guards, name, _poisoning(torch, allocator))
+    try:
+        yield
+    finally:
+        for name, allocator in found.items():
+            setattr(guards, name, allocator)
+
+
+def _poisoning(torch, allocator):
+    """``allocator``, filling what it returns while poisoning is on.
+
+    Generated code binds the allocator once, when its module loads, and may
+    outlive the block: the wrapper asks at each call whether poisoning is on.
+    """
+
+    def allocate(*args, **kwargs):
+        tensor = allocator(*args, **kwargs)
+        if (
+            torch.utils.deterministic.fill_uninitialized_memory
+            and torch.are_deterministic_algorithms_enabled()
+        ):
+            _fill_with_poison(torch, tensor)
+        return tensor
+
+    allocate._attnlint_poisons = True
+    allocate.__wrapped__ = allocator
+    return allocate
+
+
+def _fill_with_poison(torch, tensor) -> None:
+    """Fill ``tensor``'s whole storage as eager ``torch.empty`` does."""
+    dtype = tensor.dtype
+    if dtype.is_floating_point or dtype.is_complex:
+        value = float("nan")
+    elif dtype == torch.bool:
+        value = True
+    else:
+        try:
+            value = torch.iinfo(dtype).max
+        except TypeError:  # quantized and bit types: eager leaves them too
+            return
+    storage = tensor.untyped_storage()
+    if storage.nbytes() == 0:
+        return
+    flat = torch.empty(0, dtype=dtype, device=tensor.device)
+    flat.set_(storage, 0, (storage.nbytes() // tensor.element_size(),))
+    flat.fill_(value)
