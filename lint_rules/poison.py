@@ -15,13 +15,21 @@ kernel (a custom op such as vLLM's attention with an ``output`` argument) or as
 a graph output, would keep the allocator's bytes. So those allocators are
 wrapped too, for the block, to fill what they return the way eager does.
 
+A process started by fork inherits the switches; one started by spawn or
+forkserver (a DataLoader worker on macOS, or on Linux from Python 3.14) starts
+with torch's defaults. So, for the block, ``multiprocessing`` processes started
+with a target (DataLoader workers, ``torch.multiprocessing.spawn``, pools) run
+it poisoned, when torch is loaded in the child by the time the target runs.
+
 torch is imported only when poisoning is switched on.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import sys
 from collections.abc import Iterator
 
 #: Environment variable that switches poisoning on for every pytest run that
@@ -46,7 +54,7 @@ def poisoned_memory() -> Iterator[None]:
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.utils.deterministic.fill_uninitialized_memory = True
     try:
-        with _poisoned_inductor_allocators(torch):
+        with _poisoned_inductor_allocators(torch), _poisoned_child_processes():
             yield
     finally:
         torch.utils.deterministic.fill_uninitialized_memory = was_filling
@@ -120,3 +128,42 @@ def _fill_with_poison(torch, tensor) -> None:
     flat = torch.empty(0, dtype=dtype, device=tensor.device)
     flat.set_(storage, 0, (storage.nbytes() // tensor.element_size(),))
     flat.fill_(value)
+
+
+@contextlib.contextmanager
+def _poisoned_child_processes() -> Iterator[None]:
+    import multiprocessing.process
+
+    process = multiprocessing.process.BaseProcess
+    start = process.start
+    if not getattr(start, "_attnlint_poisons", False):
+        process.start = _starting_poisoned(start)
+    try:
+        yield
+    finally:
+        process.start = start
+
+
+def _starting_poisoned(start):
+    """``BaseProcess.start``, running the process's target poisoned."""
+
+    @functools.wraps(start)
+    def start_poisoned(self) -> None:
+        target = getattr(self, "_target", None)
+        if target is not None and not (
+            isinstance(target, functools.partial) and target.func is _run_poisoned
+        ):
+            # Pickled by reference for spawn: lint_rules.poison and the target.
+            self._target = functools.partial(_run_poisoned, target)
+        return start(self)
+
+    start_poisoned._attnlint_poisons = True
+    return start_poisoned
+
+
+def _run_poisoned(target, *args, **kwargs):
+    """In the child: run ``target`` poisoned, if it uses torch at all."""
+    if "torch" not in sys.modules:
+        return target(*args, **kwargs)
+    with poisoned_memory():
+        return target(*args, **kwargs)

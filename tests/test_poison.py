@@ -123,13 +123,46 @@ def test_inductor_empty_returned_from_graph_is_poisoned() -> None:
     assert poisoned(floats) and poisoned(ints)
 
 
-def test_inductor_allocators_are_restored_after_nested_blocks() -> None:
+def test_wrapped_allocators_are_restored_after_nested_blocks() -> None:
+    import multiprocessing.process
+
     guards = torch._C._dynamo.guards
-    before = guards._empty_strided_cpu
+    process = multiprocessing.process.BaseProcess
+
+    def current():
+        return guards._empty_strided_cpu, guards._empty_strided_cuda, process.start
+
+    before = current()
     with poisoned_memory():
-        inside = guards._empty_strided_cpu
-        assert inside is not before
+        inside = current()
+        assert all(a is not b for a, b in zip(inside, before, strict=True))
         with poisoned_memory():
-            assert guards._empty_strided_cpu is inside
-        assert guards._empty_strided_cpu is inside
-    assert guards._empty_strided_cpu is before
+            assert current() == inside
+        assert current() == inside
+    assert current() == before
+
+
+class UnwrittenDataset(torch.utils.data.Dataset):
+    """Items that a DataLoader worker allocates and never writes."""
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int):
+        return torch.empty(32), torch.empty(32, dtype=torch.int64)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_dataloader_workers_are_poisoned(method: str) -> None:
+    # A forked worker inherits the switches; a spawned one (the default on
+    # macOS, and forkserver on Linux from Python 3.14) starts with torch's.
+    with poisoned_memory():
+        loader = torch.utils.data.DataLoader(
+            UnwrittenDataset(),
+            batch_size=None,
+            num_workers=1,
+            multiprocessing_context=method,
+        )
+        items = [t for pair in loader for t in pair]
+    assert len(items) == 4
+    assert all(poisoned(t) for t in items), items
