@@ -42,6 +42,17 @@ def poison_requested_by_env(environ: dict[str, str] | None = None) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def poisoning_is_on() -> bool:
+    """Whether ``torch.empty`` fills now (both of PyTorch's switches are on)."""
+    import torch
+    import torch.utils.deterministic
+
+    return bool(
+        torch.are_deterministic_algorithms_enabled()
+        and torch.utils.deterministic.fill_uninitialized_memory
+    )
+
+
 @contextlib.contextmanager
 def poisoned_memory() -> Iterator[None]:
     """Switch on uninitialized-memory poisoning for the duration of the block."""

@@ -13,6 +13,9 @@ Three ways to ask for it:
   included;
 - the ``attnlint_poison`` fixture: from the fixture's setup to its teardown.
 
+A poisoned test that leaves poisoning switched off (deterministic algorithms
+or the fill) fails: torch.empty held the allocator's bytes in it.
+
 The plugin is loaded into every pytest run wherever attnlint is installed, so
 it imports torch only when poisoning is asked for; torch need not be installed
 otherwise.
@@ -32,7 +35,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from lint_rules.poison import POISON_ENV, poison_requested_by_env, poisoned_memory
+from lint_rules.poison import (
+    POISON_ENV,
+    poison_requested_by_env,
+    poisoned_memory,
+    poisoning_is_on,
+)
 
 MARKER = "attnlint_poison"
 WITNESS_ENV = "ATTNLINT_POISON_WITNESS"
@@ -101,6 +109,27 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         return
     with poisoned_memory():
         yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    # A test that switches deterministic algorithms (or the fill) off reads the
+    # allocator's bytes from torch.empty from then on: its pass proves nothing.
+    wanted = (
+        _session_poison_key in item.config.stash
+        or item.get_closest_marker(MARKER) is not None
+        or MARKER in getattr(item, "fixturenames", ())
+    )
+    result = yield
+    if wanted and _torch_importable() and not poisoning_is_on():
+        pytest.fail(
+            "attnlint: uninitialized-memory poisoning was switched off during this "
+            "test (torch.use_deterministic_algorithms(False), or "
+            "torch.utils.deterministic.fill_uninitialized_memory = False), so its "
+            "passing proves nothing about torch.empty",
+            pytrace=False,
+        )
+    return result
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -174,3 +174,31 @@ def test_poisoning_without_torch_is_a_clear_error(
             "*the attnlint_poison fixture asks for*torch cannot be imported*",
         ]
     )
+
+
+def test_test_that_switches_poisoning_off_fails(pytester: pytest.Pytester) -> None:
+    # torch.empty would hold the allocator's bytes for the rest of such a test:
+    # its passing proves nothing, so it must not count as a pass.
+    pytester.makepyfile(
+        """
+        import pytest
+        import torch
+
+        def test_switches_off():
+            torch.use_deterministic_algorithms(False)
+            assert torch.empty(4).sum() is not None
+
+        @pytest.mark.attnlint_poison
+        def test_marked_switches_fill_off():
+            import torch.utils.deterministic
+            torch.utils.deterministic.fill_uninitialized_memory = False
+
+        def test_switches_off_and_back_on():
+            torch.use_deterministic_algorithms(False)
+            torch.use_deterministic_algorithms(True, warn_only=True)
+            assert torch.empty(4).isnan().all()
+        """
+    )
+    result = pytester.runpytest("--attnlint-poison", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*poisoning was switched off during this test*"])
