@@ -13,7 +13,7 @@ Three ways to ask for it:
   included;
 - the ``attnlint_poison`` fixture: from the fixture's setup to its teardown.
 
-A poisoned test that leaves poisoning switched off (deterministic algorithms
+A poisoned test whose body leaves poisoning switched off (deterministic algorithms
 or the fill) fails: torch.empty held the allocator's bytes in it.
 
 The plugin is loaded into every pytest run wherever attnlint is installed, so
@@ -120,8 +120,11 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         or item.get_closest_marker(MARKER) is not None
         or MARKER in getattr(item, "fixturenames", ())
     )
+    # Only a switch in the test's body counts: a fixture that sets poisoning up
+    # or off on purpose (attnlint's own tests do) is the fixture's business.
+    on_at_start = wanted and _torch_importable() and poisoning_is_on()
     result = yield
-    if wanted and _torch_importable() and not poisoning_is_on():
+    if on_at_start and not poisoning_is_on():
         pytest.fail(
             "attnlint: uninitialized-memory poisoning was switched off during this "
             "test (torch.use_deterministic_algorithms(False), or "
