@@ -933,22 +933,13 @@ def test_a_journal_keeps_the_originals_on_disk_before_any_file_is_touched(
     assert Journal.find(fake_project) is None  # removed at the end
 
 
-def test_a_write_that_fails_stops_with_a_message_and_the_journal_kept(
-    fake_project: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """The disk fills up during the second test run: the next write fails,
-    and so does putting the file back. Verify says which file and why, and
-    how to put it back (exit 2), instead of failing as an internal error."""
+def _disk_full_after_the_first_write(monkeypatch: pytest.MonkeyPatch):
+    """Make every file write after the first fail as a full disk does;
+    return the real ``write_atomic``."""
     import errno
 
     import lint_rules.fixer as fixer_module
-    from lint_rules.cli import main
-    from lint_rules.verify.journal import Journal
 
-    path = fake_project / "buffers.py"
-    before = snapshot(path)
     real = fixer_module.write_atomic
     writes: list[bytes] = []
 
@@ -959,6 +950,25 @@ def test_a_write_that_fails_stops_with_a_message_and_the_journal_kept(
         return real(target, data, *args, **kwargs)
 
     monkeypatch.setattr(fixer_module, "write_atomic", disk_full_after_the_first_write)
+    return real
+
+
+def test_a_write_that_fails_stops_with_a_message_and_the_journal_kept(
+    fake_project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The disk fills up during the second test run: the next write fails,
+    and so does putting the file back. Verify says which file and why, and
+    how to put it back (exit 2), instead of failing as an internal error."""
+
+    import lint_rules.fixer as fixer_module
+    from lint_rules.cli import main
+    from lint_rules.verify.journal import Journal
+
+    path = fake_project / "buffers.py"
+    before = snapshot(path)
+    real = _disk_full_after_the_first_write(monkeypatch)
     options = VerifyOptions(["buffers.py"], fake_command("--fail-if", "c"))
     code, out, err = run(options)
     assert code == EXIT_USAGE
@@ -979,20 +989,9 @@ def test_a_write_that_fails_stops_with_a_message_and_the_journal_kept(
 def test_a_failed_restore_is_in_the_json_report(
     fake_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import errno
 
-    import lint_rules.fixer as fixer_module
 
-    real = fixer_module.write_atomic
-    writes: list[bytes] = []
-
-    def disk_full_after_the_first_write(target, data, *args, **kwargs):
-        writes.append(data)
-        if len(writes) > 1:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(target, data, *args, **kwargs)
-
-    monkeypatch.setattr(fixer_module, "write_atomic", disk_full_after_the_first_write)
+    _disk_full_after_the_first_write(monkeypatch)
     options = VerifyOptions(
         ["buffers.py"], fake_command("--fail-if", "c"), output_format="json"
     )
