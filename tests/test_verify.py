@@ -990,7 +990,6 @@ def test_a_failed_restore_is_in_the_json_report(
     fake_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
-
     _disk_full_after_the_first_write(monkeypatch)
     options = VerifyOptions(
         ["buffers.py"], fake_command("--fail-if", "c"), output_format="json"
