@@ -171,7 +171,7 @@ _ON_HOST = frozenset({HOST, PYTHON})
 class HostSyncInHotPath(Rule):
     """## What it does
     Checks for device-to-host synchronizations in functions that run per
-    step: `.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `.to("cpu")`,
+    step: `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
     `while`, `assert`, `and`/`or`/`not` (`if x.any():`), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
@@ -211,7 +211,9 @@ class HostSyncInHotPath(Rule):
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
-    that binds the local in each arm ends those before it), a name matching `host-tensor-names`
+    that binds the local in each arm ends those before it; a parameter
+    rebound on the read's own path, `x = x.cpu()`, no longer holds the
+    caller's value), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
@@ -230,8 +232,9 @@ class HostSyncInHotPath(Rule):
     The per-request loops of reference backends (`x[start:end]` with
     0-d length tensors) are reported: each bound is one sync per request.
 
-    Not reported: a branch taken when a CUDA graph is captured (`if
-    in_capture:`), a branch that fills a cache on the first call (it runs
+    Not reported: `.numpy()` without `force=True` (on a tensor not on the
+    CPU it raises: it never waits for the GPU), a branch taken when a CUDA
+    graph is captured (`if in_capture:`), a branch that fills a cache on the first call (it runs
     once per object, not per step): the arm of an `if` whose test says a
     slot is empty (`self.x is None`, `not hasattr(self, "x")`, `k not in
     self.d`, or a local just read from it, `c = getattr(layer, "_x",
@@ -363,6 +366,8 @@ class HostSyncInHotPath(Rule):
         "import torch\nclass B:\n    def forward(self, x, lens: torch.Tensor, n: int):\n"
         "        a = x.repeat_interleave(2)\n"
         "        return a, torch.repeat_interleave(x, lens, output_size=n)\n",
+        # `.numpy()` raises on a tensor not on the CPU: it never waits.
+        "class B:\n    def forward(self, out):\n        return out.ids.numpy()\n",
     )
     invalid = (
         Invalid(
@@ -415,6 +420,18 @@ class HostSyncInHotPath(Rule):
             "class B:\n    def forward(self, lens, lens_cpu=None):\n"
             "        if lens_cpu is None:\n            lens_cpu = lens.cpu()\n"
             "        return lens_cpu.tolist()\n"
+        ),
+        # A parameter replaced by its host copy: one sync, the `.cpu()`; the
+        # reads after it are of the copy.
+        Invalid(
+            "import torch\nclass B:\n    def forward(self, token: torch.Tensor):\n"
+            "        token = token.cpu()\n"
+            "        return token.item(), token.tolist()\n"
+        ),
+        # `.numpy(force=True)` copies a device tensor to the host first.
+        Invalid(
+            "class B:\n    def forward(self, out):\n"
+            "        return out.ids.numpy(force=True)\n"
         ),
         # Several reductions of one tensor: one transfer would do.
         Invalid(
@@ -1382,8 +1399,11 @@ class _Provenance:
         #: kept: it depends on where the question started).
         self._tensor_asking: set[tuple] = set()
         self._tensor_cycles = 0
-        #: ``_reaching`` per name and use.
-        self._reaching_memo: dict[tuple[str, ast.Name | None], tuple[int, ...]] = {}
+        #: ``_reaching`` per name and use, with whether the value the name
+        #: had on entry (a parameter's argument) may reach the use too.
+        self._reaching_memo: dict[
+            tuple[str, ast.Name | None], tuple[tuple[int, ...], bool]
+        ] = {}
         #: The ``if`` statements whose test says where a name lives
         #: (``_device_guard``): (statement, branch path, name, place in the
         #: body, place in the ``else``); the ``with`` statements; the names
@@ -1616,21 +1636,34 @@ class _Provenance:
         which may run before it (not in an arm ``_exclusive`` of its own).
         Inside a loop, or without a use: all. (Kept per name and use: it
         depends on the function's code alone, its bindings all built.)"""
-        key = (name, use)
-        reaching = self._reaching_memo.get(key)
-        if reaching is None:
-            reaching = self._reaching_memo[key] = tuple(self._find_reaching(name, use))
-        return reaching
+        return self._reaching_entry(name, use)[0]
 
-    def _find_reaching(self, name: str, use: ast.Name | None) -> list[int]:
+    def _entry_reaches(self, name: str, use: ast.Name | None) -> bool:
+        """Whether the value ``name`` had when the function was entered (a
+        parameter's argument) may reach ``use``: not where a binding on the
+        use's own path of branches, or an ``if``/``else`` binding it in each
+        arm, certainly ran before it (``x = x.cpu()`` then ``x.item()``)."""
+        return self._reaching_entry(name, use)[1]
+
+    def _reaching_entry(
+        self, name: str, use: ast.Name | None
+    ) -> tuple[tuple[int, ...], bool]:
+        key = (name, use)
+        found = self._reaching_memo.get(key)
+        if found is None:
+            reaching, entry = self._find_reaching(name, use)
+            found = self._reaching_memo[key] = (tuple(reaching), entry)
+        return found
+
+    def _find_reaching(self, name: str, use: ast.Name | None) -> tuple[list[int], bool]:
         found = self.bindings.get(name, [])
         every = list(range(len(found)))
         where = self._use(use) if use is not None else None
         if where is None:
-            return every
+            return every, True
         path, position = where
         if any(entry[2] for entry in path):
-            return every
+            return every, True
         before = [
             index
             for index, (_, bound, at) in enumerate(found)
@@ -1647,10 +1680,10 @@ class _Provenance:
         if not on_path:
             # None certainly ran: those that may have (a parameter's value too).
             if covered is not None:
-                return before
-            return before if before and name not in self.params else every
+                return before, False
+            return (before if before and name not in self.params else every), True
         last = on_path[-1]
-        return [index for index in before if index >= last]
+        return [index for index in before if index >= last], False
 
     def _covered_before(
         self, name: str, path: tuple, position: tuple[int, int]
@@ -1774,8 +1807,8 @@ class _Provenance:
             guarded = self._guarded_place(name, use)
             if guarded is not None:
                 return guarded
-        reaching = self._reaching(name, use)
-        key = (name, reaching)
+        reaching, entry = self._reaching_entry(name, use)
+        key = (name, reaching, entry)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
@@ -1786,7 +1819,7 @@ class _Provenance:
         else:
             values = [found[index][0] for index in reaching]
             every = len(reaching) == len(found)
-            if name in self.params and every:
+            if name in self.params and entry:
                 values = [*values, _Parameter(name)]
             result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
@@ -2130,8 +2163,8 @@ class _Provenance:
             return True
         if not found:
             return False
-        reaching = self._reaching(name, use)
-        if name in self.params and len(reaching) == len(found):
+        reaching, entry = self._reaching_entry(name, use)
+        if name in self.params and entry:
             return False  # the parameter's own value may reach the use
         key = (name, reaching, maybe_none)
         memo = self._tensor_memo.get(key)
@@ -2192,9 +2225,15 @@ class _Provenance:
         if isinstance(func, ast.Attribute):
             method = func.attr
             receiver = func.value
-            if method in ("item", "tolist", "numpy") and not call.args:
+            if method in ("item", "tolist") and not call.args:
                 if self.where(receiver) not in _ON_HOST:
                     return f"`.{method}()`", receiver
+                return None
+            if method == "numpy" and not call.args:
+                # ``Tensor.numpy()`` raises on a tensor not on the CPU: it
+                # never waits for the GPU. ``force=True`` copies it first.
+                if _forced(call) and self.where(receiver) not in _ON_HOST:
+                    return "`.numpy(force=True)`", receiver
                 return None
             if method == "cpu" and not call.args and not call.keywords:
                 if self.where(receiver) not in _ON_HOST:
@@ -3195,6 +3234,18 @@ def _non_blocking(call: ast.Call) -> bool:
         and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
         for keyword in call.keywords
     )
+
+
+def _forced(call: ast.Call) -> bool:
+    """``x.numpy(force=...)`` with a value that may be true (it copies a
+    tensor on the device to the host first)."""
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return True  # (``**options``: may hold ``force=True``)
+        if keyword.arg == "force":
+            value = keyword.value
+            return not (type(value) is ast.Constant and not value.value)  # type: ignore[attr-defined]
+    return False
 
 
 def _is_dtype_cast(call: ast.Call) -> bool:

@@ -23,7 +23,7 @@ SYNCS = {
     "item": "x = lens.max().item()\n",
     "tolist": "x = lens.tolist()\n",
     "cpu": "x = lens.cpu()\n",
-    "numpy": "x = batch.lens.numpy()\n",
+    "numpy_force": "x = batch.lens.numpy(force=True)\n",
     "to_cpu": 'x = lens.to("cpu")\n',
     "to_cpu_device": "x = lens.to(torch.device('cpu'))\n",
     "int_of_reduction": "x = int(lens.sum())\n",
@@ -47,6 +47,8 @@ SYNCS = {
     "slice_bound": "last = torch.cumsum(lens, 0)[-1]\nx = q[:last]\n",
     "slice_bound_in_tuple": "x = q[:, 1 : torch.sum(lens) + 1]\n",
     "slice_bound_write": "q[: lens.cuda()[-1]] = 0\n",
+    # A parameter not declared a tensor, rebound to a device tensor first.
+    "slice_bound_rebound_parameter": "lens = lens.cuda()\nx = q[: lens[-1]]\n",
     "empty_size": "x = torch.empty(torch.sum(lens), device=q.device)\n",
     "zeros_size_tuple": "x = torch.zeros((2, lens.cuda()[0]), device=q.device)\n",
     "arange_end": "x = torch.arange(0, end=torch.max(lens), device=q.device)\n",
@@ -101,6 +103,8 @@ HOST_VALUES = {
     "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
     "host_name": "x = batch.seq_lens_cpu.max().item()\n",
     "host_local_name": "x = lens_host.tolist()\n",
+    # ``Tensor.numpy()`` raises on a tensor not on the CPU: it never waits.
+    "numpy_without_force": "x = lens.numpy()\ny = batch.lens.numpy(force=False)\n",
     "host_arithmetic": "t = batch.seq_lens_cpu + self.page_size\nx = int(t.sum())\n",
     "derived_from_host": "t = batch.lens_cpu\nu = t[1:]\nx = u.tolist()\n",
     "metadata_method": "if q.dim() == 3:\n    pass\n",
@@ -280,6 +284,26 @@ def test_where_a_local_lives_follows_the_branches_that_reach_the_use() -> None:
     # In a loop, a later binding reaches the next iteration's use.
     body = "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
     assert len(findings(body)) == 1
+
+
+def test_a_parameter_rebound_before_the_read_no_longer_holds_the_callers_value() -> (
+    None
+):
+    # Rebound on the read's own path: the reads are of the host copy.
+    (finding,) = findings("lens = lens.cpu()\nx = lens.item()\ny = lens.tolist()\n")
+    assert "`.cpu()`" in finding.message
+    # Rebound in each arm of an `if`/`else` before the read: likewise.
+    body = "if n:\n    lens = lens.cpu()\nelse:\n    lens = batch.lens_cpu\nx = lens.tolist()\n"
+    assert len(findings(body)) == 1
+    # Rebound in one arm only, or after the read in a loop: the caller's
+    # value may reach the read.
+    body = "if n:\n    lens = lens.cpu()\nx = lens.tolist()\n"
+    assert len(findings(body)) == 2
+    body = "for i in range(n):\n    x = lens.tolist()\n    lens = lens.cpu()\n"
+    assert len(findings(body)) == 2
+    # Rebound in a `try` body, read after it: the binding may not have run.
+    body = "try:\n    lens = lens.cpu()\nexcept E:\n    pass\nx = lens.tolist()\n"
+    assert len(findings(body)) == 2
 
 
 def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
