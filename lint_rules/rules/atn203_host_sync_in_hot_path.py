@@ -213,7 +213,9 @@ class HostSyncInHotPath(Rule):
     bindings that may reach the read count, and an `if`/`else` before it
     that binds the local in each arm ends those before it; a parameter
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
-    caller's value), a name matching `host-tensor-names`
+    caller's value), the result of a call that names the CPU as its device
+    (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
+    a function the rule does not read), a name matching `host-tensor-names`
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
@@ -234,7 +236,10 @@ class HostSyncInHotPath(Rule):
 
     Not reported: `.numpy()` without `force=True` (on a tensor not on the
     CPU it raises: it never waits for the GPU), a branch taken when a CUDA
-    graph is captured (`if in_capture:`), a branch that fills a cache on the first call (it runs
+    graph is captured (`if in_capture:`) or while `torch.jit.trace` records
+    the function (`if torch.jit.is_tracing() and ...:`: the trace keeps the
+    value read as a constant), also where such a test is one operand of an
+    `and`, a branch that fills a cache on the first call (it runs
     once per object, not per step): the arm of an `if` whose test says a
     slot is empty (`self.x is None`, `not hasattr(self, "x")`, `k not in
     self.d`, or a local just read from it, `c = getattr(layer, "_x",
@@ -368,6 +373,13 @@ class HostSyncInHotPath(Rule):
         "        return a, torch.repeat_interleave(x, lens, output_size=n)\n",
         # `.numpy()` raises on a tensor not on the CPU: it never waits.
         "class B:\n    def forward(self, out):\n        return out.ids.numpy()\n",
+        # A value a function was told to give on the CPU; a branch taken
+        # only while `torch.jit.trace` records the function.
+        "import torch\nclass B:\n    def forward(self, params, causal):\n"
+        "        slots = get_for_device(params, 'slots', 'cpu').tolist()\n"
+        "        if torch.jit.is_tracing() and isinstance(causal, torch.Tensor):\n"
+        "            causal = causal.item()\n"
+        "        return slots, causal\n",
     )
     invalid = (
         Invalid(
@@ -1178,13 +1190,39 @@ _UNPACKING = frozenset({ast.Tuple, ast.List, ast.Starred})
 
 def _skipped_branch(test: ast.expr) -> str | None:
     """ "body" or "orelse": the branch of an ``if`` whose syncs are not worth
-    a report: it runs when a CUDA graph is captured, at start-up. (A branch
-    taken when a host copy is missing, ``if seq_lens_cpu is None:``, is
-    reported: whether callers pass the copy is theirs to say.)"""
+    a report: it runs when a CUDA graph is captured, at start-up, or while
+    ``torch.jit.trace`` records the function (once: the trace keeps what a
+    sync read as a constant, and replays without it). The body of an
+    ``and`` one operand of which is such a test runs only then too. (A
+    branch taken when a host copy is missing, ``if seq_lens_cpu is None:``,
+    is reported: whether callers pass the copy is theirs to say.)"""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    if _mentions_capture(test):
+    if _mentions_capture(test) or _mentions_tracing(test):
         return "orelse" if negated else "body"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for value in test.values:
+            if _skipped_branch(value) == "body":
+                return "body"
     return None
+
+
+def _mentions_tracing(test: ast.expr) -> bool:
+    """Whether a branch's test asks if ``torch.jit`` is tracing
+    (``torch.jit.is_tracing()``, ``torch._C._get_tracing_state()``), alone
+    or negated."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not (isinstance(test, ast.Call) and not test.args and not test.keywords):
+        return False
+    func = test.func
+    name = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    return name in ("is_tracing", "_get_tracing_state")
 
 
 #: Objects whose methods write logs (``logger.warning(...)``, ``log.debug``).
@@ -2010,18 +2048,18 @@ class _Provenance:
                 return self._where_function(qualified, call, depth)
             # A method of a value: where that value is.
             receiver = self.where(func.value, depth + 1)
-            return (
-                HOST
-                if receiver in _ON_HOST
-                else (DEVICE if receiver == DEVICE else UNKNOWN)
-            )
+            if receiver in _ON_HOST:
+                return HOST
+            if receiver == DEVICE:
+                return DEVICE
+            return HOST if _names_cpu(call) else UNKNOWN
         if isinstance(func, ast.Name):
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None and qualified != func.id:
                 return self._where_function(qualified, call, depth)
             if func.id in _HOST_BUILTINS and self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
                 return PYTHON
-        return UNKNOWN
+        return HOST if _names_cpu(call) else UNKNOWN
 
     def _where_function(self, qualified: str, call: ast.Call, depth: int) -> str:
         if qualified.startswith("math."):
@@ -2048,7 +2086,7 @@ class _Provenance:
                 # Every argument on the host (Python values or host tensors).
                 return HOST if HOST in places else _join(*places)
             return _operands(*places)
-        return UNKNOWN
+        return HOST if _names_cpu(call) else UNKNOWN
 
     def _where_argument(self, arg: ast.expr, depth: int) -> str:
         """Where a ``torch`` function's argument is, as its result reads it:
@@ -3218,6 +3256,23 @@ def _is_cpu(expr: ast.expr) -> bool:
     if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
         return bool(expr.args) and _is_cpu(expr.args[0])
     return False
+
+
+def _names_cpu(call: ast.Call) -> bool:
+    """A call of code the rule does not read that names the CPU as the
+    device of what it gives (``get_for_device(params, "ids", "cpu")``,
+    ``load(path, device="cpu")``, ``map_location="cpu"``): a device given
+    as a string or ``torch.device`` among its arguments, or as its
+    ``device`` or ``map_location`` keyword. A function told to put its
+    result on the CPU puts it there; where a result could be anywhere,
+    its device is not spelled out."""
+    for arg in call.args:
+        if _is_cpu(arg):
+            return True
+    return any(
+        keyword.arg in ("device", "map_location") and _is_cpu(keyword.value)
+        for keyword in call.keywords
+    )
 
 
 def _to_cpu(call: ast.Call) -> bool:

@@ -78,6 +78,10 @@ SYNCS = {
         "    t = batch.lens if k else t\n    x = t.tolist()\n"
     ),
     "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
+    # Not told the CPU, or the test only one operand of an `or`: reported.
+    "function_given_device": "t = get_for_device(batch, 'ids', q.device)\nx = t.tolist()\n",
+    "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
+    "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
 }
 
@@ -113,6 +117,15 @@ HOST_VALUES = {
     "dtype_cast_of_host": "x = batch.lens_cpu.to(torch.int32).tolist()\n",
     "non_blocking_copy": "x = lens.to('cpu', non_blocking=True)\n",
     "capture_branch": "if in_capture:\n    x = lens.cpu()\n",
+    "capture_and": "if in_capture and n > 0:\n    x = lens.cpu()\n",
+    "tracing_branch": "if torch.jit.is_tracing() and n:\n    x = lens.item()\n",
+    "not_tracing_else": "if not torch.jit.is_tracing():\n    pass\nelse:\n    x = lens.item()\n",
+    # A function (not read) told to give its result on the CPU.
+    "function_given_cpu": (
+        "t = get_for_device(batch, 'ids', 'cpu')\nx = t.tolist()\n"
+        "y = load(q, map_location=torch.device('cpu')).tolist()\n"
+        "z = self.cache.fetch(lens, device='cpu:0').item()\n"
+    ),
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
     # Slice bounds and sizes that are Python values, host tensors, or of a
     # kind not known (a parameter not declared a tensor may be a list).
