@@ -116,7 +116,9 @@ class NonBlockingFromPageable(Rule):
     `dst.copy_(t, non_blocking=True)`) whose source was made in host memory
     that is not pinned: a factory given no device and no `pin_memory=True`
     (`torch.tensor(lengths)`, `torch.zeros(n)`), `torch.from_numpy` of a new
-    array (`np.cumsum(...)`), a `.cpu()` or `.to("cpu")` result, or host
+    array (`np.cumsum(...)`), `torch.as_tensor` of a Python list (a display,
+    or a name, slice or element that the function declares one: `ids:
+    list[int]`, `gpu_ids: dict[str, list[int]]` then `gpu_ids[name]`), a `.cpu()` or `.to("cpu")` result, or host
     arithmetic on such a tensor (`torch.cat`, `+`, `t > 0`,
     `.to(torch.int32)`, `torch.cat` of a list of them), in the same function
     (on every path that binds the name to a tensor: `t = None` on another,
@@ -192,6 +194,9 @@ class NonBlockingFromPageable(Rule):
         "    parts.extend(more)\n    return torch.cat(parts).to(d, non_blocking=True)\n",
         # An array that may view pinned memory (`pinned.numpy()`).
         "import torch\ndef f(a, d):\n    return torch.from_numpy(a).to(d, non_blocking=True)\n",
+        # An array may view pinned memory: `as_tensor` keeps it.
+        "import torch\nimport numpy as np\ndef f(a: np.ndarray, d):\n"
+        "    return torch.as_tensor(a).to(d, non_blocking=True)\n",
         # A public attribute: another module may set it.
         "import torch\nclass B:\n    def __init__(self, n):\n"
         "        self.lens = torch.zeros(n)\n"
@@ -201,6 +206,11 @@ class NonBlockingFromPageable(Rule):
         "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
     )
     invalid = (
+        # A list declared by its annotation: `as_tensor` copies it.
+        Invalid(
+            "import torch\ndef f(ids: dict[str, list[int]], device):\n"
+            "    return torch.as_tensor(ids['k']).to(device, non_blocking=True)\n"
+        ),
         Invalid(
             "import torch\ndef f(lengths, device):\n"
             "    indptr = torch.tensor(lengths, dtype=torch.int32)\n"
@@ -732,6 +742,7 @@ class _Memory:
         self._memo: dict[str, tuple[str, str]] = {}
         self._replacements: dict[str, ast.stmt | None] = {}
         self._lists: set[str] = set()  # (the lists being read)
+        self._annotations: dict[str, ast.expr | None] | None = None
         # The names being read (outermost first), and the lowest level of
         # one of them read again below the name being read.
         self._reading: list[str] = []
@@ -826,6 +837,8 @@ class _Memory:
             return UNKNOWN, ""
         if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp)):
             return PAGEABLE, ""
+        if self._declared_list(expr):
+            return PAGEABLE, ""
         if isinstance(expr, ast.Name):
             values = self.bindings_of(expr.id)
             if values and expr.id not in self.params:
@@ -847,6 +860,55 @@ class _Memory:
                     return (kind, "") if kind in _ON_HOST else (UNKNOWN, "")
                 return PAGEABLE, ""
         return self._memory(expr, depth + 1)
+
+    def _declared_list(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` is a Python list or tuple by what the function
+        declares (which a tensor or an array never is: ``torch.as_tensor``
+        copies it into new memory): a name annotated so (``ids:
+        list[int]``, a parameter's or a local's), a slice of one, or an
+        element of a name whose annotation holds such values (``gpu_ids:
+        dict[str, list[int]]``, ``rows: list[list[int]]``)."""
+        if isinstance(expr, ast.Name):
+            return _list_annotation(self._annotation(expr.id))
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
+            annotation = self._annotation(expr.value.id)
+            if isinstance(expr.slice, ast.Slice):
+                return _list_annotation(annotation)
+            return _list_annotation(_value_annotation(annotation))
+        return False
+
+    def _annotation(self, name: str) -> ast.expr | None:
+        """The annotation of the local or parameter ``name`` (the one it is
+        given; none where several differ)."""
+        found = self._annotations
+        if found is None:
+            found = self._annotations = {}
+            args = self.function.args  # type: ignore[attr-defined]
+            for arg in (
+                *args.posonlyargs,
+                *args.args,
+                *args.kwonlyargs,
+                args.vararg,
+                args.kwarg,
+            ):
+                if arg is not None and arg.annotation is not None:
+                    # (``*args: list[int]`` is a tuple of lists.)
+                    if arg is args.vararg or arg is args.kwarg:
+                        found[arg.arg] = None
+                    else:
+                        found[arg.arg] = arg.annotation
+            for node in _own_nodes(self.function):
+                if isinstance(node, ast.AnnAssign) and isinstance(
+                    node.target, ast.Name
+                ):
+                    name_ = node.target.id
+                    if name_ not in found:
+                        found[name_] = node.annotation
+                    elif found[name_] is None or ast.dump(found[name_]) != ast.dump(
+                        node.annotation
+                    ):
+                        found[name_] = None
+        return found.get(name)
 
     def _memory_of_list(self, name: str, depth: int) -> tuple[str, str]:
         """On the host when ``name`` is a local list (or tuple) every element
@@ -1209,6 +1271,54 @@ def _read_without_adding(node: ast.AST, name: str, scope: object) -> bool | None
     if isinstance(node, (ast.For, ast.comprehension)) and named(node.iter):
         return True
     return None
+
+
+#: Annotations of Python lists and tuples (``list[int]``, ``List[int]``).
+_LIST_TYPES = frozenset({"list", "List", "tuple", "Tuple"})
+#: Containers whose last subscript is the type of their values.
+_CONTAINER_TYPES = frozenset(
+    {
+        "dict",
+        "Dict",
+        "defaultdict",
+        "DefaultDict",
+        "OrderedDict",
+        "Mapping",
+        "MutableMapping",
+        "list",
+        "List",
+        "Sequence",
+        "MutableSequence",
+    }
+)
+
+
+def _annotation_head(annotation: ast.expr | None) -> str | None:
+    node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr  # (``typing.List``)
+    return None
+
+
+def _list_annotation(annotation: ast.expr | None) -> bool:
+    """``list[...]``, ``List[int]``, ``tuple[int, ...]``, bare or
+    subscripted (not ``Optional``: it may be None, which is no memory)."""
+    return _annotation_head(annotation) in _LIST_TYPES
+
+
+def _value_annotation(annotation: ast.expr | None) -> ast.expr | None:
+    """The type of the values of a container annotation (``dict[str,
+    list[int]]`` -> ``list[int]``); None when not one."""
+    if not isinstance(annotation, ast.Subscript):
+        return None
+    if _annotation_head(annotation) not in _CONTAINER_TYPES:
+        return None
+    index = annotation.slice
+    if isinstance(index, ast.Tuple):
+        return index.elts[-1] if index.elts else None
+    return index
 
 
 def _private(name: str) -> bool:

@@ -32,6 +32,16 @@ PAGEABLE = {
     "flag_passed_on": "t = torch.tensor(lengths)\nt.to(device, non_blocking=flag)\n",
     "rebound_from_itself": "t = torch.arange(4)\nt = t.repeat_interleave(2)\n"
     "t.to(device, non_blocking=True)\n",
+    # ``torch.as_tensor`` copies a Python list into new memory: a list by
+    # its declared type, an element of a container of lists, a slice.
+    "as_tensor_of_declared_list": "ids: list[int] = out.ids()\n"
+    "torch.as_tensor(ids).to(device, non_blocking=True)\n",
+    "as_tensor_of_dict_value": "ids: dict[str, list[int]] = {k: [] for k in out}\n"
+    "torch.as_tensor(ids['a']).to(device, non_blocking=True)\n",
+    "as_tensor_of_nested_list": "rows: List[List[int]] = out.rows()\n"
+    "torch.as_tensor(rows[0]).to(device, non_blocking=True)\n",
+    "as_tensor_of_list_slice": "ids: typing.Tuple[int, ...] = out.ids()\n"
+    "torch.as_tensor(ids[1:]).to(device, non_blocking=True)\n",
 }
 
 
@@ -56,6 +66,15 @@ NOT_REPORTED = {
     "dtype_cast": "torch.tensor(lengths).to(torch.int32, non_blocking=True)\n",
     "mixed_bindings": "t = torch.tensor(lengths) if flag else out\n"
     "t.to(device, non_blocking=True)\n",
+    # An array or a tensor may view pinned memory: not known.
+    "as_tensor_of_array": "a: np.ndarray = out.numpy()\n"
+    "torch.as_tensor(a).to(device, non_blocking=True)\n",
+    "as_tensor_of_optional_list": "ids: Optional[list[int]] = None\n"
+    "torch.as_tensor(ids).to(device, non_blocking=True)\n",
+    "as_tensor_of_dict_of_arrays": "ids: dict[str, np.ndarray] = {}\n"
+    "torch.as_tensor(ids['a']).to(device, non_blocking=True)\n",
+    "as_tensor_of_differently_declared": "ids: list[int] = []\nids: np.ndarray = out\n"
+    "torch.as_tensor(ids).to(device, non_blocking=True)\n",
 }
 
 
