@@ -111,7 +111,10 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
 )
 #: Functions whose result is always on the host.
 _HOST_FUNCTIONS = frozenset({"torch.from_numpy"})
-#: Builtins whose result is a Python value.
+#: Methods that give back a value stored in a container (``d.get(k)``).
+_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "popitem"})
+#: Builtins whose result is a Python value (``getattr`` gives the
+#: attribute's value: ``_where_getattr``).
 _HOST_BUILTINS = frozenset(
     {
         "len",
@@ -129,7 +132,6 @@ _HOST_BUILTINS = frozenset(
         "zip",
         "isinstance",
         "hasattr",
-        "getattr",
         "round",
         "abs",
         "divmod",
@@ -216,6 +218,8 @@ class HostSyncInHotPath(Rule):
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
     a function the rule does not read), a name matching `host-tensor-names`
+    (`getattr(batch, "lens_cpu", None)` is where `batch.lens_cpu` is; what
+    a dict's `.get()` gives may be a tensor)
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
@@ -225,7 +229,8 @@ class HostSyncInHotPath(Rule):
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
     Python list's place). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
-    `isinstance(x, torch.Tensor)`: no tensor) says where it
+    `isinstance(x, torch.Tensor)`: no tensor; an operand of `and` says so
+    of the body, of `or` of the `else`) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
     leaves (`raise`, `return`, `continue`, `break`), in the rest of the
     block, until the name is rebound: `x.item()` in the `else` of `if
@@ -439,6 +444,14 @@ class HostSyncInHotPath(Rule):
             "import torch\nclass B:\n    def forward(self, token: torch.Tensor):\n"
             "        token = token.cpu()\n"
             "        return token.item(), token.tolist()\n"
+        ),
+        # What `getattr` or a dict's `.get()` gives may be a device tensor.
+        Invalid(
+            "class B:\n    def forward(self, batch, params):\n"
+            "        lens = getattr(batch, 'extend_seq_lens', None)\n"
+            "        conf = params.get('draft_conf')\n"
+            "        return int(lens.sum().item()), conf.cpu()\n",
+            count=2,
         ),
         # `.numpy(force=True)` copies a device tensor to the host first.
         Invalid(
@@ -2048,6 +2061,10 @@ class _Provenance:
                 return self._where_function(qualified, call, depth)
             # A method of a value: where that value is.
             receiver = self.where(func.value, depth + 1)
+            if receiver == PYTHON and method in _ELEMENT_METHODS:
+                # A value stored in a dict or list (``params.get("x")``,
+                # ``d.pop(k)``): what was put in, which may be a tensor.
+                return HOST if _names_cpu(call) else UNKNOWN
             if receiver in _ON_HOST:
                 return HOST
             if receiver == DEVICE:
@@ -2057,9 +2074,28 @@ class _Provenance:
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None and qualified != func.id:
                 return self._where_function(qualified, call, depth)
+            if func.id == "getattr" and self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+                return self._where_getattr(call, depth)
             if func.id in _HOST_BUILTINS and self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
                 return PYTHON
         return HOST if _names_cpu(call) else UNKNOWN
+
+    def _where_getattr(self, call: ast.Call, depth: int) -> str:
+        """``getattr(obj, "x", default)``: where ``obj.x`` is, or the
+        default (an attribute may hold a tensor: a Python value only where
+        both are one)."""
+        args = call.args
+        if call.keywords or not 2 <= len(args) <= 3:
+            return UNKNOWN
+        name = _constant_string(args[1])
+        if name is None or not name.isidentifier():
+            return UNKNOWN
+        attribute = ast.Attribute(value=args[0], attr=name, ctx=ast.Load())
+        ast.copy_location(attribute, call)
+        places = [self.where(attribute, depth + 1)]
+        if len(args) == 3:
+            places.append(self.where(args[2], depth + 1))
+        return _join(*places)
 
     def _where_function(self, qualified: str, call: ast.Call, depth: int) -> str:
         if qualified.startswith("math."):
@@ -3125,8 +3161,21 @@ def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
     where a plain name lives: ``x.is_cuda``, ``x.is_cpu``,
     ``x.device.type == "cpu"`` (or ``"cuda"``, ``!=``, either side),
     ``isinstance(x, torch.Tensor)`` (not a tensor in the ``else``: a host
-    value; None: the arm is not told), negated with ``not``."""
+    value; None: the arm is not told), negated with ``not``; as an operand
+    of ``and`` it tells the body only (``if isinstance(x, torch.Tensor) and
+    x.device.type == "cpu":``), of ``or`` the ``else`` only."""
     kind = type(test)
+    if kind is ast.BoolOp:
+        conjunction = type(test.op) is ast.And  # type: ignore[attr-defined]
+        for value in test.values:  # type: ignore[attr-defined]
+            guard = _device_guard(value)
+            if guard is None:
+                continue
+            told = guard[1] if conjunction else guard[2]
+            if told is None:
+                continue
+            return (guard[0], told, None) if conjunction else (guard[0], None, told)
+        return None
     if kind is ast.Call:
         func, args = test.func, test.args  # type: ignore[attr-defined]
         if (

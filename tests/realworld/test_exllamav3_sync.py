@@ -9,7 +9,11 @@ raises on a tensor not on the CPU and so never waits. The recurrent layers
 read their slots through ``get_for_device(params, "recurrent_slots",
 "cpu")``: a function told to give its result on the CPU; Mamba-2's scan
 falls back to a device ``buffered_arange`` when the host slots are missing,
-and that fallback's ``.tolist()`` is still a sync.
+and that fallback's ``.tolist()`` is still a sync. The drafters read the
+confidence the draft model's forward stored in ``params`` through
+``params.get("draft_conf")``, a device tensor: its ``.cpu()`` is a sync.
+MLA's ``_host_seqlens`` reads ``src.tolist()`` only under ``if
+isinstance(src, torch.Tensor) and src.device.type == "cpu":``, a host read.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ JOB = "exllamav3/generator/job.py"
 SHORT_CONV = "exllamav3/modules/short_conv.py"
 PLE = "exllamav3/modules/ple.py"
 MAMBA2 = "exllamav3/modules/mamba2.py"
+GENERATOR = "exllamav3/generator/generator.py"
+MLA = "exllamav3/modules/mla_attn.py"
 SETTINGS = Settings(
     select=("ATN203",),
     hot_path_methods=(
@@ -32,6 +38,8 @@ SETTINGS = Settings(
         "receive_sample",
         "receive_logits",
         "prepare_logit_mask",
+        "iterate_*",
+        "decode_flash_attn",
     ),
 )
 
@@ -83,3 +91,26 @@ def test_values_a_function_gives_on_the_cpu_are_on_the_host(tmp_path: Path) -> N
     assert not reported & set(_rows(text, "rows_in = rows_in.tolist() if rows_in"))
     # The device fallback when the host slots are missing: a sync.
     assert set(_rows(text, "rows_out = rows_out.tolist()")) <= reported
+
+
+def test_a_value_read_back_from_the_params_dict_may_be_on_the_device(
+    tmp_path: Path,
+) -> None:
+    text = extract(*EXLLAMAV3, GENERATOR, tmp_path).read_text(encoding="utf-8")
+    reported = _reported(text)
+    copies = [
+        *_rows(text, "c = draft_conf.float().cpu()"),
+        *_rows(text, "conf = draft_conf[:batch_size, 1:].float().cpu()"),
+    ]
+    assert len(copies) == 2
+    assert set(copies) <= reported
+
+
+def test_a_device_guard_in_an_and_tells_its_body(tmp_path: Path) -> None:
+    text = extract(*EXLLAMAV3, MLA, tmp_path).read_text(encoding="utf-8")
+    reported = _reported(text)
+    (host_read,) = _rows(text, "host = src.tolist()")
+    assert host_read not in reported
+    # The fallback for a caller that passed device lengths is a sync.
+    (fallback,) = _rows(text, "host = cache_seqlens.cpu().tolist()")
+    assert fallback in reported

@@ -82,6 +82,11 @@ SYNCS = {
     "function_given_device": "t = get_for_device(batch, 'ids', q.device)\nx = t.tolist()\n",
     "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
     "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
+    # What an attribute or a dict holds may be a tensor.
+    "getattr_attribute": "t = getattr(batch, 'lens', None)\nx = t[:n].sum().item()\n",
+    "dict_get": "d = {'a': 1}\nself.fill(d)\nx = d.get('lens').tolist()\n",
+    # A device guard in an `and` tells its body, not its `else`.
+    "and_guard_else": "if lens.is_cpu and n:\n    pass\nelse:\n    x = lens.tolist()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
 }
 
@@ -120,6 +125,13 @@ HOST_VALUES = {
     "capture_and": "if in_capture and n > 0:\n    x = lens.cpu()\n",
     "tracing_branch": "if torch.jit.is_tracing() and n:\n    x = lens.item()\n",
     "not_tracing_else": "if not torch.jit.is_tracing():\n    pass\nelse:\n    x = lens.item()\n",
+    "getattr_host_name": "t = getattr(batch, 'lens_cpu', None)\nx = t.tolist()\n",
+    "getattr_host_default": "t = getattr(batch, 'lens_cpu', [])\nx = t[0].item()\n",
+    "and_guard": (
+        "if isinstance(lens, torch.Tensor) and lens.device.type == 'cpu':\n"
+        "    x = lens.tolist()\n"
+    ),
+    "or_guard_else": "if lens.is_cuda or n:\n    pass\nelse:\n    x = lens.tolist()\n",
     # A function (not read) told to give its result on the CPU.
     "function_given_cpu": (
         "t = get_for_device(batch, 'ids', 'cpu')\nx = t.tolist()\n"
