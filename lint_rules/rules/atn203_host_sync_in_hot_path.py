@@ -657,7 +657,7 @@ class _TextGate:
 def _word_starts(
     text: str | bytes, begin: int, end: int, words: list[str] | tuple[bytes, ...]
 ) -> list[int]:
-    """Where a match of ``_SYNC_WORDS`` (of ``_SYNC_WORDS_BYTES`` in bytes)
+    """Where a match of ``_SYNC_WORDS`` (in bytes, of its bytes pattern: an ASCII ``\\b``)
     starts from offset ``begin`` to ``end``, in order, in an ASCII text or
     in bytes: each occurrence of one of the ``words`` (found by ``find``, at
     C speed: a tenth of the regular expression's cost, which tries each
