@@ -137,18 +137,25 @@ class Context:
 
         Of many names, those the rows' words hold (one search of the span,
         at C speed); then each occurrence of one of those is looked up (a
-        run of ``\\w`` never holds a line break, so each lies on one row)."""
+        run of ``\\w`` never holds a line break, so each lies on one row).
+        The span's runs of ASCII word characters are split off at C speed
+        (its UTF-8 bytes, each byte of a non-ASCII character a space): an
+        ASCII name that is a run of ``\\w`` is one of them, bounded as it is
+        by characters that are no ASCII word character; a name that is not
+        ASCII is kept (looked up)."""
         starts = self.locator.line_starts
         text = self.text
         begin = starts[first - 1]
         end = starts[last] if last < len(starts) else len(text)
         if len(names) > _FEW_NAMES:
             span = text[begin:end]
-            if span.isascii():  # (its words split off at C speed)
-                words = span.encode().translate(_ASCII_WORDS).decode().split()
+            words = span.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
+            if span.isascii():
+                names = names.intersection(words.decode().split())
             else:
-                words = _WORD.findall(span)
-            names = names.intersection(words)
+                names = names.intersection(words.decode().split()).union(
+                    [name for name in names if not name.isascii()]
+                )
             if not names:
                 return []
         fullmatch = _WORD.fullmatch

@@ -441,16 +441,32 @@ class Locator:
         """The 1-based row of each of ``offsets`` (sorted), in order; like
         ``rows_of``, without the line starts at hand only newlines up to the
         last offset are counted."""
-        if self._line_starts is not None or "\r" in self.text:
+        marks = self._marks
+        if self._line_starts is None and marks is None and "\r" not in self.text:
+            marks = self._marks = ([1], [0])  # (as ``line_start`` keeps them)
+        if self._line_starts is not None or marks is None:
             starts = self.line_starts
             return [bisect_right(starts, offset) for offset in offsets]
-        count = self.text.count
+        if not offsets:
+            return []
+        # Newlines are counted from the nearest row start known before the
+        # first offset (``line_start``'s marks), and the last offset's row
+        # start is kept among them.
+        known_rows, known_starts = marks
+        index = bisect_right(known_starts, offsets[0]) - 1
+        row, previous = known_rows[index], known_starts[index]
+        text = self.text
+        count = text.count
         rows: list[int] = []
-        row, previous = 1, 0
         for offset in offsets:
             row += count("\n", previous, offset)
             previous = offset
             rows.append(row)
+        start = text.rfind("\n", 0, previous) + 1
+        index = bisect_right(known_rows, row)
+        if known_rows[index - 1] != row:
+            known_rows.insert(index, row)
+            known_starts.insert(index, start)
         return rows
 
     def row_column(self, offset: int) -> tuple[int, int]:

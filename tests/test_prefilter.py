@@ -495,6 +495,7 @@ def test_rows_naming_finds_the_rows_holding_a_name_as_a_word():
     text = (
         "f(1)\nx = 'é_f' + éf + f_é\n  f\n_f f_ fé éf é\nαβ = f²\n"
         "g = f\r\nh(f)\rself.f  (\n  x)\nfor i in range(9): pass\n"
+        "k = x→f—g·h ‖i‖ éj 名k\n"
     )
     ctx = Context(text, None, "x.py", Settings().options)
     rows = len(ctx.locator.line_starts)
@@ -513,13 +514,15 @@ def test_rows_naming_finds_the_rows_holding_a_name_as_a_word():
         frozenset({"f", "é", "f²"}),
         frozenset(words[:7]),
         frozenset(words + ["a b", "x.y", "missing"]),
+        frozenset({"f", "g", "h", "i", "j", "k", "x", "名k", "éj"}),
+        frozenset({"a", "b", "c", "d", "e", "g", "h", "i"}),
     ):
         for first in range(1, rows + 1):
             for last in range(first, rows + 1):
                 assert ctx.rows_naming(names, first, last) == expected(
                     names, first, last
                 )
-    assert ctx.rows_naming(frozenset({"f"}), 1, rows) == [1, 3, 6, 7, 8]
+    assert ctx.rows_naming(frozenset({"f"}), 1, rows) == [1, 3, 6, 7, 8, 11]
 
 
 @pytest.mark.parametrize(

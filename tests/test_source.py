@@ -77,6 +77,39 @@ def test_line_start_on_long_texts_in_any_order(seed):
         Locator(text).line_start(rows + 1 + chance.randint(0, 100))
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_row_of_each_and_line_start_in_any_order(seed):
+    # ``row_of_each`` counts newlines from the nearest row start known
+    # (``line_start``'s, and the rows it found before), and keeps the last
+    # offset's: asked in any order, between ``line_start``s, the rows of
+    # ``row_column``, and the row starts of ``line_starts``.
+    import random
+
+    chance = random.Random(seed)
+    lines = [
+        "é" * chance.randint(0, 3) + "x" * chance.randint(0, 60)
+        for _ in range(chance.randint(1, 400))
+    ]
+    text = "\n".join(lines) + chance.choice(["", "\n"])
+    expected = Locator(text).line_starts
+    truth = Locator(text)
+    locator = Locator(text)
+    for _ in range(30):
+        if chance.random() < 0.3:
+            row = chance.randint(1, len(expected))
+            assert locator.line_start(row) == expected[row - 1]
+        else:
+            offsets = sorted(
+                chance.randint(0, len(text)) for _ in range(chance.randint(0, 5))
+            )
+            rows = [truth.row_column(offset)[0] for offset in offsets]
+            assert locator.row_of_each(offsets) == rows
+            assert locator._line_starts is None  # (counted, not all computed)
+    known_rows, known_starts = locator._marks
+    assert [expected[row - 1] for row in known_rows] == known_starts
+    assert len(known_rows) > 10
+
+
 # ------------------------------------------------------------- encodings
 
 

@@ -474,17 +474,72 @@ def test_the_text_gate_finds_every_candidate_the_full_walk_finds() -> None:
     assert compared > 50
 
 
+def test_marks_read_off_an_enclosing_function_are_those_of_a_scan() -> None:
+    """A nested function's marks, read off those of the function around it
+    (``_TextGate.marks`` with the module's scans shared), are those a scan
+    of its own rows finds: in ASCII text and in UTF-8 bytes, for nested
+    functions at the start, in the middle and at the end of the text."""
+    import ast
+
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _TextGate
+
+    nested = (
+        "def outer(q, lens):\n"
+        "    def first(x):  # [x]\n"
+        "        return x.item() if x else x[0]\n"
+        "    n = lens.max().item()\n"
+        "    def middle(y):\n"
+        "        if y and not y[1:]:\n"
+        "            return y.tolist()\n"
+        "        def deeper(z): return z.cpu()[z > 0]\n"
+        "        return deeper\n"
+        "    class C:\n"
+        "        def method(self, t): return t.nonzero() or [t]\n"
+        "    def last(w): return w[w < 1].sum().item()"
+    )
+    texts = [nested, nested.replace("x.item()", "é.item()"), *GATE_TEXTS]
+    cases = [(ctx, info) for ctx, info in _gate_cases()]
+    for text in texts:
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        cases.extend((ctx, info) for info in ctx.model.functions)
+    compared = read_off = 0
+    shared: dict[int, list] = {}
+    for ctx, info in cases:
+        scanned = shared.setdefault(id(ctx), [])
+        before = len(scanned)
+        fast = _TextGate(ctx, info.node, scanned)
+        alone = _TextGate(ctx, info.node)
+        if not alone.marking:
+            continue
+        first, last = info.node.lineno, info.node.end_lineno
+        got, want = fast.marks(first, last), alone.marks(first, last)
+        assert got.text is want.text
+        for field in ("all", "words", "brackets", "rows"):
+            assert getattr(got, field) == getattr(want, field), (field, info.node.name)
+        compared += 1
+        read_off += len(scanned) == before
+    assert compared > 50
+    assert read_off >= 8
+
+
 def test_the_sync_word_scans_match_the_plain_alternation() -> None:
-    """``_SYNC_WORDS``, ``_SYNC_ROWS`` and ``_SYNC_WORDS_BYTES`` look ahead
-    at a first letter before the alternation (for speed): the same matches
-    as the plain ``\\b(?:...)\\b``, in text and in UTF-8 bytes."""
+    """``_SYNC_WORDS`` and ``_SYNC_ROWS`` look ahead at a first letter
+    before the alternation (for speed), and ``_word_starts`` finds each
+    word with ``find``: the same matches as the plain ``\\b(?:...)\\b``, in
+    an ASCII text and in UTF-8 bytes, from any row's start to any later
+    one's (or the text's end)."""
+    import random
     import re
+    from pathlib import Path
 
     from lint_rules.rules.atn203_host_sync_in_hot_path import (
         _SYNC_CALL_NAMES,
         _SYNC_ROWS,
+        _SYNC_WORD_BYTES_LIST,
+        _SYNC_WORD_LIST,
         _SYNC_WORDS,
-        _SYNC_WORDS_BYTES,
+        _word_starts,
     )
 
     plain = r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
@@ -500,8 +555,60 @@ def test_the_sync_word_scans_match_the_plain_alternation() -> None:
     assert len(spans(re.compile(plain), text)) >= 15
     assert spans(_SYNC_WORDS, text) == spans(re.compile(plain), text)
     assert spans(_SYNC_ROWS, text) == spans(re.compile(plain + r"|\["), text)
-    data = text.encode("utf-8")
-    assert spans(_SYNC_WORDS_BYTES, data) == spans(re.compile(plain.encode()), data)
+
+    pieces = [
+        *_SYNC_WORD_LIST,
+        *(word[:-1] for word in _SYNC_WORD_LIST),
+        *(word[1:] for word in _SYNC_WORD_LIST),
+        "_", "x", "9", "é", "ö_", " ", ".", "(", "[", "\n", "\n", "\t", "#",
+    ]  # fmt: skip
+    generator = random.Random(31)
+    texts = [
+        text,
+        "to",
+        "or\n",
+        *(
+            "".join(generator.choice(pieces) for _ in range(generator.randint(1, 60)))
+            for _ in range(400)
+        ),
+    ]
+    root = Path(__file__).resolve().parents[2]
+    texts.append(
+        (root / "reference_backend" / "flashattention_backend.py").read_text("utf-8")
+    )
+    str_plain, bytes_plain = re.compile(plain), re.compile(plain.encode())
+    compared = found = 0
+    for sample in texts:
+        for data, words, pattern in (
+            (sample, _SYNC_WORD_LIST, str_plain),
+            (sample.encode("utf-8"), _SYNC_WORD_BYTES_LIST, bytes_plain),
+        ):
+            if type(data) is str and not sample.isascii():
+                continue  # (the gate scans the bytes of such a text)
+            newline = "\n" if type(data) is str else b"\n"
+            starts = [0] + [
+                index + 1
+                for index, unit in enumerate(data)
+                if data[index : index + 1] == newline
+            ]
+            bounds = [*starts, len(data)]
+            pairs = (
+                [(bounds[0], bounds[-1])]
+                + [tuple(sorted(generator.sample(bounds, 2))) for _ in range(3)]
+                if len(bounds) > 1
+                else [(0, len(data))]
+            )
+            for begin, end in pairs:
+                want = [m.start() for m in pattern.finditer(data, begin, end)]  # type: ignore[arg-type]
+                assert _word_starts(data, begin, end, words) == want, (
+                    sample,
+                    begin,
+                    end,
+                )
+                compared += 1
+                found += len(want)
+    assert compared > 1000
+    assert found > 500
 
 
 def test_bindings_and_uses_agree_with_the_full_walk() -> None:
