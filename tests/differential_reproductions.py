@@ -2179,4 +2179,51 @@ def make_args():
 def case():
     return AT_IMPORT
 """,
+    # 50. ATN101 did not count a nested ``def``'s annotations as a read:
+    # Python evaluates them where the ``def`` stands, before the write.
+    "annotation_of_a_nested_def_reads_the_zeros": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_parameter(y, n):
+    x = torch.zeros(n)
+
+    def g(**a: x.sum()):
+        return a
+
+    x.copy_(y)
+    return x, g.__annotations__
+
+
+def case_return(y, n):
+    x = torch.zeros(n)
+
+    def g() -> x.sum():
+        return 1
+
+    x.copy_(y)
+    return x, g.__annotations__
+""",
+    # 51. ATN301 took a loop alias read only by a nested ``def``'s annotation
+    # for an unused one and deleted it: the ``def`` raised ``NameError``.
+    "loop_alias_read_by_an_annotation": """
+def make_args():
+    return ([10, 20, 30],)
+
+
+def case(xs):
+    out = []
+    for idx in range(3):
+        start = idx + 1
+
+        def g(a: start) -> start:
+            pass
+
+        out.append(g.__annotations__)
+    return out
+""",
 }

@@ -683,6 +683,10 @@ class _Builder:
             for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
                 if default is not None:
                     self.expr(default, stmt)
+            # Annotations are evaluated at the ``def`` too (unless the module
+            # postpones them, where counting them only adds reads).
+            for annotation in annotations_of(stmt):
+                self.expr(annotation, stmt)
         self.nested_scope(stmt, stmt)
         self.record(stmt.name, Kind.STORE, stmt)
         return [block]
@@ -935,6 +939,22 @@ class _Builder:
                 self.record(node.id, kind, node)
         self.conditional -= 1
         self.nested -= 1
+
+
+def annotations_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The parameter and return annotations of ``function``, in the order
+    Python evaluates them at the ``def``."""
+    args = function.args
+    found = [
+        arg.annotation
+        for arg in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs)
+        if arg is not None and arg.annotation is not None
+    ]
+    if args.kwarg is not None and args.kwarg.annotation is not None:
+        found.append(args.kwarg.annotation)
+    if function.returns is not None:
+        found.append(function.returns)
+    return found
 
 
 def _any_manager_may_swallow(context: ast.expr) -> bool:

@@ -1501,3 +1501,32 @@ def test_atn101_a_method_of_the_modules_class_may_be_called_instead(method):
     other = source.replace(f"def {method}(", "def other(")
     found = check_source(other, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "def g(a: x.sum()):",
+        "def g(*a: x.sum()):",
+        "def g(**a: x.sum()):",
+        "def g() -> x.sum():",
+        "async def g(a, /, b: x.sum()):",
+    ],
+)
+def test_atn101_a_nested_functions_annotation_reads_the_zeros(annotation):
+    # A ``def``'s annotations are evaluated where it stands, before the write.
+    source = dedent(f"""
+        import torch
+
+        def plan(y, n):
+            x = torch.zeros(n)
+            {annotation}
+                pass
+            x.copy_(y)
+            return x, g.__annotations__
+    """)
+    settings = Settings(select=("ATN101",), hot_paths_only=False)
+    assert check_source(source, "t.py", settings) == []
+    # An annotation that does not read it leaves the finding.
+    other = source.replace("x.sum()", "int")
+    assert [f.code for f in check_source(other, "t.py", settings)] == ["ATN101"]
