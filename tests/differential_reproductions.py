@@ -2226,4 +2226,31 @@ def case(xs):
         out.append(g.__annotations__)
     return out
 """,
+    # 52. ATN201 took ``raise E`` for a statement that runs no code: raising a
+    # class calls it, and the module's ``__init__`` changed the tensor.
+    "raising_a_class_runs_its_init": """
+import torch
+
+HELD = []
+
+
+class Retry(Exception):
+    def __init__(self):
+        HELD[-1].add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case(t):
+    HELD.append(t)
+    a = t.sum().item()
+    try:
+        raise Retry
+    except Retry:
+        pass
+    b = t.sum().item()
+    return a, b
+""",
 }

@@ -1769,6 +1769,15 @@ class _BlockWalk:
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, (ast.Try, TryStar, ast.Global, ast.Nonlocal)):
             pass  # the try marker evaluates nothing; its clauses are blocks
+        elif isinstance(stmt, ast.Raise):
+            for part in (stmt.exc, stmt.cause):
+                if part is None:
+                    continue
+                self.expr(part)
+                if not isinstance(part, ast.Call):
+                    # ``raise E`` (or ``from E``) of a class calls ``E()``:
+                    # its ``__init__`` runs, as in ``raise E()``.
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), part))
         elif isinstance(stmt, ast.Assert):
             # ``python -O`` skips asserts: what they evaluate is conditional.
             self.conditionally(c for c in (stmt.test, stmt.msg) if c is not None)

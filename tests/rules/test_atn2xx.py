@@ -1752,3 +1752,39 @@ def test_a_torch_named_method_of_the_modules_own_class_runs_its_code(method):
         "        self.t.add_(1)\n\n\n" + body
     )
     assert codes(own) == []
+
+
+@pytest.mark.parametrize(
+    ("raised", "called"),
+    [
+        ("raise E", "raise E()"),
+        ("raise ValueError from E", "raise ValueError from E()"),
+        ("raise e", "raise e()"),
+    ],
+)
+def test_raising_a_class_runs_its_init(raised, called):
+    # ``raise E`` calls ``E()`` (so does ``from E``, and ``raise e`` where
+    # ``e`` may be a class): the module's ``__init__`` runs between the two
+    # syncs, and may change the tensor (here, one a global holds).
+    source = f"""
+    HELD = []
+
+    class E(Exception):
+        def __init__(self):
+            HELD[0].add_(1)
+
+    def step(t, e):
+        HELD.append(t)
+        a = t.sum().item()
+        try:
+            {raised}
+        except Exception:
+            pass
+        b = t.sum().item()
+        return a, b
+    """
+    assert codes(source) == []
+    # The call spelled out was already code that may change it.
+    assert codes(source.replace(raised, called)) == []
+    # With nothing raised in between, the value is reused.
+    assert codes(source.replace(raised, "pass")) == [(15, "ATN201")]
