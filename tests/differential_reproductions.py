@@ -2253,4 +2253,42 @@ def case(t):
     b = t.sum().item()
     return a, b
 """,
+    # 53. ATN101 called an ``empty`` (or named a ``torch`` for a dtype) that a
+    # second import of the module rebinds, before the function or after it
+    # (the function runs once the module is imported): the call went to
+    # ``os`` (``TypeError``), the dtype to ``torch.nn`` (``AttributeError``).
+    "counterpart_name_rebound_by_another_import": """
+import torch
+from torch import zeros, empty
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+import os as empty
+""",
+    "dtype_module_rebound_by_another_import": """
+import torch
+from torch import full
+
+
+def make_args():
+    return (full((6,), 1.0).cumsum(0), 6)
+
+
+def case(y, n):
+    x = full((n,), 0)
+    x.copy_(y)
+    return x
+
+
+import torch.nn as torch
+""",
 }
