@@ -2291,4 +2291,34 @@ def case(y, n):
 
 import torch.nn as torch
 """,
+    # 54. The flow graph took ``for _ in range(1):`` for a loop whose body
+    # runs at least once where ``range`` was the module's own function (or a
+    # parameter): the body's write was taken for a full write on every path
+    # (ATN101), and the fill before it for one never seen (ATN104).
+    "range_that_is_not_the_builtin": """
+import torch
+
+
+def range(*bounds):
+    return []
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n)
+    for _ in range(1):
+        x.copy_(y)
+    return x
+
+
+def case_fill(y, n):
+    x = torch.ones(n)
+    x.zero_()
+    for _ in range(2):
+        x.copy_(y)
+    return x.tolist()
+""",
 }
