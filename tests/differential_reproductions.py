@@ -2320,5 +2320,16 @@ def case_fill(y, n):
     for _ in range(2):
         x.copy_(y)
     return x.tolist()
+
+
+def _fill(dst, src, range=lambda *bounds: ()):
+    for _ in range(1):
+        dst.copy_(src)
+
+
+def case_helper(y, n):
+    x = torch.zeros(n)
+    _fill(x, y)
+    return x
 """,
 }
