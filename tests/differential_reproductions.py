@@ -2332,4 +2332,53 @@ def case_helper(y, n):
     _fill(x, y)
     return x
 """,
+    # 55. ATN201 took the operators and truth tests between two syncs for
+    # plain where a class of the module defines the special method they run
+    # (``if o:`` runs ``__bool__``, ``assert o`` too, ``o + 1`` ``__add__``),
+    # and the method changed the tensor.
+    "special_method_of_the_modules_class_in_between": """
+import torch
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __bool__(self):
+        self.t.add_(1)
+        return True
+
+    def __add__(self, other):
+        self.t.add_(1)
+        return other
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_if(t):
+    o = Box(t)
+    a = t.sum().item()
+    if o:
+        pass
+    b = t.sum().item()
+    return a, b
+
+
+def case_assert(t):
+    o = Box(t)
+    a = t.sum().item()
+    assert o
+    b = t.sum().item()
+    return a, b
+
+
+def case_add(t):
+    o = Box(t)
+    a = t.sum().item()
+    c = o + 1
+    b = t.sum().item()
+    return a, b, c
+""",
 }
