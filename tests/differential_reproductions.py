@@ -2179,4 +2179,206 @@ def make_args():
 def case():
     return AT_IMPORT
 """,
+    # 50. ATN101 did not count a nested ``def``'s annotations as a read:
+    # Python evaluates them where the ``def`` stands, before the write.
+    "annotation_of_a_nested_def_reads_the_zeros": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_parameter(y, n):
+    x = torch.zeros(n)
+
+    def g(**a: x.sum()):
+        return a
+
+    x.copy_(y)
+    return x, g.__annotations__
+
+
+def case_return(y, n):
+    x = torch.zeros(n)
+
+    def g() -> x.sum():
+        return 1
+
+    x.copy_(y)
+    return x, g.__annotations__
+""",
+    # 51. ATN301 took a loop alias read only by a nested ``def``'s annotation
+    # for an unused one and deleted it: the ``def`` raised ``NameError``.
+    "loop_alias_read_by_an_annotation": """
+def make_args():
+    return ([10, 20, 30],)
+
+
+def case(xs):
+    out = []
+    for idx in range(3):
+        start = idx + 1
+
+        def g(a: start) -> start:
+            pass
+
+        out.append(g.__annotations__)
+    return out
+""",
+    # 52. ATN201 took ``raise E`` for a statement that runs no code: raising a
+    # class calls it, and the module's ``__init__`` changed the tensor.
+    "raising_a_class_runs_its_init": """
+import torch
+
+HELD = []
+
+
+class Retry(Exception):
+    def __init__(self):
+        HELD[-1].add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case(t):
+    HELD.append(t)
+    a = t.sum().item()
+    try:
+        raise Retry
+    except Retry:
+        pass
+    b = t.sum().item()
+    return a, b
+""",
+    # 53. ATN101 called an ``empty`` (or named a ``torch`` for a dtype) that a
+    # second import of the module rebinds, before the function or after it
+    # (the function runs once the module is imported): the call went to
+    # ``os`` (``TypeError``), the dtype to ``torch.nn`` (``AttributeError``).
+    "counterpart_name_rebound_by_another_import": """
+import torch
+from torch import zeros, empty
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case(y, n):
+    x = zeros(n)
+    x.copy_(y)
+    return x
+
+
+import os as empty
+""",
+    "dtype_module_rebound_by_another_import": """
+import torch
+from torch import full
+
+
+def make_args():
+    return (full((6,), 1.0).cumsum(0), 6)
+
+
+def case(y, n):
+    x = full((n,), 0)
+    x.copy_(y)
+    return x
+
+
+import torch.nn as torch
+""",
+    # 54. The flow graph took ``for _ in range(1):`` for a loop whose body
+    # runs at least once where ``range`` was the module's own function (or a
+    # parameter): the body's write was taken for a full write on every path
+    # (ATN101), and the fill before it for one never seen (ATN104).
+    "range_that_is_not_the_builtin": """
+import torch
+
+
+def range(*bounds):
+    return []
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n)
+    for _ in range(1):
+        x.copy_(y)
+    return x
+
+
+def case_fill(y, n):
+    x = torch.ones(n)
+    x.zero_()
+    for _ in range(2):
+        x.copy_(y)
+    return x.tolist()
+
+
+def _fill(dst, src, range=lambda *bounds: ()):
+    for _ in range(1):
+        dst.copy_(src)
+
+
+def case_helper(y, n):
+    x = torch.zeros(n)
+    _fill(x, y)
+    return x
+""",
+    # 55. ATN201 took the operators and truth tests between two syncs for
+    # plain where a class of the module defines the special method they run
+    # (``if o:`` runs ``__bool__``, ``assert o`` too, ``o + 1`` ``__add__``),
+    # and the method changed the tensor.
+    "special_method_of_the_modules_class_in_between": """
+import torch
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __bool__(self):
+        self.t.add_(1)
+        return True
+
+    def __add__(self, other):
+        self.t.add_(1)
+        return other
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_if(t):
+    o = Box(t)
+    a = t.sum().item()
+    if o:
+        pass
+    b = t.sum().item()
+    return a, b
+
+
+def case_assert(t):
+    o = Box(t)
+    a = t.sum().item()
+    assert o
+    b = t.sum().item()
+    return a, b
+
+
+def case_add(t):
+    o = Box(t)
+    a = t.sum().item()
+    c = o + 1
+    b = t.sum().item()
+    return a, b, c
+""",
 }

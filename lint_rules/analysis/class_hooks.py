@@ -134,6 +134,11 @@ class ClassHooks:
         """Whether evaluating ``value`` may run code of the module's classes."""
         return any(self._runs_code(node) for node in ast.walk(value))
 
+    def runs_code(self, node: ast.AST) -> bool:
+        """Whether evaluating ``node`` itself (not its parts) may run code of
+        the module's classes."""
+        return self._runs_code(node)
+
     def _runs_code(self, node: ast.AST) -> bool:
         dunders = self.dunders
         names: tuple[str, ...]

@@ -186,8 +186,13 @@ class FunctionFlow:
         self,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         may_swallow: Callable[[ast.expr], bool] | None = None,
+        is_builtin: Callable[[str], bool] | None = None,
     ) -> None:
         self.function = function
+        # Whether a name the function reads is Python's builtin of that name
+        # (``range``), not one a parameter, the module or an import binds
+        # (none is, unless told).
+        self.is_builtin = is_builtin or _never_builtin
         # Whether the context manager ``with`` makes of an expression may
         # swallow an exception raised in the body (any may, unless told).
         self.may_swallow = may_swallow or _any_manager_may_swallow
@@ -683,6 +688,10 @@ class _Builder:
             for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
                 if default is not None:
                     self.expr(default, stmt)
+            # Annotations are evaluated at the ``def`` too (unless the module
+            # postpones them, where counting them only adds reads).
+            for annotation in annotations_of(stmt):
+                self.expr(annotation, stmt)
         self.nested_scope(stmt, stmt)
         self.record(stmt.name, Kind.STORE, stmt)
         return [block]
@@ -710,7 +719,7 @@ class _Builder:
         # bound, so an exhausted (or empty) iterable leaves the target unbound.
         # A literal non-empty iterable (``range(3)``, ``(a, b)``) runs the body
         # at least once: the first item needs no check for exhaustion.
-        at_least_once = nonempty_literal(stmt.iter)
+        at_least_once = nonempty_literal(stmt.iter, self.flow.is_builtin("range"))
         fetch = self.new_block(stmt, "next")
         if not at_least_once:
             self.link([head], fetch)
@@ -937,13 +946,35 @@ class _Builder:
         self.nested -= 1
 
 
+def annotations_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The parameter and return annotations of ``function``, in the order
+    Python evaluates them at the ``def``."""
+    args = function.args
+    found = [
+        arg.annotation
+        for arg in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs)
+        if arg is not None and arg.annotation is not None
+    ]
+    if args.kwarg is not None and args.kwarg.annotation is not None:
+        found.append(args.kwarg.annotation)
+    if function.returns is not None:
+        found.append(function.returns)
+    return found
+
+
 def _any_manager_may_swallow(context: ast.expr) -> bool:
     return True
 
 
-def nonempty_literal(node: ast.expr) -> bool:
+def _never_builtin(name: str) -> bool:
+    return False
+
+
+def nonempty_literal(node: ast.expr, range_is_builtin: bool = True) -> bool:
     """An iterable that is certainly not empty: a non-empty tuple, list or
-    string literal, or ``range`` of integer literals with at least one item."""
+    string literal, or ``range`` of integer literals with at least one item
+    (where ``range`` is the builtin: ``def range(*a): return []``, a
+    parameter or an import of that name may give nothing)."""
     if isinstance(node, (ast.Tuple, ast.List)):
         return bool(node.elts) and not any(
             isinstance(e, ast.Starred) for e in node.elts
@@ -954,6 +985,7 @@ def nonempty_literal(node: ast.expr) -> bool:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "range"
+        and range_is_builtin
         and not node.keywords
     ):
         bounds = [_int_literal(arg) for arg in node.args]

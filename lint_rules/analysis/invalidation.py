@@ -1286,6 +1286,62 @@ class Invalidation:
         blocks = self.flow.blocks  # in index order
         return {blocks[index] for index in forward}
 
+    def class_code_between(self, first: Point, second: Point) -> bool:
+        """Whether a special method a class of the module defines may run
+        between ``first`` and ``second`` (their own statements included):
+        an operator's, a subscript's, a truth test's or a loop's
+        (``if o:`` runs ``o.__bool__``, ``o + 1`` its ``__add__``, ``for v
+        in o`` its ``__iter__``), which the analysis otherwise takes for
+        plain. (Attribute loads stay plain: a property's getter is taken to
+        change nothing.)"""
+        names = self.names
+        if not isinstance(names, Scope):
+            return False
+        hooks = module_class_hooks(names)
+        if not hooks.dunders:
+            return False
+        truth = bool({"__bool__", "__len__"} & hooks.dunders)
+        iteration = bool({"__iter__", "__getitem__", "__next__"} & hooks.dunders)
+        blocks = {first.block, second.block}
+        if first.block is not second.block:
+            blocks |= self.region(first.block, second.block)
+        for block in blocks:
+            stmt = block.stmt
+            if stmt is None:
+                continue
+            role = block.role
+            if role == "stmt":
+                if isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                ):
+                    continue  # a class body is a barrier; a def's parts are calls
+                roots: list[ast.AST] = [stmt]
+                if truth and isinstance(stmt, ast.Assert):
+                    return True
+            elif role == "test":
+                if truth and isinstance(stmt, (ast.If, ast.While)):
+                    return True
+                roots = [stmt.subject if isinstance(stmt, ast.Match) else stmt.test]  # type: ignore[attr-defined]
+            elif role == "iter":
+                if iteration:
+                    return True
+                roots = [stmt.iter]  # type: ignore[attr-defined]
+            elif role == "target":
+                roots = [stmt.target]  # type: ignore[attr-defined]
+            else:
+                continue
+            for root in roots:
+                for node in walk_nodes(root):
+                    if isinstance(node, _OPERATIONS) and hooks.runs_code(node):
+                        return True
+                    if truth and isinstance(node, (ast.BoolOp, ast.IfExp)):
+                        return True
+                    if truth and isinstance(node, ast.comprehension) and node.ifs:
+                        return True
+                    if iteration and isinstance(node, ast.comprehension):
+                        return True
+        return False
+
     def effects_between(self, first: Point, second: Point) -> Iterator[Change]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""
         for _, effect in self.placed_effects_between(first, second):
@@ -1585,6 +1641,10 @@ class Invalidation:
         return True
 
 
+#: Expressions whose evaluation calls a special method of an operand.
+_OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
+
+
 class Watched(Record):
     """Paths being read, with every path they may alias; ``within``: the
     blocks whose aliases count; ``immutable``: paths holding an immutable
@@ -1769,6 +1829,15 @@ class _BlockWalk:
             self.rebind(stmt.name, stmt)
         elif isinstance(stmt, (ast.Try, TryStar, ast.Global, ast.Nonlocal)):
             pass  # the try marker evaluates nothing; its clauses are blocks
+        elif isinstance(stmt, ast.Raise):
+            for part in (stmt.exc, stmt.cause):
+                if part is None:
+                    continue
+                self.expr(part)
+                if not isinstance(part, ast.Call):
+                    # ``raise E`` (or ``from E``) of a class calls ``E()``:
+                    # its ``__init__`` runs, as in ``raise E()``.
+                    self.effects.append(Change(ChangeKind.ANY_CODE, (), part))
         elif isinstance(stmt, ast.Assert):
             # ``python -O`` skips asserts: what they evaluate is conditional.
             self.conditionally(c for c in (stmt.test, stmt.msg) if c is not None)

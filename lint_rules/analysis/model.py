@@ -224,7 +224,9 @@ class ModuleModel:
         flow = self._flows.get(function)
         if flow is None:
             flow = self._flows[function] = FunctionFlow(
-                function, self._swallow_test(function)
+                function,
+                self._swallow_test(function),
+                self.scope(function).is_builtin,
             )
             if self._reads_frames:
                 flow.dynamic_scope = True

@@ -31,6 +31,7 @@ class EmptyRewriter:
         self._starts: list[tuple[int, int]] | None = None
         self._holder = 0
         self._bound_otherwise: set[str] | None = None
+        self._import_targets: dict[str, set[str]] | None = None
         #: Module-level names the fix reads that the allocation did not.
         self._globals_named: list[str] = []
 
@@ -137,10 +138,13 @@ class EmptyRewriter:
         # A module-level name is what the call sees only where no function,
         # parameter, comprehension or other binding of the module takes it
         # (``def f(y, empty=...)`` would call the parameter).
+        if self.star_imported:
+            return None  # ``from m import *`` may bind any name, later too
         existing = [
             name
             for name in self.module_imports.local_names_for(f"torch.{new}")
             if name not in self.bound_otherwise
+            and self.import_targets.get(name) == {f"torch.{new}"}
         ]
         if existing:
             self._globals_named.append(existing[0])
@@ -167,12 +171,32 @@ class EmptyRewriter:
             func = call.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                 return func.value.id
+        if self.star_imported:
+            return None
         for local, module in self.module_imports.modules.items():
-            if module == "torch" and local not in self.bound_otherwise:
+            if (
+                module == "torch"
+                and local not in self.bound_otherwise
+                and self.import_targets.get(local) == {"torch"}
+            ):
                 if local not in self._globals_named:
                     self._globals_named.append(local)
                 return local
         return None
+
+    @property
+    def import_targets(self) -> dict[str, set[str]]:
+        """What each module-level import binds each name to, over every
+        such import (``from torch import empty`` and a later ``import os as
+        empty`` give ``empty`` two: the call may see either)."""
+        if self._import_targets is None:
+            self._import_targets = _import_targets(self.ctx.tree)
+        return self._import_targets
+
+    @property
+    def star_imported(self) -> bool:
+        """Whether the module runs a star import, which may bind any name."""
+        return "*" in self.bound_otherwise
 
     @property
     def bound_otherwise(self) -> set[str]:
@@ -297,6 +321,27 @@ def _module_level_imports(tree: ast.Module):
             ):
                 if block and isinstance(block[0], ast.stmt):
                     stack.extend(reversed(block))
+
+
+def _import_targets(tree: ast.Module) -> dict[str, set[str]]:
+    """For each name a module-level import binds, what it binds it to:
+    ``torch`` for ``import torch`` and ``import torch.nn``, ``torch.empty``
+    for ``from torch import empty``, ``os`` for ``import os as empty``."""
+    targets: dict[str, set[str]] = {}
+    for node in _module_level_imports(tree):
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                if alias.asname:
+                    local, target = alias.asname, alias.name
+                else:
+                    local = target = alias.name.partition(".")[0]
+            elif alias.name == "*":
+                continue  # ``bound_otherwise`` has it
+            else:
+                local = alias.asname or alias.name
+                target = f"{'.' * node.level}{node.module or ''}.{alias.name}"
+            targets.setdefault(local, set()).add(target)
+    return targets
 
 
 def _imports_binding(tree: ast.Module, local: str) -> list[ast.ImportFrom]:

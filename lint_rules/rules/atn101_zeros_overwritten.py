@@ -127,7 +127,11 @@ class ZerosOverwritten(Rule):
     module's own body, which always runs (not one under `if TYPE_CHECKING:`,
     in a `try` body or an `except` handler, which may bind nothing), before
     the statement holding the allocation (a function the module calls while
-    it is imported runs before a later import).
+    it is imported runs before a later import), and only where no other
+    import of the module binds that name to something else, before or
+    after (`import os as empty` after the function rebinds it by the time
+    the function runs), and no star import may bind it: otherwise the call
+    keeps the name it was made through, or no fix is offered.
 
     The fix is unsafe where the uninitialized counterpart may not be the same
     tensor: `torch.full` with an integer or boolean zero and a `dtype` that

@@ -118,7 +118,11 @@ class RepeatedHostSync(Rule):
     unless the function gave it to unknown code before. Where a class of the
     module itself defines code the chain may run (a method named as one it
     calls, `m.item()` of its own `item`; a property; `__getattr__`), that
-    code would run once less, and the fix is unsafe.
+    code would run once less, and the fix is unsafe. Where such a class
+    defines a special method that code between the two may run (an
+    operator's `__add__`, a subscript's `__getitem__`, a truth test's
+    `__bool__` or `__len__` in `if o:` or `assert o`, a loop's
+    `__iter__`), the operators are not plain: the fix is unsafe too.
     """
 
     code = "ATN201"
@@ -321,6 +325,16 @@ class RepeatedHostSync(Rule):
                 "; a class of this module defines code that the chain may run "
                 "(a method of that name, a property), which would run once less"
             )
+        elif fix is not None and fix.applicability is Applicability.SAFE:
+            if any(analysis.class_code_between(point1, point2) for _, point1 in firsts):
+                # ``if o:`` or ``o + 1`` between them runs a special method
+                # of the module's own class, which may change the tensor.
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+                message += (
+                    "; a class of this module defines a special method that "
+                    "code in between may run (an operator's, a truth test's), "
+                    "which may change it"
+                )
         return ctx.report(self, second, message, fix)
 
     def _fix(

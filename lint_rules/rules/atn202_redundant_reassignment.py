@@ -97,7 +97,10 @@ class RedundantReassignment(Rule):
     property, descriptor or decorated method named as the target's or a
     read attribute, `__setattr__`, `__getattr__`, `__getitem__`, an
     operator's method, a method the value calls), that code would run once
-    less, and the fix is unsafe.
+    less, and the fix is unsafe; so it is where such a class defines a
+    special method that code between the two statements may run (an
+    operator's, a subscript's, a truth test's `__bool__`, a loop's
+    `__iter__`), which may change what the value reads.
 
     It is unsafe when the value makes a new object each time (`x * 2`,
     `(a, b)`, a slice `a[1:]` of a list, `t[0]` or `t.T` of a tensor, each a
@@ -252,9 +255,24 @@ class RedundantReassignment(Rule):
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
+                between = False
                 if runs_code:
                     applicability = Applicability.UNSAFE
-                yield self._report(ctx, flow, first, second, applicability, runs_code)
+                elif applicability is Applicability.SAFE and hooks.dunders:
+                    point1, point2 = analysis.point(first), analysis.point(second)
+                    # ``if o:`` or ``o + 1`` in between runs a special method
+                    # of the module's own class, which may change what the
+                    # value reads.
+                    between = (
+                        point1 is None
+                        or point2 is None
+                        or analysis.class_code_between(point1, point2)
+                    )
+                    if between:
+                        applicability = Applicability.UNSAFE
+                yield self._report(
+                    ctx, flow, first, second, applicability, runs_code, between
+                )
 
     def _report(
         self,
@@ -264,6 +282,7 @@ class RedundantReassignment(Rule):
         second: ast.Assign,
         applicability: Applicability,
         runs_code: bool = False,
+        between: bool = False,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -280,6 +299,12 @@ class RedundantReassignment(Rule):
                 "; a class of this module defines code that the store or the "
                 "value may run (a property, `__setattr__`, `__getitem__`, an "
                 "operator), which would run once less"
+            )
+        elif between:
+            message += (
+                "; a class of this module defines a special method that code "
+                "in between may run (an operator's, a truth test's), which may "
+                "change what the value reads"
             )
         info = flow.stmt_info[second]
         fix = Fix(

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
-from lint_rules.analysis.flow import FunctionFlow, Kind
+from lint_rules.analysis.flow import FunctionFlow, Kind, annotations_of
 from lint_rules.analysis.invalidation import Point, invalidation_for
 from lint_rules.analysis.value_kinds import int_names, number_names
 from lint_rules.context import Context
@@ -393,6 +393,10 @@ class DeadLoopAlias(Rule):
                 return None
             if self_documenting(load.node, flow.parents, ctx):
                 return None  # ``f"{alias=}"`` prints the name itself
+            if in_annotation(load.node, flow.parents):
+                # ``def g(a: alias)`` keeps the value in ``__annotations__``,
+                # or, postponed, the text itself.
+                return None
             parent = flow.parents.get(load.node)
             text = inline_text(value, value_text, load.node, parent)
             bounds = _enclosing_slice(load.node, flow.parents)
@@ -414,6 +418,17 @@ class DeadLoopAlias(Rule):
             message,
             isolation=block_key(body, ctx.locator),
         )
+
+
+def in_annotation(node: ast.AST, parents: dict) -> bool:
+    """Whether ``node`` is part of a parameter or return annotation of a
+    ``def`` (evaluated there and kept, or kept as text when postponed)."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        child, parent = parent, parents.get(parent)
+    if not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(child is annotation for annotation in annotations_of(parent))
 
 
 def self_documenting(node: ast.AST, parents: dict, ctx: Context) -> bool:

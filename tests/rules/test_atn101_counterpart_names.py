@@ -1,6 +1,7 @@
 """ATN101's counterpart name: an import that may not run binds nothing the
 fix may call (differential reproduction 47), and a module name the module's
-namespace may rebind makes the fix unsafe (reproduction 48)."""
+namespace may rebind makes the fix unsafe (reproduction 48), and one another
+import (or a star import) may rebind is not called (reproduction 53)."""
 
 from __future__ import annotations
 
@@ -154,3 +155,55 @@ def test_a_torch_imported_after_the_function_names_no_dtype():
     found = check_source(source, "t.py", SETTINGS)
     assert [f.code for f in found] == ["ATN101"]
     assert found[0].fix is None
+
+
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        "import os.path as empty",
+        "from os import path as empty",
+        "from torch import ones as empty",
+    ],
+)
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_an_empty_another_import_rebinds_is_not_called(rebinding, where):
+    # A second import of the name replaces the first, before the function
+    # (when the module is imported) or after it (when the function runs).
+    head = "import torch\nfrom torch import zeros, empty\n"
+    function = "def f(y, n):\n    x = zeros(n)\n    x.copy_(y)\n    return x\n"
+    if where == "before":
+        source = head + rebinding + "\n\n" + function
+    else:
+        source = head + "\n" + function + "\n" + rebinding + "\n"
+    assert [f.code for f in check_source(source, "t.py", SETTINGS)] == ["ATN101"]
+    assert fixed(source) == source.replace("x = zeros(n)", "x = torch.empty(n)")
+    # The same import twice is one binding: the name is still called.
+    again = source.replace(rebinding, "from torch import empty")
+    assert fixed(again) == again.replace("x = zeros(n)", "x = empty(n)")
+
+
+def test_a_torch_another_import_rebinds_names_no_dtype():
+    source = (
+        "import torch\nfrom torch import full\n\n"
+        "def f(y, n):\n    x = full((n,), 0)\n    x.copy_(y)\n    return x\n\n"
+        "import torch.nn as torch\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    assert found[0].fix is None
+    # ``import torch.nn`` binds ``torch`` to torch itself.
+    plain = source.replace("import torch.nn as torch", "import torch.nn")
+    assert "dtype=torch.int64" in fixed(plain)
+
+
+def test_a_star_import_may_rebind_any_name_the_fix_would_call():
+    source = (
+        "import torch\nfrom torch import zeros, empty\nfrom helpers import *\n\n"
+        "def f(y, n):\n    x = zeros(n)\n    x.copy_(y)\n    return x\n"
+    )
+    found = check_source(source, "t.py", SETTINGS)
+    assert [f.code for f in found] == ["ATN101"]
+    assert found[0].fix is None
+    # A call made through ``torch`` itself keeps its name: still fixed.
+    through = source.replace("zeros(n)", "torch.zeros(n)")
+    assert fixed(through) == through.replace("torch.zeros(n)", "torch.empty(n)")

@@ -1501,3 +1501,57 @@ def test_atn101_a_method_of_the_modules_class_may_be_called_instead(method):
     other = source.replace(f"def {method}(", "def other(")
     found = check_source(other, "t.py", settings)
     assert [f.fix.applicability.value for f in found] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "def g(a: x.sum()):",
+        "def g(*a: x.sum()):",
+        "def g(**a: x.sum()):",
+        "def g() -> x.sum():",
+        "async def g(a, /, b: x.sum()):",
+    ],
+)
+def test_atn101_a_nested_functions_annotation_reads_the_zeros(annotation):
+    # A ``def``'s annotations are evaluated where it stands, before the write.
+    source = dedent(f"""
+        import torch
+
+        def plan(y, n):
+            x = torch.zeros(n)
+            {annotation}
+                pass
+            x.copy_(y)
+            return x, g.__annotations__
+    """)
+    settings = Settings(select=("ATN101",), hot_paths_only=False)
+    assert check_source(source, "t.py", settings) == []
+    # An annotation that does not read it leaves the finding.
+    other = source.replace("x.sum()", "int")
+    assert [f.code for f in check_source(other, "t.py", settings)] == ["ATN101"]
+
+
+@pytest.mark.parametrize(
+    ("head", "parameters"),
+    [
+        ("def range(*bounds):\n    return []\n", "y, n"),
+        ("from itertools import repeat as range\n", "y, n"),
+        ("", "y, n, range=range"),
+    ],
+)
+def test_a_range_that_may_not_be_the_builtin_may_run_no_iteration(head, parameters):
+    # ``for _ in range(1):`` runs its body once only with Python's ``range``.
+    source = (
+        "import torch\n" + head + f"\ndef plan({parameters}):\n"
+        "    x = torch.zeros(n)\n    for _ in range(1):\n        x.copy_(y)\n"
+        "    return x\n"
+    )
+    settings = Settings(select=("ATN101", "ATN104"), hot_paths_only=False)
+    assert check_source(source, "t.py", settings) == []
+    fill = source.replace("torch.zeros(n)\n", "torch.ones(n)\n    x.zero_()\n")
+    fill = fill.replace("return x\n", "return x.tolist()\n")
+    assert check_source(fill, "t.py", settings) == []
+    # The builtin: the body runs, the write is a full one on every path.
+    builtin = source.replace(head, "").replace(parameters, "y, n")
+    assert [f.code for f in check_source(builtin, "t.py", settings)] == ["ATN101"]

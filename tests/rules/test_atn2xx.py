@@ -1752,3 +1752,111 @@ def test_a_torch_named_method_of_the_modules_own_class_runs_its_code(method):
         "        self.t.add_(1)\n\n\n" + body
     )
     assert codes(own) == []
+
+
+@pytest.mark.parametrize(
+    ("raised", "called"),
+    [
+        ("raise E", "raise E()"),
+        ("raise ValueError from E", "raise ValueError from E()"),
+        ("raise e", "raise e()"),
+    ],
+)
+def test_raising_a_class_runs_its_init(raised, called):
+    # ``raise E`` calls ``E()`` (so does ``from E``, and ``raise e`` where
+    # ``e`` may be a class): the module's ``__init__`` runs between the two
+    # syncs, and may change the tensor (here, one a global holds).
+    source = f"""
+    HELD = []
+
+    class E(Exception):
+        def __init__(self):
+            HELD[0].add_(1)
+
+    def step(t, e):
+        HELD.append(t)
+        a = t.sum().item()
+        try:
+            {raised}
+        except Exception:
+            pass
+        b = t.sum().item()
+        return a, b
+    """
+    assert codes(source) == []
+    # The call spelled out was already code that may change it.
+    assert codes(source.replace(raised, called)) == []
+    # With nothing raised in between, the value is reused.
+    assert codes(source.replace(raised, "pass")) == [(15, "ATN201")]
+
+
+HOOKED = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return {returns}
+
+
+def step(t):
+    o = Box(t)
+    a = t.sum().item()
+    {between}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "returns", "between"),
+    [
+        ("__bool__", "True", "if o:\n        pass"),
+        ("__bool__", "True", "assert o"),
+        ("__bool__", "True", "c = o and 1"),
+        ("__len__", "1", "c = 1 if o else 2"),
+        ("__add__", "0", "c = o + 1"),
+        ("__neg__", "0", "c = -o"),
+        ("__getitem__", "0", "c = o[0]"),
+        ("__lt__", "False", "c = o < 1"),
+    ],
+)
+def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
+    method, returns, between
+):
+    # ``if o:`` runs ``o.__bool__``, ``o + 1`` its ``__add__``: code of the
+    # module that changed the tensor; the finding stays, its fix is unsafe.
+    source = HOOKED.format(method=method, returns=returns, between=between)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    assert "special method" in found[0].message
+    # A class that defines no such method: the operators are plain.
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+def test_a_special_method_in_between_makes_atn202s_deletion_unsafe():
+    source = dedent("""
+        class Box:
+            def __bool__(self):
+                return True
+
+        def step(m, n, o):
+            m.k = n + 1
+            if o:
+                pass
+            m.k = n + 1
+            return m
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+    assert "special method" in found[0].message
+    plain = source.replace("def __bool__(", "def other(")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]

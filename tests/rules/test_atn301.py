@@ -554,3 +554,32 @@ def test_a_method_of_a_local_list_is_looked_up_without_raising(binding, applicab
         "        s = v + 1\n        out.append(s)\n    return out\n"
     )
     assert _applicability(source) == [applicability]
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "def g(a: start): pass",
+        "def g() -> start: pass",
+        "def g(a: list[start], *b: start): pass",
+        "def g(**k: start): pass",
+    ],
+)
+def test_an_alias_read_by_an_annotation_keeps_it(definition):
+    # Deleting the alias left ``start`` unbound where the ``def`` evaluates
+    # its annotations; inlining changes a postponed annotation's text.
+    source = f"""
+    def forward(xs):
+        out = []
+        for idx in range(len(xs)):
+            start = idx + 1
+            {definition}
+            out.append(g.__annotations__)
+        return out
+    """
+    assert codes(source) == [(5, "ATN301")]
+    assert fixed(source) == textwrap.dedent(source)
+    # A default is evaluated at the ``def`` too, but kept as a value only.
+    default = source.replace("(a: start)", "(a: int = start)")
+    if default != source:
+        assert "start" not in fixed(default)
