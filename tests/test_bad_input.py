@@ -905,3 +905,86 @@ def test_a_file_that_becomes_a_fifo_after_discovery_is_e902(
     code, out, err = _within_seconds(20, run, capsys, "check", "--no-cache", "rows.py")
     assert code in (1, 2)
     assert "rows.py" in out + err and "not a regular file" in out + err
+
+
+def _attnlint_bytes(project: Path, *argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "lint_rules", *argv],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
+    project: Path,
+) -> None:
+    """A name with a newline, or with a byte that is not UTF-8, is written as
+    git writes it (``"a\\nb.py"``, ``"c\\377.py"``): one line per finding, a
+    --diff that ``git apply`` and ``patch`` read, JSON that is valid UTF-8
+    with no lone surrogate, SARIF URIs that percent-encode the name's bytes."""
+    import json
+
+    newline = "a\nb.py"
+    latin = os.fsdecode(b"c\xff.py")
+    for name in (newline, latin):
+        (project / name).write_text(ALIAS)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    headers = [
+        line for line in diff.stdout.split(b"\n") if line.startswith((b"---", b"+++"))
+    ]
+    assert sorted(headers) == [
+        b'+++ "a\\nb.py"',
+        b'+++ "c\\377.py"',
+        b'--- "a\\nb.py"',
+        b'--- "c\\377.py"',
+    ]
+    if shutil.which("git"):
+        copy = project.parent / "applied"
+        shutil.copytree(project, copy)
+        patch = subprocess.run(
+            ["git", "apply", "--unsafe-paths", "-p0", "-"],
+            cwd=copy,
+            input=diff.stdout,
+            capture_output=True,
+        )
+        assert patch.returncode == 0, patch.stderr
+        for name in (newline, latin):
+            assert (copy / name).read_text() == ALIAS_FIXED
+    concise = _attnlint_bytes(project, "check", "--no-cache", ".")
+    assert concise.returncode == 1, concise.stderr
+    rows = [line for line in concise.stdout.split(b"\n") if b": ATN" in line]
+    assert rows and all(
+        row.startswith((b'"a\\nb.py":', b'"c\\377.py":')) for row in rows
+    )
+    for output_format in ("json", "json-lines"):
+        result = _attnlint_bytes(
+            project, "check", "--no-cache", "--output-format", output_format, "."
+        )
+        assert result.returncode == 1, result.stderr
+        text = result.stdout.decode("utf-8")  # strict: valid UTF-8
+        if output_format == "json":
+            findings = json.loads(text)
+        else:
+            findings = [json.loads(line) for line in text.splitlines()]
+        names = {finding["filename"] for finding in findings}
+        assert names == {
+            str(project / newline),
+            '"' + str(project).replace("\\", "\\\\") + '/c\\377.py"',
+        }
+        for name in names:
+            name.encode("utf-8")  # no lone surrogate (strict parsers refuse one)
+    sarif = _attnlint_bytes(
+        project, "check", "--no-cache", "--output-format", "sarif", "."
+    )
+    assert sarif.returncode == 1, sarif.stderr
+    document = json.loads(sarif.stdout.decode("utf-8"))
+    uris = {
+        location["physicalLocation"]["artifactLocation"]["uri"]
+        for result in document["runs"][0]["results"]
+        for location in result["locations"]
+    }
+    assert uris == {"a%0Ab.py", "c%FF.py"}
