@@ -998,6 +998,7 @@ def run_check(args: argparse.Namespace) -> int:
             own = resolver.settings_for(path)
             groups.setdefault(id(own), (own, []))[1].append(str(path))
         by_file: dict[str, FileOutcome] = {}
+        unwritable_caches: set[str] = set()
         for own, group in groups.values():
             cache = None
             if not args.no_cache and args.registry is None:
@@ -1021,7 +1022,15 @@ def run_check(args: argparse.Namespace) -> int:
             ):
                 by_file[outcome.filename] = outcome
             if cache is not None:
-                cache.save()
+                failed = cache.save()
+                if failed is not None and cache.root not in unwritable_caches:
+                    # Said once per folder, as ruff does; the run goes on.
+                    unwritable_caches.add(cache.root)
+                    _warning(
+                        f"cannot write the cache in {display_path(cache.root)}: "
+                        f"{failed.strerror or failed}; results are not cached "
+                        "(--no-cache, or cache-dir elsewhere, to avoid this)"
+                    )
         outcomes = [by_file[str(path)] for path in files if str(path) in by_file]
     for outcome in outcomes:
         for message in outcome.warnings:
