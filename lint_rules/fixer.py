@@ -428,7 +428,17 @@ def _replace(
     """``write_atomic``'s work once the target is known to be replaceable."""
     folder = os.path.dirname(target) or "."
     name = os.path.basename(target)
-    descriptor, temporary = _temporary_file(folder, name, unnamed)
+    try:
+        descriptor, temporary = _temporary_file(folder, name, unnamed)
+    except PermissionError as error:
+        # A writable file in a folder this user cannot write in: ruff and
+        # black would write into the file itself, which a crash can leave
+        # half written; the new text needs a new file beside it.
+        raise FileNotRewritten(
+            path,
+            f"cannot create a file in its folder ({error.strerror or error}), "
+            "where the fixed text is written before it is renamed over the file",
+        ) from None
     try:
         _lock(descriptor)
         with os.fdopen(descriptor, "wb", closefd=False) as stream:
