@@ -311,3 +311,27 @@ def test_a_temporary_file_a_living_writer_holds_is_kept(tmp_path: Path) -> None:
         os.close(holder)
     assert remove_stale_temporaries(str(target)) == [str(in_use)]
     assert not in_use.exists()
+
+
+def test_a_link_to_a_file_outside_the_checked_folder_is_followed_as_ruff_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """README: a symbolic link to a file is followed: ``--fix`` rewrites the
+    file it points to, outside the walked folder too, with its mode, and the
+    link stays a link naming it."""
+    outside = tmp_path / "vendored" / "rows.py"
+    outside.parent.mkdir()
+    outside.write_text(ALIAS)
+    outside.chmod(0o640)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.attnlint]\n")
+    os.symlink("../vendored/rows.py", project / "link.py")
+    monkeypatch.chdir(project)
+    code, out, err = fix(capsys, ".")
+    assert code == 0, err
+    assert out == "Found 1 error (1 fixed, 0 remaining).\n"
+    assert outside.read_text() == ALIAS_FIXED
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o640
+    assert os.readlink(project / "link.py") == "../vendored/rows.py"
+    assert sorted(os.listdir(outside.parent)) == ["rows.py"]
