@@ -988,3 +988,19 @@ def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
         for location in result["locations"]
     }
     assert uris == {"a%0Ab.py", "c%FF.py"}
+
+
+def test_a_bad_path_named_on_the_command_line_is_quoted_in_its_error(
+    project: Path,
+) -> None:
+    """The error for a named path that is missing or not a regular file
+    names it on one line, quoted as git quotes it."""
+    fifo = "f\nifo.py"
+    os.mkfifo(project / fifo)
+    result = _attnlint_bytes(project, "check", "--no-cache", fifo)
+    assert result.returncode == 2
+    assert result.stderr == b'error: "f\\nifo.py": not a regular file\n'
+    missing = os.fsdecode(b"miss\xff\ning.py")
+    result = _attnlint_bytes(project, "check", "--no-cache", missing)
+    assert result.returncode == 2
+    assert result.stderr == b'error: "miss\\377\\ning.py": No such file or directory\n'
