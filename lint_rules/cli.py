@@ -1157,7 +1157,9 @@ def _write_report(path: str, text: str) -> None:
         kind = None  # not there yet (or unreachable: the write says so)
     if kind is not None and not stat.S_ISREG(kind):
         try:
-            with open(path, "w", encoding="utf-8", newline="") as stream:
+            with open(
+                path, "w", encoding="utf-8", errors="backslashreplace", newline=""
+            ) as stream:
                 stream.write(text)
         except OSError as error:
             raise UsageError(
@@ -1175,7 +1177,9 @@ def _write_report(path: str, text: str) -> None:
             f"--output-file: {path}: cannot write: {error.strerror or error}"
         ) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+        with os.fdopen(
+            handle, "w", encoding="utf-8", errors="backslashreplace", newline=""
+        ) as stream:
             stream.write(text)
             os.fchmod(stream.fileno(), _report_mode(target))
         os.replace(temporary, target)

@@ -960,6 +960,11 @@ def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
     assert rows and all(
         row.startswith((b'"a\\nb.py":', b'"c\\377.py":')) for row in rows
     )
+    report = _attnlint_bytes(
+        project, "check", "--no-cache", "--output-file", "report.txt", "."
+    )
+    assert report.returncode == 1, report.stderr  # was a crash (exit 2)
+    assert (project / "report.txt").read_bytes() == concise.stdout
     for output_format in ("json", "json-lines"):
         result = _attnlint_bytes(
             project, "check", "--no-cache", "--output-format", output_format, "."
