@@ -166,6 +166,10 @@ def _unified_diff(old: str, new: str, name: str) -> str:
     file's text, it gives exactly the text ``--fix`` writes."""
     import difflib
 
+    # As git writes it: a name with a space ends at a tab, where GNU patch
+    # (which reads a header's name up to the first blank otherwise) stops.
+    if " " in name:
+        name += "\t"
     lines = []
     for line in difflib.unified_diff(
         _patch_lines(old), _patch_lines(new), fromfile=name, tofile=name

@@ -1009,3 +1009,26 @@ def test_a_bad_path_named_on_the_command_line_is_quoted_in_its_error(
     result = _attnlint_bytes(project, "check", "--no-cache", missing)
     assert result.returncode == 2
     assert result.stderr == b'error: "miss\\377\\ning.py": No such file or directory\n'
+
+
+def test_a_diff_header_of_a_name_with_a_space_ends_at_a_tab_as_git_writes_it(
+    project: Path,
+) -> None:
+    """GNU patch reads a header's file name up to the first blank unless a
+    tab ends it (git's and GNU diff's headers have one): without it, the
+    patch for ``my file.py`` named a file ``my`` and did not apply."""
+    (project / "my file.py").write_text(ALIAS)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    assert diff.stdout.startswith(b"--- my file.py\t\n+++ my file.py\t\n@@ ")
+    tools = [["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]]
+    for tool in tools:
+        if shutil.which(tool[0]) is None:
+            continue
+        copy = project.parent / tool[0]
+        shutil.copytree(project, copy)
+        applied = subprocess.run(
+            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
+        )
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert (copy / "my file.py").read_text() == ALIAS_FIXED
