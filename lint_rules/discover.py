@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lint_rules.config import Settings
-from lint_rules.output import quote_path
+from lint_rules.paths import quote_path
 from lint_rules.resolver import Resolver
 
 PYTHON_SUFFIXES = (".py", ".pyi")
