@@ -1065,7 +1065,7 @@ def run_check(args: argparse.Namespace) -> int:
     elif mode == "diff":
         if not args.silent:
             for outcome in outcomes:
-                stdout.write(outcome.diff)
+                _write_patch(stdout, outcome.diff)
             if not args.quiet:
                 for line in _summary(run, write_summary):
                     sys.stderr.write(line)
@@ -1140,6 +1140,30 @@ def _report_mode(path: str) -> int:
         return 0o666 & ~mask
 
 
+def output_bytes(text: str) -> bytes:
+    """``text`` as attnlint writes it: UTF-8, and a ``--diff`` hunk's lines
+    in the file's own bytes (held as lone surrogates, ``surrogateescape``:
+    a Latin-1 ``é`` is the byte 0xe9 the file has, or the patch would not
+    apply); anything else that is not text, backslash-escaped."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def _write_patch(stream: IO[str], text: str) -> None:
+    """Write a ``--diff`` patch in the bytes of the files it patches (see
+    :func:`output_bytes`); a stream without bytes underneath (the report
+    of ``--output-file``, written by ``_write_report``) takes the text."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+        return
+    stream.flush()
+    buffer.write(output_bytes(text))
+    buffer.flush()
+
+
 def _write_report(path: str, text: str) -> None:
     """Write the report to ``path`` whole: to a temporary file beside it,
     then renamed over it, so a reader never sees half a report.
@@ -1151,16 +1175,15 @@ def _write_report(path: str, text: str) -> None:
     import stat
     import tempfile
 
+    data = output_bytes(text)
     try:
         kind = os.stat(path).st_mode
     except OSError:
         kind = None  # not there yet (or unreachable: the write says so)
     if kind is not None and not stat.S_ISREG(kind):
         try:
-            with open(
-                path, "w", encoding="utf-8", errors="backslashreplace", newline=""
-            ) as stream:
-                stream.write(text)
+            with open(path, "wb") as stream:
+                stream.write(data)
         except OSError as error:
             raise UsageError(
                 f"--output-file: {path}: cannot write: {error.strerror or error}"
@@ -1177,10 +1200,8 @@ def _write_report(path: str, text: str) -> None:
             f"--output-file: {path}: cannot write: {error.strerror or error}"
         ) from None
     try:
-        with os.fdopen(
-            handle, "w", encoding="utf-8", errors="backslashreplace", newline=""
-        ) as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             os.fchmod(stream.fileno(), _report_mode(target))
         os.replace(temporary, target)
     except OSError as error:

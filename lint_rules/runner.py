@@ -313,7 +313,13 @@ def _process(
         result.original_findings, result.remaining_findings, unsafe_fixes
     )
     if mode == "diff":
-        outcome.diff = _unified_diff(source.text, result.text, display)
+        # In the file's bytes (a Latin-1 or byte-order-marked file's lines
+        # are not their UTF-8 text): what ``patch`` matches and writes.
+        outcome.diff = _unified_diff(
+            data.decode("utf-8", "surrogateescape"),
+            new_bytes.decode("utf-8", "surrogateescape"),
+            display,
+        )
         # --diff reports nothing as fixed on disk; the remaining findings refer to the
         # original text only through the summary counts.
         return

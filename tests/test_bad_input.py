@@ -919,7 +919,7 @@ def _attnlint_bytes(project: Path, *argv: str) -> subprocess.CompletedProcess:
 
 
 def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
-    project: Path,
+    project: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """A name with a newline, or with a byte that is not UTF-8, is written as
     git writes it (``"a\\nb.py"``, ``"c\\377.py"``): one line per finding, a
@@ -943,7 +943,7 @@ def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
         b'--- "c\\377.py"',
     ]
     if shutil.which("git"):
-        copy = project.parent / "applied"
+        copy = tmp_path_factory.mktemp("applied") / "project"
         shutil.copytree(project, copy)
         patch = subprocess.run(
             ["git", "apply", "--unsafe-paths", "-p0", "-"],
@@ -1012,7 +1012,7 @@ def test_a_bad_path_named_on_the_command_line_is_quoted_in_its_error(
 
 
 def test_a_diff_header_of_a_name_with_a_space_ends_at_a_tab_as_git_writes_it(
-    project: Path,
+    project: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """GNU patch reads a header's file name up to the first blank unless a
     tab ends it (git's and GNU diff's headers have one): without it, the
@@ -1025,10 +1025,50 @@ def test_a_diff_header_of_a_name_with_a_space_ends_at_a_tab_as_git_writes_it(
     for tool in tools:
         if shutil.which(tool[0]) is None:
             continue
-        copy = project.parent / tool[0]
+        copy = tmp_path_factory.mktemp(tool[0]) / "project"
         shutil.copytree(project, copy)
         applied = subprocess.run(
             tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
         )
         assert applied.returncode == 0, applied.stdout + applied.stderr
         assert (copy / "my file.py").read_text() == ALIAS_FIXED
+
+
+def test_a_diff_is_in_the_bytes_of_the_file_it_patches(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A Latin-1 file's ``é`` is the byte 0xe9, and a byte-order mark is part
+    of the first line: a patch whose lines are their UTF-8 text instead did
+    not apply (``git apply``: "patch does not apply"; GNU patch: a failed
+    hunk, or one applied with fuzz). Applied by either tool, --diff gives
+    the bytes --fix writes, and --output-file holds the same patch."""
+    files = {
+        "latin.py": b"# -*- coding: latin-1 -*-\n"
+        + ALIAS.replace("lens):\n", "lens):  # caf\xe9\n", 1).encode("latin-1"),
+        "bom.py": b"\xef\xbb\xbf" + ALIAS.replace("\n", "\r\n").encode(),
+    }
+    for name, data in files.items():
+        (project / name).write_bytes(data)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    assert b"caf\xe9" in diff.stdout and b"\n \xef\xbb\xbfdef forward" in diff.stdout
+    report = _attnlint_bytes(
+        project, "check", "--no-cache", "--diff", "--output-file", "patch.diff", "."
+    )
+    assert report.returncode == 1, report.stderr
+    assert (project / "patch.diff").read_bytes() == diff.stdout
+    (project / "patch.diff").unlink()
+    fixed = tmp_path_factory.mktemp("fixed") / "project"
+    shutil.copytree(project, fixed)
+    assert _attnlint_bytes(fixed, "check", "--no-cache", "--fix", ".").returncode == 0
+    for tool in (["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]):
+        if shutil.which(tool[0]) is None:
+            continue
+        copy = tmp_path_factory.mktemp(tool[0]) / "project"
+        shutil.copytree(project, copy)
+        applied = subprocess.run(
+            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
+        )
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        for name in files:
+            assert (copy / name).read_bytes() == (fixed / name).read_bytes(), name
