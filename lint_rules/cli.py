@@ -1239,10 +1239,13 @@ def _show(args: argparse.Namespace, resolver: Any) -> int:
         files = [args.stdin_filename] if args.stdin_filename else []
     else:
         files = _discover(args, resolver)
+    from lint_rules.paths import quote_path
+
     out = sys.stdout
     if args.show_files:
+        # One line per file, quoted as ``git ls-files`` quotes it.
         for path in files:
-            out.write(f"{os.path.abspath(path)}\n")
+            out.write(f"{quote_path(os.path.abspath(path))}\n")
         return 0
     try:
         if files:
@@ -1265,12 +1268,13 @@ def show_settings(target: str, settings: Any) -> str:
     """The text of ``--show-settings``: the file, where its settings come
     from, then every option as TOML would write it, and the enabled rules."""
     from lint_rules.config import OPTIONS
+    from lint_rules.paths import quote_path
 
-    source = settings.config_file or "(none: the defaults)"
+    source = quote_path(str(settings.config_file or "")) or "(none: the defaults)"
     lines = [
-        f"Resolved settings for: {target}",
+        f"Resolved settings for: {quote_path(target)}",
         f"Settings path: {source}",
-        f"Project root: {os.path.abspath(settings.root)}",
+        f"Project root: {quote_path(os.path.abspath(settings.root))}",
         "",
     ]
     for option in OPTIONS:

@@ -965,6 +965,13 @@ def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
     )
     assert report.returncode == 1, report.stderr  # was a crash (exit 2)
     assert (project / "report.txt").read_bytes() == concise.stdout
+    shown = _attnlint_bytes(project, "check", "--show-files", ".")
+    assert shown.returncode == 0, shown.stderr
+    root = os.fsencode(project)
+    assert sorted(shown.stdout.splitlines()) == [
+        b'"' + root + b'/a\\nb.py"',
+        b'"' + root + b'/c\\377.py"',
+    ]
     for output_format in ("json", "json-lines"):
         result = _attnlint_bytes(
             project, "check", "--no-cache", "--output-format", output_format, "."
