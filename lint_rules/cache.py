@@ -357,15 +357,22 @@ class Cache:
     def dirty(self) -> bool:
         return bool(self._changed)
 
-    def save(self) -> None:
-        """Write the cache file atomically if anything changed; errors are ignored
-        (a cache that cannot be written only costs time)."""
+    @property
+    def root(self) -> str:
+        """The cache folder (``cache-dir``) this cache file lives in."""
+        return os.path.dirname(os.path.dirname(self.path))
+
+    def save(self) -> OSError | None:
+        """Write the cache file atomically if anything changed. A cache that
+        cannot be written (a read-only project folder, a full disk) only costs
+        time: the error is returned, for the run to name once, never raised."""
         if not self.dirty:
-            return
+            return None
         try:
             self._save()
-        except OSError:
-            pass
+        except OSError as error:
+            return error
+        return None
 
     def _save(self) -> None:
         folder = os.path.dirname(self.path)
@@ -385,7 +392,13 @@ class Cache:
             + len(payload).to_bytes(8, "little")
         )
         temporary = f"{self.path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            descriptor = os.open(temporary, flags, 0o644)
+        except FileNotFoundError:
+            # Another run pruned the version folder, empty, as this one made it.
+            os.makedirs(folder, exist_ok=True)
+            descriptor = os.open(temporary, flags, 0o644)
         try:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(header)

@@ -29,6 +29,7 @@ from lint_rules.diagnostics import (
 from lint_rules.noqa import NoqaDirectives as NoqaDirectives  # also imported from here
 from lint_rules.noqa import SuppressionFacts, has_noqa_comment, may_span_rows
 from lint_rules.noqa import add_noqa_edit as add_noqa_edit  # also imported from here
+from lint_rules.paths import quote_path
 from lint_rules.rules import Registry, default_registry
 from lint_rules.rules.base import Rule
 from lint_rules.source import Locator, SourceError, SourceFile, read_regular_file
@@ -181,7 +182,7 @@ def internal_error_message(
         last = frames[-1]
         where = f" (at {os.path.basename(last.filename)}:{last.lineno})"
     return (
-        f"{filename}: internal error in {rule.code} ({rule.name}): "
+        f"{quote_path(filename)}: internal error in {rule.code} ({rule.name}): "
         f"{type(error).__name__}: {error}{where}. This is a bug in attnlint; "
         "please report it together with the file."
     )

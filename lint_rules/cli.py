@@ -998,6 +998,7 @@ def run_check(args: argparse.Namespace) -> int:
             own = resolver.settings_for(path)
             groups.setdefault(id(own), (own, []))[1].append(str(path))
         by_file: dict[str, FileOutcome] = {}
+        unwritable_caches: set[str] = set()
         for own, group in groups.values():
             cache = None
             if not args.no_cache and args.registry is None:
@@ -1021,7 +1022,15 @@ def run_check(args: argparse.Namespace) -> int:
             ):
                 by_file[outcome.filename] = outcome
             if cache is not None:
-                cache.save()
+                failed = cache.save()
+                if failed is not None and cache.root not in unwritable_caches:
+                    # Said once per folder, as ruff does; the run goes on.
+                    unwritable_caches.add(cache.root)
+                    _warning(
+                        f"cannot write the cache in {display_path(cache.root)}: "
+                        f"{failed.strerror or failed}; results are not cached "
+                        "(--no-cache, or cache-dir elsewhere, to avoid this)"
+                    )
         outcomes = [by_file[str(path)] for path in files if str(path) in by_file]
     for outcome in outcomes:
         for message in outcome.warnings:
@@ -1056,7 +1065,7 @@ def run_check(args: argparse.Namespace) -> int:
     elif mode == "diff":
         if not args.silent:
             for outcome in outcomes:
-                stdout.write(outcome.diff)
+                _write_patch(stdout, outcome.diff)
             if not args.quiet:
                 for line in _summary(run, write_summary):
                     sys.stderr.write(line)
@@ -1131,6 +1140,30 @@ def _report_mode(path: str) -> int:
         return 0o666 & ~mask
 
 
+def output_bytes(text: str) -> bytes:
+    """``text`` as attnlint writes it: UTF-8, and a ``--diff`` hunk's lines
+    in the file's own bytes (held as lone surrogates, ``surrogateescape``:
+    a Latin-1 ``é`` is the byte 0xe9 the file has, or the patch would not
+    apply); anything else that is not text, backslash-escaped."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def _write_patch(stream: IO[str], text: str) -> None:
+    """Write a ``--diff`` patch in the bytes of the files it patches (see
+    :func:`output_bytes`); a stream without bytes underneath (the report
+    of ``--output-file``, written by ``_write_report``) takes the text."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+        return
+    stream.flush()
+    buffer.write(output_bytes(text))
+    buffer.flush()
+
+
 def _write_report(path: str, text: str) -> None:
     """Write the report to ``path`` whole: to a temporary file beside it,
     then renamed over it, so a reader never sees half a report.
@@ -1142,14 +1175,15 @@ def _write_report(path: str, text: str) -> None:
     import stat
     import tempfile
 
+    data = output_bytes(text)
     try:
         kind = os.stat(path).st_mode
     except OSError:
         kind = None  # not there yet (or unreachable: the write says so)
     if kind is not None and not stat.S_ISREG(kind):
         try:
-            with open(path, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
+            with open(path, "wb") as stream:
+                stream.write(data)
         except OSError as error:
             raise UsageError(
                 f"--output-file: {path}: cannot write: {error.strerror or error}"
@@ -1166,8 +1200,8 @@ def _write_report(path: str, text: str) -> None:
             f"--output-file: {path}: cannot write: {error.strerror or error}"
         ) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             os.fchmod(stream.fileno(), _report_mode(target))
         os.replace(temporary, target)
     except OSError as error:
@@ -1205,10 +1239,13 @@ def _show(args: argparse.Namespace, resolver: Any) -> int:
         files = [args.stdin_filename] if args.stdin_filename else []
     else:
         files = _discover(args, resolver)
+    from lint_rules.paths import quote_path
+
     out = sys.stdout
     if args.show_files:
+        # One line per file, quoted as ``git ls-files`` quotes it.
         for path in files:
-            out.write(f"{os.path.abspath(path)}\n")
+            out.write(f"{quote_path(os.path.abspath(path))}\n")
         return 0
     try:
         if files:
@@ -1231,12 +1268,13 @@ def show_settings(target: str, settings: Any) -> str:
     """The text of ``--show-settings``: the file, where its settings come
     from, then every option as TOML would write it, and the enabled rules."""
     from lint_rules.config import OPTIONS
+    from lint_rules.paths import quote_path
 
-    source = settings.config_file or "(none: the defaults)"
+    source = quote_path(str(settings.config_file or "")) or "(none: the defaults)"
     lines = [
-        f"Resolved settings for: {target}",
+        f"Resolved settings for: {quote_path(target)}",
         f"Settings path: {source}",
-        f"Project root: {os.path.abspath(settings.root)}",
+        f"Project root: {quote_path(os.path.abspath(settings.root))}",
         "",
     ]
     for option in OPTIONS:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lint_rules.config import Settings
+from lint_rules.paths import quote_path
 from lint_rules.resolver import Resolver
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -87,10 +88,10 @@ def discover_files(
             info = os.stat(path)
         except OSError as error:
             reason = error.strerror or str(error)
-            raise DiscoveryError(f"{path}: {reason}") from None
+            raise DiscoveryError(f"{quote_path(path)}: {reason}") from None
         if not stat.S_ISDIR(info.st_mode) and not stat.S_ISREG(info.st_mode):
             # A FIFO would block the read, /dev/zero would never end it.
-            raise DiscoveryError(f"{path}: not a regular file")
+            raise DiscoveryError(f"{quote_path(path)}: not a regular file")
         absolute = os.path.abspath(path)
         is_folder = stat.S_ISDIR(info.st_mode)
         own = (
@@ -103,7 +104,7 @@ def discover_files(
             continue
         if is_folder:
             if not os.access(path, os.R_OK | os.X_OK):
-                raise DiscoveryError(f"{path}: Permission denied")
+                raise DiscoveryError(f"{quote_path(path)}: Permission denied")
             for file, file_absolute in _walk(path, absolute, resolver):
                 found.setdefault(file_absolute, file)
         else:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from lint_rules.checker import check_source, parse
 from lint_rules.config import Settings
 from lint_rules.diagnostics import Edit, Finding, Fix
+from lint_rules.paths import quote_path
 from lint_rules.rules import Registry
 from lint_rules.source import (
     FileKey,
@@ -190,8 +191,8 @@ def fix_text(
             ]
             for fix in moving:
                 message = (
-                    f"{filename}: a fix by {code_of[id(fix)]} ({name_of[id(fix)]}: "
-                    f"{fix.message}) would change the file's encoding declaration "
+                    f"{quote_path(filename)}: a fix by {code_of[id(fix)]} "
+                    f"({name_of[id(fix)]}: {fix.message}) would change the file's encoding declaration "
                     "or its #! line and was left out."
                 )
                 if message not in left_out:
@@ -207,8 +208,8 @@ def fix_text(
             broken = _breaking_alone(text, filename, applied)
             for fix in broken:
                 message = (
-                    f"{filename}: a fix by {code_of[id(fix)]} ({name_of[id(fix)]}: "
-                    f"{fix.message}) produced invalid code and was left out. This "
+                    f"{quote_path(filename)}: a fix by {code_of[id(fix)]} "
+                    f"({name_of[id(fix)]}: {fix.message}) produced invalid code and was left out. This "
                     "is a bug in attnlint; please report it together with the file."
                 )
                 if message not in left_out:
@@ -284,7 +285,7 @@ def _broken_fix_message(
     names = ", ".join(f"{code} ({by_code[code][0]})" for code in sorted(culprits))
     where = f"{syntax_error.location.row}:{syntax_error.location.column}"
     return (
-        f"{filename}: fixes by {names} produced invalid code "
+        f"{quote_path(filename)}: fixes by {names} produced invalid code "
         f"({syntax_error.message} at {where}); the file was left unchanged. "
         "This is a bug in attnlint; please report it together with the file."
     )
@@ -428,7 +429,17 @@ def _replace(
     """``write_atomic``'s work once the target is known to be replaceable."""
     folder = os.path.dirname(target) or "."
     name = os.path.basename(target)
-    descriptor, temporary = _temporary_file(folder, name, unnamed)
+    try:
+        descriptor, temporary = _temporary_file(folder, name, unnamed)
+    except PermissionError as error:
+        # A writable file in a folder this user cannot write in: ruff and
+        # black would write into the file itself, which a crash can leave
+        # half written; the new text needs a new file beside it.
+        raise FileNotRewritten(
+            path,
+            f"cannot create a file in its folder ({error.strerror or error}), "
+            "where the fixed text is written before it is renamed over the file",
+        ) from None
     try:
         _lock(descriptor)
         with os.fdopen(descriptor, "wb", closefd=False) as stream:
@@ -700,7 +711,7 @@ def fix_file(
         except (UnicodeError, LookupError, ValueError) as error:
             reason = getattr(error, "reason", None) or str(error)
             result.error = (
-                f"{os.fspath(path)}: the fixed text cannot be encoded as {source.encoding} "
+                f"{quote_path(os.fspath(path))}: the fixed text cannot be encoded as {source.encoding} "
                 f"({reason}); the file was left unchanged."
             )
             result.text, result.changed = source.text, False

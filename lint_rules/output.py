@@ -28,6 +28,7 @@ from lint_rules.diagnostics import (
     Finding,
     Fix,
 )
+from lint_rules.paths import quote_path
 from lint_rules.records import Record
 from lint_rules.source import Locator
 
@@ -140,19 +141,35 @@ class Run(Record):
 
 
 def display_path(filename: str, cwd: str | None = None) -> str:
-    """``filename`` relative to ``cwd`` when it lies inside it, as ruff shows paths."""
+    """``filename`` relative to ``cwd`` when it lies inside it, as ruff shows
+    paths, and quoted as git quotes it when it holds a byte that is no text
+    (see :func:`quote_path`)."""
     if filename == "-" or not filename:
         return filename or "-"
     cwd = cwd or os.getcwd()
     absolute = os.path.abspath(filename)
     prefix = cwd.rstrip(os.sep) + os.sep
     if absolute.startswith(prefix):
-        return absolute[len(prefix) :]
-    return filename
+        return quote_path(absolute[len(prefix) :])
+    return quote_path(filename)
 
 
 def absolute_path(filename: str) -> str:
     return filename if filename == "-" else os.path.abspath(filename)
+
+
+def json_path(filename: str) -> str:
+    """The absolute path of ``filename`` for JSON: as it is when it is text
+    (JSON escapes a newline itself), quoted as :func:`quote_path` does when it
+    holds a byte that is not UTF-8 (JSON strings are Unicode; ruff writes
+    U+FFFD there, which gives ``caf\\xe9.py`` and ``caf\\xe8.py`` one name) or
+    starts with a double quote (so that a quoted name is never a real one)."""
+    absolute = absolute_path(filename)
+    try:
+        absolute.encode("utf-8")
+    except UnicodeEncodeError:
+        return quote_path(absolute)
+    return quote_path(absolute) if absolute.startswith('"') else absolute
 
 
 def _plural(count: int, word: str, suffix: str = "s") -> str:
@@ -347,7 +364,7 @@ def finding_to_json(finding: Finding, run: Run) -> dict[str, Any]:
         "end_location": _location(
             finding.end_location.row, finding.end_location.column
         ),
-        "filename": absolute_path(finding.filename),
+        "filename": json_path(finding.filename),
         "fix": None
         if fix is None
         else {
@@ -401,7 +418,7 @@ def write_github(run: Run, stream: IO[str]) -> None:
         start, end = finding.location, finding.end_location
         properties = (
             f"title={_escape_property(f'attnlint ({finding.code})')},"
-            f"file={_escape_property(absolute_path(finding.filename))},"
+            f"file={_escape_property(json_path(finding.filename))},"
             f"line={start.row},col={start.column},endLine={end.row},endColumn={end.column}"
         )
         body = (
@@ -418,7 +435,7 @@ def write_github(run: Run, stream: IO[str]) -> None:
 def _artifact_location(filename: str, cwd: str) -> dict[str, str]:
     """A file as SARIF names it: relative to ``cwd`` under ``%SRCROOT%`` when
     it lies inside, else an absolute ``file:`` URI."""
-    from pathlib import Path, PurePath
+    from pathlib import PurePath
     from urllib.parse import quote
 
     if filename == "-":
@@ -426,15 +443,28 @@ def _artifact_location(filename: str, cwd: str) -> dict[str, str]:
     absolute = os.path.abspath(filename)
     prefix = os.path.abspath(cwd).rstrip(os.sep) + os.sep
     if not absolute.startswith(prefix):
-        return {"uri": Path(absolute).as_uri()}
+        return {"uri": _file_uri(absolute)}
     relative = PurePath(absolute[len(prefix) :]).as_posix()
-    return {"uri": quote(relative), "uriBaseId": SRCROOT}
+    # The path's own bytes, percent-encoded (RFC 3986): a name that is not
+    # UTF-8 keeps its bytes (``caf%E9.py``).
+    return {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}
+
+
+def _file_uri(absolute: str) -> str:
+    """``Path(absolute).as_uri()``, also for a name that is not UTF-8: its
+    bytes are percent-encoded as they are."""
+    from pathlib import Path
+    from urllib.parse import quote
+
+    try:
+        absolute.encode("utf-8")
+    except UnicodeEncodeError:
+        return "file://" + quote(os.fsencode(Path(absolute).as_posix()))
+    return Path(absolute).as_uri()
 
 
 def _srcroot(cwd: str) -> dict[str, Any]:
-    from pathlib import Path
-
-    uri = Path(os.path.abspath(cwd)).as_uri()
+    uri = _file_uri(os.path.abspath(cwd))
     return {
         "uri": uri if uri.endswith("/") else uri + "/",
         "description": {"text": "The directory attnlint was run in."},

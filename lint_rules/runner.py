@@ -166,6 +166,10 @@ def _unified_diff(old: str, new: str, name: str) -> str:
     file's text, it gives exactly the text ``--fix`` writes."""
     import difflib
 
+    # As git writes it: a name with a space ends at a tab, where GNU patch
+    # (which reads a header's name up to the first blank otherwise) stops.
+    if " " in name:
+        name += "\t"
     lines = []
     for line in difflib.unified_diff(
         _patch_lines(old), _patch_lines(new), fromfile=name, tofile=name
@@ -309,7 +313,13 @@ def _process(
         result.original_findings, result.remaining_findings, unsafe_fixes
     )
     if mode == "diff":
-        outcome.diff = _unified_diff(source.text, result.text, display)
+        # In the file's bytes (a Latin-1 or byte-order-marked file's lines
+        # are not their UTF-8 text): what ``patch`` matches and writes.
+        outcome.diff = _unified_diff(
+            data.decode("utf-8", "surrogateescape"),
+            new_bytes.decode("utf-8", "surrogateescape"),
+            display,
+        )
         # --diff reports nothing as fixed on disk; the remaining findings refer to the
         # original text only through the summary counts.
         return

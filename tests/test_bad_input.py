@@ -905,3 +905,177 @@ def test_a_file_that_becomes_a_fifo_after_discovery_is_e902(
     code, out, err = _within_seconds(20, run, capsys, "check", "--no-cache", "rows.py")
     assert code in (1, 2)
     assert "rows.py" in out + err and "not a regular file" in out + err
+
+
+def _attnlint_bytes(project: Path, *argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "lint_rules", *argv],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_odd_path_names_are_quoted_as_git_quotes_them_in_every_output(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A name with a newline, or with a byte that is not UTF-8, is written as
+    git writes it (``"a\\nb.py"``, ``"c\\377.py"``): one line per finding, a
+    --diff that ``git apply`` and ``patch`` read, JSON that is valid UTF-8
+    with no lone surrogate, SARIF URIs that percent-encode the name's bytes."""
+    import json
+
+    newline = "a\nb.py"
+    latin = os.fsdecode(b"c\xff.py")
+    for name in (newline, latin):
+        (project / name).write_text(ALIAS)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    headers = [
+        line for line in diff.stdout.split(b"\n") if line.startswith((b"---", b"+++"))
+    ]
+    assert sorted(headers) == [
+        b'+++ "a\\nb.py"',
+        b'+++ "c\\377.py"',
+        b'--- "a\\nb.py"',
+        b'--- "c\\377.py"',
+    ]
+    if shutil.which("git"):
+        copy = tmp_path_factory.mktemp("applied") / "project"
+        shutil.copytree(project, copy)
+        patch = subprocess.run(
+            ["git", "apply", "--unsafe-paths", "-p0", "-"],
+            cwd=copy,
+            input=diff.stdout,
+            capture_output=True,
+        )
+        assert patch.returncode == 0, patch.stderr
+        for name in (newline, latin):
+            assert (copy / name).read_text() == ALIAS_FIXED
+    concise = _attnlint_bytes(project, "check", "--no-cache", ".")
+    assert concise.returncode == 1, concise.stderr
+    rows = [line for line in concise.stdout.split(b"\n") if b": ATN" in line]
+    assert rows and all(
+        row.startswith((b'"a\\nb.py":', b'"c\\377.py":')) for row in rows
+    )
+    report = _attnlint_bytes(
+        project, "check", "--no-cache", "--output-file", "report.txt", "."
+    )
+    assert report.returncode == 1, report.stderr  # was a crash (exit 2)
+    assert (project / "report.txt").read_bytes() == concise.stdout
+    shown = _attnlint_bytes(project, "check", "--show-files", ".")
+    assert shown.returncode == 0, shown.stderr
+    root = os.fsencode(project)
+    assert sorted(shown.stdout.splitlines()) == [
+        b'"' + root + b'/a\\nb.py"',
+        b'"' + root + b'/c\\377.py"',
+    ]
+    for output_format in ("json", "json-lines"):
+        result = _attnlint_bytes(
+            project, "check", "--no-cache", "--output-format", output_format, "."
+        )
+        assert result.returncode == 1, result.stderr
+        text = result.stdout.decode("utf-8")  # strict: valid UTF-8
+        if output_format == "json":
+            findings = json.loads(text)
+        else:
+            findings = [json.loads(line) for line in text.splitlines()]
+        names = {finding["filename"] for finding in findings}
+        assert names == {
+            str(project / newline),
+            '"' + str(project).replace("\\", "\\\\") + '/c\\377.py"',
+        }
+        for name in names:
+            name.encode("utf-8")  # no lone surrogate (strict parsers refuse one)
+    sarif = _attnlint_bytes(
+        project, "check", "--no-cache", "--output-format", "sarif", "."
+    )
+    assert sarif.returncode == 1, sarif.stderr
+    document = json.loads(sarif.stdout.decode("utf-8"))
+    uris = {
+        location["physicalLocation"]["artifactLocation"]["uri"]
+        for result in document["runs"][0]["results"]
+        for location in result["locations"]
+    }
+    assert uris == {"a%0Ab.py", "c%FF.py"}
+
+
+def test_a_bad_path_named_on_the_command_line_is_quoted_in_its_error(
+    project: Path,
+) -> None:
+    """The error for a named path that is missing or not a regular file
+    names it on one line, quoted as git quotes it."""
+    fifo = "f\nifo.py"
+    os.mkfifo(project / fifo)
+    result = _attnlint_bytes(project, "check", "--no-cache", fifo)
+    assert result.returncode == 2
+    assert result.stderr == b'error: "f\\nifo.py": not a regular file\n'
+    missing = os.fsdecode(b"miss\xff\ning.py")
+    result = _attnlint_bytes(project, "check", "--no-cache", missing)
+    assert result.returncode == 2
+    assert result.stderr == b'error: "miss\\377\\ning.py": No such file or directory\n'
+
+
+def test_a_diff_header_of_a_name_with_a_space_ends_at_a_tab_as_git_writes_it(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """GNU patch reads a header's file name up to the first blank unless a
+    tab ends it (git's and GNU diff's headers have one): without it, the
+    patch for ``my file.py`` named a file ``my`` and did not apply."""
+    (project / "my file.py").write_text(ALIAS)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    assert diff.stdout.startswith(b"--- my file.py\t\n+++ my file.py\t\n@@ ")
+    tools = [["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]]
+    for tool in tools:
+        if shutil.which(tool[0]) is None:
+            continue
+        copy = tmp_path_factory.mktemp(tool[0]) / "project"
+        shutil.copytree(project, copy)
+        applied = subprocess.run(
+            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
+        )
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert (copy / "my file.py").read_text() == ALIAS_FIXED
+
+
+def test_a_diff_is_in_the_bytes_of_the_file_it_patches(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A Latin-1 file's ``é`` is the byte 0xe9, and a byte-order mark is part
+    of the first line: a patch whose lines are their UTF-8 text instead did
+    not apply (``git apply``: "patch does not apply"; GNU patch: a failed
+    hunk, or one applied with fuzz). Applied by either tool, --diff gives
+    the bytes --fix writes, and --output-file holds the same patch."""
+    files = {
+        "latin.py": b"# -*- coding: latin-1 -*-\n"
+        + ALIAS.replace("lens):\n", "lens):  # caf\xe9\n", 1).encode("latin-1"),
+        "bom.py": b"\xef\xbb\xbf" + ALIAS.replace("\n", "\r\n").encode(),
+    }
+    for name, data in files.items():
+        (project / name).write_bytes(data)
+    diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
+    assert diff.returncode == 1, diff.stderr
+    assert b"caf\xe9" in diff.stdout and b"\n \xef\xbb\xbfdef forward" in diff.stdout
+    report = _attnlint_bytes(
+        project, "check", "--no-cache", "--diff", "--output-file", "patch.diff", "."
+    )
+    assert report.returncode == 1, report.stderr
+    assert (project / "patch.diff").read_bytes() == diff.stdout
+    (project / "patch.diff").unlink()
+    fixed = tmp_path_factory.mktemp("fixed") / "project"
+    shutil.copytree(project, fixed)
+    assert _attnlint_bytes(fixed, "check", "--no-cache", "--fix", ".").returncode == 0
+    for tool in (["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]):
+        if shutil.which(tool[0]) is None:
+            continue
+        copy = tmp_path_factory.mktemp(tool[0]) / "project"
+        shutil.copytree(project, copy)
+        applied = subprocess.run(
+            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
+        )
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        for name in files:
+            assert (copy / name).read_bytes() == (fixed / name).read_bytes(), name

@@ -267,6 +267,46 @@ def test_clean_deletes_only_what_attnlint_wrote(
     assert "left 2 files attnlint did not write" in err
 
 
+def test_an_unwritable_project_folder_is_named_once_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project folder attnlint cannot write in (read-only, another user's):
+    the findings and exit code are those of a run with a cache, and one
+    warning says the results are not cached (ruff warns too), instead of
+    every run silently starting cold."""
+    project, _ = _project_with_finding(tmp_path)
+    (project / "sub").mkdir()
+    (project / "sub" / "b.py").write_text((project / "rows.py").read_text())
+    monkeypatch.chdir(project)
+    assert main(["check", "--no-cache", "."]) == 1
+    expected = capsys.readouterr().out
+    project.chmod(0o555)
+    try:
+        if os.access(project, os.W_OK):  # root: refuse as the system would
+            real_mkdir = os.mkdir
+
+            def refusing_mkdir(path, *args, **kwargs):
+                if os.path.dirname(os.path.abspath(path)) == str(project):
+                    raise PermissionError(13, "Permission denied", os.fsdecode(path))
+                return real_mkdir(path, *args, **kwargs)
+
+            monkeypatch.setattr(os, "mkdir", refusing_mkdir)
+        for _ in range(2):  # said by every run, once
+            assert main(["check", "."]) == 1
+            out, err = capsys.readouterr()
+            assert out == expected
+            assert err == (
+                "warning: cannot write the cache in .attnlint_cache: Permission "
+                "denied; results are not cached (--no-cache, or cache-dir "
+                "elsewhere, to avoid this)\n"
+            )
+        assert not (project / ".attnlint_cache").exists()
+        assert main(["check", "--no-cache", "."]) == 1
+        assert capsys.readouterr().err == ""
+    finally:
+        project.chmod(0o755)
+
+
 # ------------------------------------------------- entries tied to file content
 
 

@@ -382,6 +382,25 @@ def test_rule_crash_reports_and_exits_2(project: Path, capsys) -> None:
     assert "Traceback" not in err
 
 
+def test_a_rule_crash_or_broken_fix_names_an_odd_file_on_one_line(
+    project: Path, capsys
+) -> None:
+    """Messages about a file (an internal error, a fix left out) name it
+    quoted as git does when its name holds a newline: one line each."""
+    name = "a\nb.py"
+    (project / name).write_bytes(b"explode()\nold()\nbreaks()\n")
+    code, _, err = run_engine(capsys, "check", "--fix", name)
+    assert code == 2
+    lines = err.splitlines()
+    assert any(
+        line.startswith('error: "a\\nb.py": internal error in TST401') for line in lines
+    ), err
+    assert any(
+        line.startswith('error: "a\\nb.py": a fix by TST301') for line in lines
+    ), err
+    assert all(line.startswith(("error: ", "warning: ")) for line in lines), err
+
+
 def test_internal_failure_is_one_line_exit_2(
     project: Path, capsys, monkeypatch
 ) -> None:

@@ -134,6 +134,45 @@ def test_a_read_only_file_is_not_rewritten(project: Path, capsys) -> None:
     assert "rows.py:3:9: ATN301" in out and "All checks passed!" not in out
 
 
+def test_a_writable_file_in_a_read_only_folder_is_named_with_the_reason(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The new text is written to a new file beside the old one, then renamed
+    over it: a folder this user cannot write in refuses that. The file is
+    left and named with that reason (not a bare "Permission denied" about a
+    file whose mode allows writing), its fixes not counted."""
+    folder = project / "pkg"
+    folder.mkdir()
+    target = folder / "rows.py"
+    target.write_text(ALIAS)
+    folder.chmod(0o555)
+    try:
+        if os.access(folder, os.W_OK):  # root: refuse as the system would
+            real_open = os.open
+
+            def refusing_open(file, flags, *args, **kwargs):
+                path = os.path.abspath(os.fsdecode(file))
+                creates = flags & (os.O_CREAT | getattr(os, "O_TMPFILE", 0))
+                if creates and str(folder) in (path, os.path.dirname(path)):
+                    raise PermissionError(13, "Permission denied", path)
+                return real_open(file, flags, *args, **kwargs)
+
+            monkeypatch.setattr(os, "open", refusing_open)
+        code, out, err = fix(capsys, ".")
+    finally:
+        folder.chmod(0o755)
+    assert code == 2
+    assert err == (
+        "error: pkg/rows.py: cannot create a file in its folder (Permission "
+        "denied), where the fixed text is written before it is renamed over the "
+        "file; left as it is, its 1 fix not applied\n"
+    )
+    assert target.read_text() == ALIAS
+    assert sorted(os.listdir(folder)) == ["rows.py"]
+    assert (project / "other.py").read_text() == ALIAS_FIXED
+    assert "pkg/rows.py:3:9: ATN301" in out and "All checks passed!" not in out
+
+
 def test_bytes_whose_text_encodes_back_otherwise_are_never_rewritten(
     project: Path, capsys
 ) -> None:
@@ -272,3 +311,27 @@ def test_a_temporary_file_a_living_writer_holds_is_kept(tmp_path: Path) -> None:
         os.close(holder)
     assert remove_stale_temporaries(str(target)) == [str(in_use)]
     assert not in_use.exists()
+
+
+def test_a_link_to_a_file_outside_the_checked_folder_is_followed_as_ruff_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """README: a symbolic link to a file is followed: ``--fix`` rewrites the
+    file it points to, outside the walked folder too, with its mode, and the
+    link stays a link naming it."""
+    outside = tmp_path / "vendored" / "rows.py"
+    outside.parent.mkdir()
+    outside.write_text(ALIAS)
+    outside.chmod(0o640)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.attnlint]\n")
+    os.symlink("../vendored/rows.py", project / "link.py")
+    monkeypatch.chdir(project)
+    code, out, err = fix(capsys, ".")
+    assert code == 0, err
+    assert out == "Found 1 error (1 fixed, 0 remaining).\n"
+    assert outside.read_text() == ALIAS_FIXED
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o640
+    assert os.readlink(project / "link.py") == "../vendored/rows.py"
+    assert sorted(os.listdir(outside.parent)) == ["rows.py"]

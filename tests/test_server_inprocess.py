@@ -193,3 +193,36 @@ def test_a_stale_check_is_not_published(tmp_path: Path) -> None:
         assert versions == [1, 4]
 
     run(scenario())
+
+
+def test_a_document_under_a_folder_name_that_is_not_utf8_gets_its_settings(
+    tmp_path: Path,
+) -> None:
+    """The URI of ``caf\\xe9/m.py`` percent-encodes the name's bytes
+    (``caf%E9``): read back as those bytes, the document finds the
+    configuration beside it, as ``attnlint check`` does (read as UTF-8 with
+    U+FFFD, it named a folder that does not exist, and the settings came
+    from the one above)."""
+    import os
+    from urllib.parse import quote
+
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[tool.attnlint]\nignore = ["TST301"]\n')
+    uri = "file://" + quote(os.fsencode(folder / "m.py"))
+
+    async def scenario() -> None:
+        session = Session(tmp_path, {})
+        await session.initialize()
+        params = {
+            "textDocument": {
+                "uri": uri,
+                "languageId": "python",
+                "version": 1,
+                "text": "breaks()\n",
+            }
+        }
+        await session.notify("textDocument/didOpen", params)
+        assert await session.published(uri, 1) == []
+
+    run(scenario())

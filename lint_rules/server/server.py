@@ -27,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote, unquote_to_bytes, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -704,12 +704,21 @@ class AttnlintServer(LanguageServer):
 def _path_of(uri: str) -> str | None:
     if not uri.startswith("file:"):
         return None
+    parsed = urlparse(uri)
+    if os.name == "posix" and not parsed.netloc:
+        # The name's own bytes, as the client percent-encoded them: a name
+        # that is not UTF-8 (``caf%E9``) is the file's, not one with U+FFFD.
+        return os.fsdecode(unquote_to_bytes(parsed.path))
     return to_fs_path(uri)
 
 
 def _name_of(uri: str) -> str:
-    name = unquote(urlparse(uri).path).rstrip("/").rsplit("/", 1)[-1]
+    name = _unquoted(urlparse(uri).path).rstrip("/").rsplit("/", 1)[-1]
     return name or "untitled"
+
+
+def _unquoted(path: str) -> str:
+    return os.fsdecode(unquote_to_bytes(path)) if os.name == "posix" else unquote(path)
 
 
 def _codes(findings: list[engine.Finding]) -> set[str]:
