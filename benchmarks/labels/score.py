@@ -77,6 +77,7 @@ IN_SCOPE_SYNC_KINDS = frozenset(
         "float",
         "bool",
         "truth_test",
+        "equal",
         "nonzero",
         "unique",
         "unique_consecutive",

@@ -41,10 +41,16 @@ _REDUCTIONS = frozenset(
     {"sum", "max", "min", "amax", "amin", "mean", "prod", "any", "all", "argmax"}
 )
 #: Tensor methods that, in a truth test, make the host wait for the value.
-_TRUTH_METHODS = frozenset({"any", "all", "equal", "allclose", "is_nonzero"})
-_TRUTH_FUNCTIONS = frozenset(
-    {"torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.is_nonzero"}
-)
+_TRUTH_METHODS = frozenset({"any", "all"})
+_TRUTH_FUNCTIONS = frozenset({"torch.any", "torch.all"})
+#: Functions and methods that give a Python bool read off the device: a
+#: sync wherever they are called, in a test or not.
+_BOOL_FUNCTIONS = {
+    "torch.equal": "torch.equal()",
+    "torch.allclose": "torch.allclose()",
+    "torch.is_nonzero": "torch.is_nonzero()",
+}
+_BOOL_METHODS = frozenset({"equal", "allclose", "is_nonzero"})
 #: The last part of each: what a call's name must end in to be one.
 _TRUTH_NAMES = _TRUTH_METHODS | {name.rpartition(".")[2] for name in _TRUTH_FUNCTIONS}
 #: Functions whose output size depends on the values: the host waits for them.
@@ -86,6 +92,7 @@ _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
     | {"repeat_interleave"}
     | _DATA_DEPENDENT_METHODS
+    | _BOOL_METHODS
     | _SIZED_NAMES
 )
 #: Methods of a tensor whose result is not a tensor (``is_tensor``).
@@ -175,7 +182,10 @@ class HostSyncInHotPath(Rule):
     Checks for device-to-host synchronizations in functions that run per
     step: `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
-    `while`, `assert`, `and`/`or`/`not` (`if x.any():`), `nonzero`,
+    `while`, `assert`, `and`/`or`/`not` (`if x.any():`; the last operand of
+    an `and` that is a test is one too: `if flag and x.any():`), the
+    Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
+    (in a test or not), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
     `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`) or as a
     factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`), and
@@ -187,7 +197,8 @@ class HostSyncInHotPath(Rule):
     repeats to size its output. These are reported only where the value is
     known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
     a list it would be a Python value), a reduction, arithmetic with a
-    tensor, a `torch` function's result, a name declared `torch.Tensor`, or
+    tensor, a comparison of one (`t = lens.max() > 0`; not `is`, `in` or a
+    chain), a `torch` function's result, a name declared `torch.Tensor`, or
     a local every binding of which is one, an attribute `self.X` every
     assignment of which in the class's methods (and in its bases' and
     subclasses' of the module) is a tensor not on the host (`None` too,
@@ -1379,15 +1390,15 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
         name = func.attr if type(func) is ast.Attribute else getattr(func, "id", None)
         return name in _SYNC_CALL_NAMES
     if kind in (ast.If, ast.While, ast.Assert, ast.IfExp):
-        return _may_be_tensor_test(node.test, assigned)  # type: ignore[attr-defined]
+        return _may_be_tensor_test(_tested(node.test), assigned)  # type: ignore[attr-defined]
     if kind is ast.BoolOp:
         return any(
-            _may_be_tensor_test(value, assigned)
+            _may_be_tensor_test(_tested(value), assigned)
             for value in node.values[:-1]  # type: ignore[attr-defined]
         )
     if kind is ast.UnaryOp:
         return type(node.op) is ast.Not and _may_be_tensor_test(  # type: ignore[attr-defined]
-            node.operand,  # type: ignore[attr-defined]
+            _tested(node.operand),  # type: ignore[attr-defined]
             assigned,
         )
     if kind is ast.Subscript:
@@ -1415,6 +1426,15 @@ def _slice_bounds(index: ast.expr) -> Iterator[ast.expr]:
             for bound in (part.lower, part.upper, part.step):  # type: ignore[attr-defined]
                 if bound is not None and type(bound) in _BOUND_SHAPES:
                     yield bound
+
+
+def _tested(test: ast.expr) -> ast.expr:
+    """What a truth test of ``test`` reads last: of ``a and b`` (``or``),
+    the truth of ``b`` when ``a`` lets it through (``a``'s own is read by
+    the ``and``), down nested ``and``/``or``."""
+    while type(test) is ast.BoolOp:
+        test = test.values[-1]  # type: ignore[attr-defined]
+    return test
 
 
 def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
@@ -2234,7 +2254,8 @@ class _Provenance:
         a value that is indexed or computed with, which None cannot be), or
         whose every binding that may reach the use is a tensor; an element
         or slice of a tensor (``indptr[-1]``: of a list it would be a list's
-        element); arithmetic with a tensor; a tensor method's result (not
+        element); arithmetic with a tensor or a comparison of one (one
+        operator, not ``is``/``in``); a tensor method's result (not
         ``item``, ``tolist``, metadata); a ``torch`` function's (not
         ``numel``, ``is_*``, ...). A parameter not declared a tensor is not
         known to be one."""
@@ -2270,6 +2291,18 @@ class _Provenance:
             left, right = expr.left, expr.right  # type: ignore[attr-defined]
             if type(left) is ast.Constant and isinstance(left.value, str):
                 return False  # ("%d" % t)
+            return self._is_tensor(left, True, depth + 1) or self._is_tensor(
+                right, True, depth + 1
+            )
+        if kind is ast.Compare:
+            # (``t > 0`` of a tensor is a tensor; ``is``/``in`` and a chain,
+            # which reads the first comparison's truth, give a Python bool)
+            ops = expr.ops  # type: ignore[attr-defined]
+            if len(ops) != 1 or type(ops[0]) in _IDENTITY_OPS:
+                return False
+            left, right = expr.left, expr.comparators[0]  # type: ignore[attr-defined]
+            if _is_none(left) or _is_none(right):
+                return False
             return self._is_tensor(left, True, depth + 1) or self._is_tensor(
                 right, True, depth + 1
             )
@@ -2358,15 +2391,22 @@ class _Provenance:
         if isinstance(node, ast.Call):
             return self._sync_call(node)
         if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
-            if self._tensor_truth(node.test):
-                return "(a tensor's truth value)", node.test
+            # (of ``a and t``, the test reads the last operand's truth too)
+            test = _tested(node.test)
+            if self._tensor_truth(test):
+                return "(a tensor's truth value)", test
         if isinstance(node, ast.BoolOp):
             for value in node.values[:-1]:
+                value = _tested(value)
                 if self._tensor_truth(value):
-                    return "(a tensor's truth value)", None
+                    return "(a tensor's truth value)", value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            if self._tensor_truth(node.operand):
-                return "(a tensor's truth value)", None
+            operand = _tested(node.operand)
+            if self._tensor_truth(operand):
+                return (
+                    "(a tensor's truth value)",
+                    None if operand is node.operand else operand,
+                )
         if isinstance(node, ast.Subscript):
             if self._boolean_mask(node):
                 return "(boolean-mask indexing)", None
@@ -2405,6 +2445,8 @@ class _Provenance:
                 return None
             if method == "synchronize" and not call.args:
                 return f"`{_dotted(func) or 'synchronize'}()`", None
+            if method in _BOOL_METHODS:
+                return self._bool_sync(call)
             if method in _DATA_DEPENDENT_METHODS:
                 qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
                 if qualified in _DATA_DEPENDENT_FUNCTIONS:
@@ -2415,6 +2457,10 @@ class _Provenance:
                     if _looks_like_tensor(receiver, self):
                         return f"`.{method}()`", receiver
                 return None
+        if isinstance(func, ast.Name) and func.id in _BOOL_METHODS:
+            if self.imported(func.id):
+                return self._bool_sync(call)
+            return None
         if isinstance(func, ast.Name) and func.id in ("int", "float", "bool"):
             if (
                 len(call.args) == 1
@@ -2426,6 +2472,28 @@ class _Provenance:
                     self.where(arg) == UNKNOWN and _tensor_result(arg, self)
                 ):
                     return f"`{func.id}()` of a tensor", arg
+        return None
+
+    def _bool_sync(self, call: ast.Call) -> tuple[str, None] | None:
+        """``torch.equal(a, b)``, ``torch.allclose``, ``torch.is_nonzero``
+        (or as imported) with a tensor not on the host, or ``a.equal(b)`` of
+        one: a Python bool read off the device."""
+        func = call.func
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified in _BOOL_FUNCTIONS:
+            if any(
+                self.where(arg) not in _ON_HOST and _looks_like_tensor(arg, self)
+                for arg in call.args[:2]
+                if type(arg) is not ast.Starred
+            ):
+                return f"`{_BOOL_FUNCTIONS[qualified]}`", None
+            return None
+        if qualified is None and type(func) is ast.Attribute:
+            receiver = func.value
+            if self.where(receiver) not in _ON_HOST and _looks_like_tensor(
+                receiver, self
+            ):
+                return f"`.{func.attr}()`", None
         return None
 
     def _repeat_interleave(self, call: ast.Call) -> tuple[str, ast.expr] | None:
@@ -3454,6 +3522,7 @@ def _is_dtype_cast(call: ast.Call) -> bool:
 #: The forms ``_Provenance.is_tensor`` may accept.
 _TENSOR_FORMS = frozenset(
     {
+        ast.Compare,
         ast.Name,
         ast.Subscript,
         ast.Attribute,
@@ -3463,6 +3532,14 @@ _TENSOR_FORMS = frozenset(
         ast.Call,
     }
 )
+
+
+#: Comparisons whose result is a Python bool whatever the operands.
+_IDENTITY_OPS = frozenset({ast.Is, ast.IsNot, ast.In, ast.NotIn})
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return type(expr) is ast.Constant and expr.value is None  # type: ignore[attr-defined]
 
 
 def _tensor_function(qualified: str) -> bool:

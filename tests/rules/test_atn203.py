@@ -88,6 +88,19 @@ SYNCS = {
     # A device guard in an `and` tells its body, not its `else`.
     "and_guard_else": "if lens.is_cpu and n:\n    pass\nelse:\n    x = lens.tolist()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
+    # The last operand of an `and`/`or` that is a test is read as one too.
+    "last_operand_of_if_and": "if n and lens.cuda().any():\n    pass\n",
+    "last_operand_of_while_or": "while n or (lens.cuda() > 0).all():\n    pass\n",
+    "last_operand_under_not": "x = not (n and lens.cuda().any())\n",
+    "nested_and_in_or": "x = (n and lens.cuda().any()) or n\n",
+    # A local bound to a comparison of a tensor is a tensor.
+    "compared_local_as_test": "t = lens.cuda().sum() > 0\nif t:\n    pass\n",
+    "compared_local_in_and": "t = torch.max(lens) == n\nif n and t:\n    pass\n",
+    # A Python bool read off the device, in a test or not.
+    "equal_function": "x = torch.equal(lens.cuda(), q)\n",
+    "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
+    "equal_method": "x = lens.cuda().equal(q)\n",
+    "is_nonzero": "x = torch.is_nonzero(lens.cuda()[0])\n",
 }
 
 
@@ -118,6 +131,16 @@ HOST_VALUES = {
     "derived_from_host": "t = batch.lens_cpu\nu = t[1:]\nx = u.tolist()\n",
     "metadata_method": "if q.dim() == 3:\n    pass\n",
     "python_truth": "if n and self.flag:\n    pass\n",
+    "python_last_operand": "if lens.is_cuda and n > 0:\n    pass\n",
+    "host_last_operand": "if n and batch.lens_cpu.any():\n    pass\n",
+    "compared_metadata_local": (
+        "t = q.shape[0] > 1\nu = q.numel() == n\nv = q.dtype == torch.float16\n"
+        "w = q.size(0) != n\nif n and (t or u or v or w):\n    pass\n"
+    ),
+    "compared_host_local": "t = batch.lens_cpu.max() > 0\nif n and t:\n    pass\n",
+    "identity_compare_local": "t = lens is None\nu = q in self.seen\nif t or u:\n    pass\n",
+    "chained_compare_local": "t = 0 < n < 3\nif t:\n    pass\n",
+    "equal_of_host_tensors": "x = torch.equal(batch.lens_cpu, torch.tensor([1]))\n",
     "is_none": "if lens is not None:\n    pass\n",
     "dtype_cast_of_host": "x = batch.lens_cpu.to(torch.int32).tolist()\n",
     "non_blocking_copy": "x = lens.to('cpu', non_blocking=True)\n",
@@ -723,6 +746,25 @@ def test_aliased_truth_functions_are_reported() -> None:
     text = TRUTH_TEXTS[1]
     found = [f for f in check_source(text, "x.py", SETTINGS) if f.code == "ATN203"]
     assert len(found) == 1 and "truth value" in found[0].message
+
+
+def test_an_operand_of_and_is_reported_where_it_stands() -> None:
+    """Each tensor operand of a test's ``and`` is one finding, at the
+    operand (not at the start of the whole ``and``); a bool read off the
+    device is named by its call."""
+    body = (
+        "assert (\n"
+        "    n is not None\n"
+        "    and torch.equal(lens.cuda(), q)\n"
+        "    and lens.cuda().any()\n"
+        ")\n"
+    )
+    found = findings(body)
+    rows = sorted((f.location.row, f.message.split(" in per-step")[0]) for f in found)
+    assert rows == [
+        (8, "Host sync `torch.equal()`"),
+        (9, "Host sync (a tensor's truth value)"),
+    ]
 
 
 def _module(source: str) -> list:
