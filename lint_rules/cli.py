@@ -318,8 +318,8 @@ def _add_server_parser(subparsers: Any) -> None:
         help="run the language server (for editors)",
         description=(
             "Serve diagnostics, quick fixes and fix-all to an editor over "
-            "stdin/stdout (the Language Server Protocol). Needs the server "
-            "extra: pip install 'attnlint[server]'."
+            "stdin/stdout (the Language Server Protocol). Needs pygls, the "
+            "server extra: pip install 'pygls>=2,<3'."
         ),
     )
     server.add_argument(

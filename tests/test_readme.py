@@ -96,3 +96,22 @@ def test_fix_summary_shown_is_the_fix_summary_of_the_quickstart_example(
     assert first in lines, result.stdout
     start = lines.index(first)
     assert lines[start : start + len(shown.splitlines())] == shown.splitlines()
+
+
+def test_every_install_command_installs_from_where_attnlint_is() -> None:
+    """attnlint is installed from its repository (the quickstart's `pip install
+    .`, pre-commit's `repo`): a `pip install attnlint` or `'attnlint[server]'`
+    in the CI gate or the editors' section finds nothing on PyPI (or someone
+    else's package of that name). The editors' requirement is the `server`
+    extra's."""
+    blocks = re.findall(r"```(?:console|yaml)\n(.*?)```", README, flags=re.S)
+    installs = [
+        line for block in blocks for line in block.splitlines() if "pip install" in line
+    ]
+    assert installs
+    for line in installs:
+        assert not re.search(r"pip install ['\"]?attnlint\b(?! @ git\+)", line), line
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (extra,) = re.findall(r'^server = \["([^"]+)"\]$', pyproject, flags=re.M)
+    editors = README[README.index("## Editors") :]
+    assert f"pip install '{extra}'" in editors.split("**VS Code**")[0]
