@@ -734,7 +734,9 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
             overrides.update(tomllib.loads(value))
         except tomllib.TOMLDecodeError as error:
             raise UsageError(
-                f"--config: {value!r} is not valid TOML: {error}"
+                f"--config: {value!r} is not valid TOML: {error} (a value is "
+                "written as in pyproject.toml, strings in quotes and lists in "
+                "brackets: --config 'select = [\"ATN1\"]')"
             ) from None
         except RecursionError:
             raise UsageError(

@@ -420,7 +420,17 @@ def validate_selectors(
             code.startswith(selector) for code in known
         ):
             hint = ""
-            close = _close_match(selector.upper(), known)
+            upper = selector.upper()
+            if upper != selector and (
+                upper == ALL_SELECTOR
+                or (
+                    _SELECTOR_SHAPE.match(upper)
+                    and any(code.startswith(upper) for code in known)
+                )
+            ):
+                close = upper  # `atn1`: the codes are upper case
+            else:
+                close = _close_match(upper, known)
             if close:
                 hint = f" (did you mean {close!r}?)"
             raise ConfigError(f"{where}: unknown rule selector {selector!r}{hint}")
