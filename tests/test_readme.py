@@ -144,3 +144,12 @@ def test_the_configuration_example_keeps_every_default_it_lists() -> None:
     assert {"hot-path-methods", "graph-state-methods", "host-tensor-names"} <= set(
         table
     )
+
+
+def test_usage_names_every_output_format() -> None:
+    """`--output-format` offers json-lines too (the README listed five)."""
+    from lint_rules.config import OUTPUT_FORMATS
+
+    usage = README[README.index("The options follow ruff") :]
+    usage = usage[: usage.index("\n\n")]
+    assert [f for f in OUTPUT_FORMATS if f"`{f}`" not in usage] == []
