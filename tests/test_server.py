@@ -710,3 +710,21 @@ def test_noqa_codes_and_their_hover_text() -> None:
     assert actions.noqa_explanation("E501", [], False) is None
     # Compared as written, as the suppression is: ``atn101`` covers nothing.
     assert engine.rules_listed("atn101") == []
+
+
+@pytest.mark.parametrize("name", [".attnlint.toml", "attnlint.toml"])
+def test_the_server_reads_every_configuration_file_the_check_reads(
+    tmp_path: Path, name: str
+) -> None:
+    """The README's Editors section said the nearest `pyproject.toml`; the
+    server finds configuration as `attnlint check` does."""
+    from lint_rules.server.engine import settings_for
+
+    (tmp_path / name).write_text("select = ['ATN3']\n")
+    (tmp_path / "pkg").mkdir()
+    settings = settings_for(str(tmp_path / "pkg"))
+    assert settings.enabled_codes == {"ATN301"}
+    assert settings.enabled_codes == load_settings(tmp_path / "pkg").enabled_codes
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    editors = readme[readme.index("## Editors") : readme.index("**VS Code**")]
+    assert f"`{name}`" in editors
