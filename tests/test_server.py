@@ -724,7 +724,7 @@ def test_the_server_reads_every_configuration_file_the_check_reads(
     (tmp_path / "pkg").mkdir()
     settings = settings_for(str(tmp_path / "pkg"))
     assert settings.enabled_codes == {"ATN301"}
-    assert settings.enabled_codes == load_settings(tmp_path / "pkg").enabled_codes
+    assert settings.enabled_codes == load_settings(start=tmp_path / "pkg").enabled_codes
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     editors = readme[readme.index("## Editors") : readme.index("**VS Code**")]
     assert f"`{name}`" in editors
