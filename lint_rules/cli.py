@@ -318,8 +318,8 @@ def _add_server_parser(subparsers: Any) -> None:
         help="run the language server (for editors)",
         description=(
             "Serve diagnostics, quick fixes and fix-all to an editor over "
-            "stdin/stdout (the Language Server Protocol). Needs the server "
-            "extra: pip install 'attnlint[server]'."
+            "stdin/stdout (the Language Server Protocol). Needs pygls, the "
+            "server extra: pip install 'pygls>=2,<3'."
         ),
     )
     server.add_argument(
@@ -734,7 +734,9 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
             overrides.update(tomllib.loads(value))
         except tomllib.TOMLDecodeError as error:
             raise UsageError(
-                f"--config: {value!r} is not valid TOML: {error}"
+                f"--config: {value!r} is not valid TOML: {error} (a value is "
+                "written as in pyproject.toml, strings in quotes and lists in "
+                "brackets: --config 'select = [\"ATN1\"]')"
             ) from None
         except RecursionError:
             raise UsageError(

@@ -420,7 +420,17 @@ def validate_selectors(
             code.startswith(selector) for code in known
         ):
             hint = ""
-            close = _close_match(selector.upper(), known)
+            upper = selector.upper()
+            if upper != selector and (
+                upper == ALL_SELECTOR
+                or (
+                    _SELECTOR_SHAPE.match(upper)
+                    and any(code.startswith(upper) for code in known)
+                )
+            ):
+                close = upper  # `atn1`: the codes are upper case
+            else:
+                close = _close_match(upper, known)
             if close:
                 hint = f" (did you mean {close!r}?)"
             raise ConfigError(f"{where}: unknown rule selector {selector!r}{hint}")
@@ -1107,6 +1117,17 @@ def settings_from_table(
         if option is None:
             close = _close_match(key, OPTIONS_BY_KEY)
             hint = f" (did you mean {close!r}?)" if close else ""
+            if key == "lint" and isinstance(value, dict):
+                # ruff's [tool.ruff.lint]: attnlint has one level only.
+                keys = ", ".join(sorted(value)) or "select"
+                where = (
+                    f"in {section.strip()} itself"
+                    if section.strip()
+                    else "at the top level of the file"
+                )
+                hint = (
+                    f" (unlike ruff, attnlint has no lint table: write {keys} {where})"
+                )
             raise ConfigError(f"{config_file}: {section}unknown key {key!r}{hint}")
         where = f"{config_file}: {section}{key}"
         values[key] = option.validate(value, where, codes)

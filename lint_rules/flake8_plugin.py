@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -85,7 +86,13 @@ class Flake8Checker:
         if isinstance(methods, str):
             methods = [part.strip() for part in methods.split(",") if part.strip()]
         cls.graph_state_methods = tuple(methods) if methods else None
-        cls.overrides = _overrides(getattr(options, "attnlint_config", None))
+        try:
+            cls.overrides = _overrides(getattr(options, "attnlint_config", None))
+        except ValueError as error:
+            # As flake8 stops for a bad value of its own options (argparse):
+            # the message on stderr, exit status 2, no traceback.
+            sys.stderr.write(f"flake8: error: {error}\n")
+            raise SystemExit(2) from None
         cls.settings = None
         cls._resolver = None
         cls._triggers = {}
@@ -96,7 +103,7 @@ class Flake8Checker:
         """The settings of ``filename``; None when its configuration excludes it."""
         if cls.settings is not None:
             return cls.settings
-        from lint_rules.config import load_settings
+        from lint_rules.config import ConfigError, load_settings
         from lint_rules.discover import is_force_excluded
 
         resolver = cls._resolver
@@ -110,8 +117,14 @@ class Flake8Checker:
                     settings = settings.replace(graph_state_methods=override)
                 return settings
 
-            resolver = cls._resolver = Resolver(load(), load)
-        settings = resolver.settings_for(filename)
+            try:
+                resolver = cls._resolver = Resolver(load(), load)
+            except ConfigError as error:
+                raise _failure(str(error)) from None
+        try:
+            settings = resolver.settings_for(filename)
+        except ConfigError as error:
+            raise _failure(str(error)) from None
         if filename not in ("-", "stdin") and is_force_excluded(filename, settings):
             return None
         return settings
@@ -202,3 +215,17 @@ def _overrides(values: Any) -> dict[str, Any]:
     except ConfigError as error:
         raise ValueError(str(error)) from None
     return table
+
+
+def _failure(message: str) -> Exception:
+    """The exception that stops flake8 with ``message`` (a configuration file
+    found while checking is wrong) as flake8 stops for its own errors, with
+    "There was a critical error during execution of Flake8:", the message
+    and exit status 1, not with a traceback: flake8 catches its
+    ``ExecutionError`` around the checks, raised in the main process or
+    again there from a worker. A ValueError outside flake8."""
+    try:
+        from flake8.exceptions import ExecutionError
+    except ImportError:  # pragma: no cover - the plugin runs under flake8
+        return ValueError(message)
+    return ExecutionError(message)

@@ -629,10 +629,11 @@ def test_pyproject_that_is_not_utf8(project: Path, capsys) -> None:
     [
         ("selcet=['ATN']", "--config: [tool.attnlint] unknown key 'selcet' (did you mean 'select'?)"),
         ("select=[", "--config: 'select=[' is not valid TOML"),
+        ("select=ATN1", "brackets: --config 'select = [\"ATN1\"]'"),
         ("fix='yes'", "fix: expected true or false, got a string"),
         ("no-such-file.toml", "--config: no-such-file.toml: no such file"),
     ],
-    ids=["unknown-key", "invalid-toml", "wrong-type", "missing-file"],
+    ids=["unknown-key", "invalid-toml", "bare-string", "wrong-type", "missing-file"],
 )  # fmt: skip
 def test_bad_config_on_the_command_line(
     project: Path, capsys, override: str, message: str

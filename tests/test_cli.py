@@ -212,6 +212,31 @@ def test_diff_applied_as_a_patch_gives_what_fix_writes(
     assert _apply_patch(text, diff) == fixed
 
 
+def test_diff_applies_with_git_apply_p0_as_the_readme_says(
+    project: Path, capsys
+) -> None:
+    """The README's `attnlint check --diff . > fixes.patch && git apply -p0
+    fixes.patch`, with git itself, on files in a subfolder: the patch gives
+    what --fix writes (the README said `git apply`, which strips the first
+    folder of each name and finds no file)."""
+    from tests.test_readme import README
+
+    assert "git apply -p0 fixes.patch" in README
+    (project / "pkg").mkdir()
+    (project / "pkg" / "rows.py").write_text(ACCEPTANCE)
+    code, diff, _ = run(capsys, "check", "--diff", ".")
+    assert code == 1 and diff.startswith("--- pkg/rows.py\n")
+    (project / "fixes.patch").write_text(diff)
+    applied = subprocess.run(
+        ["git", "apply", "-p0", "fixes.patch"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert applied.returncode == 0, applied.stderr
+    assert (project / "pkg" / "rows.py").read_text() == ACCEPTANCE_FIXED
+
+
 def test_a_file_under_two_names_is_fixed_and_patched_once(
     project: Path, capsys
 ) -> None:

@@ -146,6 +146,54 @@ def test_unknown_key_names_the_key_and_file() -> None:
 
 
 @pytest.mark.parametrize(
+    ("section", "expected"),
+    [
+        ("[tool.attnlint] ", "write ignore, select in [tool.attnlint] itself"),
+        ("", "write ignore, select at the top level of the file"),
+    ],
+)
+def test_a_ruff_style_lint_table_says_where_its_keys_go(
+    section: str, expected: str
+) -> None:
+    """`[tool.attnlint.lint]`, as a ruff user writes `[tool.ruff.lint]`: the
+    message says where the keys go (was: unknown key 'lint', and nothing
+    more)."""
+    with pytest.raises(ConfigError) as caught:
+        settings_from_table(
+            {"lint": {"select": ["ATN1"], "ignore": []}},
+            config_file="pyproject.toml",
+            section=section,
+        )
+    assert str(caught.value) == (
+        f"pyproject.toml: {section}unknown key 'lint' (unlike ruff, attnlint has "
+        f"no lint table: {expected})"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "selector", "suggested"),
+    [
+        ("select", "atn1", "ATN1"),
+        ("ignore", "atn203", "ATN203"),
+        ("extend-select", "all", "ALL"),
+        ("ignore", "ATN109", "ATN104"),
+    ],
+)
+def test_an_unknown_selector_suggests_what_was_meant(
+    key: str, selector: str, suggested: str
+) -> None:
+    """A selector in lower case is the one in upper case (was: `atn1` got
+    "did you mean 'ATN301'?", the closest whole code, not the prefix typed);
+    a typo still gets the closest code."""
+    with pytest.raises(ConfigError) as caught:
+        settings_from_table({key: [selector]}, config_file="pyproject.toml")
+    assert str(caught.value) == (
+        f"pyproject.toml: [tool.attnlint] {key}: unknown rule selector {selector!r}"
+        f" (did you mean {suggested!r}?)"
+    )
+
+
+@pytest.mark.parametrize(
     ("table", "fragment"),
     [
         ({"select": "ATN301"}, "select: expected an array of strings, got a string"),

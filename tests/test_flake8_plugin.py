@@ -297,6 +297,44 @@ def test_a_broken_configuration_fails_flake8_with_its_message(tmp_path: Path) ->
     assert "unknown key 'selec'" in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(
+    "where", ["configuration file", "--attnlint-config", "bad TOML"]
+)
+def test_a_configuration_error_stops_flake8_with_a_message_not_a_traceback(
+    tmp_path: Path, where: str, jobs: str
+) -> None:
+    """A typo in a setting is the user's to fix: flake8 stops as it does for
+    its own errors, with the message naming the key, and no traceback (was:
+    40 lines of traceback ending in ConfigError, or ValueError for
+    --attnlint-config), in one process or with workers. A bad option value
+    is a usage error, as flake8's own are: stderr and exit status 2; a bad
+    configuration file, found while checking, is flake8's critical error."""
+    args = ["--select", "ATN", "-j", jobs]
+    if where == "configuration file":
+        (tmp_path / "attnlint.toml").write_text("selec = ['ATN']\n")
+        expected = "unknown key 'selec' (did you mean 'select'?)"
+    elif where == "--attnlint-config":
+        args += ["--attnlint-config", "hot-paths-onl = false"]
+        expected = "unknown key 'hot-paths-onl' (did you mean 'hot-paths-only'?)"
+    else:
+        args += ["--attnlint-config", "hot-paths-only = no"]
+        expected = "'hot-paths-only = no' is not a TOML KEY = VALUE"
+    for name in ("rows.py", "more.py", "other.py"):
+        (tmp_path / name).write_text(ACCEPTANCE)
+    result = flake8(tmp_path, *args, ".")
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    assert expected in output, output
+    assert "ATN301" not in output
+    if where == "configuration file":
+        assert result.returncode == 1 and "critical error" in result.stdout, output
+    else:
+        assert result.returncode == 2, output
+        assert result.stdout == "", output
+        assert result.stderr.startswith("flake8: error: --attnlint-config: ")
+
+
 def test_flake8_reports_the_same_two_findings(tmp_path: Path) -> None:
     (tmp_path / "rows.py").write_text(ACCEPTANCE)
     result = flake8(tmp_path, "--select", "ATN", "rows.py")

@@ -96,3 +96,60 @@ def test_fix_summary_shown_is_the_fix_summary_of_the_quickstart_example(
     assert first in lines, result.stdout
     start = lines.index(first)
     assert lines[start : start + len(shown.splitlines())] == shown.splitlines()
+
+
+def test_every_install_command_installs_from_where_attnlint_is() -> None:
+    """attnlint is installed from its repository (the quickstart's `pip install
+    .`, pre-commit's `repo`): a `pip install attnlint` or `'attnlint[server]'`
+    in the CI gate or the editors' section finds nothing on PyPI (or someone
+    else's package of that name). The editors' requirement is the `server`
+    extra's."""
+    blocks = re.findall(r"```(?:console|yaml)\n(.*?)```", README, flags=re.S)
+    installs = [
+        line for block in blocks for line in block.splitlines() if "pip install" in line
+    ]
+    assert installs
+    for line in installs:
+        assert not re.search(r"pip install ['\"]?attnlint\b(?! @ git\+)", line), line
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (extra,) = re.findall(r'^server = \["([^"]+)"\]$', pyproject, flags=re.M)
+    editors = README[README.index("## Editors") :]
+    assert f"pip install '{extra}'" in editors.split("**VS Code**")[0]
+
+
+def test_the_configuration_example_keeps_every_default_it_lists() -> None:
+    """A list setting replaces its default, so the example a user copies must
+    not narrow one: it showed `hot-path-methods = ["forward", "forward_*",
+    "init_forward_metadata*", "step"]`, which put vLLM's builders, FlashInfer's
+    wrappers and every `*replay*` method out of per-step code (17 ATN203 and
+    3 ATN202 findings fewer on the backends corpus), and likewise narrowed
+    `graph-state-methods` and `jit-decorators`."""
+    from lint_rules.config import Settings, settings_from_table, toml_module
+
+    section = README[README.index("### Configuration") :]
+    example = re.search(r"```toml\n(.*?)```", section, flags=re.S).group(1)
+    table = toml_module().loads(example)["tool"]["attnlint"]
+    settings = settings_from_table(table, config_file="pyproject.toml")
+    defaults = Settings()
+    narrowed = []
+    for key, value in table.items():
+        attribute = key.replace("-", "_")
+        default = getattr(defaults, attribute, None)
+        if key in ("select", "ignore") or not isinstance(value, list):
+            continue
+        if isinstance(default, tuple) and not set(default) <= set(value):
+            narrowed.append(key)
+        assert set(getattr(settings, attribute)) >= set(value)
+    assert narrowed == []
+    assert {"hot-path-methods", "graph-state-methods", "host-tensor-names"} <= set(
+        table
+    )
+
+
+def test_usage_names_every_output_format() -> None:
+    """`--output-format` offers json-lines too (the README listed five)."""
+    from lint_rules.config import OUTPUT_FORMATS
+
+    usage = README[README.index("The options follow ruff") :]
+    usage = usage[: usage.index("\n\n")]
+    assert [f for f in OUTPUT_FORMATS if f"`{f}`" not in usage] == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -662,7 +663,19 @@ def test_server_without_pygls_says_what_to_install(monkeypatch, capsys) -> None:
         lambda name, *a: None if name == "pygls" else real(name, *a),
     )
     assert main(["server"]) == 2
-    assert "pip install 'attnlint[server]'" in capsys.readouterr().err
+    # What the `server` extra requires, installable wherever attnlint came
+    # from (was `pip install 'attnlint[server]'`: attnlint is installed from
+    # its repository, and pip finds no attnlint on PyPI).
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    (extra,) = re.findall(r'^server = \["([^"]+)"\]$', pyproject, flags=re.M)
+    err = capsys.readouterr().err
+    assert f"pip install '{extra}'" in err and "attnlint[" not in err
+    help_text = subprocess.run(
+        [sys.executable, "-m", "lint_rules", "server", "--help"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert f"pip install '{extra}'" in re.sub(r"\s+", " ", help_text)
 
 
 def test_server_rejects_a_bad_debounce(capsys) -> None:
@@ -697,3 +710,21 @@ def test_noqa_codes_and_their_hover_text() -> None:
     assert actions.noqa_explanation("E501", [], False) is None
     # Compared as written, as the suppression is: ``atn101`` covers nothing.
     assert engine.rules_listed("atn101") == []
+
+
+@pytest.mark.parametrize("name", [".attnlint.toml", "attnlint.toml"])
+def test_the_server_reads_every_configuration_file_the_check_reads(
+    tmp_path: Path, name: str
+) -> None:
+    """The README's Editors section said the nearest `pyproject.toml`; the
+    server finds configuration as `attnlint check` does."""
+    from lint_rules.server.engine import settings_for
+
+    (tmp_path / name).write_text("select = ['ATN3']\n")
+    (tmp_path / "pkg").mkdir()
+    settings = settings_for(str(tmp_path / "pkg"))
+    assert settings.enabled_codes == {"ATN301"}
+    assert settings.enabled_codes == load_settings(start=tmp_path / "pkg").enabled_codes
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    editors = readme[readme.index("## Editors") : readme.index("**VS Code**")]
+    assert f"`{name}`" in editors

@@ -1,15 +1,18 @@
 """``attnlint server``: the language server, for editors.
 
-It needs the ``server`` extra (``pip install 'attnlint[server]'``, which
-installs pygls); nothing on the check path imports this package.
+It needs the ``server`` extra, pygls (``pip install '.[server]'`` in a
+checkout of attnlint, or ``pip install 'pygls>=2,<3'`` beside an installed
+attnlint); nothing on the check path imports this package.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-#: What to install when pygls is missing.
-INSTALL_HINT = "pip install 'attnlint[server]'"
+#: What to install when pygls is missing: the requirement of the ``server``
+#: extra itself, which pip finds wherever attnlint came from (attnlint is not
+#: on PyPI: ``pip install 'attnlint[server]'`` finds nothing there).
+INSTALL_HINT = "pip install 'pygls>=2,<3' (attnlint's `server` extra)"
 
 
 class ServerUnavailable(Exception):
