@@ -797,6 +797,40 @@ class _Marks:
 #: What a branch of a path is an arm of (``_structure``): an ``if`` or a
 #: ``match`` (one arm runs), a loop, a ``try``.
 _IF, _LOOP, _TRY = "if", "loop", "try"
+#: A branch of a binding within an expression that may run without it
+#: (``_maybe_unrun``), or a comprehension's scope: no use is on it.
+_EXPR = "expr"
+
+
+def _maybe_unrun(root: ast.AST) -> set[int]:
+    """The ids of the nodes of the expression ``root`` that may not run
+    when it does: the arms of a conditional expression, the operands of
+    ``and``/``or`` after the first, what a comprehension holds (lambdas
+    left out, as ``_expression_nodes`` leaves them)."""
+    found: set[int] = set()
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, maybe = stack.pop()
+        kind = type(node)
+        if kind is ast.Lambda:
+            continue
+        if maybe:
+            found.add(id(node))
+        if kind is ast.IfExp:
+            stack.append((node.test, maybe))  # type: ignore[attr-defined]
+            stack.append((node.body, True))  # type: ignore[attr-defined]
+            stack.append((node.orelse, True))  # type: ignore[attr-defined]
+        elif kind is ast.BoolOp:
+            values = node.values  # type: ignore[attr-defined]
+            stack.append((values[0], maybe))
+            stack.extend((value, True) for value in values[1:])
+        else:
+            inner = maybe or kind in _COMPREHENSIONS
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 #: The statements that bind their target names whenever they complete (not
@@ -1670,15 +1704,36 @@ class _Provenance:
                 )
             if binder_rows is None or any_row_between(binder_rows, first, last):
                 for root in roots:
+                    unrun: set[int] | None = None
                     for child in _expression_nodes(root, False):
                         kind = type(child)
                         if kind is ast.NamedExpr:
-                            position = (child.lineno, child.col_offset)  # type: ignore[attr-defined]
-                            self._bind(child.target, child.value, path, position)  # type: ignore[attr-defined]
-                        elif kind is ast.comprehension:
+                            # Bound once its value is computed (a read of
+                            # the name in the value sees the earlier
+                            # bindings), and on a branch of its own where
+                            # the statement may run without it (an arm of
+                            # ``a if c else b``, an operand of ``and``/``or``
+                            # after the first, a comprehension's body).
+                            if unrun is None:
+                                unrun = _maybe_unrun(root)
+                            position = (child.end_lineno, child.end_col_offset)  # type: ignore[attr-defined]
                             self._bind(
-                                child.target, _loop_item(child.iter), path, (0, 0)
-                            )  # type: ignore[attr-defined]
+                                child.target,  # type: ignore[attr-defined]
+                                child.value,  # type: ignore[attr-defined]
+                                path + ((id(child), 0, False, _EXPR),)
+                                if id(child) in unrun
+                                else path,
+                                position,
+                            )
+                        elif kind is ast.comprehension:
+                            # (its own scope: a branch no later read is on,
+                            # so it never ends the bindings before it)
+                            self._bind(
+                                child.target,  # type: ignore[attr-defined]
+                                _loop_item(child.iter),  # type: ignore[attr-defined]
+                                path + ((id(child), 0, False, _EXPR),),
+                                (0, 0),
+                            )
         spans.sort(key=itemgetter(0))
         self._spans = spans
         self._span_starts = [span[0] for span in spans]

@@ -354,6 +354,25 @@ def test_a_parameter_rebound_before_the_read_no_longer_holds_the_callers_value()
     assert len(findings(body)) == 2
 
 
+def test_a_parameter_rebound_only_within_an_expression_may_keep_its_value() -> None:
+    # A `:=` in an arm of a conditional expression or an operand of `and`
+    # after the first may not run: the caller's value may reach the read
+    # (and the `.cpu()` in the `:=` reads the caller's value, not its own).
+    for body in (
+        "(lens := lens.cpu()) if n else None\nx = lens.item()\n",
+        "n and (lens := lens.cpu())\nx = lens.item()\n",
+        "y = [(lens := t.cpu()) for t in batch.seqs]\nx = lens.item()\n",
+    ):
+        found = findings(body)
+        assert any("`.item()`" in finding.message for finding in found), body
+    # In the test of an `if` it runs: only its `.cpu()` is a sync.
+    (finding,) = findings("if (lens := lens.cpu()) is not None:\n    x = lens.item()\n")
+    assert "`.cpu()`" in finding.message
+    # A comprehension's variable is its own: it never rebinds the parameter.
+    body = "y = [lens for lens in [1, 2]]\nx = lens.tolist()\n"
+    assert len(findings(body)) == 1
+
+
 def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
     """``_may_sync`` (which nodes are worth asking where values live) against
     ``_Provenance.sync`` (the rule's answer), on every node of the examples
