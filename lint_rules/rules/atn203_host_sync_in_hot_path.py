@@ -228,7 +228,8 @@ class HostSyncInHotPath(Rule):
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
-    a function the rule does not read), a name matching `host-tensor-names`
+    a function the rule does not read; not where another device is given
+    too, `copy_blocks(x, "cpu", "cuda")`), a name matching `host-tensor-names`
     (`getattr(batch, "lens_cpu", None)` is where `batch.lens_cpu` is; what
     a dict's `.get()` gives may be a tensor)
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
@@ -3523,14 +3524,37 @@ def _names_cpu(call: ast.Call) -> bool:
     as a string or ``torch.device`` among its arguments, or as its
     ``device`` or ``map_location`` keyword. A function told to put its
     result on the CPU puts it there; where a result could be anywhere,
-    its device is not spelled out."""
+    its device is not spelled out. One that is also given another device
+    (``copy_blocks(src, "cpu", "cuda")``) may put it there: not known."""
+    named = False
     for arg in call.args:
         if _is_cpu(arg):
-            return True
-    return any(
-        keyword.arg in ("device", "map_location") and _is_cpu(keyword.value)
-        for keyword in call.keywords
-    )
+            named = True
+        elif _is_other_device(arg):
+            return False
+    for keyword in call.keywords:
+        if _is_other_device(keyword.value):
+            return False
+        if keyword.arg in ("device", "map_location") and _is_cpu(keyword.value):
+            named = True
+    return named
+
+
+#: The device types a string may name other than the CPU.
+_OTHER_DEVICES = frozenset(
+    {"cuda", "xpu", "mps", "hip", "npu", "hpu", "xla", "meta", "mtia", "privateuseone"}
+)
+
+
+def _is_other_device(expr: ast.expr) -> bool:
+    """A device other than the CPU, spelled out: ``"cuda"``, ``"cuda:1"``,
+    ``torch.device("cuda", 0)``."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return isinstance(value, str) and value.split(":")[0] in _OTHER_DEVICES
+    if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
+        return bool(expr.args) and _is_other_device(expr.args[0])
+    return False
 
 
 def _to_cpu(call: ast.Call) -> bool:

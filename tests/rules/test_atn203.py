@@ -80,6 +80,12 @@ SYNCS = {
     "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
     # Not told the CPU, or the test only one operand of an `or`: reported.
     "function_given_device": "t = get_for_device(batch, 'ids', q.device)\nx = t.tolist()\n",
+    # Given the CPU and another device (a copy from one to the other): not
+    # known to give a host value.
+    "function_given_two_devices": "t = copy_blocks(lens, 'cpu', 'cuda:0')\nx = t.tolist()\n",
+    "function_given_device_keywords": (
+        "t = copy_blocks(lens, device='cpu', to=torch.device('cuda'))\nx = t.tolist()\n"
+    ),
     "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
     "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
     # What an attribute or a dict holds may be a tensor.
