@@ -2634,6 +2634,13 @@ class _Provenance:
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified in _TRUTH_FUNCTIONS:
                 return self.where(test) not in _ON_HOST
+            if qualified in _BOOL_FUNCTIONS and type(func) is ast.Name:
+                # ``torch.equal`` imported under another name (``from torch
+                # import equal as same``), which ``_sync_call`` does not see
+                # (it looks for the name): its truth, read here.
+                return (
+                    func.id not in _BOOL_METHODS and self._bool_sync(test) is not None
+                )
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TRUTH_METHODS

@@ -107,6 +107,10 @@ SYNCS = {
     "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
     "equal_method": "x = lens.cuda().equal(q)\n",
     "is_nonzero": "x = torch.is_nonzero(lens.cuda()[0])\n",
+    # Imported under another name: its truth in a test is still read.
+    "aliased_equal_as_test": (
+        "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
+    ),
 }
 
 
