@@ -228,7 +228,8 @@ class HostSyncInHotPath(Rule):
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
-    a function the rule does not read), a name matching `host-tensor-names`
+    a function the rule does not read; not where another device is given
+    too, `copy_blocks(x, "cpu", "cuda")`), a name matching `host-tensor-names`
     (`getattr(batch, "lens_cpu", None)` is where `batch.lens_cpu` is; what
     a dict's `.get()` gives may be a tensor)
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
@@ -797,6 +798,40 @@ class _Marks:
 #: What a branch of a path is an arm of (``_structure``): an ``if`` or a
 #: ``match`` (one arm runs), a loop, a ``try``.
 _IF, _LOOP, _TRY = "if", "loop", "try"
+#: A branch of a binding within an expression that may run without it
+#: (``_maybe_unrun``), or a comprehension's scope: no use is on it.
+_EXPR = "expr"
+
+
+def _maybe_unrun(root: ast.AST) -> set[int]:
+    """The ids of the nodes of the expression ``root`` that may not run
+    when it does: the arms of a conditional expression, the operands of
+    ``and``/``or`` after the first, what a comprehension holds (lambdas
+    left out, as ``_expression_nodes`` leaves them)."""
+    found: set[int] = set()
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, maybe = stack.pop()
+        kind = type(node)
+        if kind is ast.Lambda:
+            continue
+        if maybe:
+            found.add(id(node))
+        if kind is ast.IfExp:
+            stack.append((node.test, maybe))  # type: ignore[attr-defined]
+            stack.append((node.body, True))  # type: ignore[attr-defined]
+            stack.append((node.orelse, True))  # type: ignore[attr-defined]
+        elif kind is ast.BoolOp:
+            values = node.values  # type: ignore[attr-defined]
+            stack.append((values[0], maybe))
+            stack.extend((value, True) for value in values[1:])
+        else:
+            inner = maybe or kind in _COMPREHENSIONS
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 #: The statements that bind their target names whenever they complete (not
@@ -1670,15 +1705,36 @@ class _Provenance:
                 )
             if binder_rows is None or any_row_between(binder_rows, first, last):
                 for root in roots:
+                    unrun: set[int] | None = None
                     for child in _expression_nodes(root, False):
                         kind = type(child)
                         if kind is ast.NamedExpr:
-                            position = (child.lineno, child.col_offset)  # type: ignore[attr-defined]
-                            self._bind(child.target, child.value, path, position)  # type: ignore[attr-defined]
-                        elif kind is ast.comprehension:
+                            # Bound once its value is computed (a read of
+                            # the name in the value sees the earlier
+                            # bindings), and on a branch of its own where
+                            # the statement may run without it (an arm of
+                            # ``a if c else b``, an operand of ``and``/``or``
+                            # after the first, a comprehension's body).
+                            if unrun is None:
+                                unrun = _maybe_unrun(root)
+                            position = (child.end_lineno, child.end_col_offset)  # type: ignore[attr-defined]
                             self._bind(
-                                child.target, _loop_item(child.iter), path, (0, 0)
-                            )  # type: ignore[attr-defined]
+                                child.target,  # type: ignore[attr-defined]
+                                child.value,  # type: ignore[attr-defined]
+                                path + ((id(child), 0, False, _EXPR),)
+                                if id(child) in unrun
+                                else path,
+                                position,
+                            )
+                        elif kind is ast.comprehension:
+                            # (its own scope: a branch no later read is on,
+                            # so it never ends the bindings before it)
+                            self._bind(
+                                child.target,  # type: ignore[attr-defined]
+                                _loop_item(child.iter),  # type: ignore[attr-defined]
+                                path + ((id(child), 0, False, _EXPR),),
+                                (0, 0),
+                            )
         spans.sort(key=itemgetter(0))
         self._spans = spans
         self._span_starts = [span[0] for span in spans]
@@ -2578,6 +2634,13 @@ class _Provenance:
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified in _TRUTH_FUNCTIONS:
                 return self.where(test) not in _ON_HOST
+            if qualified in _BOOL_FUNCTIONS and type(func) is ast.Name:
+                # ``torch.equal`` imported under another name (``from torch
+                # import equal as same``), which ``_sync_call`` does not see
+                # (it looks for the name): its truth, read here.
+                return (
+                    func.id not in _BOOL_METHODS and self._bool_sync(test) is not None
+                )
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in _TRUTH_METHODS
@@ -3468,14 +3531,37 @@ def _names_cpu(call: ast.Call) -> bool:
     as a string or ``torch.device`` among its arguments, or as its
     ``device`` or ``map_location`` keyword. A function told to put its
     result on the CPU puts it there; where a result could be anywhere,
-    its device is not spelled out."""
+    its device is not spelled out. One that is also given another device
+    (``copy_blocks(src, "cpu", "cuda")``) may put it there: not known."""
+    named = False
     for arg in call.args:
         if _is_cpu(arg):
-            return True
-    return any(
-        keyword.arg in ("device", "map_location") and _is_cpu(keyword.value)
-        for keyword in call.keywords
-    )
+            named = True
+        elif _is_other_device(arg):
+            return False
+    for keyword in call.keywords:
+        if _is_other_device(keyword.value):
+            return False
+        if keyword.arg in ("device", "map_location") and _is_cpu(keyword.value):
+            named = True
+    return named
+
+
+#: The device types a string may name other than the CPU.
+_OTHER_DEVICES = frozenset(
+    {"cuda", "xpu", "mps", "hip", "npu", "hpu", "xla", "meta", "mtia", "privateuseone"}
+)
+
+
+def _is_other_device(expr: ast.expr) -> bool:
+    """A device other than the CPU, spelled out: ``"cuda"``, ``"cuda:1"``,
+    ``torch.device("cuda", 0)``."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return isinstance(value, str) and value.split(":")[0] in _OTHER_DEVICES
+    if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
+        return bool(expr.args) and _is_other_device(expr.args[0])
+    return False
 
 
 def _to_cpu(call: ast.Call) -> bool:

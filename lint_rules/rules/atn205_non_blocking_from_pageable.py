@@ -897,10 +897,16 @@ class _Memory:
                         found[arg.arg] = None
                     else:
                         found[arg.arg] = arg.annotation
+            # A name bound otherwise too (``ids = torch.tensor(ids,
+            # pin_memory=True)``) may hold what that binding gives: its
+            # annotation is no longer what it holds.
+            annotated: set[int] = set()
+            rebound: set[str] = set()
             for node in _own_nodes(self.function):
                 if isinstance(node, ast.AnnAssign) and isinstance(
                     node.target, ast.Name
                 ):
+                    annotated.add(id(node.target))
                     name_ = node.target.id
                     if name_ not in found:
                         found[name_] = node.annotation
@@ -908,6 +914,19 @@ class _Memory:
                         node.annotation
                     ):
                         found[name_] = None
+                elif isinstance(node, ast.Name):
+                    if type(node.ctx) is not ast.Load and id(node) not in annotated:
+                        rebound.add(node.id)
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    rebound.update(
+                        (alias.asname or alias.name).partition(".")[0]
+                        for alias in node.names
+                    )
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    rebound.add(node.name)
+            for name_ in rebound:
+                if name_ in found:
+                    found[name_] = None
         return found.get(name)
 
     def _memory_of_list(self, name: str, depth: int) -> tuple[str, str]:

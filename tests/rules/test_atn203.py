@@ -80,6 +80,12 @@ SYNCS = {
     "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
     # Not told the CPU, or the test only one operand of an `or`: reported.
     "function_given_device": "t = get_for_device(batch, 'ids', q.device)\nx = t.tolist()\n",
+    # Given the CPU and another device (a copy from one to the other): not
+    # known to give a host value.
+    "function_given_two_devices": "t = copy_blocks(lens, 'cpu', 'cuda:0')\nx = t.tolist()\n",
+    "function_given_device_keywords": (
+        "t = copy_blocks(lens, device='cpu', to=torch.device('cuda'))\nx = t.tolist()\n"
+    ),
     "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
     "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
     # What an attribute or a dict holds may be a tensor.
@@ -101,6 +107,10 @@ SYNCS = {
     "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
     "equal_method": "x = lens.cuda().equal(q)\n",
     "is_nonzero": "x = torch.is_nonzero(lens.cuda()[0])\n",
+    # Imported under another name: its truth in a test is still read.
+    "aliased_equal_as_test": (
+        "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
+    ),
 }
 
 
@@ -352,6 +362,25 @@ def test_a_parameter_rebound_before_the_read_no_longer_holds_the_callers_value()
     # Rebound in a `try` body, read after it: the binding may not have run.
     body = "try:\n    lens = lens.cpu()\nexcept E:\n    pass\nx = lens.tolist()\n"
     assert len(findings(body)) == 2
+
+
+def test_a_parameter_rebound_only_within_an_expression_may_keep_its_value() -> None:
+    # A `:=` in an arm of a conditional expression or an operand of `and`
+    # after the first may not run: the caller's value may reach the read
+    # (and the `.cpu()` in the `:=` reads the caller's value, not its own).
+    for body in (
+        "(lens := lens.cpu()) if n else None\nx = lens.item()\n",
+        "n and (lens := lens.cpu())\nx = lens.item()\n",
+        "y = [(lens := t.cpu()) for t in batch.seqs]\nx = lens.item()\n",
+    ):
+        found = findings(body)
+        assert any("`.item()`" in finding.message for finding in found), body
+    # In the test of an `if` it runs: only its `.cpu()` is a sync.
+    (finding,) = findings("if (lens := lens.cpu()) is not None:\n    x = lens.item()\n")
+    assert "`.cpu()`" in finding.message
+    # A comprehension's variable is its own: it never rebinds the parameter.
+    body = "y = [lens for lens in [1, 2]]\nx = lens.tolist()\n"
+    assert len(findings(body)) == 1
 
 
 def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:

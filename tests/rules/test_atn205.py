@@ -75,6 +75,13 @@ NOT_REPORTED = {
     "torch.as_tensor(ids['a']).to(device, non_blocking=True)\n",
     "as_tensor_of_differently_declared": "ids: list[int] = []\nids: np.ndarray = out\n"
     "torch.as_tensor(ids).to(device, non_blocking=True)\n",
+    # A declared list rebound to something else (a pinned tensor) may hold it.
+    "as_tensor_of_rebound_declared_list": "ids: list[int] = out.ids()\n"
+    "ids = torch.tensor(ids, pin_memory=True)\n"
+    "torch.as_tensor(ids).to(device, non_blocking=True)\n",
+    "as_tensor_of_rebound_dict_value": "ids: dict[str, list[int]] = {}\n"
+    "ids = {k: torch.tensor(v).pin_memory() for k, v in out.items()}\n"
+    "torch.as_tensor(ids['a']).to(device, non_blocking=True)\n",
 }
 
 
