@@ -2533,7 +2533,9 @@ class _Provenance:
     def _bool_sync(self, call: ast.Call) -> tuple[str, None] | None:
         """``torch.equal(a, b)``, ``torch.allclose``, ``torch.is_nonzero``
         (or as imported) with a tensor not on the host, or ``a.equal(b)`` of
-        one: a Python bool read off the device."""
+        one known to be a tensor (``equal`` is a common method name: of
+        ``self`` or a parameter not declared a tensor it may be any
+        object's): a Python bool read off the device."""
         func = call.func
         qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
         if qualified in _BOOL_FUNCTIONS:
@@ -2545,10 +2547,7 @@ class _Provenance:
                 return f"`{_BOOL_FUNCTIONS[qualified]}`", None
             return None
         if qualified is None and type(func) is ast.Attribute:
-            receiver = func.value
-            if self.where(receiver) not in _ON_HOST and _looks_like_tensor(
-                receiver, self
-            ):
+            if self._tensor_on_device(func.value):
                 return f"`.{func.attr}()`", None
         return None
 

@@ -150,6 +150,10 @@ HOST_VALUES = {
     "compared_host_local": "t = batch.lens_cpu.max() > 0\nif n and t:\n    pass\n",
     "identity_compare_local": "t = lens is None\nu = q in self.seen\nif t or u:\n    pass\n",
     "chained_compare_local": "t = 0 < n < 3\nif t:\n    pass\n",
+    # ``equal`` is a common method name: only a known tensor's is one.
+    "equal_method_of_an_object": (
+        "x = self.equal(q)\ny = self.cfg.allclose(n)\nz = batch.is_nonzero()\n"
+    ),
     "equal_of_host_tensors": "x = torch.equal(batch.lens_cpu, torch.tensor([1]))\n",
     "is_none": "if lens is not None:\n    pass\n",
     "dtype_cast_of_host": "x = batch.lens_cpu.to(torch.int32).tolist()\n",
