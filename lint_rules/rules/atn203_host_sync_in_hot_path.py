@@ -396,8 +396,23 @@ class HostSyncInHotPath(Rule):
         "        if torch.jit.is_tracing() and isinstance(causal, torch.Tensor):\n"
         "            causal = causal.item()\n"
         "        return slots, causal\n",
+        # In a loop, a list bound again at the top of each pass: the device
+        # tensor bound at the end of the pass never reaches the test.
+        "class B:\n    def forward(self, pages, x):\n"
+        "        for target in pages:\n            rotation = [target]\n"
+        "            while target != rotation[0]:\n"
+        "                rotation.append(target)\n"
+        "            rotation = x.new_tensor(rotation).cuda()\n",
     )
     invalid = (
+        # ... but a list bound before the loop meets the device tensor the
+        # pass binds, on the next pass.
+        Invalid(
+            "class B:\n    def forward(self, pages, x):\n"
+            "        rotation = [0]\n        for target in pages:\n"
+            "            if target != rotation[0]:\n                pass\n"
+            "            rotation = x.new_tensor([target]).cuda()\n"
+        ),
         Invalid(
             "class B:\n    def init_forward_metadata(self, batch):\n"
             "        self.max_len = batch.seq_lens.max().item()\n"
@@ -1820,7 +1835,7 @@ class _Provenance:
             return every, True
         path, position = where
         if any(entry[2] for entry in path):
-            return every, True
+            return self._reaching_in_loop(name, found, path, position), True
         before = [
             index
             for index, (_, bound, at) in enumerate(found)
@@ -1841,6 +1856,58 @@ class _Provenance:
             return (before if before and name not in self.params else every), True
         last = on_path[-1]
         return [index for index in before if index >= last], False
+
+    def _reaching_in_loop(
+        self, name: str, found: list, path: tuple, position: tuple[int, int]
+    ) -> list[int]:
+        """The bindings that may reach a use inside a loop. The last binding
+        on the use's own path of branches before it (an assignment of a
+        block that encloses the use) runs again before the use on every
+        pass of each loop it is inside of, so a binding made after the use
+        in such a loop (``rotation = [t]`` at the top of the body,
+        ``rotation = rotation.to(device)`` at its end) comes back to the use
+        only through it: what reaches is that binding, those after it that
+        may run before the use, and every binding inside a loop that holds
+        the use and starts after it (its back edge reaches the use without
+        passing it; a ``while`` whose test holds the use counts). All of
+        them where there is none such, and for a name a call may rebind
+        (``global``, ``nonlocal``)."""
+        every = list(range(len(found)))
+        if name in self._not_guarded or name in self._closure_names:
+            return every
+        on_path = [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if at < position
+            and at != (0, 0)  # (a comprehension's variable)
+            and bound == path[: len(bound)]
+        ]
+        if not on_path:
+            return every
+        last_at = found[on_path[-1]][2]
+        open_loops = [
+            (start, end)
+            for start, end in self._loop_extents
+            if last_at < start <= position < end
+        ]
+        return [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if (last_at <= at < position and not _exclusive(bound, path))
+            or any(start <= at <= end for start, end in open_loops)
+        ]
+
+    @cached_property
+    def _loop_extents(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(start, end) of each loop statement of the function's own code."""
+        return [
+            (
+                (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+            )
+            for node, _, _ in _structure(self._function, False)
+            if type(node) in _LOOPS
+        ]
 
     def _covered_before(
         self, name: str, path: tuple, position: tuple[int, int]
