@@ -224,7 +224,11 @@ class HostSyncInHotPath(Rule):
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
-    that binds the local in each arm ends those before it; a parameter
+    that binds the local in each arm ends those before it; inside a loop,
+    the last binding on the read's own path before it ends those the loop
+    makes after the read, unless a loop that holds the read starts after
+    it: `rotation = [t]` at the top of a pass, then `rotation[0]`, then
+    `rotation = rotation.to(device)`, reads the list; a parameter
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
@@ -238,7 +242,10 @@ class HostSyncInHotPath(Rule):
     are not known. A `torch` function's result is where its arguments are,
     and a list of tensors given to it where its elements are
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
-    Python list's place). A device guard on a local or a parameter (`x.is_cuda`,
+    Python list's place); a 0-d tensor made on the host from one number
+    (`torch.tensor(w + 1)`) counts as that number beside a tensor not known
+    to be on the host (PyTorch moves it to the other's device:
+    `torch.minimum(lens, torch.tensor(w + 1))` is where `lens` is). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
     `isinstance(x, torch.Tensor)`: no tensor; an operand of `and` says so
     of the body, of `or` of the `else`) says where it
@@ -405,6 +412,13 @@ class HostSyncInHotPath(Rule):
         "            rotation = x.new_tensor(rotation).cuda()\n",
     )
     invalid = (
+        # A 0-d CPU tensor of one number is moved to the device of the
+        # tensor it is combined with: the result is not a host tensor.
+        Invalid(
+            "import torch\nclass B:\n    def forward(self, lens, w: int):\n"
+            "        t = torch.minimum(lens, torch.tensor(w + 1))\n"
+            "        return t.sum().item()\n"
+        ),
         # ... but a list bound before the loop meets the device tensor the
         # pass binds, on the next pass.
         Invalid(
@@ -1999,8 +2013,9 @@ class _Provenance:
         if isinstance(expr, ast.UnaryOp):
             return self.where(expr.operand, depth + 1)
         if isinstance(expr, ast.BinOp):
-            return _operands(
-                self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)
+            return self._combined(
+                [expr.left, expr.right],
+                [self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)],
             )
         if isinstance(expr, ast.BoolOp):
             return _join(*(self.where(value, depth + 1) for value in expr.values))
@@ -2294,8 +2309,23 @@ class _Provenance:
             if not tensors:
                 # Every argument on the host (Python values or host tensors).
                 return HOST if HOST in places else _join(*places)
-            return _operands(*places)
+            return self._combined(call.args, places)
         return HOST if _names_cpu(call) else UNKNOWN
+
+    def _combined(self, operands: list[ast.expr], places: list[str]) -> str:
+        """Where the result of an operation on ``operands`` (at ``places``)
+        is. A 0-d host tensor made from one number (``torch.tensor(n +
+        1)``, ``_scalar_tensor``) does not keep the result on the host:
+        PyTorch moves a 0-d CPU tensor to the device of the tensors it is
+        combined with (``torch.minimum(lens, torch.tensor(w + 1))`` is on
+        the device of ``lens``). It counts as the number it holds where
+        another operand is not known to be on the host."""
+        if HOST in places and any(place not in _ON_HOST for place in places):
+            places = [
+                PYTHON if place == HOST and _scalar_tensor(operand, self) else place
+                for operand, place in zip(operands, places, strict=True)
+            ]
+        return _operands(*places)
 
     def _where_argument(self, arg: ast.expr, depth: int) -> str:
         """Where a ``torch`` function's argument is, as its result reads it:
@@ -3499,6 +3529,51 @@ def _operands(*places: str) -> str:
     if all(place == PYTHON for place in places):
         return PYTHON
     return UNKNOWN
+
+
+#: The factories of a tensor from the data they are given.
+_DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
+def _scalar_tensor(expr: ast.expr, where: _Provenance) -> bool:
+    """Whether ``expr`` is a 0-d host tensor: a ``torch.tensor``,
+    ``torch.as_tensor`` or ``torch.scalar_tensor`` of one number (a
+    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; not a
+    name, which may hold a list) with no ``device=``."""
+    if type(expr) is not ast.Call or len(expr.args) != 1:  # type: ignore[attr-defined]
+        return False
+    if any(keyword.arg in (None, "device") for keyword in expr.keywords):  # type: ignore[attr-defined]
+        return False
+    if where.scope.qualified_name(expr.func) not in _DATA_FACTORIES:  # type: ignore[attr-defined]
+        return False
+    return _numeric(expr.args[0])  # type: ignore[attr-defined]
+
+
+def _numeric(node: ast.expr) -> bool:
+    """A number by its spelling: a numeric constant, a sign of one, or
+    arithmetic one operand of which is one (a list or tuple cannot be
+    added to or multiplied by a float, nor subtracted from anything; a
+    list times an int is a list: ``*`` needs a float or a number on both
+    sides)."""
+    kind = type(node)
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is ast.UnaryOp:
+        return type(node.op) in (ast.USub, ast.UAdd) and _numeric(node.operand)  # type: ignore[attr-defined]
+    if kind is ast.BinOp:
+        op = type(node.op)  # type: ignore[attr-defined]
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        if op in (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow):
+            return _numeric(left) or _numeric(right)
+        if op is ast.Add:
+            return _numeric(left) or _numeric(right)
+        if op is ast.Mult:
+            return (_numeric(left) and _numeric(right)) or any(
+                type(side) is ast.Constant and type(side.value) is float  # type: ignore[attr-defined]
+                for side in (left, right)
+            )
+    return False
 
 
 def _host_annotation(annotation: ast.expr) -> bool:

@@ -81,6 +81,11 @@ SYNCS = {
     # A loop that starts after the last binding on the use's path brings
     # back what its pass binds, and so does a `while` whose test reads it;
     # a binding in an arm ends nothing.
+    # A 0-d CPU tensor of one number moves to the device it is combined with.
+    "scalar_tensor_clamp": (
+        "t = torch.minimum(lens, torch.tensor(n + 1))\nx = t.sum().item()\n"
+    ),
+    "scalar_tensor_operand": "t = lens * torch.tensor(2.0)\nx = t.tolist()\n",
     "rebound_before_the_loop": (
         "t = [1]\nfor k in range(n):\n    if t[0] != 1:\n        pass\n"
         "    t = lens.cuda()\n"
@@ -215,6 +220,10 @@ HOST_VALUES = {
     # In a loop, a binding on the use's own path before it ends the
     # bindings made after the use in that loop (the next pass rebinds it
     # first), also for a `while` test inside the loop.
+    # ... and with host tensors only, the result stays on the host.
+    "scalar_tensor_with_host": (
+        "t = torch.minimum(torch.tensor([1, 2]), torch.tensor(n + 1))\nx = t.tolist()\n"
+    ),
     "rebound_each_pass": (
         "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
         "        pass\n    t = lens.cuda()\n"
