@@ -201,3 +201,28 @@ def test_a_device_tensor_clamped_by_a_scalar_tensor_stays_on_the_device(
     ]
     assert len(rows) == 1
     assert rows[0] in reported
+
+
+def test_an_upload_of_no_element_is_no_pageable_copy(tmp_path: Path) -> None:
+    """SGLang 0.4.5's ``prepare_encoder_info_extend`` sets an empty
+    ``out_cache_loc`` with ``torch.zeros(0, dtype=torch.int64).to(device,
+    non_blocking=True)``: nothing is copied, nothing waits. The uploads of
+    the batch's lists beside it (``torch.tensor(seq_lens, ...).to(...,
+    non_blocking=True)``) are pageable, and still reported."""
+    path = extract(*SGLANG_045, "sglang/srt/managers/schedule_batch.py", tmp_path)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    empty = [row for row, line in enumerate(lines, 1) if "torch.zeros(0, dtype" in line]
+    uploads = [
+        row
+        for row, line in enumerate(lines, 1)
+        if "torch.tensor(seq_lens, dtype=torch.int64).to(" in line
+    ]
+    assert len(empty) == 2
+    assert uploads
+    settings = Settings(select=("ATN205",))
+    reported = {
+        finding.location.row for finding in check_source(text, "m.py", settings)
+    }
+    assert not reported & set(empty)
+    assert set(uploads) <= reported
