@@ -224,7 +224,11 @@ class HostSyncInHotPath(Rule):
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
-    that binds the local in each arm ends those before it; a parameter
+    that binds the local in each arm ends those before it; inside a loop,
+    the last binding on the read's own path before it ends those the loop
+    makes after the read, unless a loop that holds the read starts after
+    it: `rotation = [t]` at the top of a pass, then `rotation[0]`, then
+    `rotation = rotation.to(device)`, reads the list; a parameter
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
@@ -239,7 +243,10 @@ class HostSyncInHotPath(Rule):
     are not known. A `torch` function's result is where its arguments are,
     and a list of tensors given to it where its elements are
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
-    Python list's place). A device guard on a local or a parameter (`x.is_cuda`,
+    Python list's place); a 0-d tensor made on the host from one number
+    (`torch.tensor(w + 1)`) counts as that number beside a tensor not known
+    to be on the host (PyTorch moves it to the other's device:
+    `torch.minimum(lens, torch.tensor(w + 1))` is where `lens` is). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
     `isinstance(x, torch.Tensor)`: no tensor; an operand of `and` says so
     of the body, of `or` of the `else`) says where it
@@ -397,8 +404,30 @@ class HostSyncInHotPath(Rule):
         "        if torch.jit.is_tracing() and isinstance(causal, torch.Tensor):\n"
         "            causal = causal.item()\n"
         "        return slots, causal\n",
+        # In a loop, a list bound again at the top of each pass: the device
+        # tensor bound at the end of the pass never reaches the test.
+        "class B:\n    def forward(self, pages, x):\n"
+        "        for target in pages:\n            rotation = [target]\n"
+        "            while target != rotation[0]:\n"
+        "                rotation.append(target)\n"
+        "            rotation = x.new_tensor(rotation).cuda()\n",
     )
     invalid = (
+        # A 0-d CPU tensor of one number is moved to the device of the
+        # tensor it is combined with: the result is not a host tensor.
+        Invalid(
+            "import torch\nclass B:\n    def forward(self, lens, w: int):\n"
+            "        t = torch.minimum(lens, torch.tensor(w + 1))\n"
+            "        return t.sum().item()\n"
+        ),
+        # ... but a list bound before the loop meets the device tensor the
+        # pass binds, on the next pass.
+        Invalid(
+            "class B:\n    def forward(self, pages, x):\n"
+            "        rotation = [0]\n        for target in pages:\n"
+            "            if target != rotation[0]:\n                pass\n"
+            "            rotation = x.new_tensor([target]).cuda()\n"
+        ),
         Invalid(
             "class B:\n    def init_forward_metadata(self, batch):\n"
             "        self.max_len = batch.seq_lens.max().item()\n"
@@ -1876,7 +1905,7 @@ class _Provenance:
             return every, True
         path, position = where
         if any(entry[2] for entry in path):
-            return every, True
+            return self._reaching_in_loop(name, found, path, position), True
         before = [
             index
             for index, (_, bound, at) in enumerate(found)
@@ -1897,6 +1926,58 @@ class _Provenance:
             return (before if before and name not in self.params else every), True
         last = on_path[-1]
         return [index for index in before if index >= last], False
+
+    def _reaching_in_loop(
+        self, name: str, found: list, path: tuple, position: tuple[int, int]
+    ) -> list[int]:
+        """The bindings that may reach a use inside a loop. The last binding
+        on the use's own path of branches before it (an assignment of a
+        block that encloses the use) runs again before the use on every
+        pass of each loop it is inside of, so a binding made after the use
+        in such a loop (``rotation = [t]`` at the top of the body,
+        ``rotation = rotation.to(device)`` at its end) comes back to the use
+        only through it: what reaches is that binding, those after it that
+        may run before the use, and every binding inside a loop that holds
+        the use and starts after it (its back edge reaches the use without
+        passing it; a ``while`` whose test holds the use counts). All of
+        them where there is none such, and for a name a call may rebind
+        (``global``, ``nonlocal``)."""
+        every = list(range(len(found)))
+        if name in self._not_guarded or name in self._closure_names:
+            return every
+        on_path = [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if at < position
+            and at != (0, 0)  # (a comprehension's variable)
+            and bound == path[: len(bound)]
+        ]
+        if not on_path:
+            return every
+        last_at = found[on_path[-1]][2]
+        open_loops = [
+            (start, end)
+            for start, end in self._loop_extents
+            if last_at < start <= position < end
+        ]
+        return [
+            index
+            for index, (_, bound, at) in enumerate(found)
+            if (last_at <= at < position and not _exclusive(bound, path))
+            or any(start <= at <= end for start, end in open_loops)
+        ]
+
+    @cached_property
+    def _loop_extents(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(start, end) of each loop statement of the function's own code."""
+        return [
+            (
+                (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+            )
+            for node, _, _ in _structure(self._function, False)
+            if type(node) in _LOOPS
+        ]
 
     def _covered_before(
         self, name: str, path: tuple, position: tuple[int, int]
@@ -1988,8 +2069,9 @@ class _Provenance:
         if isinstance(expr, ast.UnaryOp):
             return self.where(expr.operand, depth + 1)
         if isinstance(expr, ast.BinOp):
-            return _operands(
-                self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)
+            return self._combined(
+                [expr.left, expr.right],
+                [self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)],
             )
         if isinstance(expr, ast.BoolOp):
             return _join(*(self.where(value, depth + 1) for value in expr.values))
@@ -2283,8 +2365,23 @@ class _Provenance:
             if not tensors:
                 # Every argument on the host (Python values or host tensors).
                 return HOST if HOST in places else _join(*places)
-            return _operands(*places)
+            return self._combined(call.args, places)
         return HOST if _names_cpu(call) else UNKNOWN
+
+    def _combined(self, operands: list[ast.expr], places: list[str]) -> str:
+        """Where the result of an operation on ``operands`` (at ``places``)
+        is. A 0-d host tensor made from one number (``torch.tensor(n +
+        1)``, ``_scalar_tensor``) does not keep the result on the host:
+        PyTorch moves a 0-d CPU tensor to the device of the tensors it is
+        combined with (``torch.minimum(lens, torch.tensor(w + 1))`` is on
+        the device of ``lens``). It counts as the number it holds where
+        another operand is not known to be on the host."""
+        if HOST in places and any(place not in _ON_HOST for place in places):
+            places = [
+                PYTHON if place == HOST and _scalar_tensor(operand, self) else place
+                for operand, place in zip(operands, places, strict=True)
+            ]
+        return _operands(*places)
 
     def _where_argument(self, arg: ast.expr, depth: int) -> str:
         """Where a ``torch`` function's argument is, as its result reads it:
@@ -3494,6 +3591,51 @@ def _operands(*places: str) -> str:
     if all(place == PYTHON for place in places):
         return PYTHON
     return UNKNOWN
+
+
+#: The factories of a tensor from the data they are given.
+_DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
+def _scalar_tensor(expr: ast.expr, where: _Provenance) -> bool:
+    """Whether ``expr`` is a 0-d host tensor: a ``torch.tensor``,
+    ``torch.as_tensor`` or ``torch.scalar_tensor`` of one number (a
+    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; not a
+    name, which may hold a list) with no ``device=``."""
+    if type(expr) is not ast.Call or len(expr.args) != 1:  # type: ignore[attr-defined]
+        return False
+    if any(keyword.arg in (None, "device") for keyword in expr.keywords):  # type: ignore[attr-defined]
+        return False
+    if where.scope.qualified_name(expr.func) not in _DATA_FACTORIES:  # type: ignore[attr-defined]
+        return False
+    return _numeric(expr.args[0])  # type: ignore[attr-defined]
+
+
+def _numeric(node: ast.expr) -> bool:
+    """A number by its spelling: a numeric constant, a sign of one, or
+    arithmetic one operand of which is one (a list or tuple cannot be
+    added to or multiplied by a float, nor subtracted from anything; a
+    list times an int is a list: ``*`` needs a float or a number on both
+    sides)."""
+    kind = type(node)
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is ast.UnaryOp:
+        return type(node.op) in (ast.USub, ast.UAdd) and _numeric(node.operand)  # type: ignore[attr-defined]
+    if kind is ast.BinOp:
+        op = type(node.op)  # type: ignore[attr-defined]
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        if op in (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow):
+            return _numeric(left) or _numeric(right)
+        if op is ast.Add:
+            return _numeric(left) or _numeric(right)
+        if op is ast.Mult:
+            return (_numeric(left) and _numeric(right)) or any(
+                type(side) is ast.Constant and type(side.value) is float  # type: ignore[attr-defined]
+                for side in (left, right)
+            )
+    return False
 
 
 def _host_annotation(annotation: ast.expr) -> bool:

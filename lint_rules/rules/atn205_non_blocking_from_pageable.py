@@ -109,6 +109,34 @@ _NUMPY_VIEWS = frozenset(
 _NOT_ELEMENTWISE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
+#: Factories whose positional arguments are the sizes of the tensor.
+_SIZED_FACTORIES = frozenset(
+    {"torch.empty", "torch.zeros", "torch.ones", "torch.rand", "torch.randn"}
+)
+
+
+def _empty(qualified: str, call: ast.Call) -> bool:
+    """Whether the factory ``call`` makes a tensor of no element, by its
+    spelling: a size of literal 0 (`torch.zeros(0)`, `torch.empty((0, d))`,
+    `torch.full((0,), v)`), or `torch.tensor([])`."""
+    if qualified == "torch.tensor":
+        data = call.args[0] if call.args else None
+        return isinstance(data, (ast.List, ast.Tuple)) and not data.elts
+    if qualified in _SIZED_FACTORIES:
+        sizes = list(call.args)
+    elif qualified == "torch.full":
+        sizes = call.args[:1]
+    else:
+        return False
+    sizes += [keyword.value for keyword in call.keywords if keyword.arg == "size"]
+    if len(sizes) == 1 and isinstance(sizes[0], (ast.List, ast.Tuple)):
+        sizes = list(sizes[0].elts)
+    return any(
+        type(size) is ast.Constant and type(size.value) is int and size.value == 0
+        for size in sizes
+    )
+
+
 class NonBlockingFromPageable(Rule):
     """## What it does
     Checks for host-to-device copies asked to be asynchronous
@@ -128,6 +156,10 @@ class NonBlockingFromPageable(Rule):
     call of a private function or method of the module, or of a nested
     function, whose parameter it is, or a private attribute every store of
     which in the module is such memory (`self._lens = torch.zeros(n)`).
+    A copy of a factory of no element, made in the copy itself (a size of
+    literal 0, `torch.zeros(0).to(device, non_blocking=True)`,
+    `torch.empty((0, d))`, or `torch.tensor([])`), is not reported: it
+    moves nothing and waits for nothing.
 
     ## Why is this bad?
     CUDA copies asynchronously only from page-locked (pinned) memory. From
@@ -167,6 +199,11 @@ class NonBlockingFromPageable(Rule):
     severity = "warning"
 
     valid = (
+        # No element: nothing to copy.
+        "import torch\ndef f(d):\n"
+        "    a = torch.zeros(0, dtype=torch.int64).to(d, non_blocking=True)\n"
+        "    b = torch.empty((0, 4)).to(d, non_blocking=True)\n"
+        "    return a, b, torch.tensor([]).to(d, non_blocking=True)\n",
         # Pinned.
         "import torch\ndef f(x, d):\n"
         "    t = torch.tensor(x, pin_memory=True)\n    return t.to(d, non_blocking=True)\n",
@@ -206,6 +243,13 @@ class NonBlockingFromPageable(Rule):
         "def plan(x, d):\n    return upload(torch.tensor(x), d)\n",
     )
     invalid = (
+        # A size not known to be 0, or a list with an element.
+        Invalid(
+            "import torch\ndef f(n, d):\n"
+            "    a = torch.zeros(n, 0 + 1).to(d, non_blocking=True)\n"
+            "    return a, torch.tensor([0]).to(d, non_blocking=True)\n",
+            count=2,
+        ),
         # A list declared by its annotation: `as_tensor` copies it.
         Invalid(
             "import torch\ndef f(ids: dict[str, list[int]], device):\n"
@@ -319,10 +363,14 @@ class NonBlockingFromPageable(Rule):
             if not copies:
                 continue
             rows_naming = _rows_naming(ctx, info.node) if filtering else None
-            memory = _Memory(
-                info.node, model.scope(info.node), host_names, rows_naming, returns
-            )
+            scope = model.scope(info.node)
+            memory = _Memory(info.node, scope, host_names, rows_naming, returns)
             for node, source in copies:
+                if type(source) is ast.Call and _empty(
+                    scope.qualified_name(source.func) or "",  # type: ignore[attr-defined]
+                    source,  # type: ignore[arg-type]
+                ):
+                    continue  # (no element: the copy moves nothing)
                 made = memory.made_pageable(source)
                 if made is not None:
                     message = (

@@ -16,6 +16,7 @@ import pytest
 from lint_rules.checker import check_source
 from lint_rules.cli import main
 from lint_rules.config import Settings
+from tests.realworld.wheels import SGLANG_045, extract
 
 # Everywhere: the ATN202 of the capture method runs at start-up.
 SETTINGS = Settings(select=("ATN201", "ATN202"), hot_paths_only=False)
@@ -174,3 +175,54 @@ def test_the_other_atn202_is_a_true_redundancy(sglang_fa_backend: Path):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del))
     }
     assert "seq_lens" not in rebinding
+
+
+def test_a_device_tensor_clamped_by_a_scalar_tensor_stays_on_the_device(
+    tmp_path: Path,
+) -> None:
+    """SGLang 0.4.5's FlashInfer sliding-window update binds, in a loop,
+    ``paged_kernel_lens_tmp = torch.minimum(seq_lens, torch.tensor(w + 1))``
+    in one arm and ``seq_lens`` in the other. Only the first reaches the
+    ``.sum().item()`` of its arm; ``torch.tensor(w + 1)`` is a 0-d CPU
+    tensor, which PyTorch moves to the device of ``seq_lens``: the sum is on
+    the device, and its ``.item()`` a sync."""
+    path = extract(
+        *SGLANG_045, "sglang/srt/layers/attention/flashinfer_backend.py", tmp_path
+    )
+    text = path.read_text(encoding="utf-8")
+    settings = Settings(select=("ATN203",))
+    reported = {
+        finding.location.row for finding in check_source(text, "m.py", settings)
+    }
+    rows = [
+        row
+        for row, line in enumerate(text.splitlines(), 1)
+        if "paged_kernel_lens_sum_tmp = paged_kernel_lens_tmp.sum().item()" in line
+    ]
+    assert len(rows) == 1
+    assert rows[0] in reported
+
+
+def test_an_upload_of_no_element_is_no_pageable_copy(tmp_path: Path) -> None:
+    """SGLang 0.4.5's ``prepare_encoder_info_extend`` sets an empty
+    ``out_cache_loc`` with ``torch.zeros(0, dtype=torch.int64).to(device,
+    non_blocking=True)``: nothing is copied, nothing waits. The uploads of
+    the batch's lists beside it (``torch.tensor(seq_lens, ...).to(...,
+    non_blocking=True)``) are pageable, and still reported."""
+    path = extract(*SGLANG_045, "sglang/srt/managers/schedule_batch.py", tmp_path)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    empty = [row for row, line in enumerate(lines, 1) if "torch.zeros(0, dtype" in line]
+    uploads = [
+        row
+        for row, line in enumerate(lines, 1)
+        if "torch.tensor(seq_lens, dtype=torch.int64).to(" in line
+    ]
+    assert len(empty) == 2
+    assert uploads
+    settings = Settings(select=("ATN205",))
+    reported = {
+        finding.location.row for finding in check_source(text, "m.py", settings)
+    }
+    assert not reported & set(empty)
+    assert set(uploads) <= reported

@@ -78,6 +78,26 @@ SYNCS = {
         "    t = batch.lens if k else t\n    x = t.tolist()\n"
     ),
     "joined_list_of_tensors": "t = torch.cat([q, lens])\nx = t.max().item()\n",
+    # A loop that starts after the last binding on the use's path brings
+    # back what its pass binds, and so does a `while` whose test reads it;
+    # a binding in an arm ends nothing.
+    # A 0-d CPU tensor of one number moves to the device it is combined with.
+    "scalar_tensor_clamp": (
+        "t = torch.minimum(lens, torch.tensor(n + 1))\nx = t.sum().item()\n"
+    ),
+    "scalar_tensor_operand": "t = lens * torch.tensor(2.0)\nx = t.tolist()\n",
+    "rebound_before_the_loop": (
+        "t = [1]\nfor k in range(n):\n    if t[0] != 1:\n        pass\n"
+        "    t = lens.cuda()\n"
+    ),
+    "rebound_before_the_while": (
+        "for k in range(n):\n    t = [k]\n    while t[0] != 1:\n"
+        "        t = lens.cuda()\n"
+    ),
+    "rebound_in_an_arm_of_the_pass": (
+        "t = lens.cuda()\nfor k in range(n):\n    if k:\n        t = [k]\n"
+        "    if t[0] != 1:\n        pass\n"
+    ),
     # Not told the CPU, or the test only one operand of an `or`: reported.
     "function_given_device": "t = get_for_device(batch, 'ids', q.device)\nx = t.tolist()\n",
     # Given the CPU and another device (a copy from one to the other): not
@@ -210,6 +230,21 @@ HOST_VALUES = {
     ),
     "joined_host_comprehension": (
         "t = torch.stack([batch.lens_cpu[i] for i in range(n)])\nx = t.tolist()\n"
+    ),
+    # In a loop, a binding on the use's own path before it ends the
+    # bindings made after the use in that loop (the next pass rebinds it
+    # first), also for a `while` test inside the loop.
+    # ... and with host tensors only, the result stays on the host.
+    "scalar_tensor_with_host": (
+        "t = torch.minimum(torch.tensor([1, 2]), torch.tensor(n + 1))\nx = t.tolist()\n"
+    ),
+    "rebound_each_pass": (
+        "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
+        "        pass\n    t = lens.cuda()\n"
+    ),
+    "rebound_each_pass_while_test": (
+        "while n:\n    t = [n]\n    while n != t[0]:\n        t.append(n)\n"
+        "    t = torch.tensor(t).cuda()\n"
     ),
 }
 
