@@ -40,6 +40,8 @@ _TO_DEVICE_METHODS = frozenset({"cuda", "to"})
 _REDUCTIONS = frozenset(
     {"sum", "max", "min", "amax", "amin", "mean", "prod", "any", "all", "argmax"}
 )
+#: The ``torch`` functions of the reductions (``torch.sum(x)``): a tensor.
+_REDUCTION_FUNCTIONS = frozenset(f"torch.{name}" for name in _REDUCTIONS)
 #: Tensor methods that, in a truth test, make the host wait for the value.
 _TRUTH_METHODS = frozenset({"any", "all"})
 _TRUTH_FUNCTIONS = frozenset({"torch.any", "torch.all"})
@@ -182,8 +184,9 @@ class HostSyncInHotPath(Rule):
     Checks for device-to-host synchronizations in functions that run per
     step: `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
-    `while`, `assert`, `and`/`or`/`not` (`if x.any():`; the last operand of
-    an `and` that is a test is one too: `if flag and x.any():`), the
+    `while`, `assert`, `and`/`or`/`not` (`if x.any():`, `while
+    torch.max(lens):`, `if t.sum():` of a tensor known to be one; the last
+    operand of an `and` that is a test is one too: `if flag and x.any():`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
     (in a test or not), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
@@ -2723,13 +2726,22 @@ class _Provenance:
             # it ends in, or, called by a bare name, an import binding it):
             # decided without building the scope.
             if type(func) is ast.Attribute:
-                if func.attr not in _TRUTH_NAMES:
+                if func.attr not in _TRUTH_NAMES and func.attr not in _REDUCTIONS:
                     return False
             elif type(func) is not ast.Name or not self.imported(func.id):
                 return False
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
-            if qualified in _TRUTH_FUNCTIONS:
+            if qualified in _TRUTH_FUNCTIONS or qualified in _REDUCTION_FUNCTIONS:
                 return self.where(test) not in _ON_HOST
+            if (
+                type(func) is ast.Attribute
+                and func.attr in _REDUCTIONS
+                and func.attr not in _TRUTH_METHODS
+                and qualified is None
+            ):
+                # (``if lens.sum():``: a reduction of a tensor known to be one;
+                # ``sum``/``max`` are common method names)
+                return self._tensor_on_device(func.value)
             if qualified in _BOOL_FUNCTIONS and type(func) is ast.Name:
                 # ``torch.equal`` imported under another name (``from torch
                 # import equal as same``), which ``_sync_call`` does not see

@@ -122,6 +122,9 @@ SYNCS = {
     # A local bound to a comparison of a tensor is a tensor.
     "compared_local_as_test": "t = lens.cuda().sum() > 0\nif t:\n    pass\n",
     "compared_local_in_and": "t = torch.max(lens) == n\nif n and t:\n    pass\n",
+    # A reduction of a tensor as a test.
+    "reduction_as_test": "if lens.cuda().sum():\n    pass\n",
+    "torch_reduction_as_while": "while torch.max(lens):\n    pass\n",
     # A Python bool read off the device, in a test or not.
     "equal_function": "x = torch.equal(lens.cuda(), q)\n",
     "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
@@ -170,6 +173,11 @@ HOST_VALUES = {
     "compared_host_local": "t = batch.lens_cpu.max() > 0\nif n and t:\n    pass\n",
     "identity_compare_local": "t = lens is None\nu = q in self.seen\nif t or u:\n    pass\n",
     "chained_compare_local": "t = 0 < n < 3\nif t:\n    pass\n",
+    # ``sum``/``max`` are common method names: only a known tensor's count.
+    "reduction_of_unknown_as_test": (
+        "if lens.sum() or self.max() or np.ones(3).sum():\n    pass\n"
+        "if batch.lens_cpu.max() or torch.arange(n).sum():\n    pass\n"
+    ),
     # ``equal`` is a common method name: only a known tensor's is one.
     "equal_method_of_an_object": (
         "x = self.equal(q)\ny = self.cfg.allclose(n)\nz = batch.is_nonzero()\n"
