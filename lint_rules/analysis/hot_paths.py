@@ -567,3 +567,38 @@ def _derives_from(
             if parent is not None:
                 stack.append(parent)
     return False
+
+
+#: JIT compilers whose functions run as PyTorch code on the host (a sync in
+#: them still waits): not kernels, for ``jit_compiled(..., kernels_only=True)``.
+HOST_COMPILERS: tuple[str, ...] = ("torch.compile", "torch.jit.*", "torch._dynamo.*")
+
+
+def jit_compiled(
+    info: FunctionInfo,
+    model: ModuleModel,
+    patterns: tuple[str, ...],
+    kernels_only: bool = False,
+) -> bool:
+    """Whether ``info``'s function, or one it is nested in, has a decorator
+    naming a JIT compiler (``jit-decorators``: ``@triton.jit``,
+    ``@triton.autotune(...)``, ``@numba.njit``). ``kernels_only``: not one
+    of ``HOST_COMPILERS`` (``@torch.compile`` traces PyTorch code that still
+    runs on tensors; Triton, TileLang, CuTe, Numba and Helion compile the
+    body into code of their own, where no PyTorch tensor is read)."""
+    current = info
+    while current is not None:
+        scope = model.scope(current.node)
+        for decorator in current.node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = scope.qualified_name(target)
+            if qualified is None:
+                continue
+            if kernels_only and any(
+                fnmatch.fnmatchcase(qualified, pattern) for pattern in HOST_COMPILERS
+            ):
+                continue
+            if any(fnmatch.fnmatchcase(qualified, pattern) for pattern in patterns):
+                return True
+        current = current.parent
+    return False
