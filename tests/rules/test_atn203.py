@@ -1444,3 +1444,29 @@ def test_a_jit_kernel_body_is_no_host_code() -> None:
     other = source.replace("import triton\n", "import triton, mydsl\n")
     found = check_source(other.replace("@triton.jit", "@mydsl.kernel"), "k.py", custom)
     assert [f.location.row for f in found] == [17, 18, 22]
+
+
+def test_a_kernel_compiled_by_a_call_at_the_top_of_the_module_is_no_host_code() -> None:
+    # ``helion.kernel(_body, ...)``: a decorator applied by hand.
+    source = textwrap.dedent(
+        """
+        import torch
+        import helion
+
+        def _replay_body(lens: torch.Tensor):
+            n = lens.max()
+            if n > 0:
+                return lens
+
+        def replay_eager(lens: torch.Tensor):
+            n = lens.max()
+            if n > 0:
+                return lens
+
+        fp32 = helion.kernel(_replay_body, config=None)
+        compiled = torch.compile(replay_eager)
+        """
+    )
+    found = check_source(source, "k.py", SETTINGS)
+    # ``torch.compile`` runs PyTorch code: still read.
+    assert [f.location.row for f in found] == [12]
