@@ -262,7 +262,8 @@ class HostSyncInHotPath(Rule):
 
     Not reported: the body of a kernel a JIT compiler compiles (a function
     decorated with one of `jit-decorators`, `@triton.jit`, or nested in
-    one: its values are the compiler's, not tensors, and it runs on the
+    one, or compiled by a call of one at the top of the module, `fp32 =
+    helion.kernel(_body, ...)`: its values are the compiler's, not tensors, and it runs on the
     device; not `@torch.compile` or `torch.jit`, whose functions run
     PyTorch code where a sync still waits), `.numpy()` without
     `force=True` (on a tensor not on the
