@@ -715,7 +715,7 @@ OPTIONS: tuple[Option, ...] = (
         DEFAULT_JIT_DECORATORS,
         affects_findings=True,
         for_rules=True,
-        help="decorators of JIT-compiled kernels, which ATN301 leaves alone",
+        help="decorators of JIT-compiled kernels, which ATN203 and ATN301 leave alone",
     ),
     Option(
         "cache-dir",

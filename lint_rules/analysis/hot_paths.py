@@ -567,3 +567,57 @@ def _derives_from(
             if parent is not None:
                 stack.append(parent)
     return False
+
+
+#: JIT compilers whose functions run as PyTorch code on the host (a sync in
+#: them still waits): not kernels, for ``jit_compiled(..., kernels_only=True)``.
+HOST_COMPILERS: tuple[str, ...] = ("torch.compile", "torch.jit.*", "torch._dynamo.*")
+
+
+def jit_compiled(
+    info: FunctionInfo,
+    model: ModuleModel,
+    patterns: tuple[str, ...],
+    kernels_only: bool = False,
+) -> bool:
+    """Whether ``info``'s function, or one it is nested in, has a decorator
+    naming a JIT compiler (``jit-decorators``: ``@triton.jit``,
+    ``@triton.autotune(...)``, ``@numba.njit``). ``kernels_only``: not one
+    of ``HOST_COMPILERS`` (``@torch.compile`` traces PyTorch code that still
+    runs on tensors; Triton, TileLang, CuTe, Numba and Helion compile the
+    body into code of their own, where no PyTorch tensor is read)."""
+
+    def compiler(target: ast.expr, scope) -> bool:
+        qualified = scope.qualified_name(target)
+        if qualified is None:
+            return False
+        if kernels_only and any(
+            fnmatch.fnmatchcase(qualified, pattern) for pattern in HOST_COMPILERS
+        ):
+            return False
+        return any(fnmatch.fnmatchcase(qualified, pattern) for pattern in patterns)
+
+    current = info
+    while current is not None:
+        scope = model.scope(current.node)
+        for decorator in current.node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if compiler(target, scope):
+                return True
+        if current.parent is None and current.cls is None:
+            # Compiled by a call at the top of the module, a decorator
+            # applied by hand: ``fp32 = helion.kernel(_body, config=...)``.
+            name = current.node.name
+            for stmt in model.tree.body:
+                value = getattr(stmt, "value", None)
+                if (
+                    type(stmt) in (ast.Assign, ast.AnnAssign, ast.Expr)
+                    and type(value) is ast.Call
+                    and value.args
+                    and type(value.args[0]) is ast.Name
+                    and value.args[0].id == name
+                    and compiler(value.func, model.module_scope)
+                ):
+                    return True
+        current = current.parent
+    return False

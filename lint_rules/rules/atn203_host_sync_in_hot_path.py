@@ -10,7 +10,7 @@ from functools import cached_property, partial
 from operator import itemgetter
 
 from lint_rules import prefilter
-from lint_rules.analysis.hot_paths import Cost, _matcher
+from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
@@ -92,7 +92,7 @@ _SIZED_NAMES = frozenset(
 #: Methods and functions whose call may be a sync (``sync`` decides).
 _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
-    | {"repeat_interleave"}
+    | {"repeat_interleave", "range"}
     | _DATA_DEPENDENT_METHODS
     | _BOOL_METHODS
     | _SIZED_NAMES
@@ -190,12 +190,14 @@ class HostSyncInHotPath(Rule):
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
     (in a test or not), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
-    `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`) or as a
-    factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`), and
+    `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
+    factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
+    bound of the builtin `range` (`for i in range(lens.max()):`), and
     `repeat_interleave` with tensor repeats and no `output_size=`, on values
     not known to live on the host.
 
-    A slice bound or a size is read by Python (`__index__`), which copies a
+    A slice bound, a size or a `range` bound is read by Python
+    (`__index__`), which copies a
     tensor's value to the host; `repeat_interleave` reads the sum of its
     repeats to size its output. These are reported only where the value is
     known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
@@ -261,7 +263,13 @@ class HostSyncInHotPath(Rule):
     The per-request loops of reference backends (`x[start:end]` with
     0-d length tensors) are reported: each bound is one sync per request.
 
-    Not reported: `.numpy()` without `force=True` (on a tensor not on the
+    Not reported: the body of a kernel a JIT compiler compiles (a function
+    decorated with one of `jit-decorators`, `@triton.jit`, or nested in
+    one, or compiled by a call of one at the top of the module, `fp32 =
+    helion.kernel(_body, ...)`: its values are the compiler's, not tensors, and it runs on the
+    device; not `@torch.compile` or `torch.jit`, whose functions run
+    PyTorch code where a sync still waits), `.numpy()` without
+    `force=True` (on a tensor not on the
     CPU it raises: it never waits for the GPU), a branch taken when a CUDA
     graph is captured (`if in_capture:`) or while `torch.jit.trace` records
     the function (`if torch.jit.is_tracing() and ...:`: the trace keeps the
@@ -330,6 +338,7 @@ class HostSyncInHotPath(Rule):
     - `hot-path-methods`
     - `graph-state-methods`
     - `host-tensor-names`
+    - `jit-decorators`
     """
 
     code = "ATN203"
@@ -538,6 +547,11 @@ class HostSyncInHotPath(Rule):
             assigned, masks = _local_names(info.bindings)
             candidates = _candidates(info.node, assigned, masks, gate)
             if not candidates:
+                continue
+            if jit_compiled(info, model, ctx.options.jit_decorators, kernels_only=True):
+                # A kernel's body (``@triton.jit``) runs on the device: its
+                # values are the compiler's, not tensors, and nothing in it
+                # waits for the GPU (a Triton kernel named ``*replay*``).
                 continue
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
@@ -2617,6 +2631,8 @@ class _Provenance:
             if self.imported(func.id):
                 return self._bool_sync(call)
             return None
+        if isinstance(func, ast.Name) and func.id == "range":
+            return self._range_bound(call)
         if isinstance(func, ast.Name) and func.id in ("int", "float", "bool"):
             if (
                 len(call.args) == 1
@@ -2688,6 +2704,18 @@ class _Provenance:
             "repeats and no `output_size=`: the output's size is read back)",
             repeats,
         )
+
+    def _range_bound(self, call: ast.Call) -> tuple[str, ast.expr] | None:
+        """The builtin ``range`` given a tensor (``range(n)`` where ``n =
+        lens.max()``): it reads each argument with ``__index__``, as a slice
+        bound is read, and ``__index__`` of a tensor copies its value to
+        the host."""
+        if call.keywords or not self.scope.is_builtin("range"):  # type: ignore[attr-defined]
+            return None
+        for arg in call.args:
+            if type(arg) is not ast.Starred and self._tensor_on_device(arg):
+                return f"(the tensor `{_short(arg)}` as a bound of `range()`)", arg
+        return None
 
     def _tensor_size(self, call: ast.Call, name: str) -> tuple[str, ast.expr] | None:
         """A factory given a tensor as a size (``torch.empty(indptr[-1])``,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
 from collections import Counter
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import FunctionFlow, Kind, annotations_of
+from lint_rules.analysis.hot_paths import jit_compiled as _jit_compiled
 from lint_rules.analysis.invalidation import Point, invalidation_for
 from lint_rules.analysis.value_kinds import int_names, number_names
 from lint_rules.context import Context
@@ -16,10 +16,6 @@ from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.edits import delete_statement, inline_text, inside_fstring
 from lint_rules.fixes.blocks import block_key
 from lint_rules.rules.base import Invalid, Rule
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from lint_rules.analysis.model import FunctionInfo, ModuleModel
 
 
 class DeadLoopAlias(Rule):
@@ -631,26 +627,6 @@ def _rebound_between(
             position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
             if event.kind in (Kind.STORE, Kind.DEL) and begin <= position <= end:
                 return True
-    return False
-
-
-def _jit_compiled(
-    info: FunctionInfo, model: ModuleModel, patterns: tuple[str, ...]
-) -> bool:
-    """Whether ``info``'s function, or one it is nested in, has a decorator
-    naming a JIT compiler (``jit-decorators``: ``@triton.jit``,
-    ``@triton.autotune(...)``, ``@numba.njit``)."""
-    current = info
-    while current is not None:
-        scope = model.scope(current.node)
-        for decorator in current.node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            qualified = scope.qualified_name(target)
-            if qualified is None:
-                continue
-            if any(fnmatch.fnmatchcase(qualified, pattern) for pattern in patterns):
-                return True
-        current = current.parent
     return False
 
 

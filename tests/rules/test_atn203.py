@@ -53,6 +53,9 @@ SYNCS = {
     "zeros_size_tuple": "x = torch.zeros((2, lens.cuda()[0]), device=q.device)\n",
     "arange_end": "x = torch.arange(0, end=torch.max(lens), device=q.device)\n",
     "new_zeros_size": "x = q.new_zeros(lens.cuda()[0])\n",
+    # The builtin ``range`` reads each argument with ``__index__`` too.
+    "range_stop": "for k in range(lens.cuda().max()):\n    pass\n",
+    "range_start_step": "m = torch.max(lens)\nx = list(range(0, n, m))\n",
     "compare_torch_result": "m = torch.max(lens)\nif m != n:\n    pass\n",
     # ``repeat_interleave`` with tensor repeats and no ``output_size``.
     "repeat_interleave": "x = torch.repeat_interleave(q, lens.cuda())\n",
@@ -214,6 +217,11 @@ HOST_VALUES = {
     "slice_bound_attribute_element": "x = q[: self.indptr[-1]]\n",
     "tensor_as_index": "x = q[lens.cuda()[0]]\n",
     "size_of_int": "x = torch.empty(n, 2, device=q.device)\n",
+    "range_of_int": "for k in range(n, 2 * n):\n    pass\n",
+    "range_of_host_tensor": "for k in range(batch.lens_cpu.max()):\n    pass\n",
+    # (a parameter not declared a tensor may hold an int)
+    "range_of_unknown": "for k in range(lens):\n    pass\n",
+    "range_shadowed": "range = lambda *a: a\nx = range(lens.cuda().max())\n",
     "size_of_host_tensor": "x = torch.empty(torch.tensor([1, 2])[-1])\n",
     "repeat_interleave_int": "x = q.repeat_interleave(2)\n",
     "repeat_interleave_output_size": (
@@ -1390,3 +1398,83 @@ def test_a_covering_if_else_after_the_use_says_nothing_of_it() -> None:
         + "z = x.item()\n"
     )
     assert _rows(body) == [2]
+
+
+def test_range_message_names_the_tensor_read_as_a_bound() -> None:
+    (finding,) = findings(
+        "total = torch.sum(lens)\nfor k in range(1, total):\n    pass\n"
+    )
+    assert "the tensor `total` as a bound of `range()`" in finding.message
+    # (at the call, as a size of a factory is)
+    assert (finding.location.row, finding.location.column) == (7, 18)
+
+
+def test_a_jit_kernel_body_is_no_host_code() -> None:
+    # A Triton kernel named like a per-step method (``*replay*``): its
+    # values are Triton's, its tests and loops run on the device.
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def fold_replay_kernel(lens, out, BLOCK: tl.constexpr):
+            n = tl.load(lens + tl.program_id(0)).to(tl.int32)
+            if n <= 0:
+                return
+            for t in range(0, n):
+                tl.store(out + t, t)
+
+        @torch.compile
+        def compiled_replay(lens: torch.Tensor):
+            n = lens.max()
+            if n > 0:
+                return lens[:n]
+
+        def eager_replay(lens: torch.Tensor):
+            n = lens.max().to(torch.int32)
+            for t in range(0, n):
+                pass
+        """
+    )
+    found = check_source(source, "k.py", SETTINGS)
+    rows = [f.location.row for f in found]
+    # The kernel: nothing. ``torch.compile`` runs PyTorch code on the host
+    # (a graph break, then a sync): still reported, as is eager code.
+    assert rows == [17, 18, 22]
+    # The setting names the compilers: without Triton's, the kernel reads as
+    # host code; another DSL named there is left alone.
+    bare = Settings(select=("ATN203",), jit_decorators=())
+    found = check_source(source, "k.py", bare)
+    assert [f.location.row for f in found][:2] == [9, 11]
+    custom = Settings(select=("ATN203",), jit_decorators=("mydsl.kernel",))
+    other = source.replace("import triton\n", "import triton, mydsl\n")
+    found = check_source(other.replace("@triton.jit", "@mydsl.kernel"), "k.py", custom)
+    assert [f.location.row for f in found] == [17, 18, 22]
+
+
+def test_a_kernel_compiled_by_a_call_at_the_top_of_the_module_is_no_host_code() -> None:
+    # ``helion.kernel(_body, ...)``: a decorator applied by hand.
+    source = textwrap.dedent(
+        """
+        import torch
+        import helion
+
+        def _replay_body(lens: torch.Tensor):
+            n = lens.max()
+            if n > 0:
+                return lens
+
+        def replay_eager(lens: torch.Tensor):
+            n = lens.max()
+            if n > 0:
+                return lens
+
+        fp32 = helion.kernel(_replay_body, config=None)
+        compiled = torch.compile(replay_eager)
+        """
+    )
+    found = check_source(source, "k.py", SETTINGS)
+    # ``torch.compile`` runs PyTorch code: still read.
+    assert [f.location.row for f in found] == [12]

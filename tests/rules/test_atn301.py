@@ -411,6 +411,19 @@ JIT_KERNELS = {
 }
 
 
+def test_a_kernel_compiled_by_a_call_is_left_to_its_compiler() -> None:
+    # ``helion.kernel(_body, ...)`` at the top of the module: a decorator
+    # applied by hand (``torch.compile`` too: ATN301 leaves every compiler's).
+    body = "def _body(xs):\n    for i in xs:\n        j = i\n        print(j)\n"
+    assert len(codes("import helion\n" + body)) == 1
+    assert (
+        codes("import helion\n" + body + "k = helion.kernel(_body, config=None)\n")
+        == []
+    )
+    # A call of another function, or with the kernel not first, compiles nothing.
+    assert len(codes("import helion\n" + body + "k = helion.kernel(f, _body)\n")) == 1
+
+
 @pytest.mark.parametrize("header", JIT_KERNELS.values(), ids=JIT_KERNELS.keys())
 def test_jit_compiled_kernels_are_left_to_their_compiler(header: str) -> None:
     indent = " " * (header.splitlines()[-1].index("def") + 4)
