@@ -2381,4 +2381,265 @@ def case_add(t):
     b = t.sum().item()
     return a, b, c
 """,
+    # 56. ATN201 took an attribute load between two syncs for plain where a
+    # class of the module runs code on it (a property's getter, a descriptor's
+    # ``__get__``, a ``functools.cached_property``) that changed the tensor.
+    "attribute_load_of_the_modules_class_in_between": """
+import functools
+
+import torch
+
+
+class Counted:
+    def __get__(self, obj, objtype=None):
+        obj.t.add_(1)
+        return 2
+
+
+class Box:
+    d = Counted()
+
+    def __init__(self, t):
+        self.t = t
+
+    @property
+    def p(self):
+        self.t.add_(1)
+        return 1
+
+    @functools.cached_property
+    def c(self):
+        self.t.add_(1)
+        return 3
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_property(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.p
+    b = t.sum().item()
+    return a, b, z
+
+
+def case_descriptor(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.d
+    b = t.sum().item()
+    return a, b, z
+
+
+def case_cached_property(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.c
+    b = t.sum().item()
+    return a, b, z
+""",
+    # 57. A finalizer of the module (a class's ``__del__``, a ``weakref.finalize``
+    # callback) runs where a reference drops: ``o = None`` or ``del o`` between
+    # two syncs ran code that changed the tensor; ATN201 reused the first value.
+    "finalizer_between_syncs": """
+import weakref
+
+import torch
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __del__(self):
+        self.t.add_(1)
+
+
+class Plain:
+    pass
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_rebound(t):
+    o = Box(t)
+    a = t.sum().item()
+    o = None
+    b = t.sum().item()
+    return a, b, o
+
+
+def case_deleted(t):
+    o = Box(t)
+    a = t.sum().item()
+    del o
+    b = t.sum().item()
+    return a, b
+
+
+def case_weakref_callback(t):
+    p = Plain()
+    weakref.finalize(p, t.add_, 1)
+    a = t.sum().item()
+    p = None
+    b = t.sum().item()
+    return a, b, p
+""",
+    # 58. A builtin given an object of the module's class runs its special
+    # methods (``len(o)`` its ``__len__``, ``range(o)`` its ``__index__``, a dict
+    # display its ``__hash__``), and ``C[int]`` its ``__class_getitem__``:
+    # ATN201 took them for plain and reused a value the method had changed.
+    "builtin_runs_a_special_method_of_the_modules_class": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __len__(self):
+        self.t.add_(1)
+        return 1
+
+    def __hash__(self):
+        self.t.add_(1)
+        return 1
+
+    def __index__(self):
+        self.t.add_(1)
+        return 1
+
+
+class Generic:
+    def __class_getitem__(cls, key):
+        BUF.add_(1)
+        return cls
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_len(t):
+    o = Box(t)
+    a = t.sum().item()
+    n = len(o)
+    b = t.sum().item()
+    return a, b, n
+
+
+def case_range(t):
+    o = Box(t)
+    a = t.sum().item()
+    r = range(o)
+    b = t.sum().item()
+    return a, b, len(r)
+
+
+def case_dict_display(t):
+    o = Box(t)
+    a = t.sum().item()
+    d = {o: 1}
+    b = t.sum().item()
+    return a, b, len(d)
+
+
+def case_class_getitem(t):
+    a = BUF.sum().item()
+    Generic[int]
+    b = BUF.sum().item()
+    return a, b
+""",
+    # 59. A module that replaces a method of ``torch.Tensor`` (``torch.Tensor.item
+    # = f``, ``setattr(torch.Tensor, "copy_", g)``) makes torch's name its own
+    # code: ATN201 reused an ``item()`` that counts its calls, ATN101 took a
+    # ``copy_`` that writes one element for a full write.
+    "torch_method_replaced_by_the_module": """
+import torch
+
+_ITEM = torch.Tensor.item
+_COPY = torch.Tensor.copy_
+
+
+def _counting_item(self):
+    _counting_item.calls += 1
+    return _ITEM(self) + _counting_item.calls
+
+
+_counting_item.calls = 0
+
+
+def _first_copy(self, src, non_blocking=False):
+    self[:1] = src[:1]
+    return self
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_item(y, n):
+    torch.Tensor.item = _counting_item
+    try:
+        a = y.sum().item()
+        b = y.sum().item()
+    finally:
+        torch.Tensor.item = _ITEM
+    return a, b
+
+
+def case_copy(y, n):
+    setattr(torch.Tensor, "copy_", _first_copy)
+    try:
+        x = torch.zeros(n)
+        x.copy_(y)
+    finally:
+        torch.Tensor.copy_ = _COPY
+    return x
+
+
+def case_fill(y, n):
+    setattr(torch.Tensor, "copy_", _first_copy)
+    try:
+        x = torch.ones(n)
+        x.zero_()
+        x.copy_(y)
+    finally:
+        torch.Tensor.copy_ = _COPY
+    return x
+""",
+    # 60. A tensor subclass of the module with ``__torch_function__`` runs its own
+    # code for every torch function of its tensors: ATN101 took its ``copy_``,
+    # which writes one element, for a full write of ``zeros_like``'s result.
+    "tensor_subclass_of_the_module": """
+import torch
+
+
+class FirstOnly(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        with torch._C.DisableTorchFunctionSubclass():
+            if func is torch.Tensor.copy_:
+                args[0][:1] = args[1][:1]
+                return args[0]
+            return func(*args, **kwargs)
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros_like(y, n):
+    s = y.as_subclass(FirstOnly)
+    x = torch.zeros_like(s)
+    x.copy_(s)
+    return x.as_subclass(torch.Tensor)
+""",
 }

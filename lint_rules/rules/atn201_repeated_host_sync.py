@@ -332,7 +332,8 @@ class RepeatedHostSync(Rule):
                 fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
                 message += (
                     "; a class of this module defines a special method that "
-                    "code in between may run (an operator's, a truth test's), "
+                    "code in between may run (an operator's, a truth test's, "
+                    "a builtin's such as `len(o)`'s, a property's, a finalizer), "
                     "which may change it"
                 )
         return ctx.report(self, second, message, fix)

@@ -258,7 +258,7 @@ class RedundantReassignment(Rule):
                 between = False
                 if runs_code:
                     applicability = Applicability.UNSAFE
-                elif applicability is Applicability.SAFE and hooks.dunders:
+                elif applicability is Applicability.SAFE:
                     point1, point2 = analysis.point(first), analysis.point(second)
                     # ``if o:`` or ``o + 1`` in between runs a special method
                     # of the module's own class, which may change what the
@@ -303,8 +303,9 @@ class RedundantReassignment(Rule):
         elif between:
             message += (
                 "; a class of this module defines a special method that code "
-                "in between may run (an operator's, a truth test's), which may "
-                "change what the value reads"
+                "in between may run (an operator's, a truth test's, a "
+                "builtin's such as `len(o)`'s, a property's, a finalizer), "
+                "which may change what the value reads"
             )
         info = flow.stmt_info[second]
         fix = Fix(

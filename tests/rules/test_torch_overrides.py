@@ -1,0 +1,116 @@
+"""A module that changes what torch's own names do has no safe fix.
+
+Every rule reads torch's functions and methods by name (``copy_`` writes
+all of its tensor, ``item()`` changes nothing); a module that replaces one
+(``torch.Tensor.copy_ = f``, ``setattr(torch.Tensor, "item", g)``) or
+defines a ``__torch_function__`` / ``__torch_dispatch__`` makes them its own
+code (differential reproductions 59 and 60).
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+
+SETTINGS = Settings(
+    select=("ATN101", "ATN104", "ATN201", "ATN202", "ATN301"), hot_paths_only=False
+)
+
+BODY = """
+import torch
+import torch.nn.functional as F
+
+{override}
+
+
+def zeros(y, n):
+    x = torch.zeros(n)
+    x.copy_(y)
+    return x
+
+
+def fill(y, n):
+    x = torch.ones(n)
+    x.zero_()
+    x.copy_(y)
+    return x.tolist()
+
+
+def sync(t):
+    a = t.sum().item()
+    b = t.sum().item()
+    return a, b
+
+
+def again(m, n):
+    m.k = n + 1
+    m.k = n + 1
+    return m
+
+
+def alias(xs):
+    for i in xs:
+        j = i + 1
+        print(j)
+"""
+
+RULES = ["ATN101", "ATN104", "ATN201", "ATN202", "ATN301"]
+
+
+def _fixes(source: str) -> list[tuple[str, str]]:
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    return sorted(
+        (f.code, f.fix.applicability.value) for f in found if f.fix is not None
+    )
+
+
+def test_the_plain_module_has_safe_fixes_of_every_rule():
+    assert _fixes(BODY.format(override="")) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "torch.Tensor.copy_ = lambda self, src: self",
+        "torch.Tensor.item = lambda self: 0",
+        "F.relu = lambda x: x",
+        "del torch.Tensor.item",
+        'setattr(torch.Tensor, "copy_", lambda self, src: self)',
+        'delattr(torch.Tensor, "item")',
+        "T = torch.Tensor\nT.item = lambda self: 0",
+        'getattr(torch, "Tensor").item = lambda self: 0',
+        "from torch import Tensor\nTensor.item = lambda self: 0",
+        "def patch():\n    torch.Tensor.item = lambda self: 0",
+        "class Sub(torch.Tensor):\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))",
+        "class Mode:\n    def __torch_dispatch__(self, func, types, args, kwargs):\n"
+        "        return func(*args, **kwargs)",
+        "class Off(torch.Tensor):\n    __torch_function__ = torch._C._disabled_torch_function_impl",
+    ],
+)
+def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
+    source = BODY.format(override=override)
+    assert _fixes(source) == [(code, "unsafe") for code in RULES]
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    assert all("changes what torch's own functions do" in f.message for f in found)
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "BUF = torch.zeros(4)\nBUF[1:] = 1",
+        "BUF = torch.zeros(4)\nBUF.k = 1",
+        "class M:\n    def __init__(self):\n        self.w = torch.zeros(1)",
+        'HOLD = {}\nsetattr(HOLD, "k", torch.zeros(1))',
+        "import os\nos.environ_x = 1",
+    ],
+)
+def test_stores_into_what_torch_made_change_nothing_of_torch(store):
+    # A tensor torch returned, an object holding one: not torch's own code.
+    assert _fixes(BODY.format(override=store)) == [(code, "safe") for code in RULES]
