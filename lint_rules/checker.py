@@ -361,8 +361,9 @@ def _run_rule(
 
 def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> None:
     """Make the safe fixes of ``findings`` unsafe where the module changes
-    what torch's own names do (``analysis.torch_overrides``): every rule
-    reads them by name."""
+    what torch's own names do (every rule reads them by name), or installs
+    a trace or profile function, which sees every line and call
+    (``analysis.torch_overrides``)."""
     safe = [
         finding
         for finding in findings
@@ -370,19 +371,24 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
     ]
     if not safe:
         return
-    from lint_rules.analysis.torch_overrides import torch_overrides
+    from lint_rules.analysis.torch_overrides import installs_tracing, torch_overrides
 
     how = torch_overrides(ctx.model)
-    if how is None:
-        return
+    if how is not None:
+        why = f"this module changes what torch's own functions do ({how})"
+    else:
+        how = installs_tracing(ctx.model)
+        if how is None:
+            return
+        why = (
+            f"this module installs a trace or profile function ({how}), "
+            "which sees every line and call"
+        )
     for finding in safe:
         fix = finding.fix
         assert fix is not None
         finding.fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
-        finding.message += (
-            f"; this module changes what torch's own functions do ({how}), "
-            "so the fix may change what it computes"
-        )
+        finding.message += f"; {why}, so the fix may change what it computes"
 
 
 def _report_internal_error(

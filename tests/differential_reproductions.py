@@ -2642,4 +2642,80 @@ def case_zeros_like(y, n):
     x.copy_(s)
     return x.as_subclass(torch.Tensor)
 """,
+    # 61. A trace or profile function the module installs (``sys.settrace``,
+    # ``sys.setprofile``) runs at every line or call and changed the tensor:
+    # ATN201 reused a value with no code in sight between the two syncs.
+    "trace_function_of_the_module": """
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def _trace(frame, event, arg):
+    if event == "line" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+    return _trace
+
+
+def _profile(frame, event, arg):
+    if event == "c_call" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_trace(t):
+    old = sys.gettrace()
+    sys.settrace(_trace)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        sys.settrace(old)
+    return a, b
+
+
+def case_profile(t):
+    old = sys.getprofile()
+    sys.setprofile(_profile)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        sys.setprofile(old)
+    return a, b
+""",
+    # 62. ATN301 deleted an unused loop alias that kept the previous item alive
+    # until its own statement: without it, the item's ``__del__`` (the
+    # module's class) ran at the loop's rebinding, before the body's first
+    # statement instead of after it.
+    "alias_delays_a_finalizer": """
+import torch
+
+LOG = []
+
+
+class Box:
+    def __init__(self, k):
+        self.k = k
+
+    def __del__(self):
+        LOG.append(self.k)
+
+
+def make_args():
+    return ()
+
+
+def case_alias():
+    for o in (Box(k) for k in range(3)):
+        LOG.append("start")
+        j = o
+        LOG.append("body")
+    return list(LOG)
+""",
 }

@@ -68,14 +68,24 @@ _SUBSCRIPT_HOOKS = (
 )
 #: Special methods only a class statement or a call of the class runs (each
 #: seen where it stands), that formatting runs (read by the analyses as
-#: formatting), or ``__call__``, which a call of the object shows (unknown
-#: code) and builtins run only by ``key=`` or when their lazy result is
-#: iterated (both read as running code): any other may run inside a builtin
-#: or a torch function given the object (``len(o)``, ``range(o)``,
-#: ``hash(o)``, ``max(o, 1)``).
+#: formatting), that a ``with`` runs (read as such; a builtin or a torch
+#: function enters no context), or ``__call__``, which a call of the object
+#: shows (unknown code) and builtins run only by ``key=`` or when their lazy
+#: result is iterated (both read as running code); ``__del__`` is read as a
+#: finalizer and ``__torch_function__`` makes the module's fixes unsafe
+#: (``torch_overrides``). Any other may run inside a builtin or a torch
+#: function given the object (``len(o)``, ``range(o)``, ``hash(o)``,
+#: ``max(o, 1)``).
 _NOT_RUN_BY_CALLS = frozenset(
     {
         "__call__",
+        "__enter__",
+        "__exit__",
+        "__aenter__",
+        "__aexit__",
+        "__del__",
+        "__torch_function__",
+        "__torch_dispatch__",
         "__init__",
         "__new__",
         "__post_init__",

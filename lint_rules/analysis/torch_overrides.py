@@ -33,6 +33,43 @@ def torch_overrides(model: ModuleModel) -> str | None:
     return found  # type: ignore[return-value]
 
 
+#: Names of what installs a function that runs at every line or call
+#: (``sys.settrace``, ``sys.setprofile``, ``threading``'s, ``sys.monitoring``).
+_TRACING = frozenset(
+    {
+        "settrace",
+        "setprofile",
+        "settrace_all_threads",
+        "setprofile_all_threads",
+        "monitoring",
+    }
+)
+
+
+def installs_tracing(model: ModuleModel) -> str | None:
+    """How the module installs a trace or profile function (a short
+    description), or None. Such a function sees every line and call of
+    every function: deleting a statement, reusing a value or calling
+    another function changes what it sees, and it may change anything."""
+    found = model.derived.get("tracing", False)
+    if found is False:
+        found = None
+        for node in ast.walk(model.tree):
+            if isinstance(node, ast.Attribute) and node.attr in _TRACING:
+                found = f"`{ast.unparse(node)}`"
+            elif isinstance(node, ast.ImportFrom) and node.module in (
+                "sys",
+                "threading",
+            ):
+                names = [alias.name for alias in node.names]
+                if any(name in _TRACING for name in names):
+                    found = f"`{node.module}.{next(n for n in names if n in _TRACING)}`"
+            if found is not None:
+                break
+        model.derived["tracing"] = found
+    return found  # type: ignore[return-value]
+
+
 def _root(expr: ast.AST) -> str | None:
     """The name an attribute chain starts from (``torch`` of
     ``torch.Tensor.copy_``); None for anything else: a call's result or an

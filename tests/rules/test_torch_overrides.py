@@ -114,3 +114,47 @@ def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
 def test_stores_into_what_torch_made_change_nothing_of_torch(store):
     # A tensor torch returned, an object holding one: not torch's own code.
     assert _fixes(BODY.format(override=store)) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "tracing",
+    [
+        "import sys\nsys.settrace(None)",
+        "import sys\nsys.setprofile(None)",
+        "from sys import settrace",
+        "import threading\nthreading.settrace(print)",
+        "import sys\nsys.monitoring.use_tool_id(0, 'x')",
+    ],
+)
+def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
+    # It runs at every line and call: a statement deleted, a value reused or
+    # another function called is seen by it (differential reproduction 61).
+    source = BODY.format(override=tracing)
+    assert _fixes(source) == [(code, "unsafe") for code in RULES]
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    assert all("trace or profile function" in f.message for f in found)
+    plain = BODY.format(override="import sys\nsys.exit_code = 0")
+    assert _fixes(plain) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "finalizing",
+    [
+        "class Box:\n    def __del__(self):\n        pass",
+        "import weakref",
+        "from weakref import finalize",
+        "import gc",
+    ],
+)
+def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
+    # The alias holds its object until it is rebound; without it, a
+    # finalizer runs elsewhere in the loop (differential reproduction 62).
+    source = BODY.format(override=finalizing)
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    atn301 = [f for f in found if f.code == "ATN301"]
+    assert [f.fix.applicability.value for f in atn301] == ["unsafe"]
+    assert "finalizers" in atn301[0].message
+    plain = BODY.format(override="class Box:\n    def close(self):\n        pass")
+    found = check_source(dedent(plain), "t.py", SETTINGS)
+    atn301 = [f for f in found if f.code == "ATN301"]
+    assert [f.fix.applicability.value for f in atn301] == ["safe"]
