@@ -375,7 +375,7 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
 
     how = torch_overrides(ctx.model)
     if how is not None:
-        why = f"this module changes what torch's own functions do ({how})"
+        why = f"this module changes what torch's own functions or builtins do ({how})"
     else:
         how = installs_tracing(ctx.model)
         if how is None:

@@ -2718,4 +2718,35 @@ def case_alias():
         LOG.append("body")
     return list(LOG)
 """,
+    # 63. A module that replaces a builtin (``builtins.len = f``) makes its name
+    # the module's code: ATN201 took ``len(xs)`` between two syncs for the
+    # builtin, which changes nothing, and reused a value ``f`` had changed.
+    "builtin_replaced_by_the_module": """
+import builtins
+
+import torch
+
+BUF = torch.arange(6.0)
+_LEN = builtins.len
+
+
+def _len(x):
+    BUF.add_(1)
+    return _LEN(x)
+
+
+def make_args():
+    return ([1, 2],)
+
+
+def case_len(xs):
+    builtins.len = _len
+    try:
+        a = BUF.sum().item()
+        n = len(xs)
+        b = BUF.sum().item()
+    finally:
+        builtins.len = _LEN
+    return a, b, n
+""",
 }

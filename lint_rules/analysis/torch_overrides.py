@@ -2,9 +2,10 @@
 
 Every rule reads torch's functions and methods by their names
 (``torch_api``): ``x.copy_(y)`` writes all of ``x``, ``t.item()`` changes
-nothing, ``torch.zeros`` fills with zeros. A module that replaces one of
-them (``torch.Tensor.copy_ = f``, ``setattr(torch.Tensor, "item", g)``,
-``F.relu = h``) or defines a tensor subclass or mode whose
+nothing, ``torch.zeros`` fills with zeros; and the builtins (``len``,
+``range``) too. A module that replaces one of them (``torch.Tensor.copy_ =
+f``, ``setattr(torch.Tensor, "item", g)``, ``F.relu = h``, ``builtins.len =
+k``) or defines a tensor subclass or mode whose
 ``__torch_function__`` / ``__torch_dispatch__`` runs instead of torch's
 code makes those names the module's own code: a safe fix that relies on
 them may change what the program computes. Such a module's safe fixes are
@@ -26,7 +27,8 @@ _SETTERS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__"})
 
 
 def torch_overrides(model: ModuleModel) -> str | None:
-    """How the module changes torch's code (a short description), or None."""
+    """How the module changes torch's code or a builtin (a short
+    description), or None."""
     found = model.derived.get("torch overrides", False)
     if found is False:
         found = model.derived["torch overrides"] = _overrides(model)
@@ -126,8 +128,12 @@ def _overrides(model: ModuleModel) -> str | None:
         for local, name in imports.names.items()
         if name == "torch" or name.startswith("torch.")
     }
-    if not rooted:
-        return None
+    # And names bound to the ``builtins`` module (``len``, ``range``,
+    # ``print`` are read by name too).
+    builtin = {"__builtins__"} | {
+        local for local, module in imports.modules.items() if module == "builtins"
+    }
+    rooted |= builtin
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     stores: list[ast.expr] = []
     setters: list[ast.Call] = []
@@ -164,11 +170,13 @@ def _overrides(model: ModuleModel) -> str | None:
                             changed = True
     for store in stores:
         for node in ast.walk(store):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store | ast.Del)
-                and _root(node.value) in rooted
-            ):
+            if not isinstance(node, ast.Attribute | ast.Subscript):
+                continue
+            if not isinstance(node.ctx, ast.Store | ast.Del):
+                continue
+            root = _root(node.value)
+            # ``builtins.__dict__["len"] = f``, ``__builtins__["len"] = f``.
+            if root in rooted and (isinstance(node, ast.Attribute) or root in builtin):
                 return f"it stores into `{ast.unparse(node)}`"
     for call in setters:
         for argument in call.args[:2]:

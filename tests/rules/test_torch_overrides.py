@@ -92,13 +92,19 @@ def test_the_plain_module_has_safe_fixes_of_every_rule():
         "class Mode:\n    def __torch_dispatch__(self, func, types, args, kwargs):\n"
         "        return func(*args, **kwargs)",
         "class Off(torch.Tensor):\n    __torch_function__ = torch._C._disabled_torch_function_impl",
+        "import builtins\nbuiltins.len = lambda x: 0",
+        "import builtins as b\nsetattr(b, 'range', lambda *a: ())",
+        "import builtins\nbuiltins.__dict__['print'] = lambda *a: None",
+        "__builtins__['len'] = lambda x: 0",
     ],
 )
 def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
     source = BODY.format(override=override)
     assert _fixes(source) == [(code, "unsafe") for code in RULES]
     found = check_source(dedent(source), "t.py", SETTINGS)
-    assert all("changes what torch's own functions do" in f.message for f in found)
+    assert all(
+        "changes what torch's own functions or builtins do" in f.message for f in found
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,6 +115,7 @@ def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
         "class M:\n    def __init__(self):\n        self.w = torch.zeros(1)",
         'HOLD = {}\nsetattr(HOLD, "k", torch.zeros(1))',
         "import os\nos.environ_x = 1",
+        "import builtins\nNAMES = dir(builtins)",
     ],
 )
 def test_stores_into_what_torch_made_change_nothing_of_torch(store):
