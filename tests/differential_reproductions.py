@@ -2749,4 +2749,60 @@ def case_len(xs):
         builtins.len = _LEN
     return a, b, n
 """,
+    # 64. A tensor subclass of the module that defines a method of torch's name
+    # (``copy_``, ``__setitem__``, ``fill_``) runs it for the tensors torch
+    # makes of it (``zeros_like`` of one): ATN101 took ``x.copy_(y)``, ``x[:] =
+    # y`` and ``x.fill_(2)`` for full writes, and they wrote one element or
+    # none.
+    "tensor_subclass_method_of_the_module": """
+import torch
+
+
+class Half(torch.Tensor):
+    def copy_(self, src, non_blocking=False):
+        with torch.no_grad():
+            torch.Tensor.narrow(self, 0, 0, 1).fill_(9)
+        return self
+
+
+class Set(torch.Tensor):
+    def __setitem__(self, k, v):
+        torch.Tensor.__setitem__(self, 0, 5)
+
+    def fill_(self, v):
+        return self
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_copy(y, n):
+    s = y.as_subclass(Half)
+    x = torch.zeros_like(s)
+    x.copy_(y)
+    return x.as_subclass(torch.Tensor)
+
+
+def case_setitem(y, n):
+    s = y.as_subclass(Set)
+    x = torch.zeros_like(s)
+    x[:] = y
+    return x.as_subclass(torch.Tensor)
+
+
+def case_fill(y, n):
+    s = y.as_subclass(Set)
+    x = torch.ones_like(s)
+    x.zero_()
+    x.fill_(2)
+    return x.as_subclass(torch.Tensor).tolist()
+
+
+def case_zero(y, n):
+    s = y.as_subclass(Set)
+    x = torch.zeros_like(s)
+    x.fill_(2)
+    return x.as_subclass(torch.Tensor).tolist()
+""",
 }

@@ -23,6 +23,10 @@ from lint_rules.analysis.model import ModuleModel
 
 #: Special methods by which a class's objects take over torch's functions.
 _OVERRIDES = ("__torch_function__", "__torch_dispatch__")
+#: torch's tensor classes (by their last name under ``torch.``).
+_TENSOR_CLASSES = frozenset(
+    {"Tensor", "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"}
+)
 _SETTERS = frozenset({"setattr", "delattr", "__setattr__", "__delattr__"})
 
 
@@ -117,6 +121,35 @@ def _overrides(model: ModuleModel) -> str | None:
                 if name in _OVERRIDES:
                     return f"class `{cls.name}` defines `{name}`"
     imports = model.imports
+    # A tensor subclass of the module: its methods run for torch's names on
+    # its tensors (``x.copy_(y)``, ``x[:] = y``), and torch's functions
+    # return it for their results (``zeros_like`` of one).
+    tensor_classes: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for cls in model.class_defs:
+            if cls.name in tensor_classes:
+                continue
+            for base in cls.bases:
+                qualified = imports.qualified_name(base) or ""
+                if (
+                    isinstance(base, ast.Name)
+                    and base.id in tensor_classes
+                    or qualified.startswith("torch.")
+                    and qualified.rpartition(".")[2] in _TENSOR_CLASSES
+                ):
+                    tensor_classes.add(cls.name)
+                    changed = True
+                    break
+    for cls in model.class_defs:
+        if cls.name in tensor_classes:
+            for stmt in cls.body:
+                if isinstance(
+                    stmt,
+                    ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign | ast.AnnAssign,
+                ):
+                    return f"its tensor subclass `{cls.name}` defines its own code"
     # Names bound to torch or to something reached through it: imports,
     # then (to a fixed point) names assigned such a value anywhere.
     rooted = {

@@ -93,6 +93,10 @@ def test_the_plain_module_has_safe_fixes_of_every_rule():
         "        return func(*args, **kwargs)",
         "class Off(torch.Tensor):\n    __torch_function__ = torch._C._disabled_torch_function_impl",
         "import builtins\nbuiltins.len = lambda x: 0",
+        "class Half(torch.Tensor):\n    def copy_(self, src):\n        return self",
+        "from torch import Tensor\nclass Keep(Tensor):\n    fill_ = None",
+        "class P(torch.nn.Parameter):\n    def __setitem__(self, k, v):\n        pass",
+        "class A(torch.Tensor):\n    pass\nclass B(A):\n    def add_(self, v):\n        return self",
         "import builtins as b\nsetattr(b, 'range', lambda *a: ())",
         "import builtins\nbuiltins.__dict__['print'] = lambda *a: None",
         "__builtins__['len'] = lambda x: 0",
@@ -116,6 +120,8 @@ def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
         'HOLD = {}\nsetattr(HOLD, "k", torch.zeros(1))',
         "import os\nos.environ_x = 1",
         "import builtins\nNAMES = dir(builtins)",
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        return x",
+        "class Plain(torch.Tensor):\n    pass",
     ],
 )
 def test_stores_into_what_torch_made_change_nothing_of_torch(store):
