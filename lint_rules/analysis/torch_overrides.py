@@ -86,10 +86,10 @@ def _root(expr: ast.AST) -> str | None:
         elif (
             isinstance(expr, ast.Call)
             and isinstance(expr.func, ast.Name)
-            and expr.func.id == "getattr"
+            and expr.func.id in ("getattr", "vars")
             and expr.args
         ):
-            expr = expr.args[0]  # ``getattr(torch, "Tensor")``
+            expr = expr.args[0]  # ``getattr(torch, "Tensor")``, ``vars(torch)``
         else:
             break
     return expr.id if isinstance(expr, ast.Name) else None
@@ -166,7 +166,9 @@ def _overrides(model: ModuleModel) -> str | None:
     builtin = {"__builtins__"} | {
         local for local, module in imports.modules.items() if module == "builtins"
     }
-    rooted |= builtin
+    # A tensor class of the module is one of torch's for this
+    # (``Sub.__torch_function__ = f``).
+    rooted |= builtin | tensor_classes
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     stores: list[ast.expr] = []
     setters: list[ast.Call] = []
@@ -207,9 +209,8 @@ def _overrides(model: ModuleModel) -> str | None:
                 continue
             if not isinstance(node.ctx, ast.Store | ast.Del):
                 continue
-            root = _root(node.value)
-            # ``builtins.__dict__["len"] = f``, ``__builtins__["len"] = f``.
-            if root in rooted and (isinstance(node, ast.Attribute) or root in builtin):
+            # ``builtins.__dict__["len"] = f``, ``vars(torch)["zeros"] = f``.
+            if _root(node.value) in rooted:
                 return f"it stores into `{ast.unparse(node)}`"
     for call in setters:
         for argument in call.args[:2]:

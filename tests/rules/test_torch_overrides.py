@@ -93,6 +93,8 @@ def test_the_plain_module_has_safe_fixes_of_every_rule():
         "        return func(*args, **kwargs)",
         "class Off(torch.Tensor):\n    __torch_function__ = torch._C._disabled_torch_function_impl",
         "import builtins\nbuiltins.len = lambda x: 0",
+        "vars(torch)['zeros'] = lambda *a: None",
+        "class Sub(torch.Tensor):\n    pass\nSub.__torch_function__ = None",
         "class Half(torch.Tensor):\n    def copy_(self, src):\n        return self",
         "from torch import Tensor\nclass Keep(Tensor):\n    fill_ = None",
         "class P(torch.nn.Parameter):\n    def __setitem__(self, k, v):\n        pass",
