@@ -2805,4 +2805,34 @@ def case_zero(y, n):
     x.fill_(2)
     return x.as_subclass(torch.Tensor).tolist()
 """,
+    # 65. A subscript hashes its key: ATN202 deleted a repeated ``v = d[k]``
+    # where the key's class (the module's) defines ``__hash__``, which then ran
+    # once less.
+    "dict_key_hash_of_the_modules_class": """
+import torch
+
+LOG = []
+
+
+class Key:
+    def __hash__(self):
+        LOG.append("hash")
+        return 1
+
+    def __eq__(self, other):
+        return True
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_subscript(t):
+    d = {}
+    k = Key()
+    d[k] = t
+    v = d[k]
+    v = d[k]
+    return v, len(d), list(LOG)
+""",
 }

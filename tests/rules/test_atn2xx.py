@@ -1989,6 +1989,29 @@ def test_a_call_of_an_object_with_call_keeps_builtins_plain():
     ]
 
 
+@pytest.mark.parametrize("method", ["__hash__", "__eq__", "__class_getitem__"])
+def test_a_subscript_hashing_its_key_makes_atn202s_deletion_unsafe(method):
+    # ``d[k]`` runs the key's ``__hash__`` (and ``__eq__``): deleting the
+    # repeated load runs it once less (differential reproduction 65).
+    source = dedent(f"""
+        class Key:
+            def {method}(self, *args):
+                return 1
+
+        def step(d, k):
+            v = d[k]
+            v = d[k]
+            return v
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+
+
 def test_a_special_method_in_between_makes_atn202s_deletion_unsafe():
     source = dedent("""
         class Box:
