@@ -381,8 +381,8 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
         if how is None:
             return
         why = (
-            f"this module installs a trace or profile function ({how}), "
-            "which sees every line and call"
+            f"this module installs a trace, profile or audit hook ({how}), "
+            "which runs at lines, calls or events nothing here shows"
         )
     for finding in safe:
         fix = finding.fix

@@ -40,7 +40,8 @@ def torch_overrides(model: ModuleModel) -> str | None:
 
 
 #: Names of what installs a function that runs at every line or call
-#: (``sys.settrace``, ``sys.setprofile``, ``threading``'s, ``sys.monitoring``).
+#: (``sys.settrace``, ``sys.setprofile``, ``threading``'s, ``sys.monitoring``),
+#: or at every audited event (``sys.addaudithook``: ``id(x)``, ``open``...).
 _TRACING = frozenset(
     {
         "settrace",
@@ -48,12 +49,13 @@ _TRACING = frozenset(
         "settrace_all_threads",
         "setprofile_all_threads",
         "monitoring",
+        "addaudithook",
     }
 )
 
 
 def installs_tracing(model: ModuleModel) -> str | None:
-    """How the module installs a trace or profile function (a short
+    """How the module installs a trace, profile or audit hook (a short
     description), or None. Such a function sees every line and call of
     every function: deleting a statement, reusing a value or calling
     another function changes what it sees, and it may change anything."""

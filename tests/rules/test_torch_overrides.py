@@ -139,6 +139,7 @@ def test_stores_into_what_torch_made_change_nothing_of_torch(store):
         "from sys import settrace",
         "import threading\nthreading.settrace(print)",
         "import sys\nsys.monitoring.use_tool_id(0, 'x')",
+        "import sys\nsys.addaudithook(print)",
     ],
 )
 def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
@@ -147,7 +148,7 @@ def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
     source = BODY.format(override=tracing)
     assert _fixes(source) == [(code, "unsafe") for code in RULES]
     found = check_source(dedent(source), "t.py", SETTINGS)
-    assert all("trace or profile function" in f.message for f in found)
+    assert all("trace, profile or audit hook" in f.message for f in found)
     plain = BODY.format(override="import sys\nsys.exit_code = 0")
     assert _fixes(plain) == [(code, "safe") for code in RULES]
 
