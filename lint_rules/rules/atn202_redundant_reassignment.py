@@ -302,10 +302,10 @@ class RedundantReassignment(Rule):
             )
         elif between:
             message += (
-                "; a class of this module defines a special method that code "
-                "in between may run (an operator's, a truth test's, a "
-                "builtin's such as `len(o)`'s, a property's, a finalizer), "
-                "which may change what the value reads"
+                "; code of this module may run in between (a special method "
+                "of its class: an operator's, a truth test's, one a builtin "
+                "runs: `len(o)`; a property; a finalizer), which may change "
+                "what the value reads"
             )
         info = flow.stmt_info[second]
         fix = Fix(
