@@ -2835,4 +2835,37 @@ def case_subscript(t):
     v = d[k]
     return v, len(d), list(LOG)
 """,
+    # 66. ATN202 deleted a repeated ``m.k = n + 1`` across an attribute load
+    # whose property (the module's class) changed ``m.k`` through an object
+    # that holds ``m``.
+    "property_between_atn202_stores": """
+import torch
+
+HOLD = []
+
+
+class Box:
+    @property
+    def p(self):
+        HOLD[0].k = 99
+        return 1
+
+
+class M:
+    pass
+
+
+def make_args():
+    return (M(), 2)
+
+
+def case_atn202(m, n):
+    HOLD.append(m)
+    o = Box()
+    m.k = n + 1
+    z = o.p
+    m.k = n + 1
+    HOLD.clear()
+    return m.k, z
+""",
 }

@@ -2012,6 +2012,29 @@ def test_a_subscript_hashing_its_key_makes_atn202s_deletion_unsafe(method):
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
 
 
+def test_a_property_in_between_makes_atn202s_deletion_unsafe():
+    source = dedent("""
+        class Box:
+            @property
+            def p(self):
+                return 1
+
+        def step(m, n, o):
+            m.k = n + 1
+            z = o.p
+            m.k = n + 1
+            return m, z
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+    assert "a property" in found[0].message
+    plain = source.replace("@property", "")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+
+
 def test_a_special_method_in_between_makes_atn202s_deletion_unsafe():
     source = dedent("""
         class Box:
