@@ -23,7 +23,9 @@ from lint_rules.diagnostics import (
     IO_ERROR_NAME,
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
+    Applicability,
     Finding,
+    Fix,
     Location,
 )
 from lint_rules.noqa import NoqaDirectives as NoqaDirectives  # also imported from here
@@ -343,6 +345,7 @@ def _run_rule(
             if id(finding) not in recorded:
                 ctx.findings.append(finding)
                 recorded.add(id(finding))
+        _unsafe_where_torch_is_overridden(ctx, ctx.findings[before:])
     except RecursionError as error:
         del ctx.findings[before:]
         if not deep:
@@ -354,6 +357,38 @@ def _run_rule(
         failed.add(rule.code)
         _report_internal_error(rule, ctx, errors, error)
     return True
+
+
+def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> None:
+    """Make the safe fixes of ``findings`` unsafe where the module changes
+    what torch's own names do (every rule reads them by name), or installs
+    a trace or profile function, which sees every line and call
+    (``analysis.torch_overrides``)."""
+    safe = [
+        finding
+        for finding in findings
+        if finding.fix is not None and finding.fix.applicability is Applicability.SAFE
+    ]
+    if not safe:
+        return
+    from lint_rules.analysis.torch_overrides import installs_tracing, torch_overrides
+
+    how = torch_overrides(ctx.model)
+    if how is not None:
+        why = f"this module changes what torch's own functions or builtins do ({how})"
+    else:
+        how = installs_tracing(ctx.model)
+        if how is None:
+            return
+        why = (
+            f"this module installs a trace, profile or audit hook ({how}), "
+            "which runs at lines, calls or events nothing here shows"
+        )
+    for finding in safe:
+        fix = finding.fix
+        assert fix is not None
+        finding.fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+        finding.message += f"; {why}, so the fix may change what it computes"
 
 
 def _report_internal_error(

@@ -2381,4 +2381,491 @@ def case_add(t):
     b = t.sum().item()
     return a, b, c
 """,
+    # 56. ATN201 took an attribute load between two syncs for plain where a
+    # class of the module runs code on it (a property's getter, a descriptor's
+    # ``__get__``, a ``functools.cached_property``) that changed the tensor.
+    "attribute_load_of_the_modules_class_in_between": """
+import functools
+
+import torch
+
+
+class Counted:
+    def __get__(self, obj, objtype=None):
+        obj.t.add_(1)
+        return 2
+
+
+class Box:
+    d = Counted()
+
+    def __init__(self, t):
+        self.t = t
+
+    @property
+    def p(self):
+        self.t.add_(1)
+        return 1
+
+    @functools.cached_property
+    def c(self):
+        self.t.add_(1)
+        return 3
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_property(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.p
+    b = t.sum().item()
+    return a, b, z
+
+
+def case_descriptor(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.d
+    b = t.sum().item()
+    return a, b, z
+
+
+def case_cached_property(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.c
+    b = t.sum().item()
+    return a, b, z
+""",
+    # 57. A finalizer of the module (a class's ``__del__``, a ``weakref.finalize``
+    # callback) runs where a reference drops: ``o = None`` or ``del o`` between
+    # two syncs ran code that changed the tensor; ATN201 reused the first value.
+    "finalizer_between_syncs": """
+import weakref
+
+import torch
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __del__(self):
+        self.t.add_(1)
+
+
+class Plain:
+    pass
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_rebound(t):
+    o = Box(t)
+    a = t.sum().item()
+    o = None
+    b = t.sum().item()
+    return a, b, o
+
+
+def case_deleted(t):
+    o = Box(t)
+    a = t.sum().item()
+    del o
+    b = t.sum().item()
+    return a, b
+
+
+def case_weakref_callback(t):
+    p = Plain()
+    weakref.finalize(p, t.add_, 1)
+    a = t.sum().item()
+    p = None
+    b = t.sum().item()
+    return a, b, p
+""",
+    # 58. A builtin given an object of the module's class runs its special
+    # methods (``len(o)`` its ``__len__``, ``range(o)`` its ``__index__``, a dict
+    # display its ``__hash__``), and ``C[int]`` its ``__class_getitem__``:
+    # ATN201 took them for plain and reused a value the method had changed.
+    "builtin_runs_a_special_method_of_the_modules_class": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __len__(self):
+        self.t.add_(1)
+        return 1
+
+    def __hash__(self):
+        self.t.add_(1)
+        return 1
+
+    def __index__(self):
+        self.t.add_(1)
+        return 1
+
+
+class Generic:
+    def __class_getitem__(cls, key):
+        BUF.add_(1)
+        return cls
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_len(t):
+    o = Box(t)
+    a = t.sum().item()
+    n = len(o)
+    b = t.sum().item()
+    return a, b, n
+
+
+def case_range(t):
+    o = Box(t)
+    a = t.sum().item()
+    r = range(o)
+    b = t.sum().item()
+    return a, b, len(r)
+
+
+def case_dict_display(t):
+    o = Box(t)
+    a = t.sum().item()
+    d = {o: 1}
+    b = t.sum().item()
+    return a, b, len(d)
+
+
+def case_class_getitem(t):
+    a = BUF.sum().item()
+    Generic[int]
+    b = BUF.sum().item()
+    return a, b
+""",
+    # 59. A module that replaces a method of ``torch.Tensor`` (``torch.Tensor.item
+    # = f``, ``setattr(torch.Tensor, "copy_", g)``) makes torch's name its own
+    # code: ATN201 reused an ``item()`` that counts its calls, ATN101 took a
+    # ``copy_`` that writes one element for a full write.
+    "torch_method_replaced_by_the_module": """
+import torch
+
+_ITEM = torch.Tensor.item
+_COPY = torch.Tensor.copy_
+
+
+def _counting_item(self):
+    _counting_item.calls += 1
+    return _ITEM(self) + _counting_item.calls
+
+
+_counting_item.calls = 0
+
+
+def _first_copy(self, src, non_blocking=False):
+    self[:1] = src[:1]
+    return self
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_item(y, n):
+    torch.Tensor.item = _counting_item
+    try:
+        a = y.sum().item()
+        b = y.sum().item()
+    finally:
+        torch.Tensor.item = _ITEM
+    return a, b
+
+
+def case_copy(y, n):
+    setattr(torch.Tensor, "copy_", _first_copy)
+    try:
+        x = torch.zeros(n)
+        x.copy_(y)
+    finally:
+        torch.Tensor.copy_ = _COPY
+    return x
+
+
+def case_fill(y, n):
+    setattr(torch.Tensor, "copy_", _first_copy)
+    try:
+        x = torch.ones(n)
+        x.zero_()
+        x.copy_(y)
+    finally:
+        torch.Tensor.copy_ = _COPY
+    return x
+""",
+    # 60. A tensor subclass of the module with ``__torch_function__`` runs its own
+    # code for every torch function of its tensors: ATN101 took its ``copy_``,
+    # which writes one element, for a full write of ``zeros_like``'s result.
+    "tensor_subclass_of_the_module": """
+import torch
+
+
+class FirstOnly(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        with torch._C.DisableTorchFunctionSubclass():
+            if func is torch.Tensor.copy_:
+                args[0][:1] = args[1][:1]
+                return args[0]
+            return func(*args, **kwargs)
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_zeros_like(y, n):
+    s = y.as_subclass(FirstOnly)
+    x = torch.zeros_like(s)
+    x.copy_(s)
+    return x.as_subclass(torch.Tensor)
+""",
+    # 61. A trace or profile function the module installs (``sys.settrace``,
+    # ``sys.setprofile``) runs at every line or call and changed the tensor:
+    # ATN201 reused a value with no code in sight between the two syncs.
+    "trace_function_of_the_module": """
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def _trace(frame, event, arg):
+    if event == "line" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+    return _trace
+
+
+def _profile(frame, event, arg):
+    if event == "c_call" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_trace(t):
+    old = sys.gettrace()
+    sys.settrace(_trace)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        sys.settrace(old)
+    return a, b
+
+
+def case_profile(t):
+    old = sys.getprofile()
+    sys.setprofile(_profile)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        sys.setprofile(old)
+    return a, b
+""",
+    # 62. ATN301 deleted an unused loop alias that kept the previous item alive
+    # until its own statement: without it, the item's ``__del__`` (the
+    # module's class) ran at the loop's rebinding, before the body's first
+    # statement instead of after it.
+    "alias_delays_a_finalizer": """
+import torch
+
+LOG = []
+
+
+class Box:
+    def __init__(self, k):
+        self.k = k
+
+    def __del__(self):
+        LOG.append(self.k)
+
+
+def make_args():
+    return ()
+
+
+def case_alias():
+    for o in (Box(k) for k in range(3)):
+        LOG.append("start")
+        j = o
+        LOG.append("body")
+    return list(LOG)
+""",
+    # 63. A module that replaces a builtin (``builtins.len = f``) makes its name
+    # the module's code: ATN201 took ``len(xs)`` between two syncs for the
+    # builtin, which changes nothing, and reused a value ``f`` had changed.
+    "builtin_replaced_by_the_module": """
+import builtins
+
+import torch
+
+BUF = torch.arange(6.0)
+_LEN = builtins.len
+
+
+def _len(x):
+    BUF.add_(1)
+    return _LEN(x)
+
+
+def make_args():
+    return ([1, 2],)
+
+
+def case_len(xs):
+    builtins.len = _len
+    try:
+        a = BUF.sum().item()
+        n = len(xs)
+        b = BUF.sum().item()
+    finally:
+        builtins.len = _LEN
+    return a, b, n
+""",
+    # 64. A tensor subclass of the module that defines a method of torch's name
+    # (``copy_``, ``__setitem__``, ``fill_``) runs it for the tensors torch
+    # makes of it (``zeros_like`` of one): ATN101 took ``x.copy_(y)``, ``x[:] =
+    # y`` and ``x.fill_(2)`` for full writes, and they wrote one element or
+    # none.
+    "tensor_subclass_method_of_the_module": """
+import torch
+
+
+class Half(torch.Tensor):
+    def copy_(self, src, non_blocking=False):
+        with torch.no_grad():
+            torch.Tensor.narrow(self, 0, 0, 1).fill_(9)
+        return self
+
+
+class Set(torch.Tensor):
+    def __setitem__(self, k, v):
+        torch.Tensor.__setitem__(self, 0, 5)
+
+    def fill_(self, v):
+        return self
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def case_copy(y, n):
+    s = y.as_subclass(Half)
+    x = torch.zeros_like(s)
+    x.copy_(y)
+    return x.as_subclass(torch.Tensor)
+
+
+def case_setitem(y, n):
+    s = y.as_subclass(Set)
+    x = torch.zeros_like(s)
+    x[:] = y
+    return x.as_subclass(torch.Tensor)
+
+
+def case_fill(y, n):
+    s = y.as_subclass(Set)
+    x = torch.ones_like(s)
+    x.zero_()
+    x.fill_(2)
+    return x.as_subclass(torch.Tensor).tolist()
+
+
+def case_zero(y, n):
+    s = y.as_subclass(Set)
+    x = torch.zeros_like(s)
+    x.fill_(2)
+    return x.as_subclass(torch.Tensor).tolist()
+""",
+    # 65. A subscript hashes its key: ATN202 deleted a repeated ``v = d[k]``
+    # where the key's class (the module's) defines ``__hash__``, which then ran
+    # once less.
+    "dict_key_hash_of_the_modules_class": """
+import torch
+
+LOG = []
+
+
+class Key:
+    def __hash__(self):
+        LOG.append("hash")
+        return 1
+
+    def __eq__(self, other):
+        return True
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_subscript(t):
+    d = {}
+    k = Key()
+    d[k] = t
+    v = d[k]
+    v = d[k]
+    return v, len(d), list(LOG)
+""",
+    # 66. ATN202 deleted a repeated ``m.k = n + 1`` across an attribute load
+    # whose property (the module's class) changed ``m.k`` through an object
+    # that holds ``m``.
+    "property_between_atn202_stores": """
+import torch
+
+HOLD = []
+
+
+class Box:
+    @property
+    def p(self):
+        HOLD[0].k = 99
+        return 1
+
+
+class M:
+    pass
+
+
+def make_args():
+    return (M(), 2)
+
+
+def case_atn202(m, n):
+    HOLD.append(m)
+    o = Box()
+    m.k = n + 1
+    z = o.p
+    m.k = n + 1
+    HOLD.clear()
+    return m.k, z
+""",
 }

@@ -53,8 +53,50 @@ _COMPARE = {
     ast.IsNot: (),
 }
 _LOAD_HOOKS = ("__getattr__", "__getattribute__")
-#: (A dict key's ``__hash__`` and ``__eq__`` are assumed plain, as everywhere.)
-_SUBSCRIPT_HOOKS = ("__getitem__", "__index__")
+_STORE_HOOKS = ("__setattr__", "__delattr__")
+#: A subscript runs the container's ``__getitem__`` (``__setitem__``,
+#: ``__delitem__``; a class's ``__class_getitem__``) and the key's
+#: ``__index__``, or its ``__hash__`` and ``__eq__`` for a dict.
+_SUBSCRIPT_HOOKS = (
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__class_getitem__",
+    "__index__",
+    "__hash__",
+    "__eq__",
+)
+#: Special methods only a class statement or a call of the class runs (each
+#: seen where it stands), that formatting runs (read by the analyses as
+#: formatting), that a ``with`` runs (read as such; a builtin or a torch
+#: function enters no context), or ``__call__``, which a call of the object
+#: shows (unknown code) and builtins run only by ``key=`` or when their lazy
+#: result is iterated (both read as running code); ``__del__`` is read as a
+#: finalizer and ``__torch_function__`` makes the module's fixes unsafe
+#: (``torch_overrides``). Any other may run inside a builtin or a torch
+#: function given the object (``len(o)``, ``range(o)``, ``hash(o)``,
+#: ``max(o, 1)``).
+_NOT_RUN_BY_CALLS = frozenset(
+    {
+        "__call__",
+        "__enter__",
+        "__exit__",
+        "__aenter__",
+        "__aexit__",
+        "__del__",
+        "__torch_function__",
+        "__torch_dispatch__",
+        "__init__",
+        "__new__",
+        "__post_init__",
+        "__init_subclass__",
+        "__set_name__",
+        "__class_getitem__",
+        "__repr__",
+        "__str__",
+        "__format__",
+    }
+)
 #: Formatting by ``%`` runs these of the operand.
 _FORMAT_HOOKS = ("__str__", "__repr__", "__format__", "__index__", "__float__")
 
@@ -77,7 +119,7 @@ class ClassHooks:
     bodies bind otherwise than by a plain method (a property, a descriptor
     instance, a decorated function), which an attribute access may run."""
 
-    __slots__ = ("dunders", "active", "methods")
+    __slots__ = ("dunders", "active", "methods", "run_by_calls")
 
     def __init__(self, class_defs: list[ast.ClassDef]) -> None:
         dunders: set[str] = set()
@@ -109,6 +151,9 @@ class ClassHooks:
         self.dunders = frozenset(dunders)
         self.active = frozenset(active)
         self.methods = frozenset(methods)
+        #: Special methods a call of a builtin (or of any function) given an
+        #: object of the class may run: ``len(o)`` its ``__len__``.
+        self.run_by_calls = self.dunders - _NOT_RUN_BY_CALLS
 
     def __bool__(self) -> bool:
         return bool(self.dunders or self.active or self.methods)
@@ -124,6 +169,9 @@ class ClassHooks:
         run code of the module's classes: its ``__setattr__``, a property's
         setter or a descriptor's ``__set__``, or what loading the chain's
         prefix runs."""
+        if isinstance(target, ast.Subscript):
+            # ``c[k] = v`` runs ``__setitem__`` (and the key's ``__hash__``).
+            return self.runs_code(target) or self.load_may_run_code(target)
         if not isinstance(target, ast.Attribute):
             return False
         if "__setattr__" in self.dunders or target.attr in self.active:
@@ -143,7 +191,8 @@ class ClassHooks:
         dunders = self.dunders
         names: tuple[str, ...]
         if isinstance(node, ast.Attribute):
-            return node.attr in self.active or any(h in dunders for h in _LOAD_HOOKS)
+            hooks = _LOAD_HOOKS if isinstance(node.ctx, ast.Load) else _STORE_HOOKS
+            return node.attr in self.active or any(h in dunders for h in hooks)
         if isinstance(node, ast.Call):
             func = node.func
             return isinstance(func, ast.Attribute) and func.attr in self.methods
@@ -157,6 +206,11 @@ class ClassHooks:
             if isinstance(node.op, ast.Mod):
                 names = (*names, *_FORMAT_HOOKS)
             return any(h in dunders for h in names)
+        if isinstance(node, ast.AugAssign):
+            op = _BINARY.get(type(node.op))
+            if op is None:
+                return True
+            return any(h in dunders for h in (f"__i{op}__", f"__{op}__", f"__r{op}__"))
         if isinstance(node, ast.UnaryOp):
             unary = _UNARY.get(type(node.op))
             return unary is None or any(h in dunders for h in unary)
@@ -176,6 +230,37 @@ def class_hooks(model: ModuleModel) -> ClassHooks:
     if found is None:
         found = model.derived["class hooks"] = ClassHooks(model.class_defs)
     return found  # type: ignore[return-value]
+
+
+_FINALIZING: weakref.WeakKeyDictionary[Scope, bool] = weakref.WeakKeyDictionary()
+
+
+def module_runs_finalizers(scope: Scope) -> bool:
+    """Whether code of the module may run when a reference is dropped: a
+    class of it defines ``__del__``, or it imports ``weakref`` (a callback
+    of ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``). Such
+    code runs at any rebinding, ``del`` or temporary, where nothing shows
+    a call."""
+    module = scope.module
+    found = _FINALIZING.get(module)
+    if found is None:
+        found = "__del__" in module_class_hooks(scope).dunders
+        if not found:
+            for node in ast.walk(module.node):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                else:
+                    continue
+                if any(name.partition(".")[0] in _FINALIZER_MODULES for name in names):
+                    found = True
+                    break
+        _FINALIZING[module] = found
+    return found
+
+
+_FINALIZER_MODULES = frozenset({"weakref", "gc"})
 
 
 # The module's scope -> its ``ClassHooks``, for analyses that have a scope

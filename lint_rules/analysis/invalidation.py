@@ -68,7 +68,7 @@ import ast
 import enum
 from collections.abc import Container, Iterable, Iterator
 
-from lint_rules.analysis.class_hooks import module_class_hooks
+from lint_rules.analysis.class_hooks import module_class_hooks, module_runs_finalizers
 from lint_rules.analysis.flow import Block, FunctionFlow, Kind
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -1291,17 +1291,29 @@ class Invalidation:
         between ``first`` and ``second`` (their own statements included):
         an operator's, a subscript's, a truth test's or a loop's
         (``if o:`` runs ``o.__bool__``, ``o + 1`` its ``__add__``, ``for v
-        in o`` its ``__iter__``), which the analysis otherwise takes for
-        plain. (Attribute loads stay plain: a property's getter is taken to
-        change nothing.)"""
+        in o`` its ``__iter__``), an attribute's (a property, a descriptor,
+        ``__getattr__``, ``__setattr__``), one a call may run on what it is
+        given (``len(o)``, ``range(o)``, ``{o: 1}``), or a finalizer
+        (``__del__``, a weakref callback: wherever a reference drops), which
+        the analysis otherwise takes for plain."""
         names = self.names
         if not isinstance(names, Scope):
             return False
+        if module_runs_finalizers(names):
+            # A finalizer (``__del__``, a weakref callback) runs wherever a
+            # reference is dropped: any rebinding, ``del``, a temporary.
+            return True
         hooks = module_class_hooks(names)
-        if not hooks.dunders:
+        if not hooks:
             return False
-        truth = bool({"__bool__", "__len__"} & hooks.dunders)
-        iteration = bool({"__iter__", "__getitem__", "__next__"} & hooks.dunders)
+        dunders = hooks.dunders
+        truth = bool({"__bool__", "__len__"} & dunders)
+        iteration = bool({"__iter__", "__getitem__", "__next__"} & dunders)
+        hashing = bool({"__hash__", "__eq__"} & dunders)
+        # The syncs' own chains run no class code but torch's (a module that
+        # changes torch's code has no safe fix: ``torch_overrides``).
+        own = {id(node) for node in walk_nodes(first.node)}
+        own.update(id(node) for node in walk_nodes(second.node))
         blocks = {first.block, second.block}
         if first.block is not second.block:
             blocks |= self.region(first.block, second.block)
@@ -1332,8 +1344,22 @@ class Invalidation:
                 continue
             for root in roots:
                 for node in walk_nodes(root):
-                    if isinstance(node, _OPERATIONS) and hooks.runs_code(node):
+                    if isinstance(node, _CLASS_CODE) and hooks.runs_code(node):
                         return True
+                    if (
+                        hooks.run_by_calls
+                        and isinstance(node, ast.Call)
+                        and id(node) not in own
+                    ):
+                        return True  # ``len(o)`` runs ``o.__len__``
+                    if hashing and isinstance(node, _HASHING):
+                        return True  # ``{o: 1}`` runs ``o.__hash__``
+                    if iteration and (
+                        isinstance(node, ast.Starred)
+                        or isinstance(node, ast.Tuple | ast.List)
+                        and isinstance(node.ctx, ast.Store)
+                    ):
+                        return True  # ``p, q = o`` runs ``o.__iter__``
                     if truth and isinstance(node, (ast.BoolOp, ast.IfExp)):
                         return True
                     if truth and isinstance(node, ast.comprehension) and node.ifs:
@@ -1643,6 +1669,11 @@ class Invalidation:
 
 #: Expressions whose evaluation calls a special method of an operand.
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
+#: Nodes whose evaluation may run code of the module's classes (an
+#: attribute's property or descriptor, ``__getattr__``, ``__setattr__``...).
+_CLASS_CODE = (*_OPERATIONS, ast.Attribute, ast.AugAssign)
+#: Nodes that hash their keys (``__hash__``, ``__eq__``).
+_HASHING = (ast.Dict, ast.Set, ast.DictComp, ast.SetComp)
 
 
 class Watched(Record):

@@ -80,7 +80,15 @@ class RepeatedHostSync(Rule):
     nothing of a tensor, may be a list's or a set's, which change it (and
     `add` keeps its argument); a method a class of the module defines
     (`h.size()` where the module's `Holder` has a `size`) is that code,
-    whatever torch's method of the name does.
+    whatever torch's method of the name does. Code of the module that runs
+    where nothing shows a call makes the fix unsafe (the finding stays):
+    a special method of its class that an operator, a truth test or a
+    builtin runs (`o + 1`, `if o:`, `len(o)`, `{o: 1}`), a property or
+    descriptor an attribute load runs, a finalizer (`__del__`, a weakref
+    callback). A module that replaces torch's functions or builtins
+    (`torch.Tensor.item = f`, `builtins.len = g`), defines a tensor
+    subclass with its own methods or a `__torch_function__`, or installs
+    a trace, profile or audit hook has no safe fix of any rule.
 
     ## Example
     ```python
@@ -331,8 +339,9 @@ class RepeatedHostSync(Rule):
                 # of the module's own class, which may change the tensor.
                 fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
                 message += (
-                    "; a class of this module defines a special method that "
-                    "code in between may run (an operator's, a truth test's), "
+                    "; code of this module may run in between (a special "
+                    "method of its class: an operator's, a truth test's, one "
+                    "a builtin runs: `len(o)`; a property; a finalizer), "
                     "which may change it"
                 )
         return ctx.report(self, second, message, fix)

@@ -258,7 +258,7 @@ class RedundantReassignment(Rule):
                 between = False
                 if runs_code:
                     applicability = Applicability.UNSAFE
-                elif applicability is Applicability.SAFE and hooks.dunders:
+                elif applicability is Applicability.SAFE:
                     point1, point2 = analysis.point(first), analysis.point(second)
                     # ``if o:`` or ``o + 1`` in between runs a special method
                     # of the module's own class, which may change what the
@@ -302,9 +302,10 @@ class RedundantReassignment(Rule):
             )
         elif between:
             message += (
-                "; a class of this module defines a special method that code "
-                "in between may run (an operator's, a truth test's), which may "
-                "change what the value reads"
+                "; code of this module may run in between (a special method "
+                "of its class: an operator's, a truth test's, one a builtin "
+                "runs: `len(o)`; a property; a finalizer), which may change "
+                "what the value reads"
             )
         info = flow.stmt_info[second]
         fix = Fix(

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import module_runs_finalizers
 from lint_rules.analysis.flow import FunctionFlow, Kind, annotations_of
 from lint_rules.analysis.hot_paths import jit_compiled as _jit_compiled
 from lint_rules.analysis.invalidation import Point, invalidation_for
@@ -290,6 +291,19 @@ class DeadLoopAlias(Rule):
             message = f"Loop alias `{alias}` only renames `{value_text}`; use `{value_text}` directly"
         else:
             message = f"Loop alias `{alias}` is assigned but never used"
+        if (
+            fix is not None
+            and fix.applicability is Applicability.SAFE
+            and module_runs_finalizers(ctx.model.scope(flow.function))
+        ):
+            # The alias keeps its object alive until it is rebound: without
+            # it, a finalizer of the module (``__del__``, a weakref callback)
+            # runs at another point of the loop.
+            fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+            message += (
+                "; this module has finalizers (`__del__`, weakref or gc "
+                "callbacks), which the alias's hold on its value may delay"
+            )
         return ctx.report(self, stmt, message, fix)
 
     @staticmethod

@@ -1839,6 +1839,202 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+@pytest.mark.parametrize(
+    ("method", "returns", "between"),
+    [
+        ("__len__", "1", "c = len(o)"),
+        ("__index__", "1", "c = range(o)"),
+        ("__index__", "1", "c = [1, 2][o]"),
+        ("__hash__", "1", "c = {o: 1}"),
+        ("__hash__", "1", "c = {o}"),
+        ("__hash__", "1", "c = hash(o)"),
+        ("__bool__", "True", "c = bool(o)"),
+        ("__float__", "1.0", "c = float(o)"),
+        ("__del__", "None", "o = None"),
+        ("__del__", "None", "del o"),
+    ],
+)
+def test_a_special_method_run_by_a_builtin_or_a_store_makes_the_fix_unsafe(
+    method, returns, between
+):
+    # ``len(o)`` runs ``o.__len__``, ``{o: 1}`` its ``__hash__``, ``o = None``
+    # its ``__del__``: code of the module that changed the tensor.
+    source = HOOKED.format(method=method, returns=returns, between=between)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    assert "special method" in found[0].message
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+PROPERTY = """
+import functools
+
+
+class Box:
+    d = Described()
+
+    def __init__(self, t):
+        self.t = t
+
+    {decorator}
+    def p(self):
+        self.t.add_(1)
+        return 1
+
+
+def step(t):
+    o = Box(t)
+    a = t.sum().item()
+    z = o.{attribute}
+    b = t.sum().item()
+    return a, b, z
+"""
+
+
+@pytest.mark.parametrize(
+    ("decorator", "attribute"),
+    [
+        ("@property", "p"),
+        ("@functools.cached_property", "p"),
+        ("", "d"),  # ``Described()``: a descriptor, whatever its class
+    ],
+)
+def test_an_attribute_load_that_runs_class_code_makes_the_fix_unsafe(
+    decorator, attribute
+):
+    source = PROPERTY.format(decorator=decorator, attribute=attribute)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    # A plain attribute the class stores: no code runs.
+    plain = source.replace(f"z = o.{attribute}", "z = o.t")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+def test_a_class_getitem_in_between_makes_the_fix_unsafe():
+    source = dedent("""
+        import torch
+
+        BUF = torch.arange(6.0)
+
+        class Generic:
+            def __class_getitem__(cls, key):
+                BUF.add_(1)
+                return cls
+
+        def step():
+            a = BUF.sum().item()
+            Generic[int]
+            b = BUF.sum().item()
+            return a, b
+    """)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace("def __class_getitem__(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+@pytest.mark.parametrize(
+    "imported", ["import weakref", "from weakref import finalize", "import gc"]
+)
+def test_a_module_with_finalizers_has_no_safe_reuse(imported):
+    # A weakref callback or a ``gc`` callback runs where a reference drops,
+    # which any rebinding may do.
+    source = dedent(f"""
+        {imported}
+
+        def step(t, p):
+            a = t.sum().item()
+            p = None
+            b = t.sum().item()
+            return a, b
+    """)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    found = check_source(source.replace(imported, "import os"), "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+def test_a_call_of_an_object_with_call_keeps_builtins_plain():
+    # ``__call__`` runs only where the object is called (unknown code, seen):
+    # ``len(xs)`` in between stays a plain builtin.
+    source = dedent("""
+        class Kernel:
+            def __call__(self, *args):
+                return 0
+
+        def step(t, xs):
+            a = t.sum().item()
+            n = len(xs)
+            b = t.sum().item()
+            return a, b, n
+    """)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+    hooked = source.replace("__call__", "__len__")
+    found = check_source(hooked, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+@pytest.mark.parametrize("method", ["__hash__", "__eq__", "__class_getitem__"])
+def test_a_subscript_hashing_its_key_makes_atn202s_deletion_unsafe(method):
+    # ``d[k]`` runs the key's ``__hash__`` (and ``__eq__``): deleting the
+    # repeated load runs it once less (differential reproduction 65).
+    source = dedent(f"""
+        class Key:
+            def {method}(self, *args):
+                return 1
+
+        def step(d, k):
+            v = d[k]
+            v = d[k]
+            return v
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+
+
+def test_a_property_in_between_makes_atn202s_deletion_unsafe():
+    source = dedent("""
+        class Box:
+            @property
+            def p(self):
+                return 1
+
+        def step(m, n, o):
+            m.k = n + 1
+            z = o.p
+            m.k = n + 1
+            return m, z
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+    assert "a property" in found[0].message
+    plain = source.replace("@property", "")
+    found = check_source(plain, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+
+
 def test_a_special_method_in_between_makes_atn202s_deletion_unsafe():
     source = dedent("""
         class Box:

@@ -1,0 +1,176 @@
+"""A module that changes what torch's own names do has no safe fix.
+
+Every rule reads torch's functions and methods by name (``copy_`` writes
+all of its tensor, ``item()`` changes nothing); a module that replaces one
+(``torch.Tensor.copy_ = f``, ``setattr(torch.Tensor, "item", g)``) or
+defines a ``__torch_function__`` / ``__torch_dispatch__`` makes them its own
+code (differential reproductions 59 and 60).
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from lint_rules.checker import check_source
+from lint_rules.config import Settings
+
+SETTINGS = Settings(
+    select=("ATN101", "ATN104", "ATN201", "ATN202", "ATN301"), hot_paths_only=False
+)
+
+BODY = """
+import torch
+import torch.nn.functional as F
+
+{override}
+
+
+def zeros(y, n):
+    x = torch.zeros(n)
+    x.copy_(y)
+    return x
+
+
+def fill(y, n):
+    x = torch.ones(n)
+    x.zero_()
+    x.copy_(y)
+    return x.tolist()
+
+
+def sync(t):
+    a = t.sum().item()
+    b = t.sum().item()
+    return a, b
+
+
+def again(m, n):
+    m.k = n + 1
+    m.k = n + 1
+    return m
+
+
+def alias(xs):
+    for i in xs:
+        j = i + 1
+        print(j)
+"""
+
+RULES = ["ATN101", "ATN104", "ATN201", "ATN202", "ATN301"]
+
+
+def _fixes(source: str) -> list[tuple[str, str]]:
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    return sorted(
+        (f.code, f.fix.applicability.value) for f in found if f.fix is not None
+    )
+
+
+def test_the_plain_module_has_safe_fixes_of_every_rule():
+    assert _fixes(BODY.format(override="")) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "torch.Tensor.copy_ = lambda self, src: self",
+        "torch.Tensor.item = lambda self: 0",
+        "F.relu = lambda x: x",
+        "del torch.Tensor.item",
+        'setattr(torch.Tensor, "copy_", lambda self, src: self)',
+        'delattr(torch.Tensor, "item")',
+        "T = torch.Tensor\nT.item = lambda self: 0",
+        'getattr(torch, "Tensor").item = lambda self: 0',
+        "from torch import Tensor\nTensor.item = lambda self: 0",
+        "def patch():\n    torch.Tensor.item = lambda self: 0",
+        "class Sub(torch.Tensor):\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))",
+        "class Mode:\n    def __torch_dispatch__(self, func, types, args, kwargs):\n"
+        "        return func(*args, **kwargs)",
+        "class Off(torch.Tensor):\n    __torch_function__ = torch._C._disabled_torch_function_impl",
+        "import builtins\nbuiltins.len = lambda x: 0",
+        "vars(torch)['zeros'] = lambda *a: None",
+        "class Sub(torch.Tensor):\n    pass\nSub.__torch_function__ = None",
+        "class Half(torch.Tensor):\n    def copy_(self, src):\n        return self",
+        "from torch import Tensor\nclass Keep(Tensor):\n    fill_ = None",
+        "class P(torch.nn.Parameter):\n    def __setitem__(self, k, v):\n        pass",
+        "class A(torch.Tensor):\n    pass\nclass B(A):\n    def add_(self, v):\n        return self",
+        "import builtins as b\nsetattr(b, 'range', lambda *a: ())",
+        "import builtins\nbuiltins.__dict__['print'] = lambda *a: None",
+        "__builtins__['len'] = lambda x: 0",
+    ],
+)
+def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
+    source = BODY.format(override=override)
+    assert _fixes(source) == [(code, "unsafe") for code in RULES]
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    assert all(
+        "changes what torch's own functions or builtins do" in f.message for f in found
+    )
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "BUF = torch.zeros(4)\nBUF[1:] = 1",
+        "BUF = torch.zeros(4)\nBUF.k = 1",
+        "class M:\n    def __init__(self):\n        self.w = torch.zeros(1)",
+        'HOLD = {}\nsetattr(HOLD, "k", torch.zeros(1))',
+        "import os\nos.environ_x = 1",
+        "import builtins\nNAMES = dir(builtins)",
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        return x",
+        "class Plain(torch.Tensor):\n    pass",
+    ],
+)
+def test_stores_into_what_torch_made_change_nothing_of_torch(store):
+    # A tensor torch returned, an object holding one: not torch's own code.
+    assert _fixes(BODY.format(override=store)) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "tracing",
+    [
+        "import sys\nsys.settrace(None)",
+        "import sys\nsys.setprofile(None)",
+        "from sys import settrace",
+        "import threading\nthreading.settrace(print)",
+        "import sys\nsys.monitoring.use_tool_id(0, 'x')",
+        "import sys\nsys.addaudithook(print)",
+    ],
+)
+def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
+    # It runs at every line and call: a statement deleted, a value reused or
+    # another function called is seen by it (differential reproduction 61).
+    source = BODY.format(override=tracing)
+    assert _fixes(source) == [(code, "unsafe") for code in RULES]
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    assert all("trace, profile or audit hook" in f.message for f in found)
+    plain = BODY.format(override="import sys\nsys.exit_code = 0")
+    assert _fixes(plain) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "finalizing",
+    [
+        "class Box:\n    def __del__(self):\n        pass",
+        "import weakref",
+        "from weakref import finalize",
+        "import gc",
+    ],
+)
+def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
+    # The alias holds its object until it is rebound; without it, a
+    # finalizer runs elsewhere in the loop (differential reproduction 62).
+    source = BODY.format(override=finalizing)
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    atn301 = [f for f in found if f.code == "ATN301"]
+    assert [f.fix.applicability.value for f in atn301] == ["unsafe"]
+    assert "finalizers" in atn301[0].message
+    plain = BODY.format(override="class Box:\n    def close(self):\n        pass")
+    found = check_source(dedent(plain), "t.py", SETTINGS)
+    atn301 = [f for f in found if f.code == "ATN301"]
+    assert [f.fix.applicability.value for f in atn301] == ["safe"]
