@@ -371,13 +371,17 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
     ]
     if not safe:
         return
-    from lint_rules.analysis.torch_overrides import installs_tracing, torch_overrides
+    from lint_rules.analysis.torch_overrides import (
+        installs_tracing,
+        may_install_tracing,
+        torch_overrides,
+    )
 
     how = torch_overrides(ctx.model)
     if how is not None:
         why = f"this module changes what torch's own functions or builtins do ({how})"
     else:
-        how = installs_tracing(ctx.model)
+        how = installs_tracing(ctx.model) if may_install_tracing(ctx.text) else None
         if how is None:
             return
         why = (

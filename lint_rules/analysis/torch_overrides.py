@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from lint_rules import prefilter
 from lint_rules.analysis.model import ModuleModel
 
 #: Special methods by which a class's objects take over torch's functions.
@@ -52,6 +53,16 @@ _TRACING = frozenset(
         "addaudithook",
     }
 )
+
+
+def may_install_tracing(text: str) -> bool:
+    """A pre-filter of ``installs_tracing``: False only where the text holds
+    none of the names it looks for (an attribute or an imported name must
+    be spelled in it; identifiers Python may read as ASCII ones from other
+    characters keep it True)."""
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return True
+    return any(name in text for name in _TRACING)
 
 
 def installs_tracing(model: ModuleModel) -> str | None:

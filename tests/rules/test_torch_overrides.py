@@ -174,3 +174,37 @@ def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
     found = check_source(dedent(plain), "t.py", SETTINGS)
     atn301 = [f for f in found if f.code == "ATN301"]
     assert [f.fix.applicability.value for f in atn301] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import sys\nsys.settrace(None)\n",
+        "from threading import setprofile_all_threads as s\n",
+        "import sys\nsys.monitoring.use_tool_id(0, 'x')\n",
+        "import sys\nx = sys.ｓettrace\n",  # (read as ``settrace``)
+        "import sys\nprint(sys.argv)\n",
+        "def f(o):\n    return o.trace + o.profile\n",
+        "import sys as settrace_module\n",
+    ],
+)
+def test_the_tracing_prefilter_keeps_every_module_the_walk_finds(text):
+    import ast
+
+    from lint_rules import prefilter
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.analysis.torch_overrides import (
+        installs_tracing,
+        may_install_tracing,
+    )
+
+    found = installs_tracing(ModuleModel(ast.parse(text)))
+    if found is not None:
+        assert may_install_tracing(text)
+    was = prefilter.set_enabled(False)
+    try:
+        assert may_install_tracing(text)
+    finally:
+        prefilter.set_enabled(was)
+    # and it does leave out a module that names none of them
+    assert not may_install_tracing("import sys\nprint(sys.argv)\n")
