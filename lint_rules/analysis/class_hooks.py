@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import weakref
+from collections.abc import Iterator
 
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.scopes import Scope
@@ -246,7 +247,8 @@ def module_runs_finalizers(scope: Scope) -> bool:
     if found is None:
         found = "__del__" in module_class_hooks(scope).dunders
         if not found:
-            for node in ast.walk(module.node):
+            # (an import is a statement, never part of an expression)
+            for node in _statements(module.node):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level:
@@ -286,7 +288,12 @@ def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
     """Every class statement under ``tree``, found by a walk of statements
     only (a class statement is never part of an expression): the blocks of
     compound statements, handlers and ``match`` cases."""
-    found: list[ast.ClassDef] = []
+    return [node for node in _statements(tree) if type(node) is ast.ClassDef]
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every statement under ``tree`` (and the handlers and ``match`` cases
+    that hold blocks of them), by a walk of the blocks only."""
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -294,7 +301,5 @@ def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
             block = getattr(node, name, None)
             if type(block) is list:
                 for child in block:
-                    if type(child) is ast.ClassDef:
-                        found.append(child)
+                    yield child
                     stack.append(child)
-    return found
