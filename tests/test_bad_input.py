@@ -1029,17 +1029,28 @@ def test_a_diff_header_of_a_name_with_a_space_ends_at_a_tab_as_git_writes_it(
     diff = _attnlint_bytes(project, "check", "--no-cache", "--diff", ".")
     assert diff.returncode == 1, diff.stderr
     assert diff.stdout.startswith(b"--- my file.py\t\n+++ my file.py\t\n@@ ")
-    tools = [["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]]
-    for tool in tools:
+    for copy in _applied_by_patch_and_git(project, diff.stdout, tmp_path_factory):
+        assert (copy / "my file.py").read_text() == ALIAS_FIXED
+
+
+def _applied_by_patch_and_git(
+    project: Path, patch: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
+    """Copies of ``project`` with ``patch`` applied by GNU patch and by
+    ``git apply`` (each, where installed), both with ``-p0``; each must
+    apply it."""
+    copies = []
+    for tool in (["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]):
         if shutil.which(tool[0]) is None:
             continue
         copy = tmp_path_factory.mktemp(tool[0]) / "project"
         shutil.copytree(project, copy)
         applied = subprocess.run(
-            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
+            tool, cwd=copy, input=patch, capture_output=True, timeout=60
         )
         assert applied.returncode == 0, applied.stdout + applied.stderr
-        assert (copy / "my file.py").read_text() == ALIAS_FIXED
+        copies.append(copy)
+    return copies
 
 
 def test_a_diff_is_in_the_bytes_of_the_file_it_patches(
@@ -1069,14 +1080,6 @@ def test_a_diff_is_in_the_bytes_of_the_file_it_patches(
     fixed = tmp_path_factory.mktemp("fixed") / "project"
     shutil.copytree(project, fixed)
     assert _attnlint_bytes(fixed, "check", "--no-cache", "--fix", ".").returncode == 0
-    for tool in (["patch", "-p0", "--batch"], ["git", "apply", "-p0", "-"]):
-        if shutil.which(tool[0]) is None:
-            continue
-        copy = tmp_path_factory.mktemp(tool[0]) / "project"
-        shutil.copytree(project, copy)
-        applied = subprocess.run(
-            tool, cwd=copy, input=diff.stdout, capture_output=True, timeout=60
-        )
-        assert applied.returncode == 0, applied.stdout + applied.stderr
+    for copy in _applied_by_patch_and_git(project, diff.stdout, tmp_path_factory):
         for name in files:
             assert (copy / name).read_bytes() == (fixed / name).read_bytes(), name
