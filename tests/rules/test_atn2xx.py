@@ -1820,28 +1820,7 @@ def step(t):
         ("__neg__", "0", "c = -o"),
         ("__getitem__", "0", "c = o[0]"),
         ("__lt__", "False", "c = o < 1"),
-    ],
-)
-def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
-    method, returns, between
-):
-    # ``if o:`` runs ``o.__bool__``, ``o + 1`` its ``__add__``: code of the
-    # module that changed the tensor; the finding stays, its fix is unsafe.
-    source = HOOKED.format(method=method, returns=returns, between=between)
-    found = check_source(source, "t.py", ATN201)
-    assert [(f.code, f.fix.applicability.value) for f in found] == [
-        ("ATN201", "unsafe")
-    ]
-    assert "special method" in found[0].message
-    # A class that defines no such method: the operators are plain.
-    plain = source.replace(f"def {method}(", "def other(")
-    found = check_source(plain, "t.py", ATN201)
-    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
-
-
-@pytest.mark.parametrize(
-    ("method", "returns", "between"),
-    [
+        # run by a builtin, a display or a store
         ("__len__", "1", "c = len(o)"),
         ("__index__", "1", "c = range(o)"),
         ("__index__", "1", "c = [1, 2][o]"),
@@ -1854,17 +1833,20 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
         ("__del__", "None", "del o"),
     ],
 )
-def test_a_special_method_run_by_a_builtin_or_a_store_makes_the_fix_unsafe(
+def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     method, returns, between
 ):
-    # ``len(o)`` runs ``o.__len__``, ``{o: 1}`` its ``__hash__``, ``o = None``
-    # its ``__del__``: code of the module that changed the tensor.
+    # ``if o:`` runs ``o.__bool__``, ``o + 1`` its ``__add__``, ``len(o)``
+    # its ``__len__``, ``{o: 1}`` its ``__hash__``, ``o = None`` its
+    # ``__del__``: code of the module that changed the tensor; the finding
+    # stays, its fix is unsafe.
     source = HOOKED.format(method=method, returns=returns, between=between)
     found = check_source(source, "t.py", ATN201)
     assert [(f.code, f.fix.applicability.value) for f in found] == [
         ("ATN201", "unsafe")
     ]
     assert "special method" in found[0].message
+    # A class that defines no such method: the operators are plain.
     plain = source.replace(f"def {method}(", "def other(")
     found = check_source(plain, "t.py", ATN201)
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
