@@ -67,6 +67,7 @@ from lint_rules.diagnostics import (
     Fix,
     Location,
 )
+from lint_rules.paths import quote_path
 from lint_rules.source import _READ_FLAGS, FileKey, NotRegularFileError, file_key
 
 __all__ = ["Cache", "CacheError", "FileKey", "file_key", "remove_cache_folder"]
@@ -489,7 +490,7 @@ class CacheError(Exception):
 
 def _not_a_cache_folder(folder: str, consequence: str) -> str:
     return (
-        f"{folder} is not an attnlint cache folder (attnlint did not create "
+        f"{quote_path(folder)} is not an attnlint cache folder (attnlint did not create "
         f"it: no CACHEDIR.TAG written by attnlint in it): {consequence}"
     )
 
@@ -541,7 +542,9 @@ def remove_cache_folder(folder: str) -> tuple[bool, list[str]]:
         if not left:
             os.rmdir(folder)
     except OSError as error:
-        raise CacheError(f"cannot delete {folder}: {error.strerror or error}") from None
+        raise CacheError(
+            f"cannot delete {quote_path(folder)}: {error.strerror or error}"
+        ) from None
     return True, sorted(left)
 
 

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from lint_rules import __version__
+from lint_rules.paths import quote_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -699,13 +700,14 @@ def run_clean(args: argparse.Namespace) -> int:
 
 
 def _shown(path: str) -> str:
-    """``path`` relative to the current folder if it is inside it."""
+    """``path`` relative to the current folder if it is inside it, quoted as
+    git quotes a name (see ``quote_path``)."""
     here = os.getcwd()
     try:
         inside = os.path.commonpath([path, here]) == here
     except ValueError:  # pragma: no cover - another drive (Windows)
         inside = False
-    return os.path.relpath(path) if inside else path
+    return quote_path(os.path.relpath(path) if inside else path)
 
 
 # ------------------------------------------------------------------------ check
@@ -721,13 +723,14 @@ def _split_config_args(values: Sequence[str]) -> tuple[str | None, dict[str, Any
         if os.path.isfile(value):
             if path is not None:
                 raise UsageError(
-                    f"--config: more than one configuration file ({path}, {value})"
+                    f"--config: more than one configuration file ({quote_path(path)}, "
+                    f"{quote_path(value)})"
                 )
             path = value
             continue
         if "=" not in value:
             raise UsageError(
-                f"--config: {value}: no such file (nor a KEY = VALUE setting)"
+                f"--config: {quote_path(value)}: no such file (nor a KEY = VALUE setting)"
             )
         tomllib = toml_module()
         try:
@@ -1123,7 +1126,7 @@ def _refuse_report_over_a_checked_file(path: str, files: list[Any]) -> None:
         with _suppressed(OSError):
             if os.path.samestat(target, os.stat(file)):
                 raise UsageError(
-                    f"--output-file: {path}: is {display_path(str(file))}, "
+                    f"--output-file: {quote_path(path)}: is {display_path(str(file))}, "
                     "one of the files being checked; name another file"
                 )
 
@@ -1188,7 +1191,8 @@ def _write_report(path: str, text: str) -> None:
                 stream.write(data)
         except OSError as error:
             raise UsageError(
-                f"--output-file: {path}: cannot write: {error.strerror or error}"
+                f"--output-file: {quote_path(path)}: cannot write: "
+                f"{error.strerror or error}"
             ) from None
         return
     target = os.path.realpath(path)
@@ -1199,7 +1203,8 @@ def _write_report(path: str, text: str) -> None:
         )
     except OSError as error:
         raise UsageError(
-            f"--output-file: {path}: cannot write: {error.strerror or error}"
+            f"--output-file: {quote_path(path)}: cannot write: "
+            f"{error.strerror or error}"
         ) from None
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -1210,7 +1215,8 @@ def _write_report(path: str, text: str) -> None:
         with _suppressed(OSError):
             os.unlink(temporary)
         raise UsageError(
-            f"--output-file: {path}: cannot write: {error.strerror or error}"
+            f"--output-file: {quote_path(path)}: cannot write: "
+            f"{error.strerror or error}"
         ) from None
     except BaseException:
         with _suppressed(OSError):
@@ -1241,7 +1247,6 @@ def _show(args: argparse.Namespace, resolver: Any) -> int:
         files = [args.stdin_filename] if args.stdin_filename else []
     else:
         files = _discover(args, resolver)
-    from lint_rules.paths import quote_path
 
     out = sys.stdout
     if args.show_files:
@@ -1270,7 +1275,6 @@ def show_settings(target: str, settings: Any) -> str:
     """The text of ``--show-settings``: the file, where its settings come
     from, then every option as TOML would write it, and the enabled rules."""
     from lint_rules.config import OPTIONS
-    from lint_rules.paths import quote_path
 
     source = quote_path(str(settings.config_file or "")) or "(none: the defaults)"
     lines = [

@@ -25,6 +25,7 @@ from functools import cached_property
 from pathlib import Path
 
 from lint_rules.catalogue import CODES, OPT_IN_CODES
+from lint_rules.paths import quote_path
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -950,17 +951,20 @@ def config_in_folder(
             except OSError:
                 continue
             raise ConfigError(
-                f"{candidate}: cannot read: a symbolic link to {link}, "
+                f"{quote_path(str(candidate))}: cannot read: a symbolic link to "
+                f"{quote_path(link)}, "
                 "which does not exist"
             ) from None
         except OSError as error:
             raise ConfigError(
-                f"{candidate}: cannot read: {error.strerror or error}"
+                f"{quote_path(str(candidate))}: cannot read: {error.strerror or error}"
             ) from None
         if not stat.S_ISREG(kind):
             # A folder, FIFO or device by that name: never read (a FIFO
             # would block), never passed over.
-            raise ConfigError(f"{candidate}: cannot read: not a regular file")
+            raise ConfigError(
+                f"{quote_path(str(candidate))}: cannot read: not a regular file"
+            )
         if name != "pyproject.toml" or _has_attnlint_table(candidate):
             return candidate
     return None
@@ -1015,12 +1019,12 @@ def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | No
     if tool is None:
         return None
     if not isinstance(tool, dict):
-        raise ConfigError(f"{path}: [tool] must be a table")
+        raise ConfigError(f"{quote_path(str(path))}: [tool] must be a table")
     table = tool.get("attnlint")
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.attnlint] must be a table")
+        raise ConfigError(f"{quote_path(str(path))}: [tool.attnlint] must be a table")
     return table
 
 
@@ -1032,7 +1036,9 @@ def _read_bytes(path: Path) -> bytes:
         # after the folder was looked at).
         return read_regular_file(path)[0]
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise ConfigError(
+            f"{quote_path(str(path))}: cannot read: {error.strerror or error}"
+        ) from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -1044,11 +1050,15 @@ def _parse_toml(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason})") from None
+        raise ConfigError(
+            f"{quote_path(str(path))}: invalid TOML: not UTF-8 ({error.reason})"
+        ) from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        raise ConfigError(f"{quote_path(str(path))}: invalid TOML: {error}") from None
     except RecursionError:  # the parser recurses into nested arrays and tables
-        raise ConfigError(f"{path}: invalid TOML: too deeply nested") from None
+        raise ConfigError(
+            f"{quote_path(str(path))}: invalid TOML: too deeply nested"
+        ) from None
 
 
 def load_settings(
@@ -1073,7 +1083,9 @@ def load_settings(
     if config is not None:
         path = Path(config).absolute()
         if not path.is_file():
-            raise ConfigError(f"{config}: configuration file not found")
+            raise ConfigError(
+                f"{quote_path(os.fspath(config))}: configuration file not found"
+            )
     else:
         path = find_config(start)
     section = TOOL_SECTION
@@ -1128,8 +1140,10 @@ def settings_from_table(
                 hint = (
                     f" (unlike ruff, attnlint has no lint table: write {keys} {where})"
                 )
-            raise ConfigError(f"{config_file}: {section}unknown key {key!r}{hint}")
-        where = f"{config_file}: {section}{key}"
+            raise ConfigError(
+                f"{quote_path(config_file)}: {section}unknown key {key!r}{hint}"
+            )
+        where = f"{quote_path(config_file)}: {section}{key}"
         values[key] = option.validate(value, where, codes)
     for option in OPTIONS:
         if option.extends is not None and option.key in values:

@@ -22,6 +22,7 @@ import stat
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from lint_rules.paths import quote_path
 from lint_rules.records import Record
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -38,7 +39,7 @@ class NotRegularFileError(OSError):
     """A FIFO, device, socket or folder where a source file was expected."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        super().__init__(f"{os.fspath(path)}: not a regular file")
+        super().__init__(f"{quote_path(os.fspath(path))}: not a regular file")
         self.strerror = "not a regular file"
         self.filename = os.fspath(path)
 

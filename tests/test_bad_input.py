@@ -1083,3 +1083,89 @@ def test_a_diff_is_in_the_bytes_of_the_file_it_patches(
     for copy in _applied_by_patch_and_git(project, diff.stdout, tmp_path_factory):
         for name in files:
             assert (copy / name).read_bytes() == (fixed / name).read_bytes(), name
+
+
+def test_clean_quotes_the_cache_folder_and_the_files_it_left(project: Path) -> None:
+    """``attnlint clean`` names the folder it removed, and any file it left
+    there, quoted as git quotes a name (it printed them raw: a newline in a
+    name split its line, a byte that is not UTF-8 came out as is)."""
+    cache = os.fsdecode(b"ca\xffche")
+    (project / "rows.py").write_text(ALIAS)
+    made = _attnlint_bytes(project, "check", "--cache-dir", cache, "rows.py")
+    assert made.returncode == 1, made.stderr
+    (project / cache / "left\nby me").write_text("")
+    result = _attnlint_bytes(project, "clean", "--cache-dir", cache)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        b'Removed the cache at "ca\\377che"',
+        b'warning: left 1 file attnlint did not write in "ca\\377che": '
+        b'"ca\\377che/left\\nby me"',
+    ]
+    (project / "not\na cache").mkdir()
+    refused = _attnlint_bytes(project, "clean", "--cache-dir", "not\na cache")
+    assert refused.returncode == 2
+    root = os.fsencode(project)
+    assert refused.stderr.startswith(
+        b'error: "' + root + b'/not\\na cache" is not an attnlint cache folder'
+    )
+    assert refused.stderr.count(b"\n") == 1
+
+
+def test_configuration_errors_quote_the_file_they_name(tmp_path: Path) -> None:
+    """A broken configuration file, and a ``--config`` that names no file,
+    are named in the error on one line, quoted as git quotes a name."""
+    project = tmp_path / os.fsdecode(b"p\nr\xe9")
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.attnlint\n")
+    (project / "rows.py").write_text(ALIAS)
+    broken = _attnlint_bytes(project, "check", "--no-cache", "rows.py")
+    assert broken.returncode == 2
+    quoted = os.fsencode(tmp_path) + b"/p\\nr\\351/pyproject.toml"
+    assert broken.stderr.startswith(b'error: "' + quoted + b'": invalid TOML')
+    assert broken.stderr.count(b"\n") == 1
+    (project / "pyproject.toml").write_text("[tool.attnlint]\nselcet = []\n")
+    unknown = _attnlint_bytes(project, "check", "--no-cache", "rows.py")
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith(
+        b'error: "' + quoted + b"\": [tool.attnlint] unknown key 'selcet'"
+    )
+    missing = _attnlint_bytes(project, "check", "--config", "no\nsuch.toml", ".")
+    assert missing.returncode == 2
+    assert missing.stderr == (
+        b'error: --config: "no\\nsuch.toml": no such file (nor a KEY = VALUE setting)\n'
+    )
+
+
+def test_verify_restore_quotes_the_names_in_its_errors(tmp_path: Path) -> None:
+    """``attnlint verify --restore`` names the journal, and a file it could
+    not put back, quoted as git quotes a name (they were printed raw)."""
+    from lint_rules.verify.journal import Journal
+
+    project = tmp_path / "pro\nject"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.attnlint]\n")
+    odd = project / os.fsdecode(b"od\xffd.py")
+    odd.write_text("x = 1\n")
+    journal = Journal.begin(project, [(odd, odd.read_bytes(), odd.stat())], ["pytest"])
+    odd.unlink()
+    odd.mkdir()  # where the file was: cannot be put back
+    running = _attnlint_bytes(project, "verify", "--restore")  # this process wrote it
+    assert running.returncode == 2
+    assert running.stderr.startswith(
+        b"attnlint verify: error: the verify that wrote .attnlint_verify (process "
+    )
+    result = _attnlint_bytes(project, "verify", "--restore", "--force")
+    assert result.returncode == 2
+    assert result.stderr == (
+        b'attnlint verify: error: "'
+        + os.fsencode(tmp_path)
+        + b'/pro\\nject/od\\377d.py": not a regular file\n'
+    )
+    journal.path.write_text("{damaged\n")
+    damaged = _attnlint_bytes(project, "verify", "--restore", "--force")
+    assert damaged.returncode == 2
+    assert damaged.stderr == (
+        b'attnlint verify: error: the journal "'
+        + os.fsencode(journal.path).replace(b"\n", b"\\n")
+        + b'" is damaged\n'
+    )

@@ -133,6 +133,27 @@ def test_a_source_renders_exactly_the_chosen_fixes_of_that_file(tmp_path: Path) 
     )
 
 
+def test_a_run_names_a_file_by_its_own_name_quoted_as_git_quotes_it(
+    tmp_path: Path,
+) -> None:
+    """The progress line names each file by its base name: a quoted display
+    (``"a\\nb/c\\377.py"``) gives the file's own name quoted (it gave the
+    tail of the quoted display, ``c\\377.py"``, with a stray quote)."""
+    from lint_rules.verify.report import describe
+
+    folder = tmp_path / "a\nb"
+    folder.mkdir()
+    path = folder / os.fsdecode(b"c\xff.py")
+    path.write_bytes(b"a = zeros(1)\n")
+    quoted = SourceState(path, '"a\\nb/c\\377.py"', path.read_bytes())
+    plain = SourceState(tmp_path / "m.py", "sub/m.py", b"a = zeros(1)\n")
+    chosen = [
+        CandidateFix(quoted, finding(unsafe(4, 9, "empty"))),
+        CandidateFix(plain, finding(unsafe(4, 9, "empty"))),
+    ]
+    assert describe(chosen, 3) == '2 of 3 fixes ("c\\377.py":1; m.py:1)'
+
+
 def test_failing_tests_are_read_from_pytest_short_summary() -> None:
     output = (
         "FAILED tests/x.py::test_a - assert 1 == 2\n"

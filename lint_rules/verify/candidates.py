@@ -119,7 +119,11 @@ def collect_candidates(
         try:
             data, info = read_regular_file(path)
             state = SourceState(path.resolve(), display, data, info)
-        except (OSError, SourceError) as error:
+        except OSError as error:
+            raise VerifyUsageError(
+                f"cannot read {display}: {error.strerror or error}"
+            ) from None
+        except SourceError as error:
             raise VerifyUsageError(f"cannot read {display}: {error}") from None
         findings = [
             finding

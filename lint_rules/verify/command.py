@@ -474,12 +474,14 @@ def _restore_command(args: argparse.Namespace, out: IO[str], err: IO[str]) -> in
         root = _project_root(rest or ["."], args.config)
         journal = Journal.find(root)
         if journal is None:
-            out.write(f"attnlint verify: nothing to restore in {root}\n")
+            out.write(
+                f"attnlint verify: nothing to restore in {display_path(str(root))}\n"
+            )
             return EXIT_OK
         owner = journal.owner_pid()
         if owner is not None and _alive(owner) and not args.force:
             raise VerifyUsageError(
-                f"the verify that wrote {journal.folder} (process {owner}) is "
+                f"the verify that wrote {display_path(str(journal.folder))} (process {owner}) is "
                 "still running; it restores every file itself when it ends "
                 "(Ctrl-C or SIGTERM stop it). If that process is not attnlint, "
                 "use --restore --force"
@@ -499,7 +501,7 @@ def _restore_command(args: argparse.Namespace, out: IO[str], err: IO[str]) -> in
         err.write(
             f"attnlint verify: {names} changed since verify stopped (not a "
             "version verify wrote): left as it is. Its original is in "
-            f"{journal.path}; `attnlint verify --restore --force` puts it back "
+            f"{display_path(str(journal.path))}; `attnlint verify --restore --force` puts it back "
             "anyway, discarding that change\n"
         )
     if result.errors:
@@ -523,7 +525,7 @@ def _alive(pid: int) -> bool:
 
 
 def _display(states: list[SourceState], path: Path) -> str:
-    return next((s.display for s in states if s.path == path), str(path))
+    return next((s.display for s in states if s.path == path), display_path(str(path)))
 
 
 def _changed_displays(

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from lint_rules.fixer import FileNotRewritten, write_atomic
+from lint_rules.paths import quote_path
 from lint_rules.source import content_digest, file_key, read_regular_file
 
 #: The journal folder, in the project root.
@@ -106,7 +107,7 @@ class Journal:
             raise JournalExists(exists_message(folder)) from None
         except OSError as error:
             raise JournalError(
-                f"cannot create the journal {folder}: {error.strerror or error}"
+                f"cannot create the journal {_shown(folder)}: {error.strerror or error}"
             ) from None
         journal = cls(folder)
         header = {
@@ -139,7 +140,7 @@ class Journal:
         except OSError as error:
             shutil.rmtree(folder, ignore_errors=True)
             raise JournalError(
-                f"cannot write the journal {journal.path}: {error.strerror or error}"
+                f"cannot write the journal {_shown(journal.path)}: {error.strerror or error}"
             ) from None
         _fsync_folder(folder)
         _fsync_folder(root)
@@ -180,7 +181,7 @@ class Journal:
             return None, []
         except OSError as error:
             raise JournalError(
-                f"cannot read the journal {self.path}: {error.strerror or error}"
+                f"cannot read the journal {_shown(self.path)}: {error.strerror or error}"
             ) from None
         # The last element is what follows the last newline: a line being
         # written when verify stopped, never one it completed.
@@ -190,13 +191,15 @@ class Journal:
             try:
                 records.append(json.loads(raw))
             except ValueError:
-                raise JournalError(f"the journal {self.path} is damaged") from None
+                raise JournalError(
+                    f"the journal {_shown(self.path)} is damaged"
+                ) from None
         if not records:
             return None, []
         header = records[0]
         if not isinstance(header, dict) or header.get("format") != _FORMAT:
             raise JournalError(
-                f"the journal {self.path} was written by another version of attnlint"
+                f"the journal {_shown(self.path)} was written by another version of attnlint"
             )
         return header, records[1:]
 
@@ -242,7 +245,7 @@ class Journal:
             except FileNotFoundError:
                 data, info = None, None
             except OSError as error:
-                result.errors.append(f"{file.path}: {error.strerror or error}")
+                result.errors.append(f"{_shown(file.path)}: {error.strerror or error}")
                 continue
             if data == file.data:
                 result.unchanged.append(file.path)
@@ -266,10 +269,10 @@ class Journal:
                 if written_info.st_mode & 0o7777 != file.mode:
                     os.chmod(file.path, file.mode)
             except FileNotRewritten as refused:
-                result.errors.append(f"{file.path}: {refused.strerror}")
+                result.errors.append(f"{_shown(file.path)}: {refused.strerror}")
                 continue
             except OSError as error:
-                result.errors.append(f"{file.path}: {error.strerror or error}")
+                result.errors.append(f"{_shown(file.path)}: {error.strerror or error}")
                 continue
             result.restored.append(file.path)
         if not result.conflicts and not result.errors:
@@ -280,8 +283,8 @@ class Journal:
 def exists_message(folder: Path) -> str:
     return (
         f"an earlier `attnlint verify` did not finish: its journal is in "
-        f"{folder}, and files may still hold unverified fixes; run "
-        f"`attnlint verify --restore` in {folder.parent} to put every file "
+        f"{_shown(folder)}, and files may still hold unverified fixes; run "
+        f"`attnlint verify --restore` in {_shown(folder.parent)} to put every file "
         "back, then verify again"
     )
 
@@ -290,3 +293,8 @@ def _write_all(descriptor: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view) :]
+
+
+def _shown(path: Path) -> str:
+    """``path`` in a message: quoted as git quotes a name (see ``quote_path``)."""
+    return quote_path(os.fspath(path))

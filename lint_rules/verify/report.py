@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import IO
 
+from lint_rules.paths import quote_path
 from lint_rules.verify.candidates import (
     CONFIRMED,
     PENDING,
@@ -183,7 +184,14 @@ def describe(chosen: Sequence[CandidateFix], total: int) -> str:
         return "unchanged files"
     rows: dict[str, list[str]] = {}
     for candidate in chosen:
-        name = os.path.basename(candidate.source.display)
+        display = candidate.source.display
+        # A quoted display ("a\\nb/c.py") is quoted whole: its file's own
+        # name is quoted on its own.
+        name = (
+            quote_path(candidate.source.path.name)
+            if display.startswith('"')
+            else os.path.basename(display)
+        )
         rows.setdefault(name, []).append(str(candidate.finding.location.row))
     where = "; ".join(f"{name}:{','.join(numbers)}" for name, numbers in rows.items())
     if len(where) > 72:
