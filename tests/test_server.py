@@ -608,6 +608,57 @@ def test_crlf_and_form_feed_lines(project: Path) -> None:
         stop(client)
 
 
+def test_a_buffer_starting_with_a_bom_is_checked_as_its_file(project: Path) -> None:
+    """A client that keeps a file's byte-order mark in the buffer (U+FEFF
+    first) gets the diagnostics of the file on disk, not an E999; positions
+    on line 0 count the mark (one UTF-16 unit), and fixes, applied to the
+    buffer, keep it first."""
+    body = (
+        "def f(n): x = torch.zeros(n); x.copy_(torch.ones(n)); return x\nimport torch\n"
+    )
+    text = "\ufeff" + body
+    path = project / "bom.py"
+    path.write_bytes(text.encode("utf-8"))
+    uri = path.as_uri()
+    assert cli("check", "--no-cache", "bom.py", cwd=project).startswith(
+        "bom.py:1:15: ATN101 "
+    )
+    client, _ = start(project)
+    with client:
+        (diagnostic,) = open_document(client, path, text)["diagnostics"]
+        assert diagnostic["code"] == "ATN101"
+        # `torch.zeros` is the 15th character of the file's text, the 16th
+        # of the buffer's.
+        assert diagnostic["range"]["start"] == {"line": 0, "character": 15}
+        fix, noqa, _ = code_actions(client, uri, diagnostic, None)
+        fixed = apply_text_edits(text, edits_of(fix["edit"], uri, 1))
+        assert fixed == text.replace("torch.zeros", "torch.empty")
+        disabled = apply_text_edits(text, edits_of(noqa["edit"], uri, 1))
+        assert disabled == text.replace("return x\n", "return x  # noqa: ATN101\n", 1)
+        (on_save,) = code_actions(client, uri, diagnostic, ["source.fixAll"])
+        resolved = client.request("codeAction/resolve", on_save)
+        assert apply_text_edits(text, edits_of(resolved["edit"], uri, 1)) == fixed
+        # An edit typed right after the mark lands after it.
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": 2},
+                "contentChanges": [
+                    {
+                        "range": {
+                            "start": {"line": 0, "character": 1},
+                            "end": {"line": 0, "character": 1},
+                        },
+                        "text": "import torch\n",
+                    }
+                ],
+            },
+        )
+        (moved,) = diagnostics_of(client, uri, 2)["diagnostics"]
+        assert moved["range"]["start"] == {"line": 1, "character": 14}
+        stop(client)
+
+
 # --------------------------------------------------------------- scheduling
 
 

@@ -9,6 +9,8 @@ characters, and against Python's own idea of where lines end.
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_right
 
 import pytest
 from hypothesis import given, settings
@@ -121,6 +123,113 @@ def test_incremental_edits_match_an_editor(encoding: str, text: str, data) -> No
     }
     assert document.text == apply_text_edits(text, [edit], encoding)
     assert document.index.text == document.text
+
+
+def _buffer_position(buffer: str, offset: int, encoding: str) -> tuple[int, int]:
+    """The client's (line, character) of ``offset`` in ``buffer``, counted
+    the second way (a byte-order mark is one more character of line 0)."""
+    before = buffer[:offset]
+    line = len(re.findall(r"\r\n|\r|\n", before))
+    start = max(before.rfind("\n"), before.rfind("\r")) + 1
+    return line, oracle_units(buffer[start:offset], encoding)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=200)
+@given(text=texts, data=st.data())
+def test_a_leading_bom_is_checked_away_and_counted_in_positions(
+    encoding: str, text: str, data
+) -> None:
+    """A buffer starting with U+FEFF is checked without it, as the file on
+    disk is; offsets count in the checked text, the client's positions on
+    line 0 count the mark (one UTF-16 unit, three UTF-8 bytes)."""
+    buffer = "\ufeff" + text
+    index = LineIndex(buffer)
+    assert index.bom and index.text == text
+    offset = data.draw(st.integers(0, len(text)))
+    if text[offset - 1 : offset + 1] == "\r\n":
+        offset -= 1
+    line = bisect_right(index.starts, offset) - 1
+    clamped = min(offset, index.starts[line] + len(index.line_text(line)))
+    expected = _buffer_position(buffer, clamped + 1, encoding)
+    assert index.position(offset, encoding) == expected
+    assert index.offset(*expected, encoding) == clamped
+    assert index.buffer_offset(*expected, encoding) == clamped + 1
+    assert index.offset(0, 0, encoding) == index.buffer_offset(0, 0, encoding) == 0
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=200)
+@given(text=texts, data=st.data())
+def test_incremental_edits_of_a_buffer_with_a_bom_match_an_editor(
+    encoding: str, text: str, data
+) -> None:
+    buffer = "\ufeff" + text
+    a = data.draw(st.integers(0, len(buffer)))
+    b = data.draw(st.integers(a, len(buffer)))
+    if buffer[a - 1 : a + 1] == "\r\n" or buffer[b - 1 : b + 1] == "\r\n":
+        return
+    start = _buffer_position(buffer, a, encoding)
+    end = _buffer_position(buffer, b, encoding)
+    new_text = data.draw(texts)
+    document = Document("file:///m.py", "/m.py", buffer, 1)
+    document.edit(start, end, new_text, encoding)
+    edit = {
+        "range": {
+            "start": {"line": start[0], "character": start[1]},
+            "end": {"line": end[0], "character": end[1]},
+        },
+        "newText": new_text,
+    }
+    assert document.text == apply_text_edits(buffer, [edit], encoding)
+
+
+@settings(max_examples=200)
+@given(old=texts, new=texts)
+def test_diff_edits_keep_a_buffers_bom_in_place(old: str, new: str) -> None:
+    """Fixes are computed on the text without the mark; their edits, applied
+    by the client to the buffer with it, keep the mark first."""
+    index = LineIndex("\ufeff" + old)
+    edits = convert.diff_edits(index, new)
+    for encoding in ENCODINGS:
+        text_edits = [
+            {
+                "range": {
+                    "start": {
+                        "line": e.range.start.line,
+                        "character": e.range.start.character,
+                    },
+                    "end": {
+                        "line": e.range.end.line,
+                        "character": e.range.end.character,
+                    },
+                },
+                "newText": e.new_text,
+            }
+            for e in convert.text_edits(edits, index, encoding)
+        ]
+        assert apply_text_edits("\ufeff" + old, text_edits, encoding) == "\ufeff" + new
+
+
+def test_a_buffer_with_a_bom_gets_the_findings_of_its_file() -> None:
+    """Checked as the file on disk is: no E999 for the mark, and a finding's
+    column on line 0 counts it in the client's units."""
+    text = "import torch\nx = torch.zeros(3).cuda()\n"
+    index = LineIndex("\ufeff" + text)
+    findings = check_source(index.text, "m.py", Settings())
+    assert [f.code for f in findings] == [
+        f.code for f in check_source(text, "m.py", Settings())
+    ]
+    assert not any(is_syntax_error(f) for f in findings)
+    (error,) = check_source("def f(:\n", "m.py", Settings())
+    broken = LineIndex("\ufeffdef f(:\n")
+    plain = convert.diagnostic(error, LineIndex("def f(:\n"), "utf-16")
+    shifted = convert.diagnostic(error, broken, "utf-16")
+    assert shifted.range.start.line == plain.range.start.line == 0
+    assert shifted.range.start.character == plain.range.start.character + 1
+    assert convert.diagnostic(error, broken, "utf-8").range.start.character == (
+        plain.range.start.character + 3
+    )
 
 
 @settings(max_examples=200)

@@ -8,6 +8,12 @@ tokenizer alike, so attnlint's rows are the protocol's lines (plus one).
 ``str.splitlines`` would also split at form feeds and other separators and
 is not used here.
 
+A buffer whose text starts with a byte-order mark (U+FEFF, which some
+clients keep in the text of a file saved with one) is checked as the file
+on disk is: without it (Python reads the file's BOM as an encoding mark,
+and ``ast.parse`` refuses U+FEFF in a text). The mark still takes its place
+in the client's first line, so positions on that line count it.
+
 Nothing here imports the protocol library: positions are plain
 ``(line, character)`` pairs, so these conversions are tested on their own.
 """
@@ -23,6 +29,8 @@ UTF32 = "utf-32"
 ENCODINGS = (UTF8, UTF16, UTF32)
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+
+BOM = "\ufeff"
 
 
 def units(text: str, encoding: str) -> int:
@@ -62,15 +70,28 @@ def characters(line: str, count: int, encoding: str) -> int:
 
 class LineIndex:
     """Where each line of a text starts, and conversions between character
-    offsets, attnlint's (row, column) and the client's (line, character)."""
+    offsets, attnlint's (row, column) and the client's (line, character).
 
-    __slots__ = ("text", "starts", "_ascii")
+    ``text`` is what is checked: the buffer's text without a leading
+    byte-order mark (see the module docstring); offsets (of findings and
+    fixes) count in it, while the client's positions on the first line
+    count the mark too (``bom``: whether the buffer starts with one)."""
+
+    __slots__ = ("text", "starts", "bom", "_ascii")
 
     def __init__(self, text: str) -> None:
+        self.bom = text.startswith(BOM)
+        if self.bom:
+            text = text[1:]
         self.text = text
         self.starts = [0]
         self.starts += [match.end() for match in _NEWLINE.finditer(text)]
         self._ascii = text.isascii()
+
+    def _lead(self, line: int, encoding: str) -> int:
+        """The code units the byte-order mark takes on ``line`` (the first
+        line only)."""
+        return units(BOM, encoding) if self.bom and line == 0 else 0
 
     @property
     def line_count(self) -> int:
@@ -96,9 +117,10 @@ class LineIndex:
         line = bisect_right(self.starts, offset) - 1
         start = self.starts[line]
         offset = min(offset, self.line_end(line))
+        lead = self._lead(line, encoding)
         if self._ascii or encoding == UTF32:
-            return line, offset - start
-        return line, units(self.text[start:offset], encoding)
+            return line, lead + offset - start
+        return line, lead + units(self.text[start:offset], encoding)
 
     def position_of_location(
         self, row: int, column: int, encoding: str
@@ -109,25 +131,38 @@ class LineIndex:
         start = self.starts[line]
         end = self.line_end(line)
         offset = min(start + max(column, 1) - 1, end)
+        lead = self._lead(line, encoding)
         if self._ascii or encoding == UTF32:
-            return line, offset - start
-        return line, units(self.text[start:offset], encoding)
+            return line, lead + offset - start
+        return line, lead + units(self.text[start:offset], encoding)
 
     # ---------------------------------------------------------- from the client
 
     def offset(self, line: int, character: int, encoding: str) -> int:
         """The character offset of the client's (line, character); a line past
         the end is the end of the text, a character past the line's end is
-        the line's end."""
+        the line's end. A position before or inside the byte-order mark is
+        the start of the text."""
         if line < 0:
             return 0
         if line >= len(self.starts):
             return len(self.text)
         start = self.starts[line]
         end = self.line_end(line)
+        character -= self._lead(line, encoding)
         if self._ascii or encoding == UTF32:
             return min(start + max(character, 0), end)
         return start + characters(self.text[start:end], character, encoding)
+
+    def buffer_offset(self, line: int, character: int, encoding: str) -> int:
+        """The character offset of the client's (line, character) in the
+        buffer's own text, the byte-order mark included: where an
+        incremental change applies (at the very start: before the mark)."""
+        if not self.bom:
+            return self.offset(line, character, encoding)
+        if line < 0 or (line == 0 and character < units(BOM, encoding)):
+            return 0
+        return 1 + self.offset(line, character, encoding)
 
 
 class Document:
@@ -178,7 +213,7 @@ class Document:
         """Apply one incremental change: ``new_text`` in place of the range
         from ``start`` to ``end`` (client positions in ``encoding``)."""
         index = self.index
-        begin = index.offset(*start, encoding)
-        finish = max(begin, index.offset(*end, encoding))
+        begin = index.buffer_offset(*start, encoding)
+        finish = max(begin, index.buffer_offset(*end, encoding))
         self._text = self._text[:begin] + new_text + self._text[finish:]
         self._index = None
