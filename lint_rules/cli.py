@@ -1055,6 +1055,7 @@ def run_check(args: argparse.Namespace) -> int:
         unsafe_fixes=settings.unsafe_fixes,
         fix_mode=mode,
         rules=_RulesByCode(args.registry),
+        errors=len(errors),
     )
 
     if mode == "add-noqa":

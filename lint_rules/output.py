@@ -62,7 +62,10 @@ class Run(Record):
     exposed (an ATN201 fix leaves an assignment that ATN202 then removes).
     ``unsafe_fixes`` is the tri-state flag
     (None: not given, so the summary hints at hidden unsafe fixes);
-    ``fix_mode`` is "check", "fix" or "diff".
+    ``fix_mode`` is "check", "fix" or "diff"; ``errors``: how many errors
+    (a file that could not be read, a rule that failed) the run reports
+    besides its findings, so that the summary never says every check
+    passed when one did not run.
     """
 
     _fields = (
@@ -74,6 +77,7 @@ class Run(Record):
         "rules",
         "cwd",
         "resolved",
+        "errors",
     )
     __hash__ = None  # type: ignore[assignment]
 
@@ -87,8 +91,10 @@ class Run(Record):
         rules: Mapping[str, type[Rule]] | None = None,
         cwd: str | None = None,
         resolved: Mapping[str, Mapping[str, int]] | None = None,
+        errors: int = 0,
     ) -> None:
         self.findings = findings
+        self.errors = errors
         self.sources: Mapping[str, str] = {} if sources is None else sources
         self.fixed: Mapping[str, Mapping[str, int]] = {} if fixed is None else fixed
         self.unsafe_fixes = unsafe_fixes
@@ -712,6 +718,12 @@ def summary_lines(run: Run) -> list[str]:
         lines += _exposed_line(run)
     elif remaining:
         lines.append(f"Found {_plural(remaining, 'error')}.")
+    elif run.errors:
+        # Not "All checks passed!": a file was not read, or a rule failed.
+        lines.append(
+            f"No findings, but the check did not complete: "
+            f"{_plural(run.errors, 'error')} (below)."
+        )
     else:
         lines.append("All checks passed!")
     if counts.applicable or counts.hidden_unsafe:

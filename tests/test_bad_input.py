@@ -1169,3 +1169,39 @@ def test_verify_restore_quotes_the_names_in_its_errors(tmp_path: Path) -> None:
         + os.fsencode(journal.path).replace(b"\n", b"\\n")
         + b'" is damaged\n'
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [(), ("--statistics",), ("--fix",), ("--diff",), ("--output-format", "json")],
+    ids=["check", "statistics", "fix", "diff", "json"],
+)
+def test_a_file_that_vanishes_after_discovery_is_named_and_nothing_claims_success(
+    project: Path, capsys, monkeypatch, options: tuple[str, ...]
+) -> None:
+    """Found, then deleted before it is read: one error naming it, exit 2,
+    and the other files still checked; the summary does not say "All checks
+    passed!" of a run that did not read every file (it did)."""
+    import lint_rules.discover as discover_module
+
+    (project / "good.py").write_text("x = 1\n")
+    target = project / "gone.py"
+    target.write_text(ALIAS)
+    real = discover_module.discover_files
+
+    def discover_then_delete(*args, **kwargs):
+        files = real(*args, **kwargs)
+        target.unlink()
+        return files
+
+    monkeypatch.setattr(discover_module, "discover_files", discover_then_delete)
+    code, out, err = run(capsys, "check", "--no-cache", *options, ".")
+    assert code == 2
+    assert err.endswith("error: gone.py: No such file or directory\n")
+    assert "All checks passed!" not in out + err
+    if options in ((), ("--statistics",), ("--fix",)):
+        assert out.endswith(
+            "No findings, but the check did not complete: 1 error (below).\n"
+        )
+    if options == ("--output-format", "json"):
+        assert out == "[]\n"
