@@ -905,6 +905,10 @@ def run_check(args: argparse.Namespace) -> int:
     settings = resolver.default
     if args.show_settings or args.show_files:
         return _show(args, resolver)
+    if args.diff and args.statistics and args.add_noqa is None:
+        # As ruff refuses it: a --diff prints the patch, never the counts,
+        # and would otherwise drop --statistics silently.
+        raise UsageError("--statistics cannot be used with --diff")
     mode = "diff" if args.diff else ("fix" if settings.fix else "check")
     noqa_reason: str | None = None
     if args.add_noqa is not None:

@@ -801,3 +801,18 @@ def test_a_report_to_dev_full_in_a_real_process(tmp_path: Path) -> None:
         )
     assert result.returncode == 2
     assert result.stderr == "error: cannot write the output: No space left on device\n"
+
+
+def test_statistics_with_diff_is_refused_as_ruff_refuses_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--diff`` prints the patch, never the counts: ``--statistics`` beside
+    it was dropped without a word. It is a usage error, as in ruff, and
+    nothing is read or written."""
+    (project / "m.py").write_text(CLEAN)
+    code, out, err = run(capsys, "check", "--diff", "--statistics", ".")
+    assert (code, out, err) == (
+        2,
+        "",
+        "error: --statistics cannot be used with --diff\n",
+    )
