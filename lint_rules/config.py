@@ -1019,12 +1019,17 @@ def _attnlint_table(document: dict[str, Any], path: Path) -> dict[str, Any] | No
     if tool is None:
         return None
     if not isinstance(tool, dict):
-        raise ConfigError(f"{quote_path(str(path))}: [tool] must be a table")
+        raise ConfigError(
+            f"{quote_path(str(path))}: [tool] must be a table, got {_type_name(tool)}"
+        )
     table = tool.get("attnlint")
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise ConfigError(f"{quote_path(str(path))}: [tool.attnlint] must be a table")
+        raise ConfigError(
+            f"{quote_path(str(path))}: [tool.attnlint] must be a table, got "
+            f"{_type_name(table)}"
+        )
     return table
 
 

@@ -591,14 +591,16 @@ def test_a_folder_named_like_a_python_file_is_walked(
         ("[tool.attnlint]\noutput-format = 'xml'\n", "output-format: expected one of concise"),
         ("[tool.attnlint]\ncache-dir = ''\n", "cache-dir: expected a non-empty string"),
         ("[tool.attnlint]\nunsafe-fixes = 1\n", "unsafe-fixes: expected true or false, got an integer"),
-        ("[tool]\nattnlint = 1\n", "[tool.attnlint] must be a table"),
+        ("[tool]\nattnlint = 1\n", "[tool.attnlint] must be a table, got an integer"),
+        ("tool.attnlint = []\n", "[tool.attnlint] must be a table, got an array"),
         ("[tool.attnlint]\nselect = [\n", "invalid TOML"),
         ("[tool.attnlint]\nselect = ['ATN']\nselect = ['ATN1']\n", "invalid TOML"),
     ],
     ids=[
         "select-string", "select-int", "select-unknown", "per-file-list",
         "per-file-value", "methods-int", "bad-glob", "format", "cache-dir",
-        "unsafe-int", "tool-not-table", "unclosed-array", "duplicate-key",
+        "unsafe-int", "tool-not-table", "tool-array", "unclosed-array",
+        "duplicate-key",
     ],
 )  # fmt: skip
 def test_bad_config_is_one_line_exit_2_and_nothing_is_fixed(
