@@ -56,6 +56,12 @@ SYNCS = {
     # The builtin ``range`` reads each argument with ``__index__`` too.
     "range_stop": "for k in range(lens.cuda().max()):\n    pass\n",
     "range_start_step": "m = torch.max(lens)\nx = list(range(0, n, m))\n",
+    # The builtins that compare elements, or read each one's truth, read a
+    # tensor's elements on the host (``max(t)`` runs ``bool(b > a)``).
+    "builtin_max_of_tensor": "x = max(lens.cuda())\n",
+    "builtin_min_of_tensor_and_number": "m = torch.max(lens)\nx = min(m, n)\n",
+    "builtin_sorted_of_tensor": "x = sorted(torch.cumsum(lens, 0))\n",
+    "builtin_any_of_tensor": "x = any(lens.cuda() > 0)\n",
     "compare_torch_result": "m = torch.max(lens)\nif m != n:\n    pass\n",
     # ``repeat_interleave`` with tensor repeats and no ``output_size``.
     "repeat_interleave": "x = torch.repeat_interleave(q, lens.cuda())\n",
@@ -222,6 +228,13 @@ HOST_VALUES = {
     # (a parameter not declared a tensor may hold an int)
     "range_of_unknown": "for k in range(lens):\n    pass\n",
     "range_shadowed": "range = lambda *a: a\nx = range(lens.cuda().max())\n",
+    "builtin_max_of_python_values": (
+        "x = max(n, 2)\ny = min([1, 2])\nz = sorted(batch.lens_cpu)\n"
+        "w = all(t > 0 for t in lens.cuda())\n"
+    ),
+    # (a parameter not declared a tensor may hold a list)
+    "builtin_max_of_unknown": "x = max(lens)\ny = min(lens, key=len)\n",
+    "builtin_max_shadowed": "max = lambda *a: a\nx = max(lens.cuda())\n",
     "size_of_host_tensor": "x = torch.empty(torch.tensor([1, 2])[-1])\n",
     "repeat_interleave_int": "x = q.repeat_interleave(2)\n",
     "repeat_interleave_output_size": (
