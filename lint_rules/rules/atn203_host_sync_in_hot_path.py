@@ -293,7 +293,13 @@ class HostSyncInHotPath(Rule):
     global, or a private attribute of a method's other parameter
     (`layer._x`: a per-step batch's fields are public); a local, a deeper
     chain (`self.metadata.x`: the object between may be new each step) or
-    an arm that does not store the slot is reported, what is evaluated only to be logged or raised
+    an arm that does not store the slot is reported; the arm of a flag of
+    the instance that the arm itself clears (`if self.F: ...; self.F =
+    False`, `if not self.done: ...; self.done = True`), and a method of the
+    class called under such a flag that clears it itself before it can
+    leave (vLLM's `calc_kv_scales`), where no other code of the module sets
+    the flag again (outside `__init__`; not named in a string, as
+    `setattr` could): both run once per object, what is evaluated only to be logged or raised
     (`logger.warning(...)`, `raise ValueError(...)`), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
@@ -571,6 +577,9 @@ class HostSyncInHotPath(Rule):
                 rows,
                 gate.span if gate.enabled else None,
             )
+            # ... and so does the arm of a flag of the instance that the arm
+            # clears (``if self.F: ...; self.F = False``).
+            fills += [_block_span(arm) for arm in hot_paths.once_arms(info)]
             if host_names is not None:
                 # A fallback for a missing host copy: the path that has the
                 # copy is the one taken per step.

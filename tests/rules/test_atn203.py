@@ -1491,3 +1491,45 @@ def test_a_kernel_compiled_by_a_call_at_the_top_of_the_module_is_no_host_code() 
     found = check_source(source, "k.py", SETTINGS)
     # ``torch.compile`` runs PyTorch code: still read.
     assert [f.location.row for f in found] == [12]
+
+
+def test_an_arm_that_clears_the_flag_of_its_test_runs_once() -> None:
+    # `if self.F:` whose body sets `self.F = False` (or `if not self.done:`
+    # setting it True) runs once per object, and so does a method of the
+    # class called under the flag that clears it itself.
+    once = textwrap.dedent(
+        """\
+        class Attention:
+            def __init__(self):
+                self._pending = True
+                self.calculate = True
+
+            def forward(self, key, lens):
+                if self._pending:
+                    self.scale = key.max().item()
+                    self._pending = False
+                if not self._done and key is not None:
+                    self.n = lens.cuda().sum().item()
+                    self._done = True
+                if self.calculate:
+                    self.calc(key)
+                return key
+
+            def calc(self, key):
+                self.k = key.max().item()
+                self.calculate = False
+        """
+    )
+    assert check_source(once, "b.py", SETTINGS) == []
+    # Set again every step by other code: the arm runs per step.
+    dirty = once + "\n    def reset(self):\n        self._pending = True\n"
+    (finding,) = check_source(dirty, "b.py", SETTINGS)
+    assert finding.location.row == 8
+    # An arm that may leave before it clears the flag may run again.
+    leaving = once.replace(
+        "        self.scale = key.max().item()\n",
+        "        self.scale = key.max().item()\n            if n:\n"
+        "                return key\n",
+    )
+    assert leaving != once
+    assert [f.location.row for f in check_source(leaving, "b.py", SETTINGS)] == [8]
