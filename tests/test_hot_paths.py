@@ -353,3 +353,63 @@ def test_the_call_walk_meets_the_calls_in_the_order_of_walk():
     assert len(named) == 8
     kept = [node for node in _breadth_first_calls(function, rows) if node in named]
     assert kept == named
+
+
+ONCE = """
+class Attention:
+    def __init__(self, calc):
+        self.calculate_kv_scales = calc
+
+    def forward(self, key, ctx):
+        if self.calculate_kv_scales:
+            self._log(key)
+            if ctx.enabled:
+                self.calc_kv_scales(key)
+        if self._pending:
+            self._setup(key)
+            self._pending = False
+        return key
+
+    def calc_kv_scales(self, key):
+        self.scale = key
+        self.calculate_kv_scales = False
+
+    def _log(self, key):
+        pass
+
+    def _setup(self, key):
+        pass
+"""
+
+
+def test_a_method_that_clears_the_flag_guarding_its_call_runs_once() -> None:
+    # After its first run the flag is false: it is not called again; the
+    # rest of the arm runs until then, per step.
+    found = costs(ONCE)
+    assert found["Attention.calc_kv_scales"] == "unknown"
+    assert found["Attention._log"] == "per step (forward -> _log)"
+    # An arm that clears its flag itself runs once: so do its calls.
+    assert found["Attention._setup"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # A flag set again by other code of the module (a dirty flag).
+        "    def mark(self):\n        self.calculate_kv_scales = True\n",
+        # ... or through another object, or by name.
+        "def enable(layer):\n    layer.calculate_kv_scales = 1\n",
+        "def enable(layer):\n    setattr(layer, 'calculate_kv_scales', True)\n",
+    ],
+)
+def test_a_flag_set_again_elsewhere_guards_nothing(change: str) -> None:
+    found = costs(ONCE + change)
+    assert found["Attention.calc_kv_scales"].startswith("per step (forward")
+
+
+def test_a_callee_that_may_leave_before_it_clears_the_flag_runs_per_step() -> None:
+    source = ONCE.replace(
+        "        self.scale = key\n",
+        "        if key is None:\n            return\n        self.scale = key\n",
+    )
+    assert costs(source)["Attention.calc_kv_scales"].startswith("per step (forward")

@@ -17,8 +17,14 @@ module function), ``Class.m()``, and ``obj.m()`` where ``m`` is a method of
 exactly one class of the module (``self.indices_updater.update()``); a
 function nested in another has its cost. Per step wins when both reach a
 function: a helper called from capture and from replay runs per step.
+A call that runs once per object spreads nothing: one in the arm of ``if
+self.F:`` that clears its flag (``self.F = False``), or of a method that
+clears the flag guarding the call (``if self.calculate_kv_scales:
+self.calc_kv_scales(k)``, which sets it False), where no other code of the
+module sets the flag again (``_CallGraph.once_calls``).
 
-Nothing here imports more than ``ast`` and ``fnmatch``: it is on the check path.
+Nothing here imports more than ``ast``, ``fnmatch`` and the node walks: it is on the
+check path.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from collections import deque
 from collections.abc import Callable
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import LEAF_TYPES, NODE_FIELDS, node_fields
+from lint_rules.analysis.nodes import LEAF_TYPES, NODE_FIELDS, node_fields, walk_rows
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -168,6 +174,27 @@ class HotPaths:
             self._costs = self._compute_rest()
         return self._costs.get(function, UNKNOWN_COST)
 
+    def once_arms(self, info: FunctionInfo) -> list[list[ast.stmt]]:
+        """The bodies of the ``if`` statements of a method's own code that
+        run once per object: the test says a flag of the instance
+        (``if self.F:``, ``if not self.done:``) and the body itself sets it
+        to a constant that makes the test false (``self.F = False``), where
+        nothing else in the module sets it again (``_CallGraph.
+        flag_cleared_only``)."""
+        if info.cls is None or "self" not in _parameter_names(info.node):
+            return []
+        graph = self._call_graph()
+        if not graph.may_test_a_flag(info.node):
+            return []
+        clearing = graph.clearing()
+        return [
+            stmt.body
+            for stmt, flag, truth in flag_ifs(info.node)
+            if (flag, not truth) in clearing
+            and clears(stmt.body, flag, not truth)
+            and graph.flag_cleared_only(flag, not truth)
+        ]
+
     def function_at(self, row: int) -> FunctionNode | None:
         """The innermost function whose lines include ``row``."""
         if self._rows is None:
@@ -209,7 +236,9 @@ class HotPaths:
 
     def _call_graph(self) -> _CallGraph:
         if self._graph is None:
-            self._graph = _CallGraph(self._model.functions, self._text_rows)
+            self._graph = _CallGraph(
+                self._model.functions, self._text_rows, self._model.tree
+            )
         return self._graph
 
     def _compute_per_step(self) -> dict[FunctionNode, Cost]:
@@ -283,6 +312,7 @@ class _CallGraph:
         self,
         functions: list[FunctionInfo],
         rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
+        tree: ast.Module | None = None,
     ) -> None:
         #: The rows holding one of some names (``HotPaths``); None: every
         #: expression is walked (the pre-filters are off).
@@ -317,6 +347,11 @@ class _CallGraph:
                 if type(stmt) is ast.Assign:
                     self._note_attribute(cls, stmt)
         self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
+        self._functions = functions
+        self._tree = tree
+        self._flag_stores: dict[tuple[str, bool], bool] = {}
+        self._cleared: set[tuple[str, bool]] | None = None
+        self._flag_names: frozenset[str] | None = None
         #: Every name a call of the module's own code must hold.
         self.names = frozenset(
             (
@@ -404,7 +439,12 @@ class _CallGraph:
     def _find_callees(self, info: FunctionInfo) -> list[FunctionInfo]:
         classes_by_name = self.classes_by_name
         targets: list[FunctionInfo] = []
-        for node in self._calls(info.node):
+        calls = self._calls(info.node)
+        if calls and info.cls is not None:
+            once = self.once_calls(info)
+            if once:
+                calls = [node for node in calls if node not in once]
+        for node in calls:
             func = node.func
             if isinstance(func, ast.Name):
                 target = self.module_functions.get(func.id)
@@ -417,6 +457,143 @@ class _CallGraph:
             elif isinstance(func, ast.Attribute):
                 targets.extend(self._method_targets(info, func))
         return targets
+
+    def once_calls(self, info: FunctionInfo) -> set[ast.Call]:
+        """The calls of ``info``'s own code that run once per object: those
+        of a once arm (``once_arms``), and a call of a method of the class
+        under ``if self.F:`` (in its body, at any depth) that itself clears
+        the flag ``F`` before it can leave (``self.calculate_kv_scales =
+        False`` in ``calc_kv_scales``): after its first run the test is
+        false, and the method is not called again."""
+        found: set[ast.Call] = set()
+        method = info.node
+        cls = info.cls
+        if cls is None or "self" not in _parameter_names(method):
+            return found
+        if not self.may_test_a_flag(method):
+            return found
+        clearing = self.clearing()
+        for stmt, flag, truth in flag_ifs(method):
+            if (flag, not truth) not in clearing:
+                continue  # (no method, and so no arm, clears it)
+            calls = [
+                node
+                for inner in stmt.body
+                for node in _breadth_first_calls(inner, None)
+            ]
+            if not calls:
+                continue
+            if clears(stmt.body, flag, not truth):
+                once = calls
+            else:
+                once = []
+                for node in calls:
+                    func = node.func
+                    if (
+                        type(func) is ast.Attribute
+                        and type(func.value) is ast.Name
+                        and func.value.id == "self"
+                    ):
+                        targets = self.methods_named(cls, func.attr)
+                        targets += self.subclass_methods(cls, func.attr)
+                        if targets and all(
+                            clears(target.node.body, flag, not truth)
+                            for target in targets
+                        ):
+                            once.append(node)
+            # (asked last: it walks the module, once per flag)
+            if once and self.flag_cleared_only(flag, not truth):
+                found.update(once)
+        return found
+
+    def may_test_a_flag(self, function: FunctionNode) -> bool:
+        """Whether ``function`` may test a flag some method clears
+        (``clearing``): with the pre-filter, whether its text names one."""
+        clearing = self.clearing()
+        if not clearing:
+            return False
+        if self._rows is None:
+            return True
+        names = self._flag_names
+        if names is None:
+            names = self._flag_names = frozenset(flag for flag, _ in clearing)
+        return bool(self._rows(names, function.lineno, function.end_lineno or 0))
+
+    def clearing(self) -> set[tuple[str, bool]]:
+        """(F, truth) of each ``self.F = constant`` statement of the
+        module's methods (their own code, a nested block's included): the
+        only flags an arm or a method can clear (``clears``), found once."""
+        found = self._cleared
+        if found is None:
+            found = self._cleared = set()
+            for info in self._functions:
+                if info.cls is None:
+                    continue
+                for stmt, _ in info.bindings:
+                    if type(stmt) is not ast.Assign:
+                        continue
+                    value = stmt.value  # type: ignore[attr-defined]
+                    if type(value) is not ast.Constant or not _flag_constant(value):
+                        continue
+                    for target in stmt.targets:  # type: ignore[attr-defined]
+                        if (
+                            type(target) is ast.Attribute
+                            and type(target.value) is ast.Name
+                            and target.value.id == "self"
+                        ):
+                            found.add((target.attr, bool(value.value)))
+        return found
+
+    def flag_cleared_only(self, flag: str, cleared: bool) -> bool:
+        """Whether every store of an attribute named ``flag`` in the module
+        (of any object), outside ``__init__``, is a constant of the truth
+        ``cleared``: no code sets the flag again (a dirty flag set every
+        step would make its arm run every step), and no string spells the
+        name (``setattr(obj, "flag", True)``)."""
+        found = self._flag_stores.get((flag, cleared))
+        if found is None:
+            found = self._flag_stores[(flag, cleared)] = self._cleared_only(
+                flag, cleared
+            )
+        return found
+
+    def _cleared_only(self, flag: str, cleared: bool) -> bool:
+        tree = self._tree
+        if tree is None:
+            return False
+        allowed: set[ast.AST] = set()  # the stores of the clearing constant
+        for info in self._functions:
+            at_start = info.node.name == "__init__" and info.cls is not None
+            for stmt, _ in info.bindings:
+                kind = type(stmt)
+                if kind is ast.Assign:
+                    targets = stmt.targets  # type: ignore[attr-defined]
+                elif kind is ast.AnnAssign:
+                    targets = [stmt.target]  # type: ignore[attr-defined]
+                else:
+                    continue
+                value = stmt.value  # type: ignore[attr-defined]
+                clearing = _flag_constant(value) and bool(value.value) is cleared
+                for target in targets:
+                    if type(target) is ast.Attribute and (at_start or clearing):
+                        allowed.add(target)
+        rows = None
+        if self._rows is not None:  # (the rows spelling the flag: a pre-filter)
+            last = max(tree.body[-1].end_lineno or 1, 1) if tree.body else 1
+            rows = self._rows(frozenset({flag}), 1, last)
+        for node in walk_rows(tree, rows, {}):
+            kind = type(node)
+            if kind is ast.Attribute:
+                if (
+                    node.attr == flag  # type: ignore[attr-defined]
+                    and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+                    and node not in allowed
+                ):
+                    return False
+            elif kind is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
+                if flag in _WORD.findall(node.value):  # type: ignore[attr-defined]
+                    return False
+        return True
 
     def _calls(self, function: FunctionNode) -> list[ast.Call]:
         """The calls in ``function`` (decorators and nested code included)
@@ -535,6 +712,130 @@ def _breadth_first_calls(root: ast.AST, rows: list[int] | None) -> list[ast.Call
                     continue
                 push(child)
     return found
+
+
+#: A word of a string constant (a name ``setattr`` may be given).
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Statements that open a new scope: their code is not the function's own.
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+#: Statements holding blocks of statements (``flag_ifs``).
+_BLOCK_STATEMENTS = frozenset(
+    {
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.Match,
+        *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+    }
+)
+
+
+def _flag_constant(value: ast.expr) -> bool:
+    """``True``, ``False`` or ``None``: what a flag is set to."""
+    return type(value) is ast.Constant and (
+        value.value is None or type(value.value) is bool  # type: ignore[attr-defined]
+    )
+
+
+def _parameter_names(function: FunctionNode) -> set[str]:
+    args = function.args
+    return {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+
+
+def _flag_of(test: ast.expr) -> tuple[str, bool] | None:
+    """(F, the truth of ``self.F`` where the test holds) for a test that is
+    ``self.F``, ``not self.F``, or an ``and`` one operand of which is one
+    (the body runs only where each operand holds)."""
+    kind = type(test)
+    if (
+        kind is ast.Attribute
+        and type(test.value) is ast.Name  # type: ignore[attr-defined]
+        and test.value.id == "self"  # type: ignore[attr-defined]
+    ):
+        return test.attr, True  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        operand = test.operand  # type: ignore[attr-defined]
+        if type(operand) is ast.Attribute:
+            found = _flag_of(operand)
+            return None if found is None else (found[0], not found[1])
+        return None
+    if kind is ast.BoolOp and type(test.op) is ast.And:  # type: ignore[attr-defined]
+        for value in test.values:  # type: ignore[attr-defined]
+            found = _flag_of(value)
+            if found is not None:
+                return found
+    return None
+
+
+def flag_ifs(function: FunctionNode) -> list[tuple[ast.If, str, bool]]:
+    """The ``if`` statements of the function's own code (nested scopes
+    apart) whose test says a flag of the instance (``_flag_of``), with the
+    flag and its truth in the body."""
+    found: list[tuple[ast.If, str, bool]] = []
+    blocks = [function.body]
+    while blocks:
+        for stmt in blocks.pop():
+            kind = type(stmt)
+            if kind in _SCOPES:
+                continue
+            if kind is ast.If:
+                flag = _flag_of(stmt.test)  # type: ignore[attr-defined]
+                if flag is not None:
+                    found.append((stmt, *flag))  # type: ignore[arg-type]
+            elif kind not in _BLOCK_STATEMENTS:
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if inner and type(inner) is list:
+                    blocks.append(inner)
+            for handler in getattr(stmt, "handlers", ()):
+                blocks.append(handler.body)
+            for case in getattr(stmt, "cases", ()):
+                blocks.append(case.body)
+    return found
+
+
+def clears(block: list[ast.stmt], flag: str, cleared: bool) -> bool:
+    """Whether a statement of ``block`` itself sets ``self.<flag>`` to a
+    constant of the truth ``cleared``, no statement before it able to leave
+    the block early (``return``, ``break``, ``continue``; ``raise`` is an
+    error path)."""
+    for stmt in block:
+        if type(stmt) is ast.Assign:
+            value = stmt.value
+            if _flag_constant(value) and bool(value.value) is cleared:  # type: ignore[attr-defined]
+                for target in stmt.targets:
+                    if (
+                        type(target) is ast.Attribute
+                        and target.attr == flag
+                        and type(target.value) is ast.Name
+                        and target.value.id == "self"
+                    ):
+                        return True
+        if _may_leave(stmt):
+            return False
+    return False
+
+
+def _may_leave(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of its
+    own code (nested scopes apart)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Return or kind is ast.Break or kind is ast.Continue:
+            return True
+        if kind in _SCOPES or isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _spans(node: ast.AST, rows: list[int]) -> bool:

@@ -89,10 +89,15 @@ _SIZED_METHODS: dict[str, tuple[int | None, tuple[str, ...]]] = {
 _SIZED_NAMES = frozenset(
     {name.rpartition(".")[2] for name in _SIZED_FUNCTIONS} | set(_SIZED_METHODS)
 )
+#: Builtins that compare the elements of an iterable, or read the truth of
+#: each (``max(t)`` runs ``bool(b > a)`` on its items): given a tensor, they
+#: read its elements on the host (``_elementwise_builtin``).
+_COMPARING_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 #: Methods and functions whose call may be a sync (``sync`` decides).
 _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
     | {"repeat_interleave", "range"}
+    | _COMPARING_BUILTINS
     | _DATA_DEPENDENT_METHODS
     | _BOOL_METHODS
     | _SIZED_NAMES
@@ -192,15 +197,18 @@ class HostSyncInHotPath(Rule):
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
     `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
     factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
-    bound of the builtin `range` (`for i in range(lens.max()):`), and
+    bound of the builtin `range` (`for i in range(lens.max()):`), a tensor
+    given to the builtin `max`, `min` or `sorted` (which compare its
+    elements, or it with another value: `max(t)`, `min(m, n)`) or to `any`
+    or `all` (which read each element's truth), without a `key=`, and
     `repeat_interleave` with tensor repeats and no `output_size=`, on values
     not known to live on the host.
 
     A slice bound, a size or a `range` bound is read by Python
     (`__index__`), which copies a
     tensor's value to the host; `repeat_interleave` reads the sum of its
-    repeats to size its output. These are reported only where the value is
-    known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
+    repeats to size its output. These, and the builtins' arguments, are
+    reported only where the value is known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
     a list it would be a Python value), a reduction, arithmetic with a
     tensor, a comparison of one (`t = lens.max() > 0`; not `is`, `in` or a
     chain), a `torch` function's result, a name declared `torch.Tensor`, or
@@ -285,7 +293,13 @@ class HostSyncInHotPath(Rule):
     global, or a private attribute of a method's other parameter
     (`layer._x`: a per-step batch's fields are public); a local, a deeper
     chain (`self.metadata.x`: the object between may be new each step) or
-    an arm that does not store the slot is reported, what is evaluated only to be logged or raised
+    an arm that does not store the slot is reported; the arm of a flag of
+    the instance that the arm itself clears (`if self.F: ...; self.F =
+    False`, `if not self.done: ...; self.done = True`), and a method of the
+    class called under such a flag that clears it itself before it can
+    leave (vLLM's `calc_kv_scales`), where no other code of the module sets
+    the flag again (outside `__init__`; not named in a string, as
+    `setattr` could): both run once per object, what is evaluated only to be logged or raised
     (`logger.warning(...)`, `raise ValueError(...)`), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
@@ -563,6 +577,9 @@ class HostSyncInHotPath(Rule):
                 rows,
                 gate.span if gate.enabled else None,
             )
+            # ... and so does the arm of a flag of the instance that the arm
+            # clears (``if self.F: ...; self.F = False``).
+            fills += [_block_span(arm) for arm in hot_paths.once_arms(info)]
             if host_names is not None:
                 # A fallback for a missing host copy: the path that has the
                 # copy is the one taken per step.
@@ -2633,6 +2650,8 @@ class _Provenance:
             return None
         if isinstance(func, ast.Name) and func.id == "range":
             return self._range_bound(call)
+        if isinstance(func, ast.Name) and func.id in _COMPARING_BUILTINS:
+            return self._elementwise_builtin(call, func.id)
         if isinstance(func, ast.Name) and func.id in ("int", "float", "bool"):
             if (
                 len(call.args) == 1
@@ -2715,6 +2734,30 @@ class _Provenance:
         for arg in call.args:
             if type(arg) is not ast.Starred and self._tensor_on_device(arg):
                 return f"(the tensor `{_short(arg)}` as a bound of `range()`)", arg
+        return None
+
+    def _elementwise_builtin(
+        self, call: ast.Call, name: str
+    ) -> tuple[str, ast.expr] | None:
+        """The builtin ``max``, ``min`` or ``sorted`` given a tensor (its
+        only argument, an iterable of 0-d tensors, or one of the values
+        compared: ``min(m, n)``), or ``any``/``all`` given one: Python reads
+        the truth of each comparison (``bool(b > a)``), or of each element,
+        and a tensor's truth is read on the host. Not with a ``key=`` (what
+        is compared is the key's) or a shadowed builtin."""
+        if any(keyword.arg != "default" for keyword in call.keywords):
+            return None
+        if not self.scope.is_builtin(name):  # type: ignore[attr-defined]
+            return None
+        arguments = call.args if name in ("max", "min") else call.args[:1]
+        for arg in arguments:
+            if type(arg) is not ast.Starred and self._tensor_on_device(arg):
+                what = (
+                    "reads its elements one by one"
+                    if len(call.args) == 1
+                    else "reads the truth of a comparison with it"
+                )
+                return f"(`{name}()` of the tensor `{_short(arg)}`: Python {what})", arg
         return None
 
     def _tensor_size(self, call: ast.Call, name: str) -> tuple[str, ast.expr] | None:

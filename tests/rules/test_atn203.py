@@ -56,6 +56,12 @@ SYNCS = {
     # The builtin ``range`` reads each argument with ``__index__`` too.
     "range_stop": "for k in range(lens.cuda().max()):\n    pass\n",
     "range_start_step": "m = torch.max(lens)\nx = list(range(0, n, m))\n",
+    # The builtins that compare elements, or read each one's truth, read a
+    # tensor's elements on the host (``max(t)`` runs ``bool(b > a)``).
+    "builtin_max_of_tensor": "x = max(lens.cuda())\n",
+    "builtin_min_of_tensor_and_number": "m = torch.max(lens)\nx = min(m, n)\n",
+    "builtin_sorted_of_tensor": "x = sorted(torch.cumsum(lens, 0))\n",
+    "builtin_any_of_tensor": "x = any(lens.cuda() > 0)\n",
     "compare_torch_result": "m = torch.max(lens)\nif m != n:\n    pass\n",
     # ``repeat_interleave`` with tensor repeats and no ``output_size``.
     "repeat_interleave": "x = torch.repeat_interleave(q, lens.cuda())\n",
@@ -222,6 +228,13 @@ HOST_VALUES = {
     # (a parameter not declared a tensor may hold an int)
     "range_of_unknown": "for k in range(lens):\n    pass\n",
     "range_shadowed": "range = lambda *a: a\nx = range(lens.cuda().max())\n",
+    "builtin_max_of_python_values": (
+        "x = max(n, 2)\ny = min([1, 2])\nz = sorted(batch.lens_cpu)\n"
+        "w = all(t > 0 for t in lens.cuda())\n"
+    ),
+    # (a parameter not declared a tensor may hold a list)
+    "builtin_max_of_unknown": "x = max(lens)\ny = min(lens, key=len)\n",
+    "builtin_max_shadowed": "max = lambda *a: a\nx = max(lens.cuda())\n",
     "size_of_host_tensor": "x = torch.empty(torch.tensor([1, 2])[-1])\n",
     "repeat_interleave_int": "x = q.repeat_interleave(2)\n",
     "repeat_interleave_output_size": (
@@ -1478,3 +1491,45 @@ def test_a_kernel_compiled_by_a_call_at_the_top_of_the_module_is_no_host_code() 
     found = check_source(source, "k.py", SETTINGS)
     # ``torch.compile`` runs PyTorch code: still read.
     assert [f.location.row for f in found] == [12]
+
+
+def test_an_arm_that_clears_the_flag_of_its_test_runs_once() -> None:
+    # `if self.F:` whose body sets `self.F = False` (or `if not self.done:`
+    # setting it True) runs once per object, and so does a method of the
+    # class called under the flag that clears it itself.
+    once = textwrap.dedent(
+        """\
+        class Attention:
+            def __init__(self):
+                self._pending = True
+                self.calculate = True
+
+            def forward(self, key, lens):
+                if self._pending:
+                    self.scale = key.max().item()
+                    self._pending = False
+                if not self._done and key is not None:
+                    self.n = lens.cuda().sum().item()
+                    self._done = True
+                if self.calculate:
+                    self.calc(key)
+                return key
+
+            def calc(self, key):
+                self.k = key.max().item()
+                self.calculate = False
+        """
+    )
+    assert check_source(once, "b.py", SETTINGS) == []
+    # Set again every step by other code: the arm runs per step.
+    dirty = once + "\n    def reset(self):\n        self._pending = True\n"
+    (finding,) = check_source(dirty, "b.py", SETTINGS)
+    assert finding.location.row == 8
+    # An arm that may leave before it clears the flag may run again.
+    leaving = once.replace(
+        "        self.scale = key.max().item()\n",
+        "        self.scale = key.max().item()\n            if n:\n"
+        "                return key\n",
+    )
+    assert leaving != once
+    assert [f.location.row for f in check_source(leaving, "b.py", SETTINGS)] == [8]
