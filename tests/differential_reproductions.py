@@ -2868,4 +2868,26 @@ def case_atn202(m, n):
     HOLD.clear()
     return m.k, z
 """,
+    # 67. ``torch.zeros`` and ``torch.full`` refuse ``memory_format`` (a
+    # ``TypeError``), which ``torch.empty`` takes: ATN101's rewrite made a
+    # call that raised succeed.
+    "memory_format_the_zero_fill_refuses": """
+import torch
+
+
+def make_args():
+    return (torch.arange(16.0).reshape(1, 4, 2, 2) + 1,)
+
+
+def case_zeros(y):
+    x = torch.zeros(1, 4, 2, 2, memory_format=torch.channels_last)
+    x.copy_(y)
+    return x
+
+
+def case_full(y):
+    x = torch.full((1, 4, 2, 2), 0.0, memory_format=torch.channels_last)
+    x.copy_(y)
+    return x
+""",
 }

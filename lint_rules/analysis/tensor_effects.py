@@ -270,8 +270,18 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
             return None
     else:
         return None
+    # ``torch.zeros`` and ``torch.full`` refuse ``memory_format`` (a
+    # ``TypeError``), which ``torch.empty`` takes: the rewrite would make a
+    # call that raised succeed.
+    refused = (
+        f"`torch.{function}` refuses `memory_format`, which `torch.empty` takes"
+        if function in ("zeros", "full")
+        and not method
+        and any(keyword.arg == "memory_format" for keyword in node.keywords)
+        else None
+    )
     if function not in ("full", "full_like", "new_full"):
-        return Allocation(node, function, method)
+        return Allocation(node, function, method, uncertain=refused)
     fill = _fill_argument(node)
     if fill is None:
         return None
@@ -279,9 +289,9 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
     zero = literal_zero(value)
     if zero is None:
         return None
-    uncertain = None
+    uncertain = refused
     if function != "full_like" and not _is_sequence(_size_argument(node), names):
-        uncertain = "its size may be an integer, which `full` refuses"
+        uncertain = uncertain or "its size may be an integer, which `full` refuses"
     inferred = none_dtype = None
     if function == "full" and zero in ("int", "bool"):
         # ``full`` infers int64 or bool from the fill; ``empty`` would not.
