@@ -2890,4 +2890,109 @@ def case_full(y):
     x.copy_(y)
     return x
 """,
+    # 68. ATN202 deleted a repeated ``a = x * 2`` across a change of one of
+    # torch's global modes, which tensor operations read: under ``no_grad``
+    # the result does not require grad, under ``inference_mode`` it is an
+    # inference tensor, under autocast it is bfloat16, after
+    # ``set_default_dtype`` an integer division is float64, after
+    # ``set_flush_denormal`` a denormal is zero; and a function of the
+    # module that sets the mode runs between as well as a ``with`` does.
+    "global_mode_between_atn202_assignments": """
+import contextlib
+
+import torch
+
+
+def off():
+    torch.set_grad_enabled(False)
+
+
+@contextlib.contextmanager
+def quiet():
+    with torch.no_grad():
+        yield
+
+
+def make_args():
+    return (torch.arange(9.0, requires_grad=True).reshape(3, 3) / 7,)
+
+
+def case_no_grad(x):
+    a = x * 2
+    with torch.no_grad():
+        a = x * 2
+    return a.requires_grad
+
+
+def case_inference_mode(x):
+    a = x * 2
+    with torch.inference_mode():
+        a = x * 2
+    return a.is_inference()
+
+
+def case_autocast(x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        a = x @ x
+    a = x @ x
+    return a
+
+
+def case_default_dtype(x):
+    n = torch.arange(3)
+    a = n / 3
+    torch.set_default_dtype(torch.float64)
+    a = n / 3
+    torch.set_default_dtype(torch.float32)
+    return a
+
+
+def case_flush_denormal(x):
+    d = torch.tensor([1e-39])
+    a = d * 1
+    torch.set_flush_denormal(True)
+    a = d * 1
+    torch.set_flush_denormal(False)
+    return a
+
+
+def case_module_function(x):
+    a = x * 2
+    off()
+    a = x * 2
+    torch.set_grad_enabled(True)
+    return a.requires_grad
+
+
+def case_manager_of_the_module(x):
+    a = x * 2
+    with quiet():
+        a = x * 2
+    return a.requires_grad
+""",
+    # 69. ATN201 reused a ``.item()`` across a change of a mode that decides
+    # the value (autocast, flushing denormals): the chain computes another.
+    "global_mode_between_atn201_syncs": """
+import torch
+
+
+def make_args():
+    return (torch.arange(9.0).reshape(3, 3) / 7,)
+
+
+def case_autocast(x):
+    a = (x @ x).sum().item()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        b = (x @ x).sum().item()
+    return a, b
+
+
+def case_flush_denormal(x):
+    d = torch.full((3,), 1e-39)
+    a = (d * 1).sum().item()
+    torch.set_flush_denormal(True)
+    b = (d * 1).sum().item()
+    torch.set_flush_denormal(False)
+    return a, b
+""",
 }

@@ -102,6 +102,18 @@ class RedundantReassignment(Rule):
     operator's, a subscript's, a truth test's `__bool__`, a loop's
     `__iter__`), which may change what the value reads.
 
+    It is unsafe, too, where the value computes (a call, an operator, a
+    subscript, a view attribute: not a name, a constant or a plain
+    attribute) and one of torch's global modes may change in between:
+    the same operations then give another value (`x * 2` does not
+    require grad under `torch.no_grad()`, is bfloat16 under autocast;
+    `n / 3` of integers follows the default dtype). A mode changes at a
+    `torch.set_*` call, entering or leaving a `with` block (but for
+    `nullcontext()` and `suppress(...)`) and, in a module that sets a
+    mode itself (a call by the name of one of torch's setters, a manager
+    entered by hand), at any call of code not seen here. Code of other
+    modules is taken to leave the modes as it found them.
+
     It is unsafe when the value makes a new object each time (`x * 2`,
     `(a, b)`, a slice `a[1:]` of a list, `t[0]` or `t.T` of a tensor, each a
     new view object) and the first one got another reference in between
@@ -252,10 +264,13 @@ class RedundantReassignment(Rule):
                 hooks.store_may_run_code(statements[0].targets[0])
                 or hooks.load_may_run_code(statements[0].value)
             )
+            # A value that runs code (``x * 2``, ``t.sum()``, ``t[0]``) may
+            # run tensor operations, which read torch's global modes.
+            computes = _may_compute(statements[0].value)
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
-                between = False
+                between = mode = False
                 if runs_code:
                     applicability = Applicability.UNSAFE
                 elif applicability is Applicability.SAFE:
@@ -268,10 +283,18 @@ class RedundantReassignment(Rule):
                         or point2 is None
                         or analysis.class_code_between(point1, point2)
                     )
-                    if between:
+                    # ``with torch.no_grad():``, ``torch.set_default_dtype``
+                    # or unknown code in between: the same operations may
+                    # compute another value.
+                    mode = (
+                        not between
+                        and computes
+                        and analysis.mode_may_change_between(point1, point2)  # type: ignore[arg-type]
+                    )
+                    if between or mode:
                         applicability = Applicability.UNSAFE
                 yield self._report(
-                    ctx, flow, first, second, applicability, runs_code, between
+                    ctx, flow, first, second, applicability, runs_code, between, mode
                 )
 
     def _report(
@@ -283,6 +306,7 @@ class RedundantReassignment(Rule):
         applicability: Applicability,
         runs_code: bool = False,
         between: bool = False,
+        mode: bool = False,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -306,6 +330,13 @@ class RedundantReassignment(Rule):
                 "of its class: an operator's, a truth test's, one a builtin "
                 "runs: `len(o)`; a property; a finalizer), which may change "
                 "what the value reads"
+            )
+        elif mode:
+            message += (
+                "; torch's global modes may change in between (a `with` block, "
+                "a call of code not seen here, `torch.set_grad_enabled`: grad "
+                "mode, autocast, the default dtype), which may make the same "
+                "operations compute another value"
             )
         info = flow.stmt_info[second]
         fix = Fix(
@@ -560,6 +591,33 @@ def _reads_target(
 
 # Values that make a new object each time they are evaluated.
 _NEW_OBJECTS = frozenset({ast.BinOp, ast.UnaryOp, ast.Compare, ast.Tuple, ast.Call})
+
+
+#: Nodes of a value that compute nothing: names, constants, displays and
+#: plain attribute loads (not a view attribute: ``t.T`` under ``no_grad``
+#: does not require grad).
+_INERT = (
+    ast.Name,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Starred,
+    ast.Load,
+)
+
+
+def _may_compute(value: ast.expr) -> bool:
+    """Whether evaluating ``value`` may run a tensor operation, whose
+    result depends on torch's global modes as well as on what it reads."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute):
+            if node.attr in VIEW_ATTRIBUTES:
+                return True
+        elif not isinstance(node, _INERT):
+            return True
+    return False
 
 
 def _makes_new_object(value: ast.expr) -> bool:
