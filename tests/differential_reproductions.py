@@ -2995,4 +2995,30 @@ def case_flush_denormal(x):
     torch.set_flush_denormal(False)
     return a, b
 """,
+    # 70. ATN202 deleted a repeated ``a = x * 2`` whose first object's
+    # identity was taken in between (``id(a)``, ``a.data_ptr()``): both
+    # objects are alive when the second is made, so the identity taken never
+    # matched the new one; after the deletion it does (a cache keyed by
+    # ``data_ptr()`` is served a stale entry).
+    "identity_of_the_first_atn202_object": """
+import torch
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_id(x):
+    a = x * 2
+    i = id(a)
+    a = x * 2
+    return i == id(a)
+
+
+def case_data_ptr(x):
+    a = x * 2
+    p = a.data_ptr()
+    a = x * 2
+    return p == a.data_ptr()
+""",
 }

@@ -1704,8 +1704,11 @@ class Invalidation:
         its own block) where the object at ``path``, or one holding it, may
         get another reference that outlives the evaluation: bound to a name,
         stored, passed to a call that may keep it, returned, captured by a
-        nested scope. None when every use there only reads it (an operand,
-        a read-only method's receiver, an index, a formatted value)."""
+        nested scope; or where its identity is taken (``id(a)``,
+        ``hash(a)``, ``a is b``, ``a.data_ptr()``), which tells it apart
+        from another object of the same value as well. None when every use
+        there only reads it (an operand, a read-only method's receiver, an
+        index, a formatted value)."""
         region = self.region(first.block, second.block)
         region.discard(first.block)
         for event in self.flow.events_of(path[0]):
@@ -1733,10 +1736,13 @@ class Invalidation:
     def _may_keep(self, expr: ast.AST, parent: ast.AST | None) -> bool:
         """Whether the context ``parent`` may keep a reference to the value
         of ``expr`` beyond its own evaluation."""
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        if isinstance(parent, ast.Compare):
+            # ``a is b`` compares identities: kept, as ``id(a)`` is.
+            return any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             return False
         if isinstance(parent, ast.Attribute):  # the receiver of a method call
-            return parent.attr not in FRESH_METHODS
+            return parent.attr not in FRESH_METHODS or parent.attr in _IDENTITY_METHODS
         if isinstance(parent, (ast.FormattedValue, ast.Expr)):
             return False
         if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
@@ -1754,9 +1760,17 @@ class Invalidation:
             return not (
                 expr is not func
                 and isinstance(func, ast.Name)
+                and func.id not in _IDENTITY_BUILTINS
                 and self.is_builtin(func.id, FRESH_BUILTINS)
             )
         return True
+
+
+#: Builtins and methods that tell an object (or its memory) apart from
+#: another one of the same value: ``id(a)``, ``hash(a)`` of a tensor,
+#: ``a.data_ptr()``. A program may compare what they return later.
+_IDENTITY_BUILTINS = frozenset({"id", "hash"})
+_IDENTITY_METHODS = frozenset({"data_ptr", "__hash__", "is_set_to"})
 
 
 #: Expressions whose evaluation calls a special method of an operand.

@@ -119,7 +119,10 @@ class RedundantReassignment(Rule):
     new view object) and the first one got another reference in between
     (`b = a`, a call it was passed to): without the later statement the target keeps
     that object, so a change made through the other reference (`b.add_(1)`)
-    shows through the target, and the two are now one object.
+    shows through the target, and the two are now one object. So it is
+    where the first one's identity was taken in between (`id(a)`,
+    `hash(a)`, `a is b`, `a.data_ptr()`): it told the two objects apart,
+    and now matches the target.
 
     ## Options
     - `hot-path-methods`

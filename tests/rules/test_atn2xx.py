@@ -2141,3 +2141,31 @@ def test_unknown_code_between_changes_a_mode_only_where_the_module_sets_one():
         ("ATN201", "unsafe"),
         ("ATN202", "unsafe"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("observed", "applicability"),
+    [
+        ("i = id(x)", "unsafe"),
+        ("i = hash(x)", "unsafe"),
+        ("i = x.data_ptr()", "unsafe"),
+        ("i = x is t", "unsafe"),
+        ("i = x is not t", "unsafe"),
+        # values, not identities
+        ("i = len(x)", "safe"),
+        ("i = x.size()", "safe"),
+        ("i = x == t", "safe"),
+    ],
+)
+def test_an_identity_of_the_first_new_object_taken_between_is_unsafe(
+    observed, applicability
+):
+    # Without the repeat, ``x`` stays the first object: ``id(x)`` taken
+    # before, compared after, now matches where two objects never did.
+    source = (
+        f"def f(t):\n    x = t * 2\n    {observed}\n    x = t * 2\n    return x, i\n"
+    )
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [
+        (4, applicability)
+    ]
