@@ -270,6 +270,8 @@ class RedundantReassignment(Rule):
             # A value that runs code (``x * 2``, ``t.sum()``, ``t[0]``) may
             # run tensor operations, which read torch's global modes.
             computes = _may_compute(statements[0].value)
+            # A Python number (``t.max().item()``) carries no grad mode.
+            values_only = computes and _plain_scalar(statements[0].value)
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
@@ -292,7 +294,11 @@ class RedundantReassignment(Rule):
                     mode = (
                         not between
                         and computes
-                        and analysis.mode_may_change_between(point1, point2)  # type: ignore[arg-type]
+                        and analysis.mode_may_change_between(
+                            point1,  # type: ignore[arg-type]
+                            point2,  # type: ignore[arg-type]
+                            values_only=values_only,
+                        )
                     )
                     if between or mode:
                         applicability = Applicability.UNSAFE
@@ -621,6 +627,29 @@ def _may_compute(value: ast.expr) -> bool:
         elif not isinstance(node, _INERT):
             return True
     return False
+
+
+#: Methods whose result is a Python number or list: whether a tensor
+#: required grad does not show in it.
+_SCALAR_METHODS = frozenset({"item", "tolist"})
+
+
+def _plain_scalar(value: ast.expr) -> bool:
+    """Whether ``value`` is a Python number made of tensors' values
+    (``t.max().item() + 1``): grad mode, which decides only whether a
+    result requires grad, cannot change it. (A method of the module's own
+    class named ``item`` makes the deletion unsafe anyway.)"""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.BinOp):
+        return _plain_scalar(value.left) and _plain_scalar(value.right)
+    if isinstance(value, ast.UnaryOp):
+        return _plain_scalar(value.operand)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _SCALAR_METHODS
+    )
 
 
 def _makes_new_object(value: ast.expr) -> bool:

@@ -2075,6 +2075,28 @@ def test_atn202_a_global_mode_changed_between_makes_the_deletion_unsafe(
         assert "global modes" in finding.message
 
 
+@pytest.mark.parametrize(
+    ("value", "applicability"),
+    [
+        ("x.max().item()", "safe"),
+        ("x.max().item() + 1", "safe"),
+        ("-x.sum().item()", "safe"),
+        # a tensor: requires grad outside ``no_grad`` only
+        ("x * 2", "unsafe"),
+        ("-x", "unsafe"),
+    ],
+)
+def test_atn202_a_python_number_is_the_same_in_every_grad_mode(value, applicability):
+    source = (
+        "import torch\n\ndef f(x):\n    with torch.no_grad():\n"
+        f"        a = {value}\n    a = {value}\n    return a\n"
+    )
+    assert _applicability(source, ATN202) == [("ATN202", applicability)]
+    # autocast changes values, not only whether they require grad
+    autocast = source.replace("torch.no_grad()", "torch.autocast('cpu')")
+    assert _applicability(autocast, ATN202) == [("ATN202", "unsafe")]
+
+
 def test_atn202_a_value_that_computes_nothing_stays_safe_across_a_mode():
     source = """
         import torch
