@@ -2341,8 +2341,9 @@ def module_sets_torch_modes(names: Names | None) -> bool:
     torch's setters (``torch.set_grad_enabled``, ``set_default_dtype``;
     whatever it is called on, ``torch.autograd.set_grad_enabled`` and
     ``torch._C._set_grad_enabled`` too), or enters a context manager by
-    hand (``m.__enter__()``, ``stack.enter_context(m)``). Then a call of
-    its functions between two statements may change what a tensor
+    hand (``m.__enter__()``, ``stack.enter_context(m)``), or spells such a
+    name in a string (``getattr(torch, "set_grad_enabled")``). Then a call
+    of its functions between two statements may change what a tensor
     operation computes. True where the module is not known."""
     if not isinstance(names, Scope):
         return True
@@ -2355,6 +2356,8 @@ def module_sets_torch_modes(names: Names | None) -> bool:
                 name = node.attr
             elif type(node) is ast.Name:
                 name = node.id
+            elif type(node) is ast.Constant and type(node.value) is str:
+                name = node.value  # ``getattr(torch, "set_grad_enabled")``
             else:
                 continue
             if name in _ENTERING or name.lstrip("_") in MODE_SETTER_NAMES:

@@ -2163,6 +2163,11 @@ def test_unknown_code_between_changes_a_mode_only_where_the_module_sets_one():
         ("ATN201", "unsafe"),
         ("ATN202", "unsafe"),
     ]
+    by_string = source.replace("pass", 'getattr(torch, "set_flush_denormal")(True)')
+    assert sorted(_applicability(by_string, settings)) == [
+        ("ATN201", "unsafe"),
+        ("ATN202", "unsafe"),
+    ]
 
 
 @pytest.mark.parametrize(
