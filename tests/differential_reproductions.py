@@ -2971,13 +2971,21 @@ def case_manager_of_the_module(x):
     return a.requires_grad
 """,
     # 69. ATN201 reused a ``.item()`` across a change of a mode that decides
-    # the value (autocast, flushing denormals): the chain computes another.
+    # the value (autocast, flushing denormals; grad mode, for a chain that
+    # reads ``requires_grad``): the chain computes another.
     "global_mode_between_atn201_syncs": """
 import torch
 
 
 def make_args():
-    return (torch.arange(9.0).reshape(3, 3) / 7,)
+    return (torch.arange(9.0, requires_grad=True).reshape(3, 3) / 7,)
+
+
+def case_requires_grad(x):
+    a = ((x * 2).requires_grad + x).sum().item()
+    with torch.no_grad():
+        b = ((x * 2).requires_grad + x).sum().item()
+    return a, b
 
 
 def case_autocast(x):

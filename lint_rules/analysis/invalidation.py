@@ -82,6 +82,7 @@ from lint_rules.analysis.torch_api import (
     DETERMINISTIC_METHODS,
     FRESH_METHODS,
     GRAD_MODE_MANAGERS,
+    GRAD_MODE_READERS,
     GRAD_MODE_SETTERS,
     GRADIENT_FUNCTIONS,
     GRADIENT_METHODS,
@@ -1406,7 +1407,7 @@ class Invalidation:
 
         ``values_only``: only what the values computed depend on counts
         (``t.item()``), not grad mode, which only decides whether a result
-        requires grad.
+        requires grad (``reads_grad_mode`` tells a value that reads that).
         """
         unknown_code_counts: bool | None = None
         for _, effect in self.placed_effects_between(first, second):
@@ -2333,6 +2334,19 @@ def items_unpacking_runs_code(target: ast.AST, iterable: ast.AST) -> bool:
 
 
 _SETS_MODES: weakref.WeakKeyDictionary[Scope, bool] = weakref.WeakKeyDictionary()
+
+
+def reads_grad_mode(value: ast.AST) -> bool:
+    """Whether ``value`` reads what grad or inference mode decided about a
+    tensor it makes (``(x * 2).requires_grad``, ``.grad_fn``,
+    ``.is_inference()``) or the mode itself (``torch.is_grad_enabled()``):
+    then even a Python number it makes depends on those modes."""
+    for node in walk_nodes(value):
+        if type(node) is ast.Attribute and node.attr in GRAD_MODE_READERS:
+            return True
+        if type(node) is ast.Name and node.id in GRAD_MODE_READERS:
+            return True
+    return False
 
 
 def module_sets_torch_modes(names: Names | None) -> bool:

@@ -653,6 +653,23 @@ def sets_global_mode(qualified: str) -> bool:
     )
 
 
+#: Attributes and functions that read what grad or inference mode decided
+#: (``(x * 2).requires_grad`` is False under ``torch.no_grad()``): a value
+#: made with one depends on those modes, even a Python number.
+GRAD_MODE_READERS = frozenset(
+    {
+        "requires_grad",
+        "grad_fn",
+        "is_leaf",
+        "is_inference",
+        "output_nr",
+        "_version",
+        "is_grad_enabled",
+        "is_inference_mode_enabled",
+    }
+)
+
+
 #: The grad-mode setter among them: it changes whether results require grad,
 #: not their values.
 GRAD_MODE_SETTERS = frozenset({"torch.set_grad_enabled"})

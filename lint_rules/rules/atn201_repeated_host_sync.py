@@ -15,6 +15,7 @@ from lint_rules.analysis.invalidation import (
     Invalidation,
     Point,
     invalidation_for,
+    reads_grad_mode,
 )
 from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes
 from lint_rules.analysis.torch_api import SYNC_METHODS
@@ -354,7 +355,9 @@ class RepeatedHostSync(Rule):
                     "which may change it"
                 )
             elif any(
-                analysis.mode_may_change_between(point1, point2, values_only=True)
+                analysis.mode_may_change_between(
+                    point1, point2, values_only=not reads_grad_mode(second)
+                )
                 for _, point1 in firsts
             ):
                 # ``with torch.autocast(...)``, ``torch.set_flush_denormal``

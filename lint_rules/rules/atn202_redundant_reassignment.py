@@ -18,6 +18,7 @@ from lint_rules.analysis.invalidation import (
     access_path,
     invalidation_for,
     paths_conflict,
+    reads_grad_mode,
 )
 from lint_rules.analysis.nodes import COMPOUND_STATEMENTS, TryStar
 from lint_rules.analysis.torch_api import VIEW_ATTRIBUTES
@@ -271,7 +272,11 @@ class RedundantReassignment(Rule):
             # run tensor operations, which read torch's global modes.
             computes = _may_compute(statements[0].value)
             # A Python number (``t.max().item()``) carries no grad mode.
-            values_only = computes and _plain_scalar(statements[0].value)
+            values_only = (
+                computes
+                and _plain_scalar(statements[0].value)
+                and not reads_grad_mode(statements[0].value)
+            )
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):

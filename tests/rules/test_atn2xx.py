@@ -2130,6 +2130,20 @@ def test_atn201_a_global_mode_changed_between_makes_the_reuse_unsafe(
     assert _applicability(source, ATN201) == [("ATN201", applicability)]
 
 
+@pytest.mark.parametrize("read", ["(x @ x).requires_grad", "(x @ x).is_leaf"])
+def test_a_value_reading_what_grad_mode_decided_depends_on_it(read):
+    # ``(x @ x).requires_grad`` is False under ``no_grad``: the number made
+    # of it is not the same.
+    chain = f"({read} + x).sum().item()"
+    source = (
+        f"import torch\n\ndef f(x):\n    a = {chain}\n"
+        f"    with torch.no_grad():\n        b = {chain}\n    return a, b\n"
+    )
+    assert _applicability(source, ATN201) == [("ATN201", "unsafe")]
+    reassigned = source.replace("b = ", "a = ").replace("return a, b", "return a")
+    assert _applicability(reassigned, ATN202) == [("ATN202", "unsafe")]
+
+
 def test_unknown_code_between_changes_a_mode_only_where_the_module_sets_one():
     # A function of the module may be the code that sets the mode; code of
     # other modules is taken to leave the modes as it found them.
