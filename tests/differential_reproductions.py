@@ -3029,4 +3029,27 @@ def case_data_ptr(x):
     a = x * 2
     return p == a.data_ptr()
 """,
+    # 71. ATN101 rewrote an allocation given a sparse ``layout``, which the
+    # zero-filled and the uninitialized allocators do not take alike:
+    # ``empty_like`` refuses one that ``zeros_like`` takes (a call that
+    # worked raised), ``full`` one that ``empty`` takes (the other way).
+    "sparse_layout_of_the_allocation": """
+import torch
+
+
+def make_args():
+    return (torch.tensor([0.0, 2.0, 0.0]), 3)
+
+
+def case_zeros_like(y, n):
+    x = torch.zeros_like(y, layout=torch.sparse_coo)
+    x.copy_(y.to_sparse())
+    return x.to_dense()
+
+
+def case_full(y, n):
+    x = torch.full((n,), 0.0, layout=torch.sparse_coo)
+    x.copy_(y.to_sparse())
+    return x.to_dense()
+""",
 }

@@ -280,6 +280,19 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
         and any(keyword.arg == "memory_format" for keyword in node.keywords)
         else None
     )
+    # A layout other than strided: ``full`` refuses a sparse one that
+    # ``empty`` takes, ``empty_like`` one that ``zeros_like`` takes.
+    if refused is None and function in EMPTY_COUNTERPART:
+        layout = next((k.value for k in node.keywords if k.arg == "layout"), None)
+        if layout is not None and not (
+            isinstance(layout, ast.Attribute)
+            and layout.attr == "strided"
+            and names.qualified_name(layout) == "torch.strided"
+        ):
+            refused = (
+                "its `layout` may be sparse, which the zero-filled and the "
+                "uninitialized allocators do not take alike"
+            )
     if function not in ("full", "full_like", "new_full"):
         return Allocation(node, function, method, uncertain=refused)
     fill = _fill_argument(node)
