@@ -2868,4 +2868,188 @@ def case_atn202(m, n):
     HOLD.clear()
     return m.k, z
 """,
+    # 67. ``torch.zeros`` and ``torch.full`` refuse ``memory_format`` (a
+    # ``TypeError``), which ``torch.empty`` takes: ATN101's rewrite made a
+    # call that raised succeed.
+    "memory_format_the_zero_fill_refuses": """
+import torch
+
+
+def make_args():
+    return (torch.arange(16.0).reshape(1, 4, 2, 2) + 1,)
+
+
+def case_zeros(y):
+    x = torch.zeros(1, 4, 2, 2, memory_format=torch.channels_last)
+    x.copy_(y)
+    return x
+
+
+def case_full(y):
+    x = torch.full((1, 4, 2, 2), 0.0, memory_format=torch.channels_last)
+    x.copy_(y)
+    return x
+""",
+    # 68. ATN202 deleted a repeated ``a = x * 2`` across a change of one of
+    # torch's global modes, which tensor operations read: under ``no_grad``
+    # the result does not require grad, under ``inference_mode`` it is an
+    # inference tensor, under autocast it is bfloat16, after
+    # ``set_default_dtype`` an integer division is float64, after
+    # ``set_flush_denormal`` a denormal is zero; and a function of the
+    # module that sets the mode runs between as well as a ``with`` does.
+    "global_mode_between_atn202_assignments": """
+import contextlib
+
+import torch
+
+
+def off():
+    torch.set_grad_enabled(False)
+
+
+@contextlib.contextmanager
+def quiet():
+    with torch.no_grad():
+        yield
+
+
+def make_args():
+    return (torch.arange(9.0, requires_grad=True).reshape(3, 3) / 7,)
+
+
+def case_no_grad(x):
+    a = x * 2
+    with torch.no_grad():
+        a = x * 2
+    return a.requires_grad
+
+
+def case_inference_mode(x):
+    a = x * 2
+    with torch.inference_mode():
+        a = x * 2
+    return a.is_inference()
+
+
+def case_autocast(x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        a = x @ x
+    a = x @ x
+    return a
+
+
+def case_default_dtype(x):
+    n = torch.arange(3)
+    a = n / 3
+    torch.set_default_dtype(torch.float64)
+    a = n / 3
+    torch.set_default_dtype(torch.float32)
+    return a
+
+
+def case_flush_denormal(x):
+    d = torch.tensor([1e-39])
+    a = d * 1
+    torch.set_flush_denormal(True)
+    a = d * 1
+    torch.set_flush_denormal(False)
+    return a
+
+
+def case_module_function(x):
+    a = x * 2
+    off()
+    a = x * 2
+    torch.set_grad_enabled(True)
+    return a.requires_grad
+
+
+def case_manager_of_the_module(x):
+    a = x * 2
+    with quiet():
+        a = x * 2
+    return a.requires_grad
+""",
+    # 69. ATN201 reused a ``.item()`` across a change of a mode that decides
+    # the value (autocast, flushing denormals; grad mode, for a chain that
+    # reads ``requires_grad``): the chain computes another.
+    "global_mode_between_atn201_syncs": """
+import torch
+
+
+def make_args():
+    return (torch.arange(9.0, requires_grad=True).reshape(3, 3) / 7,)
+
+
+def case_requires_grad(x):
+    a = ((x * 2).requires_grad + x).sum().item()
+    with torch.no_grad():
+        b = ((x * 2).requires_grad + x).sum().item()
+    return a, b
+
+
+def case_autocast(x):
+    a = (x @ x).sum().item()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        b = (x @ x).sum().item()
+    return a, b
+
+
+def case_flush_denormal(x):
+    d = torch.full((3,), 1e-39)
+    a = (d * 1).sum().item()
+    torch.set_flush_denormal(True)
+    b = (d * 1).sum().item()
+    torch.set_flush_denormal(False)
+    return a, b
+""",
+    # 70. ATN202 deleted a repeated ``a = x * 2`` whose first object's
+    # identity was taken in between (``id(a)``, ``a.data_ptr()``): both
+    # objects are alive when the second is made, so the identity taken never
+    # matched the new one; after the deletion it does (a cache keyed by
+    # ``data_ptr()`` is served a stale entry).
+    "identity_of_the_first_atn202_object": """
+import torch
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_id(x):
+    a = x * 2
+    i = id(a)
+    a = x * 2
+    return i == id(a)
+
+
+def case_data_ptr(x):
+    a = x * 2
+    p = a.data_ptr()
+    a = x * 2
+    return p == a.data_ptr()
+""",
+    # 71. ATN101 rewrote an allocation given a sparse ``layout``, which the
+    # zero-filled and the uninitialized allocators do not take alike:
+    # ``empty_like`` refuses one that ``zeros_like`` takes (a call that
+    # worked raised), ``full`` one that ``empty`` takes (the other way).
+    "sparse_layout_of_the_allocation": """
+import torch
+
+
+def make_args():
+    return (torch.tensor([0.0, 2.0, 0.0]), 3)
+
+
+def case_zeros_like(y, n):
+    x = torch.zeros_like(y, layout=torch.sparse_coo)
+    x.copy_(y.to_sparse())
+    return x.to_dense()
+
+
+def case_full(y, n):
+    x = torch.full((n,), 0.0, layout=torch.sparse_coo)
+    x.copy_(y.to_sparse())
+    return x.to_dense()
+""",
 }

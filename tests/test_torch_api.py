@@ -283,6 +283,35 @@ def test_non_swallowing_managers_let_exceptions_through(make):
         raise RuntimeError("must propagate")
 
 
+def test_every_mode_setter_of_torch_is_named():
+    # ``module_sets_torch_modes`` looks for these names; every public setter
+    # of torch's global modes must be among them.
+    public = {
+        name
+        for name in dir(torch)
+        if name.startswith(("set_", "use_")) and callable(getattr(torch, name))
+    }
+    assert public <= torch_api.MODE_SETTER_NAMES
+    for name in public:
+        assert torch_api.sets_global_mode(f"torch.{name}")
+    assert not torch_api.sets_global_mode("torch.manual_seed")
+    assert not torch_api.sets_global_mode("torch.cumsum")
+
+
+def test_mode_neutral_managers_exist_and_leave_the_modes_alone():
+    import contextlib
+
+    for qualified in torch_api.MODE_NEUTRAL_MANAGERS:
+        if qualified.startswith("contextlib."):
+            assert hasattr(contextlib, qualified.rpartition(".")[2])
+        else:
+            assert callable(_resolve(qualified))
+    before = (torch.is_grad_enabled(), torch.get_default_dtype())
+    with contextlib.nullcontext(), contextlib.suppress(ValueError):
+        with torch.profiler.record_function("step"):
+            assert (torch.is_grad_enabled(), torch.get_default_dtype()) == before
+
+
 def test_gradient_functions_and_methods_exist():
     for qualified in torch_api.GRADIENT_FUNCTIONS:
         assert callable(_resolve(qualified))

@@ -30,7 +30,11 @@ evaluation order:
   it, ``register(t)``, ``t.attach()``);
 - ``BARRIER``: ``await``/``yield``: the function is suspended, anything may change;
   so may it while entering or leaving ``with lock:`` (other threads run), and
-  ``loss.backward()`` accumulates into the ``.grad`` of any leaf.
+  ``loss.backward()`` accumulates into the ``.grad`` of any leaf;
+- ``MODE``: a torch function sets a global mode (``torch.set_grad_enabled``,
+  ``torch.set_default_dtype``): no object changes, but a tensor operation
+  after it may compute another value than the same one before
+  (``mode_may_change_between``; unknown code and ``with`` blocks may too).
 
 A read path and a written path conflict when one is a prefix of the other:
 ``m.buf.copy_(y)`` writes ``m.buf``, which changes ``m.buf[0]`` and (through its
@@ -66,6 +70,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import weakref
 from collections.abc import Container, Iterable, Iterator
 
 from lint_rules.analysis.class_hooks import module_class_hooks, module_runs_finalizers
@@ -76,14 +81,20 @@ from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.torch_api import (
     DETERMINISTIC_METHODS,
     FRESH_METHODS,
+    GRAD_MODE_MANAGERS,
+    GRAD_MODE_READERS,
+    GRAD_MODE_SETTERS,
     GRADIENT_FUNCTIONS,
     GRADIENT_METHODS,
     METADATA_ATTRIBUTES,
+    MODE_NEUTRAL_MANAGERS,
+    MODE_SETTER_NAMES,
     NAMESPACE_ATTRIBUTES,
     NO_EFFECT_METHODS,
     SHARING_IN_PLACE_METHODS,
     VIEW_ATTRIBUTES,
     is_inplace_method,
+    sets_global_mode,
     written_arguments,
 )
 from lint_rules.records import Record
@@ -184,6 +195,7 @@ class ChangeKind(enum.Enum):
     CALL = "call"
     ANY_CODE = "any-code"
     BARRIER = "barrier"
+    MODE = "mode"
 
 
 class Change(Record):
@@ -386,6 +398,9 @@ class Invalidation:
             tuple[Path, bool, Reaching | None], frozenset[Path] | None
         ] = {}
         self._parts: dict[Block, ast.AST] | None = None
+        # The context managers of ``with`` items, whose ``__enter__`` (an
+        # ``ANY_CODE`` effect at them) the walks have met.
+        self._with_entries: set[int] = set()
         args = flow.function.args
         positional = [*args.posonlyargs, *args.args]
         self.first_parameter = positional[0].arg if positional else None
@@ -1103,6 +1118,8 @@ class Invalidation:
                 effects: list[Change] = []
                 for argument in written:
                     effects += _writes(self.alias_paths(argument), call)
+                if sets_global_mode(qualified):
+                    effects.append(Change(ChangeKind.MODE, (), call))
                 return effects
         elif isinstance(func, ast.Attribute):
             name = func.attr
@@ -1368,6 +1385,78 @@ class Invalidation:
                         return True
         return False
 
+    def mode_may_change_between(
+        self, first: Point, second: Point, values_only: bool = False
+    ) -> bool:
+        """Whether a global mode of torch that tensor operations read may
+        change between ``first`` and ``second``: grad and inference mode
+        (whether a result requires grad, is an inference tensor), autocast
+        (a matmul's dtype and value), the default dtype (``x / 3`` of
+        integers), flushing denormals, the number of threads (the order a
+        sum adds in). The same computation before and after may then give
+        another value: a value is not the same to reuse.
+
+        A torch function that sets one does (``torch.set_grad_enabled(False)``),
+        and so may entering or leaving a ``with`` block (but for managers
+        known to leave the modes alone: ``nullcontext()``, ``suppress(E)``),
+        and what runs at a ``yield`` or an ``await``. Other unknown code
+        may where the module itself sets a mode outside a ``with``
+        (``module_sets_torch_modes``): its functions may be that code. Code
+        of other modules is taken to leave the modes as it found them, as
+        it is taken not to replace torch's functions.
+
+        ``values_only``: only what the values computed depend on counts
+        (``t.item()``), not grad mode, which only decides whether a result
+        requires grad (``reads_grad_mode`` tells a value that reads that).
+        """
+        unknown_code_counts: bool | None = None
+        for _, effect in self.placed_effects_between(first, second):
+            kind = effect.kind
+            node = effect.node
+            if kind is ChangeKind.BARRIER:
+                return True
+            if kind is ChangeKind.MODE:
+                if not (values_only and self._sets_grad_mode(node)):
+                    return True
+            elif kind is ChangeKind.ANY_CODE:
+                if isinstance(node, (ast.With, ast.AsyncWith)) or (
+                    id(node) in self._with_entries
+                ):
+                    if not self._mode_neutral(node, values_only):
+                        return True
+                else:
+                    if unknown_code_counts is None:
+                        unknown_code_counts = module_sets_torch_modes(self.names)
+                    if unknown_code_counts:
+                        return True
+        return False
+
+    def _sets_grad_mode(self, node: ast.AST | None) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, (ast.Name, ast.Attribute))
+            and self._module_function(node.func) in GRAD_MODE_SETTERS
+        )
+
+    def _mode_neutral(self, node: ast.AST | None, values_only: bool) -> bool:
+        """Whether unknown code run at ``node`` is a context manager's
+        ``__enter__`` or ``__exit__`` known to leave torch's modes alone
+        (``nullcontext()``, ``suppress(E)``; with ``values_only``, a grad
+        mode manager too: ``torch.no_grad()``)."""
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            return all(
+                self._mode_neutral(item.context_expr, values_only)
+                for item in node.items
+            )
+        if not isinstance(node, ast.Call) or not isinstance(
+            node.func, (ast.Name, ast.Attribute)
+        ):
+            return False
+        qualified = self._module_function(node.func)
+        return qualified in MODE_NEUTRAL_MANAGERS or (
+            values_only and qualified in GRAD_MODE_MANAGERS
+        )
+
     def effects_between(self, first: Point, second: Point) -> Iterator[Change]:
         """Effects of code that may run after ``first.node`` and before ``second.node``."""
         for _, effect in self.placed_effects_between(first, second):
@@ -1493,6 +1582,8 @@ class Invalidation:
         kind = effect.kind
         if kind is ChangeKind.BARRIER:
             return True
+        if kind is ChangeKind.MODE:
+            return False  # changes no object
         if kind is ChangeKind.REBIND:
             return effect.path[0] in watched.roots
         if kind is ChangeKind.ANY_CODE:
@@ -1552,6 +1643,8 @@ class Invalidation:
             kind = effect.kind
             if kind is ChangeKind.BARRIER:
                 return effect
+            if kind is ChangeKind.MODE:
+                continue  # changes no object (``mode_may_change_between``)
             if kind is ChangeKind.REBIND:
                 if effect.path[0] in roots:
                     return effect
@@ -1612,8 +1705,11 @@ class Invalidation:
         its own block) where the object at ``path``, or one holding it, may
         get another reference that outlives the evaluation: bound to a name,
         stored, passed to a call that may keep it, returned, captured by a
-        nested scope. None when every use there only reads it (an operand,
-        a read-only method's receiver, an index, a formatted value)."""
+        nested scope; or where its identity is taken (``id(a)``,
+        ``hash(a)``, ``a is b``, ``a.data_ptr()``), which tells it apart
+        from another object of the same value as well. None when every use
+        there only reads it (an operand, a read-only method's receiver, an
+        index, a formatted value)."""
         region = self.region(first.block, second.block)
         region.discard(first.block)
         for event in self.flow.events_of(path[0]):
@@ -1641,10 +1737,13 @@ class Invalidation:
     def _may_keep(self, expr: ast.AST, parent: ast.AST | None) -> bool:
         """Whether the context ``parent`` may keep a reference to the value
         of ``expr`` beyond its own evaluation."""
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        if isinstance(parent, ast.Compare):
+            # ``a is b`` compares identities: kept, as ``id(a)`` is.
+            return any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             return False
         if isinstance(parent, ast.Attribute):  # the receiver of a method call
-            return parent.attr not in FRESH_METHODS
+            return parent.attr not in FRESH_METHODS or parent.attr in _IDENTITY_METHODS
         if isinstance(parent, (ast.FormattedValue, ast.Expr)):
             return False
         if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
@@ -1662,9 +1761,17 @@ class Invalidation:
             return not (
                 expr is not func
                 and isinstance(func, ast.Name)
+                and func.id not in _IDENTITY_BUILTINS
                 and self.is_builtin(func.id, FRESH_BUILTINS)
             )
         return True
+
+
+#: Builtins and methods that tell an object (or its memory) apart from
+#: another one of the same value: ``id(a)``, ``hash(a)`` of a tensor,
+#: ``a.data_ptr()``. A program may compare what they return later.
+_IDENTITY_BUILTINS = frozenset({"id", "hash"})
+_IDENTITY_METHODS = frozenset({"data_ptr", "__hash__", "is_set_to"})
 
 
 #: Expressions whose evaluation calls a special method of an operand.
@@ -1882,6 +1989,7 @@ class _BlockWalk:
         analysis = self.analysis
         for item in stmt.items:
             self.expr(item.context_expr)
+            analysis._with_entries.add(id(item.context_expr))
             if isinstance(stmt, ast.AsyncWith) or may_be_lock(item.context_expr):
                 self.effects.append(Change(ChangeKind.BARRIER, (), item.context_expr))
             else:
@@ -2223,6 +2331,60 @@ def items_unpacking_runs_code(target: ast.AST, iterable: ast.AST) -> bool:
             for element, source in zip(elements, sources, strict=True)
         )
     return True
+
+
+_SETS_MODES: weakref.WeakKeyDictionary[Scope, bool] = weakref.WeakKeyDictionary()
+
+
+def reads_grad_mode(value: ast.AST) -> bool:
+    """Whether ``value`` reads what grad or inference mode decided about a
+    tensor it makes (``(x * 2).requires_grad``, ``.grad_fn``,
+    ``.is_inference()``) or the mode itself (``torch.is_grad_enabled()``):
+    then even a Python number it makes depends on those modes."""
+    for node in walk_nodes(value):
+        if type(node) is ast.Attribute and node.attr in GRAD_MODE_READERS:
+            return True
+        if type(node) is ast.Name and node.id in GRAD_MODE_READERS:
+            return True
+    return False
+
+
+def module_sets_torch_modes(names: Names | None) -> bool:
+    """Whether the module's own code may set one of torch's global modes
+    outside a ``with`` block: it calls a function by the name of one of
+    torch's setters (``torch.set_grad_enabled``, ``set_default_dtype``;
+    whatever it is called on, ``torch.autograd.set_grad_enabled`` and
+    ``torch._C._set_grad_enabled`` too), or enters a context manager by
+    hand (``m.__enter__()``, ``stack.enter_context(m)``), or spells such a
+    name in a string (``getattr(torch, "set_grad_enabled")``). Then a call
+    of its functions between two statements may change what a tensor
+    operation computes. True where the module is not known."""
+    if not isinstance(names, Scope):
+        return True
+    module = names.module
+    found = _SETS_MODES.get(module)
+    if found is None:
+        found = False
+        for node in walk_nodes(module.node):
+            if type(node) is ast.Attribute:
+                name = node.attr
+            elif type(node) is ast.Name:
+                name = node.id
+            elif type(node) is ast.Constant and type(node.value) is str:
+                name = node.value  # ``getattr(torch, "set_grad_enabled")``
+            else:
+                continue
+            if name in _ENTERING or name.lstrip("_") in MODE_SETTER_NAMES:
+                found = True
+                break
+        _SETS_MODES[module] = found
+    return found
+
+
+#: Attributes that enter a context manager without a ``with``.
+_ENTERING = frozenset(
+    {"__enter__", "__aenter__", "enter_context", "enter_async_context"}
+)
 
 
 def _writes(paths: Iterable[Path], node: ast.AST) -> list[Change]:

@@ -270,8 +270,31 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
             return None
     else:
         return None
+    # ``torch.zeros`` and ``torch.full`` refuse ``memory_format`` (a
+    # ``TypeError``), which ``torch.empty`` takes: the rewrite would make a
+    # call that raised succeed.
+    refused = (
+        f"`torch.{function}` refuses `memory_format`, which `torch.empty` takes"
+        if function in ("zeros", "full")
+        and not method
+        and any(keyword.arg == "memory_format" for keyword in node.keywords)
+        else None
+    )
+    # A layout other than strided: ``full`` refuses a sparse one that
+    # ``empty`` takes, ``empty_like`` one that ``zeros_like`` takes.
+    if refused is None and function in EMPTY_COUNTERPART:
+        layout = next((k.value for k in node.keywords if k.arg == "layout"), None)
+        if layout is not None and not (
+            isinstance(layout, ast.Attribute)
+            and layout.attr == "strided"
+            and names.qualified_name(layout) == "torch.strided"
+        ):
+            refused = (
+                "its `layout` may be sparse, which the zero-filled and the "
+                "uninitialized allocators do not take alike"
+            )
     if function not in ("full", "full_like", "new_full"):
-        return Allocation(node, function, method)
+        return Allocation(node, function, method, uncertain=refused)
     fill = _fill_argument(node)
     if fill is None:
         return None
@@ -279,9 +302,9 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
     zero = literal_zero(value)
     if zero is None:
         return None
-    uncertain = None
+    uncertain = refused
     if function != "full_like" and not _is_sequence(_size_argument(node), names):
-        uncertain = "its size may be an integer, which `full` refuses"
+        uncertain = uncertain or "its size may be an integer, which `full` refuses"
     inferred = none_dtype = None
     if function == "full" and zero in ("int", "bool"):
         # ``full`` infers int64 or bool from the fill; ``empty`` would not.

@@ -587,6 +587,94 @@ GRAD_MODE_MANAGERS = frozenset(
         "torch.autograd.grad_mode.set_grad_enabled",
     }
 )
+#: Context managers that change no global mode a tensor operation reads
+#: (grad mode, autocast, the default dtype or device): a value computed in
+#: their body is the one computed outside.
+MODE_NEUTRAL_MANAGERS = frozenset(
+    {
+        "contextlib.nullcontext",
+        "contextlib.suppress",
+        "torch.profiler.record_function",
+        "torch.autograd.profiler.record_function",
+    }
+)
+#: torch's functions that set a global mode later tensor operations read
+#: (every ``torch.set_*`` and ``torch.use_*`` of torch 2.13, and autocast's
+#: nesting): by these names, with any receiver, they tell that a module's
+#: own code may change a mode (``module_sets_torch_modes``).
+MODE_SETTER_NAMES = frozenset(
+    {
+        "set_anomaly_enabled",
+        "set_autocast_cache_enabled",
+        "set_autocast_cpu_dtype",
+        "set_autocast_cpu_enabled",
+        "set_autocast_dtype",
+        "set_autocast_enabled",
+        "set_autocast_gpu_dtype",
+        "set_autocast_ipu_dtype",
+        "set_autocast_ipu_enabled",
+        "set_autocast_xla_dtype",
+        "set_autocast_xla_enabled",
+        "set_default_device",
+        "set_default_dtype",
+        "set_default_tensor_type",
+        "set_deterministic_debug_mode",
+        "set_detect_anomaly",
+        "set_float32_matmul_precision",
+        "set_flush_denormal",
+        "set_grad_enabled",
+        "set_num_interop_threads",
+        "set_num_threads",
+        "set_printoptions",
+        "set_rng_state",
+        "set_warn_always",
+        "use_deterministic_algorithms",
+        "clear_autocast_cache",
+        "autocast_increment_nesting",
+        "autocast_decrement_nesting",
+    }
+)
+
+
+def sets_global_mode(qualified: str) -> bool:
+    """Whether the torch function ``qualified`` changes a global mode that
+    later tensor operations read: ``torch.set_grad_enabled`` (whether
+    results require grad), ``torch.set_default_dtype`` (``x / 3`` of
+    integers), ``torch.set_flush_denormal``, ``torch.set_num_threads`` (the
+    order a reduction adds in), ``torch.use_deterministic_algorithms``
+    (what ``torch.empty`` holds); any ``torch.set_*`` or ``torch.use_*``.
+    Not ``torch.manual_seed``: no random result is taken for the same value
+    twice. The vocabulary takes torch's functions for ones that change only
+    their ``out``: these change no tensor, but a value computed before one
+    is not the value computed after."""
+    module, _, name = qualified.rpartition(".")
+    return module in PURE_NAMESPACES and (
+        name.startswith(("set_", "use_")) or name in MODE_SETTER_NAMES
+    )
+
+
+#: Attributes and functions that read what grad or inference mode decided
+#: (``(x * 2).requires_grad`` is False under ``torch.no_grad()``): a value
+#: made with one depends on those modes, even a Python number.
+GRAD_MODE_READERS = frozenset(
+    {
+        "requires_grad",
+        "grad_fn",
+        "is_leaf",
+        "is_inference",
+        "output_nr",
+        "_version",
+        "is_grad_enabled",
+        "is_inference_mode_enabled",
+    }
+)
+
+
+#: The grad-mode setter among them: it changes whether results require grad,
+#: not their values.
+GRAD_MODE_SETTERS = frozenset({"torch.set_grad_enabled"})
+
+
 #: Context managers that capture the kernels their body launches into a CUDA
 #: graph instead of running them: a write there happens at each replay, not
 #: before the code after the ``with``, and not in order with the code outside.

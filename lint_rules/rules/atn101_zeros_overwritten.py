@@ -138,7 +138,11 @@ class ZerosOverwritten(Rule):
     is not a torch dtype constant (`dtype=dt` may be None, and then `full`
     makes int64 where `empty` makes the default float), and `full` or
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
-    `TypeError`; `empty(n)` does not). It is unsafe, too, where the write
+    `TypeError`; `empty(n)` does not), `torch.zeros` or `torch.full`
+    given `memory_format` (they raise a `TypeError`; `torch.empty` takes
+    it), and any allocator given a `layout` other than `torch.strided`
+    (`empty_like` refuses a sparse layout that `zeros_like` takes, `full`
+    one that `empty` takes). It is unsafe, too, where the write
     rests on what attnlint cannot prove: a method of the class (a subclass
     may override it), a collective given a `group` (`group=pg`: on a rank
     outside the group it returns without writing), a public function of

@@ -15,6 +15,7 @@ from lint_rules.analysis.invalidation import (
     Invalidation,
     Point,
     invalidation_for,
+    reads_grad_mode,
 )
 from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes
 from lint_rules.analysis.torch_api import SYNC_METHODS
@@ -131,6 +132,15 @@ class RepeatedHostSync(Rule):
     operator's `__add__`, a subscript's `__getitem__`, a truth test's
     `__bool__` or `__len__` in `if o:` or `assert o`, a loop's
     `__iter__`), the operators are not plain: the fix is unsafe too.
+    So it is where one of torch's global modes that decide a value may
+    change in between (the chain would compute another value from the
+    same tensor): autocast, the default dtype, flushing denormals, the
+    number of threads, set by a `torch.set_*` call, a `with` block other
+    than one of autograd's mode (`torch.no_grad()`, which decides only
+    whether results require grad) or `nullcontext()`, or, in a module
+    that sets a mode itself (a call by the name of one of torch's setters,
+    a manager entered by hand), any call of code not seen here. Code of
+    other modules is taken to leave the modes as it found them.
     """
 
     code = "ATN201"
@@ -343,6 +353,22 @@ class RepeatedHostSync(Rule):
                     "method of its class: an operator's, a truth test's, one "
                     "a builtin runs: `len(o)`; a property; a finalizer), "
                     "which may change it"
+                )
+            elif any(
+                analysis.mode_may_change_between(
+                    point1, point2, values_only=not reads_grad_mode(second)
+                )
+                for _, point1 in firsts
+            ):
+                # ``with torch.autocast(...)``, ``torch.set_flush_denormal``
+                # or unknown code in between: the chain's operations may
+                # compute another value from the same tensor.
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+                message += (
+                    "; torch's global modes may change in between (a `with` "
+                    "block, a call of code not seen here, "
+                    "`torch.set_flush_denormal`: autocast, the default dtype), "
+                    "which may make the chain compute another value"
                 )
         return ctx.report(self, second, message, fix)
 

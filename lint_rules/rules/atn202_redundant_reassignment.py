@@ -18,6 +18,7 @@ from lint_rules.analysis.invalidation import (
     access_path,
     invalidation_for,
     paths_conflict,
+    reads_grad_mode,
 )
 from lint_rules.analysis.nodes import COMPOUND_STATEMENTS, TryStar
 from lint_rules.analysis.torch_api import VIEW_ATTRIBUTES
@@ -102,12 +103,27 @@ class RedundantReassignment(Rule):
     operator's, a subscript's, a truth test's `__bool__`, a loop's
     `__iter__`), which may change what the value reads.
 
+    It is unsafe, too, where the value computes (a call, an operator, a
+    subscript, a view attribute: not a name, a constant or a plain
+    attribute) and one of torch's global modes may change in between:
+    the same operations then give another value (`x * 2` does not
+    require grad under `torch.no_grad()`, is bfloat16 under autocast;
+    `n / 3` of integers follows the default dtype). A mode changes at a
+    `torch.set_*` call, entering or leaving a `with` block (but for
+    `nullcontext()` and `suppress(...)`) and, in a module that sets a
+    mode itself (a call by the name of one of torch's setters, a manager
+    entered by hand), at any call of code not seen here. Code of other
+    modules is taken to leave the modes as it found them.
+
     It is unsafe when the value makes a new object each time (`x * 2`,
     `(a, b)`, a slice `a[1:]` of a list, `t[0]` or `t.T` of a tensor, each a
     new view object) and the first one got another reference in between
     (`b = a`, a call it was passed to): without the later statement the target keeps
     that object, so a change made through the other reference (`b.add_(1)`)
-    shows through the target, and the two are now one object.
+    shows through the target, and the two are now one object. So it is
+    where the first one's identity was taken in between (`id(a)`,
+    `hash(a)`, `a is b`, `a.data_ptr()`): it told the two objects apart,
+    and now matches the target.
 
     ## Options
     - `hot-path-methods`
@@ -252,10 +268,19 @@ class RedundantReassignment(Rule):
                 hooks.store_may_run_code(statements[0].targets[0])
                 or hooks.load_may_run_code(statements[0].value)
             )
+            # A value that runs code (``x * 2``, ``t.sum()``, ``t[0]``) may
+            # run tensor operations, which read torch's global modes.
+            computes = _may_compute(statements[0].value)
+            # A Python number (``t.max().item()``) carries no grad mode.
+            values_only = (
+                computes
+                and _plain_scalar(statements[0].value)
+                and not reads_grad_mode(statements[0].value)
+            )
             for first, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
-                between = False
+                between = mode = False
                 if runs_code:
                     applicability = Applicability.UNSAFE
                 elif applicability is Applicability.SAFE:
@@ -268,10 +293,22 @@ class RedundantReassignment(Rule):
                         or point2 is None
                         or analysis.class_code_between(point1, point2)
                     )
-                    if between:
+                    # ``with torch.no_grad():``, ``torch.set_default_dtype``
+                    # or unknown code in between: the same operations may
+                    # compute another value.
+                    mode = (
+                        not between
+                        and computes
+                        and analysis.mode_may_change_between(
+                            point1,  # type: ignore[arg-type]
+                            point2,  # type: ignore[arg-type]
+                            values_only=values_only,
+                        )
+                    )
+                    if between or mode:
                         applicability = Applicability.UNSAFE
                 yield self._report(
-                    ctx, flow, first, second, applicability, runs_code, between
+                    ctx, flow, first, second, applicability, runs_code, between, mode
                 )
 
     def _report(
@@ -283,6 +320,7 @@ class RedundantReassignment(Rule):
         applicability: Applicability,
         runs_code: bool = False,
         between: bool = False,
+        mode: bool = False,
     ) -> Finding:
         target = ctx.locator.segment(second.targets[0])
         value = ctx.locator.segment(second.value)
@@ -306,6 +344,13 @@ class RedundantReassignment(Rule):
                 "of its class: an operator's, a truth test's, one a builtin "
                 "runs: `len(o)`; a property; a finalizer), which may change "
                 "what the value reads"
+            )
+        elif mode:
+            message += (
+                "; torch's global modes may change in between (a `with` block, "
+                "a call of code not seen here, `torch.set_grad_enabled`: grad "
+                "mode, autocast, the default dtype), which may make the same "
+                "operations compute another value"
             )
         info = flow.stmt_info[second]
         fix = Fix(
@@ -560,6 +605,56 @@ def _reads_target(
 
 # Values that make a new object each time they are evaluated.
 _NEW_OBJECTS = frozenset({ast.BinOp, ast.UnaryOp, ast.Compare, ast.Tuple, ast.Call})
+
+
+#: Nodes of a value that compute nothing: names, constants, displays and
+#: plain attribute loads (not a view attribute: ``t.T`` under ``no_grad``
+#: does not require grad).
+_INERT = (
+    ast.Name,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Starred,
+    ast.Load,
+)
+
+
+def _may_compute(value: ast.expr) -> bool:
+    """Whether evaluating ``value`` may run a tensor operation, whose
+    result depends on torch's global modes as well as on what it reads."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute):
+            if node.attr in VIEW_ATTRIBUTES:
+                return True
+        elif not isinstance(node, _INERT):
+            return True
+    return False
+
+
+#: Methods whose result is a Python number or list: whether a tensor
+#: required grad does not show in it.
+_SCALAR_METHODS = frozenset({"item", "tolist"})
+
+
+def _plain_scalar(value: ast.expr) -> bool:
+    """Whether ``value`` is a Python number made of tensors' values
+    (``t.max().item() + 1``): grad mode, which decides only whether a
+    result requires grad, cannot change it. (A method of the module's own
+    class named ``item`` makes the deletion unsafe anyway.)"""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.BinOp):
+        return _plain_scalar(value.left) and _plain_scalar(value.right)
+    if isinstance(value, ast.UnaryOp):
+        return _plain_scalar(value.operand)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _SCALAR_METHODS
+    )
 
 
 def _makes_new_object(value: ast.expr) -> bool:

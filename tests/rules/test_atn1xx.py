@@ -636,6 +636,48 @@ def test_atn101_reports_at_the_allocation_call():
     )
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.zeros(n, memory_format=torch.channels_last)",
+        "torch.full((n,), 0.0, memory_format=torch.contiguous_format)",
+    ],
+)
+def test_atn101_memory_format_the_zero_fill_refuses_makes_the_fix_unsafe(call):
+    # ``torch.zeros`` and ``torch.full`` raise ``TypeError`` on
+    # ``memory_format``; ``torch.empty`` takes it: the fix made a call that
+    # raised succeed.
+    source = f"import torch\n\ndef f(y, n):\n    x = {call}\n    x.copy_(y)\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    assert fixed(source) == source
+    assert "torch.empty(" in fixed(source, unsafe=True)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # ``empty_like`` refuses a sparse layout ``zeros_like`` takes
+        "torch.zeros_like(y, layout=torch.sparse_coo)",
+        # ``full`` refuses one ``empty`` takes
+        "torch.full((n,), 0.0, layout=torch.sparse_coo)",
+        "torch.zeros(n, layout=lay)",
+    ],
+)
+def test_atn101_a_layout_that_may_be_sparse_makes_the_fix_unsafe(call):
+    source = f"import torch\n\ndef f(y, n, lay):\n    x = {call}\n    x.copy_(y)\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    strided = source.replace(call, "torch.zeros(n, layout=torch.strided)")
+    assert fixed(strided) == strided.replace("zeros", "empty")
+
+
+def test_atn101_memory_format_of_a_like_allocator_stays_safe():
+    call = "torch.zeros_like(y, memory_format=torch.channels_last)"
+    source = f"import torch\n\ndef f(y):\n    x = {call}\n    x.copy_(y)\n"
+    assert fixed(source) == source.replace("zeros_like", "empty_like")
+
+
 def test_atn101_message_lists_every_overwrite():
     source = dedent(
         """\

@@ -2038,3 +2038,175 @@ def test_a_special_method_in_between_makes_atn202s_deletion_unsafe():
     plain = source.replace("def __bool__(", "def other(")
     found = check_source(plain, "t.py", ATN202)
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+
+
+def _applicability(source: str, settings: Settings) -> list[tuple[str, str]]:
+    found = check_source(dedent(source), "t.py", settings)
+    return [(f.code, f.fix.applicability.value) for f in found if f.fix is not None]
+
+
+@pytest.mark.parametrize(
+    ("between", "applicability"),
+    [
+        # entering or leaving a manager of a global mode: results differ
+        ("with torch.no_grad():\n        a = x * 2", "unsafe"),
+        ("with torch.autocast('cpu'):\n        a = x * 2", "unsafe"),
+        ("with unknown_manager():\n        a = x * 2", "unsafe"),
+        ("torch.set_default_dtype(torch.float64)\n    a = x * 2", "unsafe"),
+        ("torch.set_flush_denormal(True)\n    a = x * 2", "unsafe"),
+        ("torch.set_grad_enabled(False)\n    a = x * 2", "unsafe"),
+        # managers that leave the modes alone, and plain code between
+        ("with contextlib.nullcontext():\n        a = x * 2", "safe"),
+        ("torch.cumsum(x, 0)\n    a = x * 2", "safe"),
+    ],
+)
+def test_atn202_a_global_mode_changed_between_makes_the_deletion_unsafe(
+    between, applicability
+):
+    # ``x * 2`` under ``no_grad`` does not require grad, under autocast or
+    # another default dtype has another dtype: the two are not one value.
+    source = (
+        "import contextlib\nimport torch\n\ndef f(x):\n    a = x * 2\n"
+        f"    {between}\n    return a\n"
+    )
+    assert _applicability(source, ATN202) == [("ATN202", applicability)]
+    if applicability == "unsafe":
+        (finding,) = check_source(source, "t.py", ATN202)
+        assert "global modes" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("value", "applicability"),
+    [
+        ("x.max().item()", "safe"),
+        ("x.max().item() + 1", "safe"),
+        ("-x.sum().item()", "safe"),
+        # a tensor: requires grad outside ``no_grad`` only
+        ("x * 2", "unsafe"),
+        ("-x", "unsafe"),
+    ],
+)
+def test_atn202_a_python_number_is_the_same_in_every_grad_mode(value, applicability):
+    source = (
+        "import torch\n\ndef f(x):\n    with torch.no_grad():\n"
+        f"        a = {value}\n    a = {value}\n    return a\n"
+    )
+    assert _applicability(source, ATN202) == [("ATN202", applicability)]
+    # autocast changes values, not only whether they require grad
+    autocast = source.replace("torch.no_grad()", "torch.autocast('cpu')")
+    assert _applicability(autocast, ATN202) == [("ATN202", "unsafe")]
+
+
+def test_atn202_a_value_that_computes_nothing_stays_safe_across_a_mode():
+    source = """
+        import torch
+
+        def f(m, a):
+            m.k = a
+            with torch.no_grad():
+                m.k = a
+    """
+    assert _applicability(source, ATN202) == [("ATN202", "safe")]
+
+
+@pytest.mark.parametrize(
+    ("between", "applicability"),
+    [
+        ("with torch.autocast('cpu'):\n        b = (x @ x).sum().item()", "unsafe"),
+        ("torch.set_flush_denormal(True)\n    b = (x @ x).sum().item()", "unsafe"),
+        ("torch.set_num_threads(1)\n    b = (x @ x).sum().item()", "unsafe"),
+        # grad mode decides whether a result requires grad, not its value
+        ("with torch.no_grad():\n        b = (x @ x).sum().item()", "safe"),
+        ("torch.set_grad_enabled(False)\n    b = (x @ x).sum().item()", "safe"),
+    ],
+)
+def test_atn201_a_global_mode_changed_between_makes_the_reuse_unsafe(
+    between, applicability
+):
+    source = (
+        "import torch\n\ndef f(x):\n    a = (x @ x).sum().item()\n"
+        f"    {between}\n    return a, b\n"
+    )
+    assert _applicability(source, ATN201) == [("ATN201", applicability)]
+
+
+@pytest.mark.parametrize("read", ["(x @ x).requires_grad", "(x @ x).is_leaf"])
+def test_a_value_reading_what_grad_mode_decided_depends_on_it(read):
+    # ``(x @ x).requires_grad`` is False under ``no_grad``: the number made
+    # of it is not the same.
+    chain = f"({read} + x).sum().item()"
+    source = (
+        f"import torch\n\ndef f(x):\n    a = {chain}\n"
+        f"    with torch.no_grad():\n        b = {chain}\n    return a, b\n"
+    )
+    assert _applicability(source, ATN201) == [("ATN201", "unsafe")]
+    reassigned = source.replace("b = ", "a = ").replace("return a, b", "return a")
+    assert _applicability(reassigned, ATN202) == [("ATN202", "unsafe")]
+
+
+def test_unknown_code_between_changes_a_mode_only_where_the_module_sets_one():
+    # A function of the module may be the code that sets the mode; code of
+    # other modules is taken to leave the modes as it found them.
+    source = """
+        import torch
+
+        def helper():
+            pass
+
+        def f(x):
+            a = x * 2
+            helper()
+            a = x * 2
+            b = (x @ x).sum().item()
+            helper()
+            c = (x @ x).sum().item()
+            return a, b, c
+    """
+    settings = RULES.settings(select=("ATN2",), hot_paths_only=False)
+    assert sorted(_applicability(source, settings)) == [
+        ("ATN201", "safe"),
+        ("ATN202", "safe"),
+    ]
+    setting = source.replace("pass", "torch.set_flush_denormal(True)")
+    assert sorted(_applicability(setting, settings)) == [
+        ("ATN201", "unsafe"),
+        ("ATN202", "unsafe"),
+    ]
+    by_hand = source.replace("pass", "torch.no_grad().__enter__()")
+    assert sorted(_applicability(by_hand, settings)) == [
+        ("ATN201", "unsafe"),
+        ("ATN202", "unsafe"),
+    ]
+    by_string = source.replace("pass", 'getattr(torch, "set_flush_denormal")(True)')
+    assert sorted(_applicability(by_string, settings)) == [
+        ("ATN201", "unsafe"),
+        ("ATN202", "unsafe"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("observed", "applicability"),
+    [
+        ("i = id(x)", "unsafe"),
+        ("i = hash(x)", "unsafe"),
+        ("i = x.data_ptr()", "unsafe"),
+        ("i = x is t", "unsafe"),
+        ("i = x is not t", "unsafe"),
+        # values, not identities
+        ("i = len(x)", "safe"),
+        ("i = x.size()", "safe"),
+        ("i = x == t", "safe"),
+    ],
+)
+def test_an_identity_of_the_first_new_object_taken_between_is_unsafe(
+    observed, applicability
+):
+    # Without the repeat, ``x`` stays the first object: ``id(x)`` taken
+    # before, compared after, now matches where two objects never did.
+    source = (
+        f"def f(t):\n    x = t * 2\n    {observed}\n    x = t * 2\n    return x, i\n"
+    )
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.location.row, f.fix.applicability.value) for f in found] == [
+        (4, applicability)
+    ]
