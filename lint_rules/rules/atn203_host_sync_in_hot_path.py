@@ -1718,8 +1718,7 @@ class _Provenance:
                 if kind is ast.With or kind is ast.AsyncWith:
                     with_paths[id(node)] = path
             elif kind is ast.If:
-                guard = _device_guard(node.test)  # type: ignore[attr-defined]
-                if guard is not None:
+                for guard in _device_guards(node.test):  # type: ignore[attr-defined]
                     guards.append((node, path, *guard))
                 if node.orelse:  # type: ignore[attr-defined]
                     self._ifs_at.setdefault(path, []).append(
@@ -3509,26 +3508,41 @@ def _spells(summaries: object, cls: ast.ClassDef, word: str, after_dot: bool) ->
     )
 
 
+def _device_guards(test: ast.expr) -> list[tuple[str, str | None, str | None]]:
+    """The ``_device_guard`` of a test and, of an ``and``/``or``, of each
+    operand (``if x.is_cpu and y.is_cpu:`` tells of both): as an operand of
+    ``and`` a guard tells the body only (``if isinstance(x, torch.Tensor)
+    and x.device.type == "cpu":``), of ``or`` the ``else`` only; ``not``
+    swaps the arms of each."""
+    kind = type(test)
+    if kind is ast.BoolOp:
+        conjunction = type(test.op) is ast.And  # type: ignore[attr-defined]
+        found = []
+        for value in test.values:  # type: ignore[attr-defined]
+            for name, body, orelse in _device_guards(value):
+                told = body if conjunction else orelse
+                if told is not None:
+                    found.append(
+                        (name, told, None) if conjunction else (name, None, told)
+                    )
+        return found
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        return [
+            (name, orelse, body)
+            for name, body, orelse in _device_guards(test.operand)  # type: ignore[attr-defined]
+        ]
+    guard = _device_guard(test)
+    return [] if guard is None else [guard]
+
+
 def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
     """(name, place in the body, place in the ``else``) for a test that says
     where a plain name lives: ``x.is_cuda``, ``x.is_cpu``,
     ``x.device.type == "cpu"`` (or ``"cuda"``, ``!=``, either side),
     ``isinstance(x, torch.Tensor)`` (not a tensor in the ``else``: a host
-    value; None: the arm is not told), negated with ``not``; as an operand
-    of ``and`` it tells the body only (``if isinstance(x, torch.Tensor) and
-    x.device.type == "cpu":``), of ``or`` the ``else`` only."""
+    value; None: the arm is not told); ``not``, ``and`` and ``or`` of them:
+    ``_device_guards``."""
     kind = type(test)
-    if kind is ast.BoolOp:
-        conjunction = type(test.op) is ast.And  # type: ignore[attr-defined]
-        for value in test.values:  # type: ignore[attr-defined]
-            guard = _device_guard(value)
-            if guard is None:
-                continue
-            told = guard[1] if conjunction else guard[2]
-            if told is None:
-                continue
-            return (guard[0], told, None) if conjunction else (guard[0], None, told)
-        return None
     if kind is ast.Call:
         func, args = test.func, test.args  # type: ignore[attr-defined]
         if (
@@ -3541,9 +3555,6 @@ def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
         ):
             return args[0].id, None, HOST
         return None
-    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
-        guard = _device_guard(test.operand)  # type: ignore[attr-defined]
-        return None if guard is None else (guard[0], guard[2], guard[1])
     if kind is ast.Attribute:
         value = test.value  # type: ignore[attr-defined]
         if type(value) is ast.Name:

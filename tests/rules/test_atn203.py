@@ -116,6 +116,7 @@ SYNCS = {
     "dict_get": "d = {'a': 1}\nself.fill(d)\nx = d.get('lens').tolist()\n",
     # A device guard in an `and` tells its body, not its `else`.
     "and_guard_else": "if lens.is_cpu and n:\n    pass\nelse:\n    x = lens.tolist()\n",
+    "or_guards_of_two_names_body": "if q.is_cpu or lens.is_cpu:\n    x = lens.tolist()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
     # The last operand of an `and`/`or` that is a test is read as one too.
     "last_operand_of_if_and": "if n and lens.cuda().any():\n    pass\n",
@@ -200,6 +201,13 @@ HOST_VALUES = {
         "    x = lens.tolist()\n"
     ),
     "or_guard_else": "if lens.is_cuda or n:\n    pass\nelse:\n    x = lens.tolist()\n",
+    # Each operand of an `and` tells the body of its own name.
+    "and_guards_of_two_names": (
+        "if q.is_cpu and lens.is_cpu:\n    x = lens.tolist() + q.tolist()\n"
+    ),
+    "not_or_guards_of_two_names": (
+        "if not (q.is_cuda or lens.is_cuda):\n    x = lens.tolist() + q.tolist()\n"
+    ),
     # A function (not read) told to give its result on the CPU.
     "function_given_cpu": (
         "t = get_for_device(batch, 'ids', 'cpu')\nx = t.tolist()\n"
