@@ -555,7 +555,7 @@ class HostSyncInHotPath(Rule):
                 continue
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
-            rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
+            rows = sorted({_extent(node)[0][0] for node in candidates})
             fills = _cache_fills(
                 info.node,
                 assigned,
@@ -1330,6 +1330,7 @@ _SHAPES = frozenset(
         ast.BoolOp,
         ast.UnaryOp,
         ast.Subscript,
+        ast.comprehension,
     }
 )
 
@@ -1482,6 +1483,11 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
             _tested(node.operand),  # type: ignore[attr-defined]
             assigned,
         )
+    if kind is ast.comprehension:
+        return any(
+            _may_be_tensor_test(_tested(test), assigned)
+            for test in node.ifs  # type: ignore[attr-defined]
+        )
     if kind is ast.Subscript:
         index = node.slice  # type: ignore[attr-defined]
         return (
@@ -1520,7 +1526,7 @@ def _tested(test: ast.expr) -> ast.expr:
 
 def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
     kind = type(test)
-    if kind is ast.Call or kind is ast.Compare:
+    if kind is ast.Call or kind is ast.Compare or kind is ast.Subscript:
         return True
     return kind is ast.Name and test.id in assigned  # type: ignore[attr-defined]
 
@@ -1650,6 +1656,19 @@ class _Provenance:
         self._guards: list[tuple[ast.If, tuple, str, str | None, str | None]] = []
         self._withs: list[ast.AST] = []
         self._not_guarded: set[str] = set()
+        #: The scopes of the comprehensions whose variables are bound:
+        #: (start, end, start and end of the first iterable, which is read
+        #: in the function's scope, the ids of its ``comprehension`` nodes).
+        #: Filled with the bindings.
+        self._comprehension_scopes: list[
+            tuple[
+                tuple[int, int],
+                tuple[int, int],
+                tuple[int, int],
+                tuple[int, int],
+                frozenset[int],
+            ]
+        ] = []
         #: The names a statement binds whenever it completes (an assignment,
         #: a ``with ... as``), by the branch path of the block it is in; and
         #: the ``if`` statements with an ``else``, by the path of their
@@ -1694,6 +1713,7 @@ class _Provenance:
                     self.declared,
                     self._certain,
                     self._ifs_at,
+                    self._comprehension_scopes,
                 ) = found
                 self.__dict__["bindings"] = bindings
                 return bindings
@@ -1771,9 +1791,21 @@ class _Provenance:
                                 else path,
                                 position,
                             )
+                        elif kind in _COMPREHENSIONS:
+                            first = child.generators[0].iter  # type: ignore[attr-defined]
+                            self._comprehension_scopes.append(
+                                (
+                                    (child.lineno, child.col_offset),  # type: ignore[attr-defined]
+                                    (child.end_lineno, child.end_col_offset),  # type: ignore[attr-defined]
+                                    (first.lineno, first.col_offset),
+                                    (first.end_lineno, first.end_col_offset),
+                                    frozenset(map(id, child.generators)),  # type: ignore[attr-defined]
+                                )
+                            )
                         elif kind is ast.comprehension:
                             # (its own scope: a branch no later read is on,
-                            # so it never ends the bindings before it)
+                            # so it never ends the bindings before it; the
+                            # reads in it see it alone: ``_find_reaching``)
                             self._bind(
                                 child.target,  # type: ignore[attr-defined]
                                 _loop_item(child.iter),  # type: ignore[attr-defined]
@@ -1794,6 +1826,7 @@ class _Provenance:
                 self.declared,
                 self._certain,
                 self._ifs_at,
+                self._comprehension_scopes,
             )
         return bindings
 
@@ -1919,13 +1952,32 @@ class _Provenance:
         where = self._use(use) if use is not None else None
         if where is None:
             return every, True
+        own = (
+            [index for index, (_, _, at) in enumerate(found) if at == (0, 0)]
+            if self._comprehension_scopes
+            else None
+        )
+        if own:
+            # A comprehension's variable is its own scope's: a read in it
+            # sees its bindings alone, a read outside it never does (unless
+            # the name is bound nowhere else).
+            inner = self._comprehension_bindings(found, own, use)  # type: ignore[arg-type]
+            if inner is not None:
+                return inner, False
+            if len(own) < len(found):
+                every = [index for index in every if found[index][2] != (0, 0)]
+            else:
+                own = None
         path, position = where
         if any(entry[2] for entry in path):
-            return self._reaching_in_loop(name, found, path, position), True
+            reaching = self._reaching_in_loop(name, found, path, position)
+            if own:
+                reaching = [index for index in reaching if found[index][2] != (0, 0)]
+            return reaching, True
         before = [
             index
-            for index, (_, bound, at) in enumerate(found)
-            if at < position and not _exclusive(bound, path)
+            for index in every
+            if found[index][2] < position and not _exclusive(found[index][1], path)
         ]
         covered = self._covered_before(name, path, position)
         if covered is not None:
@@ -1942,6 +1994,27 @@ class _Provenance:
             return (before if before and name not in self.params else every), True
         last = on_path[-1]
         return [index for index in before if index >= last], False
+
+    def _comprehension_bindings(
+        self, found: list, own: list[int], use: ast.Name
+    ) -> list[int] | None:
+        """The bindings of the innermost comprehension whose scope holds
+        ``use`` (not its first iterable, read outside it) and binds its
+        name (``own``: the indexes of the comprehensions' bindings of
+        it); None: no such comprehension."""
+        position = (use.lineno, use.col_offset)
+        best: tuple[tuple[int, int], tuple[int, int]] | None = None
+        chosen: list[int] | None = None
+        for start, end, first, first_end, generators in self._comprehension_scopes:
+            if not start <= position < end or first <= position < first_end:
+                continue
+            if best is not None and (start, (-end[0], -end[1])) <= best:
+                continue  # (an enclosing comprehension of one found)
+            indexes = [index for index in own if found[index][1][-1][0] in generators]
+            if indexes:
+                best = (start, (-end[0], -end[1]))
+                chosen = indexes
+        return chosen
 
     def _reaching_in_loop(
         self, name: str, found: list, path: tuple, position: tuple[int, int]
@@ -2576,6 +2649,12 @@ class _Provenance:
                     "(a tensor's truth value)",
                     None if operand is node.operand else operand,
                 )
+        if isinstance(node, ast.comprehension):
+            # (each ``if`` of a comprehension tests its truth, pass by pass)
+            for test in node.ifs:
+                test = _tested(test)
+                if self._tensor_truth(test):
+                    return "(a tensor's truth value)", test
         if isinstance(node, ast.Subscript):
             if self._boolean_mask(node):
                 return "(boolean-mask indexing)", None
@@ -2801,6 +2880,9 @@ class _Provenance:
             )
         if isinstance(test, ast.Name):
             return self.where(test) == DEVICE or self._tensor_on_device(test)
+        if isinstance(test, ast.Subscript):
+            # (an element of a tensor: a 0-d tensor, ``if mask[i]:``)
+            return self._tensor_on_device(test)
         return False
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
@@ -4239,9 +4321,20 @@ _BLOCK_HOLDERS = frozenset(COMPOUND_STATEMENTS)
 
 def _in_fill(node: ast.AST, fills: list) -> bool:
     """Whether ``node`` lies inside one of the spans ``_cache_fills`` gives."""
-    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    start, end = _extent(node)
     return any(first <= start and end <= last for first, last in fills)
+
+
+def _extent(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(start, end) of a candidate: of a ``comprehension`` (which has no
+    position of its own), from its target to its last ``if``."""
+    if type(node) is ast.comprehension:
+        first, last = node.target, node.ifs[-1]  # type: ignore[attr-defined]
+        return (first.lineno, first.col_offset), (last.end_lineno, last.end_col_offset)  # type: ignore[return-value]
+    return (
+        (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+        (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+    )
 
 
 def _slot_test(

@@ -134,6 +134,25 @@ SYNCS = {
     "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
     "equal_method": "x = lens.cuda().equal(q)\n",
     "is_nonzero": "x = torch.is_nonzero(lens.cuda()[0])\n",
+    # A comprehension's variable is its own: the function's name after it
+    # still holds the tensor.
+    "comprehension_variable_not_the_locals": (
+        "m = torch.cumsum(lens.cuda(), 0)[-1]\n_ = [0 for m in [1]]\nx = q[:m]\n"
+    ),
+    # ... but its first iterable is read in the function's scope.
+    "comprehension_first_iterable": "m = lens.cuda()\nx = [m for m in m.tolist()]\n",
+    # A comprehension's `if` is a truth test: of a tensor, of an element of
+    # one (a 0-d tensor), the last operand of its `and`.
+    "comprehension_if_truth": "x = [k for k in batch.seqs if lens.cuda().any()]\n",
+    "comprehension_if_mask_element": (
+        "mask = lens.cuda() > 0\nx = [s for i, s in enumerate(batch.seqs) if mask[i]]\n"
+    ),
+    "comprehension_if_last_operand": (
+        "x = {k: 1 for k in batch.seqs if k and lens.cuda().any()}\n"
+    ),
+    # An element of a tensor as a test: a 0-d tensor's truth.
+    "if_tensor_element": "mask = lens.cuda() > 0\nif mask[0]:\n    pass\n",
+    "while_not_tensor_element": "t = lens.cuda()\nwhile n and not t[n]:\n    n -= 1\n",
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -207,6 +226,24 @@ HOST_VALUES = {
     ),
     "not_or_guards_of_two_names": (
         "if not (q.is_cuda or lens.is_cuda):\n    x = lens.tolist() + q.tolist()\n"
+    ),
+    # A comprehension's variable shadows the function's name in it.
+    "comprehension_shadows_device_local": (
+        "m = lens.cuda()\nx = [m.tolist() for m in [[1], [2]]]\n"
+    ),
+    # A comprehension's `if` of a Python value, a host tensor, or of its own
+    # variable that shadows a device mask.
+    "comprehension_if_host": (
+        "mask = [True]\nx = [s for i, s in enumerate(batch.seqs) if mask[i]]\n"
+        "y = [s for s in batch.seqs if s]\n"
+        "h = batch.lens_cpu > 0\nz = [s for i, s in enumerate(batch.seqs) if h[i]]\n"
+        "m = lens.cuda() > 0\nw = [s for m in [[1]] for s in batch.seqs if m[0]]\n"
+    ),
+    # An element of a list, of a value not known to be a tensor, of a shape.
+    "element_tests_not_of_a_tensor": (
+        "if batch.flags[0] or q[0]:\n    pass\nd = {'a': 1}\nif d['a']:\n    pass\n"
+        "if q.shape[0] and lens.cuda().shape[-1] and lens.cuda().size()[0]:\n"
+        "    pass\n"
     ),
     # A function (not read) told to give its result on the CPU.
     "function_given_cpu": (
