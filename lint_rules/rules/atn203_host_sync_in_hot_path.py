@@ -3733,15 +3733,44 @@ _DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_te
 def _scalar_tensor(expr: ast.expr, where: _Provenance) -> bool:
     """Whether ``expr`` is a 0-d host tensor: a ``torch.tensor``,
     ``torch.as_tensor`` or ``torch.scalar_tensor`` of one number (a
-    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; not a
-    name, which may hold a list) with no ``device=``."""
+    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; a name
+    declared ``int`` or ``float``, ``len()``, ``int()`` or ``float()``
+    of anything: ``_one_number``; not another name, which may hold a
+    list) with no ``device=``."""
     if type(expr) is not ast.Call or len(expr.args) != 1:  # type: ignore[attr-defined]
         return False
     if any(keyword.arg in (None, "device") for keyword in expr.keywords):  # type: ignore[attr-defined]
         return False
     if where.scope.qualified_name(expr.func) not in _DATA_FACTORIES:  # type: ignore[attr-defined]
         return False
-    return _numeric(expr.args[0])  # type: ignore[attr-defined]
+    argument = expr.args[0]  # type: ignore[attr-defined]
+    return _numeric(argument) or _one_number(argument, where)
+
+
+#: Annotations of one number; builtins whose result is one.
+_NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+_NUMBER_BUILTINS = frozenset({"len", "int", "float"})
+
+
+def _one_number(node: ast.expr, where: _Provenance) -> bool:
+    """A number by what the function says of it: a name it declares
+    ``int`` or ``float`` (``n: int``, a parameter's annotation), or the
+    builtin ``len``, ``int`` or ``float`` of anything."""
+    kind = type(node)
+    if kind is ast.Name:
+        where.bindings  # noqa: B018 (fills ``declared``)
+        annotation = where.declared.get(node.id)  # type: ignore[attr-defined]
+        return (
+            type(annotation) is ast.Name and annotation.id in _NUMBER_ANNOTATIONS  # type: ignore[attr-defined]
+        )
+    if kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        return (
+            type(func) is ast.Name
+            and func.id in _NUMBER_BUILTINS
+            and where.scope.is_builtin(func.id)  # type: ignore[attr-defined]
+        )
+    return False
 
 
 def _numeric(node: ast.expr) -> bool:

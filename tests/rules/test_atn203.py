@@ -153,6 +153,12 @@ SYNCS = {
     # An element of a tensor as a test: a 0-d tensor's truth.
     "if_tensor_element": "mask = lens.cuda() > 0\nif mask[0]:\n    pass\n",
     "while_not_tensor_element": "t = lens.cuda()\nwhile n and not t[n]:\n    n -= 1\n",
+    # A 0-d host tensor of a number the function declares, or of len():
+    # PyTorch moves it to the other operand's device.
+    "scalar_tensor_of_declared_int": "t = torch.tensor(n) * lens\nx = t.tolist()\n",
+    "scalar_tensor_of_len": (
+        "t = torch.minimum(lens, torch.tensor(len(batch.seqs)))\nx = t.tolist()\n"
+    ),
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -298,6 +304,9 @@ HOST_VALUES = {
     # ... and with host tensors only, the result stays on the host.
     "scalar_tensor_with_host": (
         "t = torch.minimum(torch.tensor([1, 2]), torch.tensor(n + 1))\nx = t.tolist()\n"
+    ),
+    "scalar_tensors_of_numbers_alone": (
+        "t = torch.tensor(n) + torch.tensor(len(q))\nx = t.item()\n"
     ),
     "rebound_each_pass": (
         "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
