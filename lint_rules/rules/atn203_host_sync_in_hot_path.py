@@ -2447,6 +2447,12 @@ class _Provenance:
                 return self.where(call.args[0], depth + 1)
             return HOST
         if qualified.startswith("torch."):
+            if any(
+                keyword.arg in ("device", "map_location") and _is_cpu(keyword.value)
+                for keyword in call.keywords
+            ):
+                # (told the CPU: ``torch.load(f, map_location="cpu")``)
+                return HOST
             places = [self._where_argument(arg, depth + 1) for arg in call.args]
             tensors = [place for place in places if place not in _ON_HOST]
             if not call.args:
@@ -3835,19 +3841,30 @@ def _names_cpu(call: ast.Call) -> bool:
     ``device`` or ``map_location`` keyword. A function told to put its
     result on the CPU puts it there; where a result could be anywhere,
     its device is not spelled out. One that is also given another device
-    (``copy_blocks(src, "cpu", "cuda")``) may put it there: not known."""
+    (``copy_blocks(src, "cpu", "cuda")``, a tensor's ``x.device``, a
+    keyword that names a device, ``device=dev``, ``to_device=d``, with a
+    value not known to be the CPU) may put it there: not known."""
     named = False
     for arg in call.args:
         if _is_cpu(arg):
             named = True
-        elif _is_other_device(arg):
+        elif _is_other_device(arg) or _device_of(arg):
             return False
     for keyword in call.keywords:
-        if _is_other_device(keyword.value):
+        value = keyword.value
+        if _is_other_device(value) or _device_of(value):
             return False
-        if keyword.arg in ("device", "map_location") and _is_cpu(keyword.value):
-            named = True
+        if keyword.arg in ("device", "map_location") or "device" in (keyword.arg or ""):
+            if _is_cpu(value):
+                named = True
+            elif not _is_none(value):
+                return False  # (the device it is told may be another)
     return named
+
+
+def _device_of(expr: ast.expr) -> bool:
+    """A tensor's device (``x.device``): where it is, not known."""
+    return type(expr) is ast.Attribute and expr.attr == "device"  # type: ignore[attr-defined]
 
 
 #: The device types a string may name other than the CPU.

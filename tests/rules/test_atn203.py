@@ -109,6 +109,16 @@ SYNCS = {
     "function_given_device_keywords": (
         "t = copy_blocks(lens, device='cpu', to=torch.device('cuda'))\nx = t.tolist()\n"
     ),
+    # ... or a tensor's device, or told a device by a keyword that names one.
+    "function_given_cpu_and_a_tensors_device": (
+        "t = copy_blocks(lens, 'cpu', q.device)\nx = t.tolist()\n"
+    ),
+    "function_given_cpu_and_device_keyword": (
+        "t = move(lens, 'cpu', device=self.dev)\nx = t.tolist()\n"
+    ),
+    "function_given_cpu_and_target_device": (
+        "t = fetch(lens, device='cpu', target_device=self.dev)\nx = t.tolist()\n"
+    ),
     "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
     "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
     # What an attribute or a dict holds may be a tensor.
@@ -256,6 +266,8 @@ HOST_VALUES = {
         "t = get_for_device(batch, 'ids', 'cpu')\nx = t.tolist()\n"
         "y = load(q, map_location=torch.device('cpu')).tolist()\n"
         "z = self.cache.fetch(lens, device='cpu:0').item()\n"
+        "w = torch.load(q, map_location='cpu').tolist()\n"
+        "v = move(lens, 'cpu', device=None).tolist()\n"
     ),
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
     # Slice bounds and sizes that are Python values, host tensors, or of a
