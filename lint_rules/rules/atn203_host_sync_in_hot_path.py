@@ -1969,7 +1969,11 @@ class _Provenance:
             else:
                 own = None
         path, position = where
-        if any(entry[2] for entry in path):
+        if any(entry[2] for entry in path) or any(
+            start <= position < end for start, end in self._while_tests
+        ):
+            # (in a loop's body, or in a ``while``'s test, which its body's
+            # bindings reach on the next pass)
             reaching = self._reaching_in_loop(name, found, path, position)
             if own:
                 reaching = [index for index in reaching if found[index][2] != (0, 0)]
@@ -2054,6 +2058,19 @@ class _Provenance:
             for index, (_, bound, at) in enumerate(found)
             if (last_at <= at < position and not _exclusive(bound, path))
             or any(start <= at <= end for start, end in open_loops)
+        ]
+
+    @cached_property
+    def _while_tests(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(start, end) of the test of each ``while`` of the function's own
+        code."""
+        return [
+            (
+                (node.test.lineno, node.test.col_offset),  # type: ignore[attr-defined]
+                (node.test.end_lineno, node.test.end_col_offset),  # type: ignore[attr-defined]
+            )
+            for node, _, _ in _structure(self._function, False)
+            if type(node) is ast.While
         ]
 
     @cached_property

@@ -169,6 +169,8 @@ SYNCS = {
     "scalar_tensor_of_len": (
         "t = torch.minimum(lens, torch.tensor(len(batch.seqs)))\nx = t.tolist()\n"
     ),
+    # A `while` test reads, from the second pass on, what its body binds.
+    "while_test_bound_in_body": "t = 0\nwhile t < 3:\n    t = lens.cuda().sum()\n",
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -319,6 +321,9 @@ HOST_VALUES = {
     ),
     "scalar_tensors_of_numbers_alone": (
         "t = torch.tensor(n) + torch.tensor(len(q))\nx = t.item()\n"
+    ),
+    "while_test_bound_on_host_in_body": (
+        "t = 0\nwhile t < 3:\n    t = batch.lens_cpu.sum()\n"
     ),
     "rebound_each_pass": (
         "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
