@@ -185,8 +185,10 @@ class HostSyncInHotPath(Rule):
     step: `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
     `while`, `assert`, `and`/`or`/`not` (`if x.any():`, `while
-    torch.max(lens):`, `if t.sum():` of a tensor known to be one; the last
-    operand of an `and` that is a test is one too: `if flag and x.any():`), the
+    torch.max(lens):`, `if t.sum():` or `if mask[i]:` of a tensor known to
+    be one; the last operand of an `and` that is a test is one too: `if
+    flag and x.any():`; and the `if` of a comprehension, `[s for i, s in
+    enumerate(seqs) if mask[i]]`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
     (in a test or not), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
@@ -233,12 +235,15 @@ class HostSyncInHotPath(Rule):
     the last binding on the read's own path before it ends those the loop
     makes after the read, unless a loop that holds the read starts after
     it: `rotation = [t]` at the top of a pass, then `rotation[0]`, then
-    `rotation = rotation.to(device)`, reads the list; a parameter
+    `rotation = rotation.to(device)`, reads the list; a `while` test reads
+    what its body binds; a comprehension's variable is its own, in it and
+    after it; a parameter
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
     a function the rule does not read; not where another device is given
-    too, `copy_blocks(x, "cpu", "cuda")`), a name matching `host-tensor-names`
+    too, `copy_blocks(x, "cpu", "cuda")`, `x.device`, `device=dev`), a
+    name matching `host-tensor-names`
     (`getattr(batch, "lens_cpu", None)` is where `batch.lens_cpu` is; what
     a dict's `.get()` gives may be a tensor)
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
@@ -249,12 +254,14 @@ class HostSyncInHotPath(Rule):
     and a list of tensors given to it where its elements are
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
     Python list's place); a 0-d tensor made on the host from one number
-    (`torch.tensor(w + 1)`) counts as that number beside a tensor not known
+    (`torch.tensor(w + 1)`, of a name declared `int` or `float`, of
+    `len(...)`) counts as that number beside a tensor not known
     to be on the host (PyTorch moves it to the other's device:
     `torch.minimum(lens, torch.tensor(w + 1))` is where `lens` is). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
-    `isinstance(x, torch.Tensor)`: no tensor; an operand of `and` says so
-    of the body, of `or` of the `else`) says where it
+    `isinstance(x, torch.Tensor)`: no tensor; each operand of `and` says
+    so of the body, `if q.is_cpu and lens.is_cpu:`, of `or` of the
+    `else`) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
     leaves (`raise`, `return`, `continue`, `break`), in the rest of the
     block, until the name is rebound: `x.item()` in the `else` of `if
