@@ -97,9 +97,21 @@ _SYNC_CALL_NAMES = frozenset(
     | _BOOL_METHODS
     | _SIZED_NAMES
 )
-#: Methods of a tensor whose result is not a tensor (``is_tensor``).
+#: Methods of a tensor whose result is not a tensor (``is_tensor``): its
+#: storage is no tensor either (``x.untyped_storage().nbytes()``).
 _NOT_TENSOR_METHODS = frozenset(
-    {"item", "tolist", "numpy", "equal", "allclose", "type", "__len__"}
+    {
+        "item",
+        "tolist",
+        "numpy",
+        "equal",
+        "allclose",
+        "type",
+        "__len__",
+        "untyped_storage",
+        "storage",
+        "_typed_storage",
+    }
 )
 #: Functions of ``torch`` whose result is not a tensor (``is_tensor``; and
 #: any whose name starts ``is_``, ``get_``, ``set_`` or ``can_``).
@@ -157,6 +169,10 @@ _HOST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "list", "tuple", "
 _METADATA_METHODS = frozenset(
     {
         "dim",
+        "ndimension",
+        "dim_order",
+        "has_names",
+        "nbytes",
         "size",
         "numel",
         "nelement",

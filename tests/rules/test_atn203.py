@@ -211,6 +211,11 @@ HOST_VALUES = {
         "t = q.shape[0] > 1\nu = q.numel() == n\nv = q.dtype == torch.float16\n"
         "w = q.size(0) != n\nif n and (t or u or v or w):\n    pass\n"
     ),
+    # A tensor's storage, its dimension order and count are no tensor.
+    "compared_storage_and_dim_order": (
+        "t = lens.cuda()\nif t.untyped_storage().nbytes() == 0 or t.ndimension() == 1:\n"
+        "    pass\nu = t.dim_order() == (0,)\nif u:\n    pass\n"
+    ),
     "compared_host_local": "t = batch.lens_cpu.max() > 0\nif n and t:\n    pass\n",
     "identity_compare_local": "t = lens is None\nu = q in self.seen\nif t or u:\n    pass\n",
     "chained_compare_local": "t = 0 < n < 3\nif t:\n    pass\n",
