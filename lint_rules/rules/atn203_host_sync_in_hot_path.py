@@ -3897,9 +3897,19 @@ def _names_cpu(call: ast.Call) -> bool:
         if keyword.arg in ("device", "map_location") or "device" in (keyword.arg or ""):
             if _is_cpu(value):
                 named = True
-            elif not _is_none(value):
+            elif not (
+                type(value) in _NOT_DEVICES
+                or (
+                    type(value) is ast.Constant
+                    and type(value.value) in (bool, type(None))
+                )  # type: ignore[attr-defined]
+            ):
                 return False  # (the device it is told may be another)
     return named
+
+
+#: Values no device is spelled as (``device_ids=[0, 1]``).
+_NOT_DEVICES = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp})
 
 
 def _device_of(expr: ast.expr) -> bool:

@@ -274,7 +274,7 @@ HOST_VALUES = {
         "y = load(q, map_location=torch.device('cpu')).tolist()\n"
         "z = self.cache.fetch(lens, device='cpu:0').item()\n"
         "w = torch.load(q, map_location='cpu').tolist()\n"
-        "v = move(lens, 'cpu', device=None).tolist()\n"
+        "v = move(lens, 'cpu', device=None, device_ids=[0, 1]).tolist()\n"
     ),
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
     # Slice bounds and sizes that are Python values, host tensors, or of a
