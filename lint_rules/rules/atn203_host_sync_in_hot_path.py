@@ -2239,7 +2239,10 @@ class _Provenance:
         self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
         found = self.bindings.get(name)
         if found is None:
-            result = self.parameter(name) if name in self.params else UNKNOWN
+            if name in self.params:
+                result = self.parameter(name)
+            else:
+                result = PYTHON if self._module_number(name) else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
             every = len(reaching) == len(found)
@@ -2248,6 +2251,25 @@ class _Provenance:
             result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
         return result
+
+    def _module_number(self, name: str) -> bool:
+        """Whether ``name``, which the function does not bind, is a global of
+        the module every binding of which is an assignment of a number
+        (``NUM_STEPS = 1000``): a Python value."""
+        scope, found = self.scope.lookup(name)  # type: ignore[attr-defined]
+        if scope is None or scope.kind != "module" or not found:
+            return False
+        for binding in found:
+            node = binding.node
+            if type(node) is ast.AnnAssign:
+                value = node.value
+            elif type(node) is ast.Assign and len(node.targets) == 1:
+                value = node.value
+            else:
+                return False
+            if value is None or not _numeric(value):
+                return False
+        return True
 
     def _join_bindings(
         self, name: str, values: list[object], every: bool, depth: int

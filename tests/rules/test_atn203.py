@@ -1554,3 +1554,23 @@ def test_a_kernel_compiled_by_a_call_at_the_top_of_the_module_is_no_host_code() 
     found = check_source(source, "k.py", SETTINGS)
     # ``torch.compile`` runs PyTorch code: still read.
     assert [f.location.row for f in found] == [12]
+
+
+def test_a_global_number_of_the_module_is_a_python_value() -> None:
+    """A 0-d host tensor divided by a global the module binds to a number
+    stays on the host; not where a function rebinds the global."""
+    source = """
+        import torch
+        STEPS = 1000
+        SCALE: float = 2.0
+        class B:
+            def forward(self, tick: float):
+                t = torch.tensor(float(tick)) / STEPS * SCALE
+                return t.item()
+        """
+    assert _module(source) == []
+    rebound = textwrap.dedent(source) + (
+        "def reset(x):\n    global STEPS\n    STEPS = x.cuda()\n"
+    )
+    (finding,) = _module(rebound)
+    assert "`.item()`" in finding.message
