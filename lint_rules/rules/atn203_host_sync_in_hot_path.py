@@ -2165,8 +2165,7 @@ class _Provenance:
         if expr is None or depth > 20:
             return UNKNOWN
         if isinstance(expr, _Part):
-            whole = self.where(expr.whole, depth + 1)
-            return whole if whole in _ON_HOST else UNKNOWN
+            return self._where_item(expr.whole, depth + 1)
         if isinstance(expr, _Parameter):
             return self.parameter(expr.name)
         if isinstance(
@@ -2251,6 +2250,113 @@ class _Provenance:
             result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
         return result
+
+    def _where_item(self, whole: object, depth: int) -> str:
+        """Where an item of ``whole`` lives (what a loop over it, or an
+        unpacking of it, binds): of a display, where its elements are (an
+        empty one is filled later: not known); of a comprehension, where
+        its element is; of ``range()``, ``.tolist()``, a shape, a Python
+        value; of a tensor, where the tensor is; of a name, where the items
+        of its bindings are, unless the function adds to it
+        (``xs.append(t)``, ``xs[k] = t``, ``xs += [t]``); of ``list(x)``,
+        ``sorted(x)``, a slice ``x[1:]``, of ``x``; of the pairs of
+        ``enumerate(x)`` and ``zip(x, y)``, the index and the items of the
+        arguments; of a dict's ``.items()`` or ``.values()``, not known."""
+        if depth > 20 or whole is None:
+            return UNKNOWN
+        kind = type(whole)
+        if kind is _Part:  # (an item of an item)
+            inner = whole.whole  # type: ignore[attr-defined]
+            pairs = _pairs(inner, self)
+            if pairs is not None:
+                # (each target of the pair is given the same part: where
+                # the parts differ, not known; ``enumerate``'s index is no
+                # device value)
+                parts = [self._where_item(arg, depth + 1) for arg in pairs[0]]
+                parts += pairs[1]
+                if len(set(parts)) == 1 or all(part in _ON_HOST for part in parts):
+                    return _join(*parts)
+                return UNKNOWN
+            return self._where_item(inner, depth + 1)
+        if kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            elements = whole.elts  # type: ignore[attr-defined]
+            if not elements:
+                return UNKNOWN
+            return _join(
+                *(
+                    self._where_item(element.value, depth + 1)
+                    if type(element) is ast.Starred
+                    else self.where(element, depth + 1)
+                    for element in elements
+                )
+            )
+        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
+            return self.where(whole.elt, depth + 1)  # type: ignore[attr-defined]
+        if kind is ast.DictComp:
+            return self.where(whole.key, depth + 1)  # type: ignore[attr-defined]
+        if kind is ast.Dict:
+            keys = whole.keys  # type: ignore[attr-defined]
+            if not keys or any(key is None for key in keys):
+                return UNKNOWN
+            return _join(*(self.where(key, depth + 1) for key in keys))
+        if kind is ast.Name:
+            return self._where_items_of_name(whole.id, depth)  # type: ignore[attr-defined]
+        if kind is ast.Subscript and type(whole.slice) is ast.Slice:  # type: ignore[attr-defined]
+            return self._where_item(whole.value, depth + 1)  # type: ignore[attr-defined]
+        if kind is ast.Call:
+            func = whole.func  # type: ignore[attr-defined]
+            if type(func) is ast.Name and func.id in _ITEM_BUILTINS:
+                if self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+                    if func.id == "range":
+                        return PYTHON
+                    if func.id in ("enumerate", "zip"):
+                        return UNKNOWN  # (a pair: its parts are asked as such)
+                    args = whole.args  # type: ignore[attr-defined]
+                    return self._where_item(args[0], depth + 1) if args else UNKNOWN
+            elif type(func) is ast.Attribute and func.attr in ("items", "values"):
+                return UNKNOWN  # (what a dict holds)
+        # (a tensor's rows are where it is; a Python value's items are too)
+        return self.where(whole, depth + 1)  # type: ignore[arg-type]
+
+    def _where_items_of_name(self, name: str, depth: int) -> str:
+        """``_where_item`` of a name: the items of each of its bindings (and
+        of a parameter's value, on the host where every call passes a host
+        value)."""
+        if self.is_host_name(name):
+            return HOST
+        if name in self._grown:
+            return UNKNOWN
+        places = [
+            self._where_item(value, depth + 1)
+            for value, _, _ in self.bindings.get(name, ())
+        ]
+        if name in self.params:
+            places.append(HOST if self.parameter(name) == HOST else UNKNOWN)
+        return _join(*places) if places else UNKNOWN
+
+    @cached_property
+    def _grown(self) -> frozenset[str]:
+        """The names the function adds items to: the receiver of
+        ``.append``/``.extend``/``.insert``/``.add``/``.update``/
+        ``.setdefault``, a name stored into by a subscript, the target of
+        ``+=`` (the items of its first value are not all it holds)."""
+        names: set[str] = set()
+        for node in walk(self._function):
+            kind = type(node)
+            if kind is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                if (
+                    type(func) is ast.Attribute
+                    and func.attr in _GROWING_METHODS
+                    and type(func.value) is ast.Name
+                ):
+                    names.add(func.value.id)
+            elif kind is ast.Subscript:
+                if type(node.ctx) is ast.Store and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+                    names.add(node.value.id)  # type: ignore[attr-defined]
+            elif kind is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+                names.add(node.target.id)  # type: ignore[attr-defined]
+        return frozenset(names)
 
     def _module_number(self, name: str) -> bool:
         """Whether ``name``, which the function does not bind, is a global of
@@ -3767,6 +3873,39 @@ def _loop_item(iterable: ast.expr) -> ast.expr:
     """What a loop over ``iterable`` binds, for where it lives: the items of
     a host value are on the host (``range``, a list, ``.tolist()``)."""
     return _Part(iterable)
+
+
+#: Builtins whose items are those of their first argument, or a Python
+#: value (``range``), or pairs (``enumerate``, ``zip``: ``_pairs``).
+_ITEM_BUILTINS = frozenset(
+    {"range", "list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}
+    | {"enumerate", "zip"}
+)
+#: Methods that add items to a container (``_Provenance._grown``).
+_GROWING_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
+)
+
+
+def _pairs(
+    call: object, where: _Provenance
+) -> tuple[list[ast.expr], tuple[str, ...]] | None:
+    """For ``enumerate(x)`` and ``zip(x, y)`` (the builtins): the arguments
+    whose items are parts of a pair, and the places of the other parts
+    (``enumerate``'s index, a Python value); None: another value."""
+    if type(call) is not ast.Call:
+        return None
+    func = call.func  # type: ignore[attr-defined]
+    if type(func) is not ast.Name or func.id not in ("enumerate", "zip"):
+        return None
+    if not where.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+        return None
+    args = call.args  # type: ignore[attr-defined]
+    if any(type(arg) is ast.Starred for arg in args):
+        return None
+    if func.id == "enumerate":
+        return args[:1], (PYTHON,)
+    return list(args), ()
 
 
 def _join(*places: str) -> str:

@@ -171,6 +171,17 @@ SYNCS = {
     ),
     # A `while` test reads, from the second pass on, what its body binds.
     "while_test_bound_in_body": "t = 0\nwhile t < 3:\n    t = lens.cuda().sum()\n",
+    # An item of a container of device tensors: a comprehension of them, a
+    # list the function fills, a pair of zip(), a dict's value, a row.
+    "item_of_a_comprehension": (
+        "g = [lens.cuda() for _ in range(n)]\nx = max(t.cpu().item() for t in g)\n"
+    ),
+    "item_of_a_filled_list": (
+        "todo = []\ntodo.append(lens.cuda())\nfor t in todo:\n    x = t.tolist()\n"
+    ),
+    "item_of_zip": "g = [lens.cuda()]\nx = [torch.equal(a, b) for a, b in zip(g, g)]\n",
+    "value_of_a_dict": "d = {}\nd['a'] = lens.cuda()\nx = [p.tolist() for k, p in d.items()]\n",
+    "row_of_a_device_tensor": "for row in lens.cuda():\n    x = row.tolist()\n",
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -329,6 +340,16 @@ HOST_VALUES = {
     ),
     "while_test_bound_on_host_in_body": (
         "t = 0\nwhile t < 3:\n    t = batch.lens_cpu.sum()\n"
+    ),
+    # Items of Python values and host tensors; enumerate's index.
+    "items_of_host_values": (
+        "for i, t in enumerate(batch.lens_cpu.tolist()):\n    if t or i:\n        pass\n"
+        "for s in q.shape:\n    if s:\n        pass\n"
+        "for y in sorted(batch.lens_cpu.tolist()):\n    if y:\n        pass\n"
+        "hs = [batch.lens_cpu, batch.lens_cpu + 1]\nfor h in hs:\n    x = h.tolist()\n"
+    ),
+    "index_of_enumerate_over_device_tensors": (
+        "g = [lens.cuda()]\nfor i, t in enumerate(g):\n    if i:\n        pass\n"
     ),
     "rebound_each_pass": (
         "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
