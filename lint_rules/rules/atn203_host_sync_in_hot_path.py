@@ -4055,22 +4055,24 @@ def _names_cpu(call: ast.Call) -> bool:
         value = keyword.value
         if _is_other_device(value) or _device_of(value):
             return False
-        if keyword.arg in ("device", "map_location") or "device" in (keyword.arg or ""):
-            if _is_cpu(value):
-                named = True
-            elif not (
-                type(value) in _NOT_DEVICES
-                or (
-                    type(value) is ast.Constant
-                    and type(value.value) in (bool, type(None))
-                )  # type: ignore[attr-defined]
-            ):
-                return False  # (the device it is told may be another)
+        arg = keyword.arg or ""
+        if "device" not in arg and arg != "map_location":
+            continue
+        if _is_cpu(value):
+            named = True
+        elif type(value) in _VARIABLE_DEVICES or (
+            arg == "device" and type(value) is ast.Constant and type(value.value) is int  # type: ignore[attr-defined]
+        ):
+            return False  # (the device it is told may be another: ``device=0``)
     return named
 
 
-#: Values no device is spelled as (``device_ids=[0, 1]``).
-_NOT_DEVICES = frozenset({ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp})
+#: Values that may hold a device not spelled out (``device=dev``,
+#: ``to_device=self.device``, ``device=torch.device(kind)``): not a display
+#: (``device_ids=[0, 1]``) nor a constant (``device_map="auto"``).
+_VARIABLE_DEVICES = frozenset(
+    {ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp}
+)
 
 
 def _device_of(expr: ast.expr) -> bool:

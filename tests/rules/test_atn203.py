@@ -116,6 +116,9 @@ SYNCS = {
     "function_given_cpu_and_device_keyword": (
         "t = move(lens, 'cpu', device=self.dev)\nx = t.tolist()\n"
     ),
+    "function_given_cpu_and_device_index": (
+        "t = move(lens, 'cpu', device=0)\nx = t.tolist()\n"
+    ),
     "function_given_cpu_and_target_device": (
         "t = fetch(lens, device='cpu', target_device=self.dev)\nx = t.tolist()\n"
     ),
@@ -286,6 +289,7 @@ HOST_VALUES = {
         "z = self.cache.fetch(lens, device='cpu:0').item()\n"
         "w = torch.load(q, map_location='cpu').tolist()\n"
         "v = move(lens, 'cpu', device=None, device_ids=[0, 1]).tolist()\n"
+        "u = load(q, map_location='cpu', device_map='auto', num_devices=2).tolist()\n"
     ),
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
     # Slice bounds and sizes that are Python values, host tensors, or of a
