@@ -2165,7 +2165,7 @@ class _Provenance:
         if expr is None or depth > 20:
             return UNKNOWN
         if isinstance(expr, _Part):
-            return self._where_item(expr.whole, depth + 1)
+            return self._where_part(expr.whole, depth + 1)
         if isinstance(expr, _Parameter):
             return self.parameter(expr.name)
         if isinstance(
@@ -2251,112 +2251,166 @@ class _Provenance:
         self._memo[key] = result
         return result
 
-    def _where_item(self, whole: object, depth: int) -> str:
+    def _where_part(self, whole: object, depth: int) -> str:
         """Where an item of ``whole`` lives (what a loop over it, or an
-        unpacking of it, binds): of a display, where its elements are (an
-        empty one is filled later: not known); of a comprehension, where
-        its element is; of ``range()``, ``.tolist()``, a shape, a Python
-        value; of a tensor, where the tensor is; of a name, where the items
-        of its bindings are, unless the function adds to it
-        (``xs.append(t)``, ``xs[k] = t``, ``xs += [t]``); of ``list(x)``,
-        ``sorted(x)``, a slice ``x[1:]``, of ``x``; of the pairs of
-        ``enumerate(x)`` and ``zip(x, y)``, the index and the items of the
-        arguments; of a dict's ``.items()`` or ``.values()``, not known."""
-        if depth > 20 or whole is None:
+        unpacking of it, binds): on the device where every item is a device
+        value (``_device_items``), not known where some may be, and else
+        where ``whole`` is when that is the host (the items of a host
+        tensor, of ``range()``, of a list of numbers), else not known."""
+        items = self._device_items(whole, depth)
+        if items == DEVICE:
+            return DEVICE
+        if items == _MAYBE_DEVICE:
             return UNKNOWN
+        place = self.where(whole, depth)  # type: ignore[arg-type]
+        return place if place in _ON_HOST else UNKNOWN
+
+    def _device_items(self, whole: object, depth: int) -> str | None:
+        """DEVICE where every item of ``whole`` is known to be a device
+        value, ``_MAYBE_DEVICE`` where some part may be one, None where
+        nothing says so: the rows of a device tensor; the elements of a
+        display or the element of a comprehension (``[t.cuda() for t in
+        ts]``); of a name, those of its bindings and what the function adds
+        to it (``xs.append(t)``, ``d[k] = t``); of ``list(x)``,
+        ``sorted(x)``, a slice ``x[1:]``, those of ``x``; of a dict's
+        ``.values()``, what is stored into it; the parts of the pairs of
+        ``enumerate(x)`` (an index, a Python value), ``zip(x, y)`` and a
+        dict's ``.items()`` (a key: not known)."""
+        if depth > 20 or whole is None:
+            return None
         kind = type(whole)
         if kind is _Part:  # (an item of an item)
             inner = whole.whole  # type: ignore[attr-defined]
-            pairs = _pairs(inner, self)
-            if pairs is not None:
-                # (each target of the pair is given the same part: where
-                # the parts differ, not known; ``enumerate``'s index is no
-                # device value)
-                parts = [self._where_item(arg, depth + 1) for arg in pairs[0]]
-                parts += pairs[1]
-                if len(set(parts)) == 1 or all(part in _ON_HOST for part in parts):
-                    return _join(*parts)
-                return UNKNOWN
-            return self._where_item(inner, depth + 1)
+            parts = self._pair_parts(inner, depth + 1)
+            if parts is not None:
+                return _device_parts(parts)
+            return self._device_items(inner, depth + 1)
         if kind is ast.List or kind is ast.Tuple or kind is ast.Set:
             elements = whole.elts  # type: ignore[attr-defined]
             if not elements:
-                return UNKNOWN
-            return _join(
-                *(
-                    self._where_item(element.value, depth + 1)
+                return None
+            return _device_parts(
+                [
+                    self._device_items(element.value, depth + 1)
                     if type(element) is ast.Starred
-                    else self.where(element, depth + 1)
+                    else _device_place(self.where(element, depth + 1))
                     for element in elements
-                )
+                ]
             )
         if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
-            return self.where(whole.elt, depth + 1)  # type: ignore[attr-defined]
-        if kind is ast.DictComp:
-            return self.where(whole.key, depth + 1)  # type: ignore[attr-defined]
-        if kind is ast.Dict:
-            keys = whole.keys  # type: ignore[attr-defined]
-            if not keys or any(key is None for key in keys):
-                return UNKNOWN
-            return _join(*(self.where(key, depth + 1) for key in keys))
+            return _device_place(self.where(whole.elt, depth + 1))  # type: ignore[attr-defined]
         if kind is ast.Name:
-            return self._where_items_of_name(whole.id, depth)  # type: ignore[attr-defined]
+            return self._device_items_of_name(whole.id, depth)  # type: ignore[attr-defined]
         if kind is ast.Subscript and type(whole.slice) is ast.Slice:  # type: ignore[attr-defined]
-            return self._where_item(whole.value, depth + 1)  # type: ignore[attr-defined]
+            return self._device_items(whole.value, depth + 1)  # type: ignore[attr-defined]
         if kind is ast.Call:
             func = whole.func  # type: ignore[attr-defined]
+            args = whole.args  # type: ignore[attr-defined]
             if type(func) is ast.Name and func.id in _ITEM_BUILTINS:
-                if self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
-                    if func.id == "range":
-                        return PYTHON
-                    if func.id in ("enumerate", "zip"):
-                        return UNKNOWN  # (a pair: its parts are asked as such)
-                    args = whole.args  # type: ignore[attr-defined]
-                    return self._where_item(args[0], depth + 1) if args else UNKNOWN
-            elif type(func) is ast.Attribute and func.attr in ("items", "values"):
-                return UNKNOWN  # (what a dict holds)
-        # (a tensor's rows are where it is; a Python value's items are too)
-        return self.where(whole, depth + 1)  # type: ignore[arg-type]
+                if not self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+                    return None
+                if func.id in ("enumerate", "zip", "range") or not args:
+                    return None  # (a pair, asked as such; a number)
+                return self._device_items(args[0], depth + 1)
+            if type(func) is ast.Attribute and func.attr == "values" and not args:
+                if type(func.value) is ast.Name:
+                    return self._device_stored(func.value.id, depth)
+                return None
+        return _device_place(self.where(whole, depth + 1))  # type: ignore[arg-type]
 
-    def _where_items_of_name(self, name: str, depth: int) -> str:
-        """``_where_item`` of a name: the items of each of its bindings (and
-        of a parameter's value, on the host where every call passes a host
-        value)."""
+    def _pair_parts(self, pair: object, depth: int) -> list[str | None] | None:
+        """``_device_items`` of each part of a pair of ``enumerate(x)``,
+        ``zip(x, y)`` or a dict's ``.items()``; None: ``pair`` is none of
+        them."""
+        if type(pair) is not ast.Call:
+            return None
+        func = pair.func  # type: ignore[attr-defined]
+        args = pair.args  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in ("enumerate", "zip"):
+            if not self.scope.is_builtin(func.id) or not args:  # type: ignore[attr-defined]
+                return None
+            if any(type(arg) is ast.Starred for arg in args):
+                return None
+            if func.id == "enumerate":
+                return [None, self._device_items(args[0], depth + 1)]
+            return [self._device_items(arg, depth + 1) for arg in args]
+        if (
+            type(func) is ast.Attribute
+            and func.attr == "items"
+            and not args
+            and type(func.value) is ast.Name
+        ):
+            return [None, self._device_stored(func.value.id, depth)]
+        return None
+
+    def _device_items_of_name(self, name: str, depth: int) -> str | None:
+        """``_device_items`` of a name: of each of its bindings (a
+        parameter's value: nothing known), and of what the function adds to
+        it."""
         if self.is_host_name(name):
-            return HOST
-        if name in self._grown:
-            return UNKNOWN
-        places = [
-            self._where_item(value, depth + 1)
+            return None
+        parts = [
+            self._device_items(value, depth + 1)
             for value, _, _ in self.bindings.get(name, ())
         ]
+        if not parts:
+            return None
+        added = self._added.get(name)
+        if added is not None:
+            parts += [
+                None if value is None else _device_place(self.where(value, depth + 1))
+                for value in added
+            ]
         if name in self.params:
-            places.append(HOST if self.parameter(name) == HOST else UNKNOWN)
-        return _join(*places) if places else UNKNOWN
+            parts.append(None)
+        return _device_parts(parts)
+
+    def _device_stored(self, name: str, depth: int) -> str | None:
+        """``_device_items`` of the values a dict bound to ``name`` holds:
+        those of its displays and what the function stores into it."""
+        parts: list[str | None] = []
+        for value, _, _ in self.bindings.get(name, ()):
+            if type(value) is ast.Dict:
+                parts += [
+                    _device_place(self.where(item, depth + 1))
+                    for item in value.values  # type: ignore[attr-defined]
+                ]
+            else:
+                parts.append(None)
+        for value in self._added.get(name, ()):
+            parts.append(
+                None if value is None else _device_place(self.where(value, depth + 1))
+            )
+        return _device_parts(parts) if parts else None
 
     @cached_property
-    def _grown(self) -> frozenset[str]:
-        """The names the function adds items to: the receiver of
-        ``.append``/``.extend``/``.insert``/``.add``/``.update``/
-        ``.setdefault``, a name stored into by a subscript, the target of
-        ``+=`` (the items of its first value are not all it holds)."""
-        names: set[str] = set()
+    def _added(self) -> dict[str, list[ast.expr | None]]:
+        """What the function adds to each name that holds a container: the
+        argument of ``.append(x)``, ``.insert(i, x)``, the value of a store
+        ``xs[k] = x``; None for what ``.extend``, ``.update``,
+        ``.setdefault`` or ``+=`` add (not read)."""
+        added: dict[str, list[ast.expr | None]] = {}
         for node in walk(self._function):
             kind = type(node)
             if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
-                if (
-                    type(func) is ast.Attribute
-                    and func.attr in _GROWING_METHODS
-                    and type(func.value) is ast.Name
-                ):
-                    names.add(func.value.id)
-            elif kind is ast.Subscript:
-                if type(node.ctx) is ast.Store and type(node.value) is ast.Name:  # type: ignore[attr-defined]
-                    names.add(node.value.id)  # type: ignore[attr-defined]
+                if type(func) is not ast.Attribute or type(func.value) is not ast.Name:
+                    continue
+                method = func.attr
+                args = node.args  # type: ignore[attr-defined]
+                if method == "append" and len(args) == 1:
+                    added.setdefault(func.value.id, []).append(args[0])
+                elif method == "insert" and len(args) == 2:
+                    added.setdefault(func.value.id, []).append(args[1])
+                elif method in _GROWING_METHODS:
+                    added.setdefault(func.value.id, []).append(None)
+            elif kind is ast.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target) is ast.Subscript and type(target.value) is ast.Name:
+                        added.setdefault(target.value.id, []).append(node.value)  # type: ignore[attr-defined]
             elif kind is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
-                names.add(node.target.id)  # type: ignore[attr-defined]
-        return frozenset(names)
+                added.setdefault(node.target.id, []).append(None)  # type: ignore[attr-defined]
+        return added
 
     def _module_number(self, name: str) -> bool:
         """Whether ``name``, which the function does not bind, is a global of
@@ -3876,36 +3930,30 @@ def _loop_item(iterable: ast.expr) -> ast.expr:
 
 
 #: Builtins whose items are those of their first argument, or a Python
-#: value (``range``), or pairs (``enumerate``, ``zip``: ``_pairs``).
+#: value (``range``), or pairs (``enumerate``, ``zip``: ``_pair_parts``).
 _ITEM_BUILTINS = frozenset(
     {"range", "list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}
     | {"enumerate", "zip"}
 )
-#: Methods that add items to a container (``_Provenance._grown``).
-_GROWING_METHODS = frozenset(
-    {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
-)
+#: Methods that add to a container what the rule does not read
+#: (``_Provenance._added``).
+_GROWING_METHODS = frozenset({"extend", "add", "update", "setdefault", "__setitem__"})
+#: ``_device_items``: some part may be a device value.
+_MAYBE_DEVICE = "maybe device"
 
 
-def _pairs(
-    call: object, where: _Provenance
-) -> tuple[list[ast.expr], tuple[str, ...]] | None:
-    """For ``enumerate(x)`` and ``zip(x, y)`` (the builtins): the arguments
-    whose items are parts of a pair, and the places of the other parts
-    (``enumerate``'s index, a Python value); None: another value."""
-    if type(call) is not ast.Call:
-        return None
-    func = call.func  # type: ignore[attr-defined]
-    if type(func) is not ast.Name or func.id not in ("enumerate", "zip"):
-        return None
-    if not where.scope.is_builtin(func.id):  # type: ignore[attr-defined]
-        return None
-    args = call.args  # type: ignore[attr-defined]
-    if any(type(arg) is ast.Starred for arg in args):
-        return None
-    if func.id == "enumerate":
-        return args[:1], (PYTHON,)
-    return list(args), ()
+def _device_place(place: str) -> str | None:
+    return DEVICE if place == DEVICE else None
+
+
+def _device_parts(parts: list[str | None]) -> str | None:
+    """DEVICE where every part is on the device, ``_MAYBE_DEVICE`` where
+    some may be, else None."""
+    if parts and all(part == DEVICE for part in parts):
+        return DEVICE
+    if DEVICE in parts or _MAYBE_DEVICE in parts:
+        return _MAYBE_DEVICE
+    return None
 
 
 def _join(*places: str) -> str:

@@ -352,6 +352,13 @@ HOST_VALUES = {
         "for y in sorted(batch.lens_cpu.tolist()):\n    if y:\n        pass\n"
         "hs = [batch.lens_cpu, batch.lens_cpu + 1]\nfor h in hs:\n    x = h.tolist()\n"
     ),
+    # Nothing says a job of a list not known holds a device tensor: its
+    # method's result is judged as before (exllamav2's sampled token).
+    "method_of_an_item_of_zip": (
+        "for job, a in zip(self.jobs, batch.ids):\n    t = job.sample(a)\n"
+        "    x = t.item()\n"
+        "for s in sorted(batch.seqs):\n    y = s.lens().tolist()\n"
+    ),
     "index_of_enumerate_over_device_tensors": (
         "g = [lens.cuda()]\nfor i, t in enumerate(g):\n    if i:\n        pass\n"
     ),
