@@ -108,11 +108,11 @@ _NOT_TENSOR_METHODS = frozenset(
         "allclose",
         "type",
         "__len__",
-        "untyped_storage",
-        "storage",
-        "_typed_storage",
     }
 )
+#: Methods that give a tensor's storage (``x.untyped_storage()``).
+_STORAGE_METHODS = frozenset({"untyped_storage", "storage", "_typed_storage"})
+_NOT_TENSOR_METHODS |= _STORAGE_METHODS
 #: Functions of ``torch`` whose result is not a tensor (``is_tensor``; and
 #: any whose name starts ``is_``, ``get_``, ``set_`` or ``can_``).
 _NOT_TENSOR_FUNCTIONS = frozenset(
@@ -2293,12 +2293,12 @@ class _Provenance:
                 [
                     self._device_items(element.value, depth + 1)
                     if type(element) is ast.Starred
-                    else _device_place(self.where(element, depth + 1))
+                    else self._device_tensor(element, depth)
                     for element in elements
                 ]
             )
         if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
-            return _device_place(self.where(whole.elt, depth + 1))  # type: ignore[attr-defined]
+            return self._device_tensor(whole.elt, depth)  # type: ignore[attr-defined]
         if kind is ast.Name:
             return self._device_items_of_name(whole.id, depth)  # type: ignore[attr-defined]
         if kind is ast.Subscript and type(whole.slice) is ast.Slice:  # type: ignore[attr-defined]
@@ -2316,7 +2316,25 @@ class _Provenance:
                 if type(func.value) is ast.Name:
                     return self._device_stored(func.value.id, depth)
                 return None
-        return _device_place(self.where(whole, depth + 1))  # type: ignore[arg-type]
+        return self._device_tensor(whole, depth)  # type: ignore[arg-type]
+
+    def _device_tensor(self, expr: object, depth: int) -> str | None:
+        """DEVICE for a value known to be a tensor on the device: a name,
+        element or attribute ``is_tensor`` knows, a ``torch`` function's
+        tensor, ``.cuda()`` or ``.to(...)`` of such (not what any method of
+        a device value gives: ``module.to(device).named_modules()``)."""
+        if not isinstance(expr, ast.expr) or self.where(expr, depth + 1) != DEVICE:
+            return None
+        node = expr
+        while type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None:
+                return DEVICE if _tensor_function(qualified) else None
+            if type(func) is not ast.Attribute or func.attr not in _TO_DEVICE_METHODS:
+                return None
+            node = func.value
+        return DEVICE if self.is_tensor(node) else None  # type: ignore[arg-type]
 
     def _pair_parts(self, pair: object, depth: int) -> list[str | None] | None:
         """``_device_items`` of each part of a pair of ``enumerate(x)``,
@@ -2358,7 +2376,7 @@ class _Provenance:
         added = self._added.get(name)
         if added is not None:
             parts += [
-                None if value is None else _device_place(self.where(value, depth + 1))
+                None if value is None else self._device_tensor(value, depth)
                 for value in added
             ]
         if name in self.params:
@@ -2372,15 +2390,13 @@ class _Provenance:
         for value, _, _ in self.bindings.get(name, ()):
             if type(value) is ast.Dict:
                 parts += [
-                    _device_place(self.where(item, depth + 1))
+                    self._device_tensor(item, depth)
                     for item in value.values  # type: ignore[attr-defined]
                 ]
             else:
                 parts.append(None)
         for value in self._added.get(name, ()):
-            parts.append(
-                None if value is None else _device_place(self.where(value, depth + 1))
-            )
+            parts.append(None if value is None else self._device_tensor(value, depth))
         return _device_parts(parts) if parts else None
 
     @cached_property
@@ -2611,6 +2627,8 @@ class _Provenance:
                 return DEVICE
             if method in _METADATA_METHODS:
                 return PYTHON
+            if method in _STORAGE_METHODS:
+                return UNKNOWN  # (a storage: no tensor, its handles no values)
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None:
                 return self._where_function(qualified, call, depth)
@@ -3940,10 +3958,6 @@ _ITEM_BUILTINS = frozenset(
 _GROWING_METHODS = frozenset({"extend", "add", "update", "setdefault", "__setitem__"})
 #: ``_device_items``: some part may be a device value.
 _MAYBE_DEVICE = "maybe device"
-
-
-def _device_place(place: str) -> str | None:
-    return DEVICE if place == DEVICE else None
 
 
 def _device_parts(parts: list[str | None]) -> str | None:

@@ -177,13 +177,19 @@ SYNCS = {
     # An item of a container of device tensors: a comprehension of them, a
     # list the function fills, a pair of zip(), a dict's value, a row.
     "item_of_a_comprehension": (
-        "g = [lens.cuda() for _ in range(n)]\nx = max(t.cpu().item() for t in g)\n"
+        "g = [torch.empty_like(lens.cuda()) for _ in range(n)]\n"
+        "x = max(t.cpu().item() for t in g)\n"
     ),
     "item_of_a_filled_list": (
-        "todo = []\ntodo.append(lens.cuda())\nfor t in todo:\n    x = t.tolist()\n"
+        "todo = []\ntodo.append(torch.as_tensor(lens).cuda())\n"
+        "for t in todo:\n    x = t.tolist()\n"
     ),
-    "item_of_zip": "g = [lens.cuda()]\nx = [torch.equal(a, b) for a, b in zip(g, g)]\n",
-    "value_of_a_dict": "d = {}\nd['a'] = lens.cuda()\nx = [p.tolist() for k, p in d.items()]\n",
+    "item_of_zip": (
+        "g = [torch.cumsum(lens.cuda(), 0)]\nx = [torch.equal(a, b) for a, b in zip(g, g)]\n"
+    ),
+    "value_of_a_dict": (
+        "d = {}\nd['a'] = torch.cumsum(lens.cuda(), 0)\nx = [p.tolist() for k, p in d.items()]\n"
+    ),
     "row_of_a_device_tensor": "for row in lens.cuda():\n    x = row.tolist()\n",
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
@@ -358,6 +364,13 @@ HOST_VALUES = {
         "for job, a in zip(self.jobs, batch.ids):\n    t = job.sample(a)\n"
         "    x = t.item()\n"
         "for s in sorted(batch.seqs):\n    y = s.lens().tolist()\n"
+    ),
+    # What a method of a device value gives may be no tensor (a module's
+    # names; a storage's handles).
+    "items_of_a_modules_method": (
+        "m = self.vae.to(q.device)\nfor name, mod in m.named_modules():\n"
+        "    if name:\n        pass\n"
+        "a, b = lens.cuda().untyped_storage()._share_cuda_()\nx = int(a) + bool(b)\n"
     ),
     "index_of_enumerate_over_device_tensors": (
         "g = [lens.cuda()]\nfor i, t in enumerate(g):\n    if i:\n        pass\n"
