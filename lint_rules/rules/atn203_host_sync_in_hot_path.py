@@ -241,9 +241,15 @@ class HostSyncInHotPath(Rule):
     warm-up methods (`capture*`, `*_capture_*`, `*warmup*`), `__init__` and
     the `graph-state-methods` run at start-up.
 
-    A value lives on the host when it is a Python number, list or literal,
+    A value lives on the host when it is a Python number, list or literal
+    (a global the module binds only to numbers, `STEPS = 1000`, too; an
+    item of a list is where its items are known to be: of `[t.cuda() for
+    ...]`, of a list the function appends device tensors to, of `zip()`
+    or `enumerate()` of such, on the device), a tensor's metadata
+    (`.size()`, `.ndimension()`, `.untyped_storage().nbytes()`),
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
-    `torch.from_numpy`, a factory given no device or `device="cpu"`, a
+    `torch.from_numpy`, a factory given no device or `device="cpu"` (any
+    `torch` function told `device=`/`map_location="cpu"`), a
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
