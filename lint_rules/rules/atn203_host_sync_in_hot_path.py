@@ -102,10 +102,22 @@ _SYNC_CALL_NAMES = frozenset(
     | _BOOL_METHODS
     | _SIZED_NAMES
 )
-#: Methods of a tensor whose result is not a tensor (``is_tensor``).
+#: Methods of a tensor whose result is not a tensor (``is_tensor``): its
+#: storage is no tensor either (``x.untyped_storage().nbytes()``).
 _NOT_TENSOR_METHODS = frozenset(
-    {"item", "tolist", "numpy", "equal", "allclose", "type", "__len__"}
+    {
+        "item",
+        "tolist",
+        "numpy",
+        "equal",
+        "allclose",
+        "type",
+        "__len__",
+    }
 )
+#: Methods that give a tensor's storage (``x.untyped_storage()``).
+_STORAGE_METHODS = frozenset({"untyped_storage", "storage", "_typed_storage"})
+_NOT_TENSOR_METHODS |= _STORAGE_METHODS
 #: Functions of ``torch`` whose result is not a tensor (``is_tensor``; and
 #: any whose name starts ``is_``, ``get_``, ``set_`` or ``can_``).
 _NOT_TENSOR_FUNCTIONS = frozenset(
@@ -162,6 +174,10 @@ _HOST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "list", "tuple", "
 _METADATA_METHODS = frozenset(
     {
         "dim",
+        "ndimension",
+        "dim_order",
+        "has_names",
+        "nbytes",
         "size",
         "numel",
         "nelement",
@@ -190,8 +206,10 @@ class HostSyncInHotPath(Rule):
     step: `.item()`, `.tolist()`, `.cpu()`, `.numpy(force=True)`, `.to("cpu")`,
     `int()`/`float()`/`bool()` of a tensor, a tensor as the test of `if`,
     `while`, `assert`, `and`/`or`/`not` (`if x.any():`, `while
-    torch.max(lens):`, `if t.sum():` of a tensor known to be one; the last
-    operand of an `and` that is a test is one too: `if flag and x.any():`), the
+    torch.max(lens):`, `if t.sum():` or `if mask[i]:` of a tensor known to
+    be one; the last operand of an `and` that is a test is one too: `if
+    flag and x.any():`; and the `if` of a comprehension, `[s for i, s in
+    enumerate(seqs) if mask[i]]`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
     (in a test or not), `nonzero`,
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
@@ -231,9 +249,15 @@ class HostSyncInHotPath(Rule):
     warm-up methods (`capture*`, `*_capture_*`, `*warmup*`), `__init__` and
     the `graph-state-methods` run at start-up.
 
-    A value lives on the host when it is a Python number, list or literal,
+    A value lives on the host when it is a Python number, list or literal
+    (a global the module binds only to numbers, `STEPS = 1000`, too; an
+    item of a list is where its items are known to be: of `[t.cuda() for
+    ...]`, of a list the function appends device tensors to, of `zip()`
+    or `enumerate()` of such, on the device), a tensor's metadata
+    (`.size()`, `.ndimension()`, `.untyped_storage().nbytes()`),
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
-    `torch.from_numpy`, a factory given no device or `device="cpu"`, a
+    `torch.from_numpy`, a factory given no device or `device="cpu"` (any
+    `torch` function told `device=`/`map_location="cpu"`), a
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
@@ -241,12 +265,15 @@ class HostSyncInHotPath(Rule):
     the last binding on the read's own path before it ends those the loop
     makes after the read, unless a loop that holds the read starts after
     it: `rotation = [t]` at the top of a pass, then `rotation[0]`, then
-    `rotation = rotation.to(device)`, reads the list; a parameter
+    `rotation = rotation.to(device)`, reads the list; a `while` test reads
+    what its body binds; a comprehension's variable is its own, in it and
+    after it; a parameter
     rebound on the read's own path, `x = x.cpu()`, no longer holds the
     caller's value), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
     a function the rule does not read; not where another device is given
-    too, `copy_blocks(x, "cpu", "cuda")`), a name matching `host-tensor-names`
+    too, `copy_blocks(x, "cpu", "cuda")`, `x.device`, `device=dev`), a
+    name matching `host-tensor-names`
     (`getattr(batch, "lens_cpu", None)` is where `batch.lens_cpu` is; what
     a dict's `.get()` gives may be a tensor)
     (`seq_lens_cpu`, `self.kv_indptr_host`), or a parameter of a function
@@ -257,12 +284,14 @@ class HostSyncInHotPath(Rule):
     and a list of tensors given to it where its elements are
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
     Python list's place); a 0-d tensor made on the host from one number
-    (`torch.tensor(w + 1)`) counts as that number beside a tensor not known
+    (`torch.tensor(w + 1)`, of a name declared `int` or `float`, of
+    `len(...)`) counts as that number beside a tensor not known
     to be on the host (PyTorch moves it to the other's device:
     `torch.minimum(lens, torch.tensor(w + 1))` is where `lens` is). A device guard on a local or a parameter (`x.is_cuda`,
     `x.is_cpu`, `x.device.type == "cpu"`, negated or not; the `else` of
-    `isinstance(x, torch.Tensor)`: no tensor; an operand of `and` says so
-    of the body, of `or` of the `else`) says where it
+    `isinstance(x, torch.Tensor)`: no tensor; each operand of `and` says
+    so of the body, `if q.is_cpu and lens.is_cpu:`, of `or` of the
+    `else`) says where it
     lives in each arm of its `if`, and after an `if` one arm of which always
     leaves (`raise`, `return`, `continue`, `break`), in the rest of the
     block, until the name is rebound: `x.item()` in the `else` of `if
@@ -569,7 +598,7 @@ class HostSyncInHotPath(Rule):
                 continue
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
-            rows = sorted({node.lineno for node in candidates})  # type: ignore[attr-defined]
+            rows = sorted({_extent(node)[0][0] for node in candidates})
             fills = _cache_fills(
                 info.node,
                 assigned,
@@ -1347,6 +1376,7 @@ _SHAPES = frozenset(
         ast.BoolOp,
         ast.UnaryOp,
         ast.Subscript,
+        ast.comprehension,
     }
 )
 
@@ -1499,6 +1529,11 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
             _tested(node.operand),  # type: ignore[attr-defined]
             assigned,
         )
+    if kind is ast.comprehension:
+        return any(
+            _may_be_tensor_test(_tested(test), assigned)
+            for test in node.ifs  # type: ignore[attr-defined]
+        )
     if kind is ast.Subscript:
         index = node.slice  # type: ignore[attr-defined]
         return (
@@ -1537,7 +1572,7 @@ def _tested(test: ast.expr) -> ast.expr:
 
 def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
     kind = type(test)
-    if kind is ast.Call or kind is ast.Compare:
+    if kind is ast.Call or kind is ast.Compare or kind is ast.Subscript:
         return True
     return kind is ast.Name and test.id in assigned  # type: ignore[attr-defined]
 
@@ -1667,6 +1702,19 @@ class _Provenance:
         self._guards: list[tuple[ast.If, tuple, str, str | None, str | None]] = []
         self._withs: list[ast.AST] = []
         self._not_guarded: set[str] = set()
+        #: The scopes of the comprehensions whose variables are bound:
+        #: (start, end, start and end of the first iterable, which is read
+        #: in the function's scope, the ids of its ``comprehension`` nodes).
+        #: Filled with the bindings.
+        self._comprehension_scopes: list[
+            tuple[
+                tuple[int, int],
+                tuple[int, int],
+                tuple[int, int],
+                tuple[int, int],
+                frozenset[int],
+            ]
+        ] = []
         #: The names a statement binds whenever it completes (an assignment,
         #: a ``with ... as``), by the branch path of the block it is in; and
         #: the ``if`` statements with an ``else``, by the path of their
@@ -1711,6 +1759,7 @@ class _Provenance:
                     self.declared,
                     self._certain,
                     self._ifs_at,
+                    self._comprehension_scopes,
                 ) = found
                 self.__dict__["bindings"] = bindings
                 return bindings
@@ -1735,8 +1784,7 @@ class _Provenance:
                 if kind is ast.With or kind is ast.AsyncWith:
                     with_paths[id(node)] = path
             elif kind is ast.If:
-                guard = _device_guard(node.test)  # type: ignore[attr-defined]
-                if guard is not None:
+                for guard in _device_guards(node.test):  # type: ignore[attr-defined]
                     guards.append((node, path, *guard))
                 if node.orelse:  # type: ignore[attr-defined]
                     self._ifs_at.setdefault(path, []).append(
@@ -1789,9 +1837,21 @@ class _Provenance:
                                 else path,
                                 position,
                             )
+                        elif kind in _COMPREHENSIONS:
+                            first = child.generators[0].iter  # type: ignore[attr-defined]
+                            self._comprehension_scopes.append(
+                                (
+                                    (child.lineno, child.col_offset),  # type: ignore[attr-defined]
+                                    (child.end_lineno, child.end_col_offset),  # type: ignore[attr-defined]
+                                    (first.lineno, first.col_offset),
+                                    (first.end_lineno, first.end_col_offset),
+                                    frozenset(map(id, child.generators)),  # type: ignore[attr-defined]
+                                )
+                            )
                         elif kind is ast.comprehension:
                             # (its own scope: a branch no later read is on,
-                            # so it never ends the bindings before it)
+                            # so it never ends the bindings before it; the
+                            # reads in it see it alone: ``_find_reaching``)
                             self._bind(
                                 child.target,  # type: ignore[attr-defined]
                                 _loop_item(child.iter),  # type: ignore[attr-defined]
@@ -1812,6 +1872,7 @@ class _Provenance:
                 self.declared,
                 self._certain,
                 self._ifs_at,
+                self._comprehension_scopes,
             )
         return bindings
 
@@ -1937,13 +1998,36 @@ class _Provenance:
         where = self._use(use) if use is not None else None
         if where is None:
             return every, True
+        own = (
+            [index for index, (_, _, at) in enumerate(found) if at == (0, 0)]
+            if self._comprehension_scopes
+            else None
+        )
+        if own:
+            # A comprehension's variable is its own scope's: a read in it
+            # sees its bindings alone, a read outside it never does (unless
+            # the name is bound nowhere else).
+            inner = self._comprehension_bindings(found, own, use)  # type: ignore[arg-type]
+            if inner is not None:
+                return inner, False
+            if len(own) < len(found):
+                every = [index for index in every if found[index][2] != (0, 0)]
+            else:
+                own = None
         path, position = where
-        if any(entry[2] for entry in path):
-            return self._reaching_in_loop(name, found, path, position), True
+        if any(entry[2] for entry in path) or any(
+            start <= position < end for start, end in self._while_tests
+        ):
+            # (in a loop's body, or in a ``while``'s test, which its body's
+            # bindings reach on the next pass)
+            reaching = self._reaching_in_loop(name, found, path, position)
+            if own:
+                reaching = [index for index in reaching if found[index][2] != (0, 0)]
+            return reaching, True
         before = [
             index
-            for index, (_, bound, at) in enumerate(found)
-            if at < position and not _exclusive(bound, path)
+            for index in every
+            if found[index][2] < position and not _exclusive(found[index][1], path)
         ]
         covered = self._covered_before(name, path, position)
         if covered is not None:
@@ -1960,6 +2044,27 @@ class _Provenance:
             return (before if before and name not in self.params else every), True
         last = on_path[-1]
         return [index for index in before if index >= last], False
+
+    def _comprehension_bindings(
+        self, found: list, own: list[int], use: ast.Name
+    ) -> list[int] | None:
+        """The bindings of the innermost comprehension whose scope holds
+        ``use`` (not its first iterable, read outside it) and binds its
+        name (``own``: the indexes of the comprehensions' bindings of
+        it); None: no such comprehension."""
+        position = (use.lineno, use.col_offset)
+        best: tuple[tuple[int, int], tuple[int, int]] | None = None
+        chosen: list[int] | None = None
+        for start, end, first, first_end, generators in self._comprehension_scopes:
+            if not start <= position < end or first <= position < first_end:
+                continue
+            if best is not None and (start, (-end[0], -end[1])) <= best:
+                continue  # (an enclosing comprehension of one found)
+            indexes = [index for index in own if found[index][1][-1][0] in generators]
+            if indexes:
+                best = (start, (-end[0], -end[1]))
+                chosen = indexes
+        return chosen
 
     def _reaching_in_loop(
         self, name: str, found: list, path: tuple, position: tuple[int, int]
@@ -1999,6 +2104,19 @@ class _Provenance:
             for index, (_, bound, at) in enumerate(found)
             if (last_at <= at < position and not _exclusive(bound, path))
             or any(start <= at <= end for start, end in open_loops)
+        ]
+
+    @cached_property
+    def _while_tests(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(start, end) of the test of each ``while`` of the function's own
+        code."""
+        return [
+            (
+                (node.test.lineno, node.test.col_offset),  # type: ignore[attr-defined]
+                (node.test.end_lineno, node.test.end_col_offset),  # type: ignore[attr-defined]
+            )
+            for node, _, _ in _structure(self._function, False)
+            if type(node) is ast.While
         ]
 
     @cached_property
@@ -2070,8 +2188,7 @@ class _Provenance:
         if expr is None or depth > 20:
             return UNKNOWN
         if isinstance(expr, _Part):
-            whole = self.where(expr.whole, depth + 1)
-            return whole if whole in _ON_HOST else UNKNOWN
+            return self._where_part(expr.whole, depth + 1)
         if isinstance(expr, _Parameter):
             return self.parameter(expr.name)
         if isinstance(
@@ -2144,7 +2261,10 @@ class _Provenance:
         self._memo[key] = UNKNOWN  # (a cycle through the bindings: unknown)
         found = self.bindings.get(name)
         if found is None:
-            result = self.parameter(name) if name in self.params else UNKNOWN
+            if name in self.params:
+                result = self.parameter(name)
+            else:
+                result = PYTHON if self._module_number(name) else UNKNOWN
         else:
             values = [found[index][0] for index in reaching]
             every = len(reaching) == len(found)
@@ -2153,6 +2273,202 @@ class _Provenance:
             result = self._join_bindings(name, values, every, depth)
         self._memo[key] = result
         return result
+
+    def _where_part(self, whole: object, depth: int) -> str:
+        """Where an item of ``whole`` lives (what a loop over it, or an
+        unpacking of it, binds): on the device where every item is a device
+        value (``_device_items``), not known where some may be, and else
+        where ``whole`` is when that is the host (the items of a host
+        tensor, of ``range()``, of a list of numbers), else not known."""
+        items = self._device_items(whole, depth)
+        if items == DEVICE:
+            return DEVICE
+        if items == _MAYBE_DEVICE:
+            return UNKNOWN
+        place = self.where(whole, depth)  # type: ignore[arg-type]
+        return place if place in _ON_HOST else UNKNOWN
+
+    def _device_items(self, whole: object, depth: int) -> str | None:
+        """DEVICE where every item of ``whole`` is known to be a device
+        value, ``_MAYBE_DEVICE`` where some part may be one, None where
+        nothing says so: the rows of a device tensor; the elements of a
+        display or the element of a comprehension (``[t.cuda() for t in
+        ts]``); of a name, those of its bindings and what the function adds
+        to it (``xs.append(t)``, ``d[k] = t``); of ``list(x)``,
+        ``sorted(x)``, a slice ``x[1:]``, those of ``x``; of a dict's
+        ``.values()``, what is stored into it; the parts of the pairs of
+        ``enumerate(x)`` (an index, a Python value), ``zip(x, y)`` and a
+        dict's ``.items()`` (a key: not known)."""
+        if depth > 20 or whole is None:
+            return None
+        kind = type(whole)
+        if kind is _Part:  # (an item of an item)
+            inner = whole.whole  # type: ignore[attr-defined]
+            parts = self._pair_parts(inner, depth + 1)
+            if parts is not None:
+                return _device_parts(parts)
+            return self._device_items(inner, depth + 1)
+        if kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            elements = whole.elts  # type: ignore[attr-defined]
+            if not elements:
+                return None
+            return _device_parts(
+                [
+                    self._device_items(element.value, depth + 1)
+                    if type(element) is ast.Starred
+                    else self._device_tensor(element, depth)
+                    for element in elements
+                ]
+            )
+        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
+            return self._device_tensor(whole.elt, depth)  # type: ignore[attr-defined]
+        if kind is ast.Name:
+            return self._device_items_of_name(whole.id, depth)  # type: ignore[attr-defined]
+        if kind is ast.Subscript and type(whole.slice) is ast.Slice:  # type: ignore[attr-defined]
+            return self._device_items(whole.value, depth + 1)  # type: ignore[attr-defined]
+        if kind is ast.Call:
+            func = whole.func  # type: ignore[attr-defined]
+            args = whole.args  # type: ignore[attr-defined]
+            if type(func) is ast.Name and func.id in _ITEM_BUILTINS:
+                if not self.scope.is_builtin(func.id):  # type: ignore[attr-defined]
+                    return None
+                if func.id in ("enumerate", "zip", "range") or not args:
+                    return None  # (a pair, asked as such; a number)
+                return self._device_items(args[0], depth + 1)
+            if type(func) is ast.Attribute and func.attr == "values" and not args:
+                if type(func.value) is ast.Name:
+                    return self._device_stored(func.value.id, depth)
+                return None
+        return self._device_tensor(whole, depth)  # type: ignore[arg-type]
+
+    def _device_tensor(self, expr: object, depth: int) -> str | None:
+        """DEVICE for a value known to be a tensor on the device: a name,
+        element or attribute ``is_tensor`` knows, a ``torch`` function's
+        tensor, ``.cuda()`` or ``.to(...)`` of such (not what any method of
+        a device value gives: ``module.to(device).named_modules()``)."""
+        if not isinstance(expr, ast.expr) or self.where(expr, depth + 1) != DEVICE:
+            return None
+        node = expr
+        while type(node) is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+            if qualified is not None:
+                return DEVICE if _tensor_function(qualified) else None
+            if type(func) is not ast.Attribute or func.attr not in _TO_DEVICE_METHODS:
+                return None
+            node = func.value
+        return DEVICE if self.is_tensor(node) else None  # type: ignore[arg-type]
+
+    def _pair_parts(self, pair: object, depth: int) -> list[str | None] | None:
+        """``_device_items`` of each part of a pair of ``enumerate(x)``,
+        ``zip(x, y)`` or a dict's ``.items()``; None: ``pair`` is none of
+        them."""
+        if type(pair) is not ast.Call:
+            return None
+        func = pair.func  # type: ignore[attr-defined]
+        args = pair.args  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in ("enumerate", "zip"):
+            if not self.scope.is_builtin(func.id) or not args:  # type: ignore[attr-defined]
+                return None
+            if any(type(arg) is ast.Starred for arg in args):
+                return None
+            if func.id == "enumerate":
+                return [None, self._device_items(args[0], depth + 1)]
+            return [self._device_items(arg, depth + 1) for arg in args]
+        if (
+            type(func) is ast.Attribute
+            and func.attr == "items"
+            and not args
+            and type(func.value) is ast.Name
+        ):
+            return [None, self._device_stored(func.value.id, depth)]
+        return None
+
+    def _device_items_of_name(self, name: str, depth: int) -> str | None:
+        """``_device_items`` of a name: of each of its bindings (a
+        parameter's value: nothing known), and of what the function adds to
+        it."""
+        if self.is_host_name(name):
+            return None
+        parts = [
+            self._device_items(value, depth + 1)
+            for value, _, _ in self.bindings.get(name, ())
+        ]
+        if not parts:
+            return None
+        added = self._added.get(name)
+        if added is not None:
+            parts += [
+                None if value is None else self._device_tensor(value, depth)
+                for value in added
+            ]
+        if name in self.params:
+            parts.append(None)
+        return _device_parts(parts)
+
+    def _device_stored(self, name: str, depth: int) -> str | None:
+        """``_device_items`` of the values a dict bound to ``name`` holds:
+        those of its displays and what the function stores into it."""
+        parts: list[str | None] = []
+        for value, _, _ in self.bindings.get(name, ()):
+            if type(value) is ast.Dict:
+                parts += [
+                    self._device_tensor(item, depth)
+                    for item in value.values  # type: ignore[attr-defined]
+                ]
+            else:
+                parts.append(None)
+        for value in self._added.get(name, ()):
+            parts.append(None if value is None else self._device_tensor(value, depth))
+        return _device_parts(parts) if parts else None
+
+    @cached_property
+    def _added(self) -> dict[str, list[ast.expr | None]]:
+        """What the function adds to each name that holds a container: the
+        argument of ``.append(x)``, ``.insert(i, x)``, the value of a store
+        ``xs[k] = x``; None for what ``.extend``, ``.update``,
+        ``.setdefault`` or ``+=`` add (not read)."""
+        added: dict[str, list[ast.expr | None]] = {}
+        for node in walk(self._function):
+            kind = type(node)
+            if kind is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                if type(func) is not ast.Attribute or type(func.value) is not ast.Name:
+                    continue
+                method = func.attr
+                args = node.args  # type: ignore[attr-defined]
+                if method == "append" and len(args) == 1:
+                    added.setdefault(func.value.id, []).append(args[0])
+                elif method == "insert" and len(args) == 2:
+                    added.setdefault(func.value.id, []).append(args[1])
+                elif method in _GROWING_METHODS:
+                    added.setdefault(func.value.id, []).append(None)
+            elif kind is ast.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target) is ast.Subscript and type(target.value) is ast.Name:
+                        added.setdefault(target.value.id, []).append(node.value)  # type: ignore[attr-defined]
+            elif kind is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+                added.setdefault(node.target.id, []).append(None)  # type: ignore[attr-defined]
+        return added
+
+    def _module_number(self, name: str) -> bool:
+        """Whether ``name``, which the function does not bind, is a global of
+        the module every binding of which is an assignment of a number
+        (``NUM_STEPS = 1000``): a Python value."""
+        scope, found = self.scope.lookup(name)  # type: ignore[attr-defined]
+        if scope is None or scope.kind != "module" or not found:
+            return False
+        for binding in found:
+            node = binding.node
+            if type(node) is ast.AnnAssign:
+                value = node.value
+            elif type(node) is ast.Assign and len(node.targets) == 1:
+                value = node.value
+            else:
+                return False
+            if value is None or not _numeric(value):
+                return False
+        return True
 
     def _join_bindings(
         self, name: str, values: list[object], every: bool, depth: int
@@ -2334,6 +2650,8 @@ class _Provenance:
                 return DEVICE
             if method in _METADATA_METHODS:
                 return PYTHON
+            if method in _STORAGE_METHODS:
+                return UNKNOWN  # (a storage: no tensor, its handles no values)
             qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
             if qualified is not None:
                 return self._where_function(qualified, call, depth)
@@ -2392,6 +2710,12 @@ class _Provenance:
                 return self.where(call.args[0], depth + 1)
             return HOST
         if qualified.startswith("torch."):
+            if any(
+                keyword.arg in ("device", "map_location") and _is_cpu(keyword.value)
+                for keyword in call.keywords
+            ):
+                # (told the CPU: ``torch.load(f, map_location="cpu")``)
+                return HOST
             places = [self._where_argument(arg, depth + 1) for arg in call.args]
             tensors = [place for place in places if place not in _ON_HOST]
             if not call.args:
@@ -2594,6 +2918,12 @@ class _Provenance:
                     "(a tensor's truth value)",
                     None if operand is node.operand else operand,
                 )
+        if isinstance(node, ast.comprehension):
+            # (each ``if`` of a comprehension tests its truth, pass by pass)
+            for test in node.ifs:
+                test = _tested(test)
+                if self._tensor_truth(test):
+                    return "(a tensor's truth value)", test
         if isinstance(node, ast.Subscript):
             if self._boolean_mask(node):
                 return "(boolean-mask indexing)", None
@@ -2845,6 +3175,9 @@ class _Provenance:
             )
         if isinstance(test, ast.Name):
             return self.where(test) == DEVICE or self._tensor_on_device(test)
+        if isinstance(test, ast.Subscript):
+            # (an element of a tensor: a 0-d tensor, ``if mask[i]:``)
+            return self._tensor_on_device(test)
         return False
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
@@ -3552,26 +3885,41 @@ def _spells(summaries: object, cls: ast.ClassDef, word: str, after_dot: bool) ->
     )
 
 
+def _device_guards(test: ast.expr) -> list[tuple[str, str | None, str | None]]:
+    """The ``_device_guard`` of a test and, of an ``and``/``or``, of each
+    operand (``if x.is_cpu and y.is_cpu:`` tells of both): as an operand of
+    ``and`` a guard tells the body only (``if isinstance(x, torch.Tensor)
+    and x.device.type == "cpu":``), of ``or`` the ``else`` only; ``not``
+    swaps the arms of each."""
+    kind = type(test)
+    if kind is ast.BoolOp:
+        conjunction = type(test.op) is ast.And  # type: ignore[attr-defined]
+        found = []
+        for value in test.values:  # type: ignore[attr-defined]
+            for name, body, orelse in _device_guards(value):
+                told = body if conjunction else orelse
+                if told is not None:
+                    found.append(
+                        (name, told, None) if conjunction else (name, None, told)
+                    )
+        return found
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+        return [
+            (name, orelse, body)
+            for name, body, orelse in _device_guards(test.operand)  # type: ignore[attr-defined]
+        ]
+    guard = _device_guard(test)
+    return [] if guard is None else [guard]
+
+
 def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
     """(name, place in the body, place in the ``else``) for a test that says
     where a plain name lives: ``x.is_cuda``, ``x.is_cpu``,
     ``x.device.type == "cpu"`` (or ``"cuda"``, ``!=``, either side),
     ``isinstance(x, torch.Tensor)`` (not a tensor in the ``else``: a host
-    value; None: the arm is not told), negated with ``not``; as an operand
-    of ``and`` it tells the body only (``if isinstance(x, torch.Tensor) and
-    x.device.type == "cpu":``), of ``or`` the ``else`` only."""
+    value; None: the arm is not told); ``not``, ``and`` and ``or`` of them:
+    ``_device_guards``."""
     kind = type(test)
-    if kind is ast.BoolOp:
-        conjunction = type(test.op) is ast.And  # type: ignore[attr-defined]
-        for value in test.values:  # type: ignore[attr-defined]
-            guard = _device_guard(value)
-            if guard is None:
-                continue
-            told = guard[1] if conjunction else guard[2]
-            if told is None:
-                continue
-            return (guard[0], told, None) if conjunction else (guard[0], None, told)
-        return None
     if kind is ast.Call:
         func, args = test.func, test.args  # type: ignore[attr-defined]
         if (
@@ -3584,9 +3932,6 @@ def _device_guard(test: ast.expr) -> tuple[str, str | None, str | None] | None:
         ):
             return args[0].id, None, HOST
         return None
-    if kind is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
-        guard = _device_guard(test.operand)  # type: ignore[attr-defined]
-        return None if guard is None else (guard[0], guard[2], guard[1])
     if kind is ast.Attribute:
         value = test.value  # type: ignore[attr-defined]
         if type(value) is ast.Name:
@@ -3651,6 +3996,29 @@ def _loop_item(iterable: ast.expr) -> ast.expr:
     return _Part(iterable)
 
 
+#: Builtins whose items are those of their first argument, or a Python
+#: value (``range``), or pairs (``enumerate``, ``zip``: ``_pair_parts``).
+_ITEM_BUILTINS = frozenset(
+    {"range", "list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}
+    | {"enumerate", "zip"}
+)
+#: Methods that add to a container what the rule does not read
+#: (``_Provenance._added``).
+_GROWING_METHODS = frozenset({"extend", "add", "update", "setdefault", "__setitem__"})
+#: ``_device_items``: some part may be a device value.
+_MAYBE_DEVICE = "maybe device"
+
+
+def _device_parts(parts: list[str | None]) -> str | None:
+    """DEVICE where every part is on the device, ``_MAYBE_DEVICE`` where
+    some may be, else None."""
+    if parts and all(part == DEVICE for part in parts):
+        return DEVICE
+    if DEVICE in parts or _MAYBE_DEVICE in parts:
+        return _MAYBE_DEVICE
+    return None
+
+
 def _join(*places: str) -> str:
     if not places:
         return UNKNOWN
@@ -3683,15 +4051,44 @@ _DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_te
 def _scalar_tensor(expr: ast.expr, where: _Provenance) -> bool:
     """Whether ``expr`` is a 0-d host tensor: a ``torch.tensor``,
     ``torch.as_tensor`` or ``torch.scalar_tensor`` of one number (a
-    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; not a
-    name, which may hold a list) with no ``device=``."""
+    numeric constant, or arithmetic with one: ``n + 1``, ``-2.0``; a name
+    declared ``int`` or ``float``, ``len()``, ``int()`` or ``float()``
+    of anything: ``_one_number``; not another name, which may hold a
+    list) with no ``device=``."""
     if type(expr) is not ast.Call or len(expr.args) != 1:  # type: ignore[attr-defined]
         return False
     if any(keyword.arg in (None, "device") for keyword in expr.keywords):  # type: ignore[attr-defined]
         return False
     if where.scope.qualified_name(expr.func) not in _DATA_FACTORIES:  # type: ignore[attr-defined]
         return False
-    return _numeric(expr.args[0])  # type: ignore[attr-defined]
+    argument = expr.args[0]  # type: ignore[attr-defined]
+    return _numeric(argument) or _one_number(argument, where)
+
+
+#: Annotations of one number; builtins whose result is one.
+_NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+_NUMBER_BUILTINS = frozenset({"len", "int", "float"})
+
+
+def _one_number(node: ast.expr, where: _Provenance) -> bool:
+    """A number by what the function says of it: a name it declares
+    ``int`` or ``float`` (``n: int``, a parameter's annotation), or the
+    builtin ``len``, ``int`` or ``float`` of anything."""
+    kind = type(node)
+    if kind is ast.Name:
+        where.bindings  # noqa: B018 (fills ``declared``)
+        annotation = where.declared.get(node.id)  # type: ignore[attr-defined]
+        return (
+            type(annotation) is ast.Name and annotation.id in _NUMBER_ANNOTATIONS  # type: ignore[attr-defined]
+        )
+    if kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        return (
+            type(func) is ast.Name
+            and func.id in _NUMBER_BUILTINS
+            and where.scope.is_builtin(func.id)  # type: ignore[attr-defined]
+        )
+    return False
 
 
 def _numeric(node: ast.expr) -> bool:
@@ -3756,19 +4153,42 @@ def _names_cpu(call: ast.Call) -> bool:
     ``device`` or ``map_location`` keyword. A function told to put its
     result on the CPU puts it there; where a result could be anywhere,
     its device is not spelled out. One that is also given another device
-    (``copy_blocks(src, "cpu", "cuda")``) may put it there: not known."""
+    (``copy_blocks(src, "cpu", "cuda")``, a tensor's ``x.device``, a
+    keyword that names a device, ``device=dev``, ``to_device=d``, with a
+    value not known to be the CPU) may put it there: not known."""
     named = False
     for arg in call.args:
         if _is_cpu(arg):
             named = True
-        elif _is_other_device(arg):
+        elif _is_other_device(arg) or _device_of(arg):
             return False
     for keyword in call.keywords:
-        if _is_other_device(keyword.value):
+        value = keyword.value
+        if _is_other_device(value) or _device_of(value):
             return False
-        if keyword.arg in ("device", "map_location") and _is_cpu(keyword.value):
+        arg = keyword.arg or ""
+        if "device" not in arg and arg != "map_location":
+            continue
+        if _is_cpu(value):
             named = True
+        elif type(value) in _VARIABLE_DEVICES or (
+            arg == "device" and type(value) is ast.Constant and type(value.value) is int  # type: ignore[attr-defined]
+        ):
+            return False  # (the device it is told may be another: ``device=0``)
     return named
+
+
+#: Values that may hold a device not spelled out (``device=dev``,
+#: ``to_device=self.device``, ``device=torch.device(kind)``): not a display
+#: (``device_ids=[0, 1]``) nor a constant (``device_map="auto"``).
+_VARIABLE_DEVICES = frozenset(
+    {ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp}
+)
+
+
+def _device_of(expr: ast.expr) -> bool:
+    """A tensor's device (``x.device``): where it is, not known."""
+    return type(expr) is ast.Attribute and expr.attr == "device"  # type: ignore[attr-defined]
 
 
 #: The device types a string may name other than the CPU.
@@ -4271,9 +4691,20 @@ _BLOCK_HOLDERS = frozenset(COMPOUND_STATEMENTS)
 
 def _in_fill(node: ast.AST, fills: list) -> bool:
     """Whether ``node`` lies inside one of the spans ``_cache_fills`` gives."""
-    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    start, end = _extent(node)
     return any(first <= start and end <= last for first, last in fills)
+
+
+def _extent(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(start, end) of a candidate: of a ``comprehension`` (which has no
+    position of its own), from its target to its last ``if``."""
+    if type(node) is ast.comprehension:
+        first, last = node.target, node.ifs[-1]  # type: ignore[attr-defined]
+        return (first.lineno, first.col_offset), (last.end_lineno, last.end_col_offset)  # type: ignore[return-value]
+    return (
+        (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+        (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+    )
 
 
 def _slot_test(

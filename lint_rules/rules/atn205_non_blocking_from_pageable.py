@@ -118,10 +118,9 @@ _SIZED_FACTORIES = frozenset(
 def _empty(qualified: str, call: ast.Call) -> bool:
     """Whether the factory ``call`` makes a tensor of no element, by its
     spelling: a size of literal 0 (`torch.zeros(0)`, `torch.empty((0, d))`,
-    `torch.full((0,), v)`), or `torch.tensor([])`."""
+    `torch.full((0,), v)`), or `torch.tensor([])` (`[[]]`: no number either)."""
     if qualified == "torch.tensor":
-        data = call.args[0] if call.args else None
-        return isinstance(data, (ast.List, ast.Tuple)) and not data.elts
+        return call.args != [] and _no_element(call.args[0])
     if qualified in _SIZED_FACTORIES:
         sizes = list(call.args)
     elif qualified == "torch.full":
@@ -134,6 +133,14 @@ def _empty(qualified: str, call: ast.Call) -> bool:
     return any(
         type(size) is ast.Constant and type(size.value) is int and size.value == 0
         for size in sizes
+    )
+
+
+def _no_element(data: ast.expr) -> bool:
+    """A list or tuple display of no number: empty, or of such displays
+    only (``[]``, ``[[]]``, ``[(), ()]``)."""
+    return isinstance(data, (ast.List, ast.Tuple)) and all(
+        _no_element(element) for element in data.elts
     )
 
 

@@ -115,6 +115,19 @@ SYNCS = {
     "function_given_device_keywords": (
         "t = copy_blocks(lens, device='cpu', to=torch.device('cuda'))\nx = t.tolist()\n"
     ),
+    # ... or a tensor's device, or told a device by a keyword that names one.
+    "function_given_cpu_and_a_tensors_device": (
+        "t = copy_blocks(lens, 'cpu', q.device)\nx = t.tolist()\n"
+    ),
+    "function_given_cpu_and_device_keyword": (
+        "t = move(lens, 'cpu', device=self.dev)\nx = t.tolist()\n"
+    ),
+    "function_given_cpu_and_device_index": (
+        "t = move(lens, 'cpu', device=0)\nx = t.tolist()\n"
+    ),
+    "function_given_cpu_and_target_device": (
+        "t = fetch(lens, device='cpu', target_device=self.dev)\nx = t.tolist()\n"
+    ),
     "tracing_or": "if torch.jit.is_tracing() or n:\n    x = lens.item()\n",
     "not_tracing_body": "if not torch.jit.is_tracing():\n    x = lens.item()\n",
     # What an attribute or a dict holds may be a tensor.
@@ -122,6 +135,7 @@ SYNCS = {
     "dict_get": "d = {'a': 1}\nself.fill(d)\nx = d.get('lens').tolist()\n",
     # A device guard in an `and` tells its body, not its `else`.
     "and_guard_else": "if lens.is_cpu and n:\n    pass\nelse:\n    x = lens.tolist()\n",
+    "or_guards_of_two_names_body": "if q.is_cpu or lens.is_cpu:\n    x = lens.tolist()\n",
     "joined_comprehension": "t = torch.stack([s.lens for s in batch.seqs])\nx = t.tolist()\n",
     # The last operand of an `and`/`or` that is a test is read as one too.
     "last_operand_of_if_and": "if n and lens.cuda().any():\n    pass\n",
@@ -139,6 +153,50 @@ SYNCS = {
     "allclose_in_assert_and": "assert n and torch.allclose(lens.cuda(), q)\n",
     "equal_method": "x = lens.cuda().equal(q)\n",
     "is_nonzero": "x = torch.is_nonzero(lens.cuda()[0])\n",
+    # A comprehension's variable is its own: the function's name after it
+    # still holds the tensor.
+    "comprehension_variable_not_the_locals": (
+        "m = torch.cumsum(lens.cuda(), 0)[-1]\n_ = [0 for m in [1]]\nx = q[:m]\n"
+    ),
+    # ... but its first iterable is read in the function's scope.
+    "comprehension_first_iterable": "m = lens.cuda()\nx = [m for m in m.tolist()]\n",
+    # A comprehension's `if` is a truth test: of a tensor, of an element of
+    # one (a 0-d tensor), the last operand of its `and`.
+    "comprehension_if_truth": "x = [k for k in batch.seqs if lens.cuda().any()]\n",
+    "comprehension_if_mask_element": (
+        "mask = lens.cuda() > 0\nx = [s for i, s in enumerate(batch.seqs) if mask[i]]\n"
+    ),
+    "comprehension_if_last_operand": (
+        "x = {k: 1 for k in batch.seqs if k and lens.cuda().any()}\n"
+    ),
+    # An element of a tensor as a test: a 0-d tensor's truth.
+    "if_tensor_element": "mask = lens.cuda() > 0\nif mask[0]:\n    pass\n",
+    "while_not_tensor_element": "t = lens.cuda()\nwhile n and not t[n]:\n    n -= 1\n",
+    # A 0-d host tensor of a number the function declares, or of len():
+    # PyTorch moves it to the other operand's device.
+    "scalar_tensor_of_declared_int": "t = torch.tensor(n) * lens\nx = t.tolist()\n",
+    "scalar_tensor_of_len": (
+        "t = torch.minimum(lens, torch.tensor(len(batch.seqs)))\nx = t.tolist()\n"
+    ),
+    # A `while` test reads, from the second pass on, what its body binds.
+    "while_test_bound_in_body": "t = 0\nwhile t < 3:\n    t = lens.cuda().sum()\n",
+    # An item of a container of device tensors: a comprehension of them, a
+    # list the function fills, a pair of zip(), a dict's value, a row.
+    "item_of_a_comprehension": (
+        "g = [torch.empty_like(lens.cuda()) for _ in range(n)]\n"
+        "x = max(t.cpu().item() for t in g)\n"
+    ),
+    "item_of_a_filled_list": (
+        "todo = []\ntodo.append(torch.as_tensor(lens).cuda())\n"
+        "for t in todo:\n    x = t.tolist()\n"
+    ),
+    "item_of_zip": (
+        "g = [torch.cumsum(lens.cuda(), 0)]\nx = [torch.equal(a, b) for a, b in zip(g, g)]\n"
+    ),
+    "value_of_a_dict": (
+        "d = {}\nd['a'] = torch.cumsum(lens.cuda(), 0)\nx = [p.tolist() for k, p in d.items()]\n"
+    ),
+    "row_of_a_device_tensor": "for row in lens.cuda():\n    x = row.tolist()\n",
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -179,6 +237,11 @@ HOST_VALUES = {
         "t = q.shape[0] > 1\nu = q.numel() == n\nv = q.dtype == torch.float16\n"
         "w = q.size(0) != n\nif n and (t or u or v or w):\n    pass\n"
     ),
+    # A tensor's storage, its dimension order and count are no tensor.
+    "compared_storage_and_dim_order": (
+        "t = lens.cuda()\nif t.untyped_storage().nbytes() == 0 or t.ndimension() == 1:\n"
+        "    pass\nu = t.dim_order() == (0,)\nif u:\n    pass\n"
+    ),
     "compared_host_local": "t = batch.lens_cpu.max() > 0\nif n and t:\n    pass\n",
     "identity_compare_local": "t = lens is None\nu = q in self.seen\nif t or u:\n    pass\n",
     "chained_compare_local": "t = 0 < n < 3\nif t:\n    pass\n",
@@ -206,11 +269,39 @@ HOST_VALUES = {
         "    x = lens.tolist()\n"
     ),
     "or_guard_else": "if lens.is_cuda or n:\n    pass\nelse:\n    x = lens.tolist()\n",
+    # Each operand of an `and` tells the body of its own name.
+    "and_guards_of_two_names": (
+        "if q.is_cpu and lens.is_cpu:\n    x = lens.tolist() + q.tolist()\n"
+    ),
+    "not_or_guards_of_two_names": (
+        "if not (q.is_cuda or lens.is_cuda):\n    x = lens.tolist() + q.tolist()\n"
+    ),
+    # A comprehension's variable shadows the function's name in it.
+    "comprehension_shadows_device_local": (
+        "m = lens.cuda()\nx = [m.tolist() for m in [[1], [2]]]\n"
+    ),
+    # A comprehension's `if` of a Python value, a host tensor, or of its own
+    # variable that shadows a device mask.
+    "comprehension_if_host": (
+        "mask = [True]\nx = [s for i, s in enumerate(batch.seqs) if mask[i]]\n"
+        "y = [s for s in batch.seqs if s]\n"
+        "h = batch.lens_cpu > 0\nz = [s for i, s in enumerate(batch.seqs) if h[i]]\n"
+        "m = lens.cuda() > 0\nw = [s for m in [[1]] for s in batch.seqs if m[0]]\n"
+    ),
+    # An element of a list, of a value not known to be a tensor, of a shape.
+    "element_tests_not_of_a_tensor": (
+        "if batch.flags[0] or q[0]:\n    pass\nd = {'a': 1}\nif d['a']:\n    pass\n"
+        "if q.shape[0] and lens.cuda().shape[-1] and lens.cuda().size()[0]:\n"
+        "    pass\n"
+    ),
     # A function (not read) told to give its result on the CPU.
     "function_given_cpu": (
         "t = get_for_device(batch, 'ids', 'cpu')\nx = t.tolist()\n"
         "y = load(q, map_location=torch.device('cpu')).tolist()\n"
         "z = self.cache.fetch(lens, device='cpu:0').item()\n"
+        "w = torch.load(q, map_location='cpu').tolist()\n"
+        "v = move(lens, 'cpu', device=None, device_ids=[0, 1]).tolist()\n"
+        "u = load(q, map_location='cpu', device_map='auto', num_devices=2).tolist()\n"
     ),
     "not_capture_else": "if not self.is_capturing:\n    pass\nelse:\n    x = lens.cpu()\n",
     # Slice bounds and sizes that are Python values, host tensors, or of a
@@ -266,6 +357,36 @@ HOST_VALUES = {
     # ... and with host tensors only, the result stays on the host.
     "scalar_tensor_with_host": (
         "t = torch.minimum(torch.tensor([1, 2]), torch.tensor(n + 1))\nx = t.tolist()\n"
+    ),
+    "scalar_tensors_of_numbers_alone": (
+        "t = torch.tensor(n) + torch.tensor(len(q))\nx = t.item()\n"
+    ),
+    "while_test_bound_on_host_in_body": (
+        "t = 0\nwhile t < 3:\n    t = batch.lens_cpu.sum()\n"
+    ),
+    # Items of Python values and host tensors; enumerate's index.
+    "items_of_host_values": (
+        "for i, t in enumerate(batch.lens_cpu.tolist()):\n    if t or i:\n        pass\n"
+        "for s in q.shape:\n    if s:\n        pass\n"
+        "for y in sorted(batch.lens_cpu.tolist()):\n    if y:\n        pass\n"
+        "hs = [batch.lens_cpu, batch.lens_cpu + 1]\nfor h in hs:\n    x = h.tolist()\n"
+    ),
+    # Nothing says a job of a list not known holds a device tensor: its
+    # method's result is judged as before (exllamav2's sampled token).
+    "method_of_an_item_of_zip": (
+        "for job, a in zip(self.jobs, batch.ids):\n    t = job.sample(a)\n"
+        "    x = t.item()\n"
+        "for s in sorted(batch.seqs):\n    y = s.lens().tolist()\n"
+    ),
+    # What a method of a device value gives may be no tensor (a module's
+    # names; a storage's handles).
+    "items_of_a_modules_method": (
+        "m = self.vae.to(q.device)\nfor name, mod in m.named_modules():\n"
+        "    if name:\n        pass\n"
+        "a, b = lens.cuda().untyped_storage()._share_cuda_()\nx = int(a) + bool(b)\n"
+    ),
+    "index_of_enumerate_over_device_tensors": (
+        "g = [lens.cuda()]\nfor i, t in enumerate(g):\n    if i:\n        pass\n"
     ),
     "rebound_each_pass": (
         "for k in range(n):\n    t = [k]\n    if t[0] != 1:\n"
@@ -1533,3 +1654,23 @@ def test_an_arm_that_clears_the_flag_of_its_test_runs_once() -> None:
     )
     assert leaving != once
     assert [f.location.row for f in check_source(leaving, "b.py", SETTINGS)] == [8]
+
+
+def test_a_global_number_of_the_module_is_a_python_value() -> None:
+    """A 0-d host tensor divided by a global the module binds to a number
+    stays on the host; not where a function rebinds the global."""
+    source = """
+        import torch
+        STEPS = 1000
+        SCALE: float = 2.0
+        class B:
+            def forward(self, tick: float):
+                t = torch.tensor(float(tick)) / STEPS * SCALE
+                return t.item()
+        """
+    assert _module(source) == []
+    rebound = textwrap.dedent(source) + (
+        "def reset(x):\n    global STEPS\n    STEPS = x.cuda()\n"
+    )
+    (finding,) = _module(rebound)
+    assert "`.item()`" in finding.message

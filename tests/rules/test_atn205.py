@@ -27,6 +27,7 @@ PAGEABLE = {
     "cpu_result": "t = out.cpu()\nt.to(device=device, non_blocking=True)\n",
     "to_cpu_result": "t = out.to('cpu')\nt.to(device, non_blocking=True)\n",
     "host_arithmetic": "t = torch.arange(4)\nu = t[1:] - t[:-1]\nu.to(device, non_blocking=True)\n",
+    "tensor_of_a_nested_number": "torch.tensor([[], [1]]).to(device, non_blocking=True)\n",
     "cast_of_pageable": "t = torch.arange(4)\nt.to(torch.int32).to(device, non_blocking=True)\n",
     "new_from_host_name": "t = lengths_cpu.cumsum(0)\nt.to(device, non_blocking=True)\n",
     "flag_passed_on": "t = torch.tensor(lengths)\nt.to(device, non_blocking=flag)\n",
@@ -79,6 +80,8 @@ NOT_REPORTED = {
     "as_tensor_of_rebound_declared_list": "ids: list[int] = out.ids()\n"
     "ids = torch.tensor(ids, pin_memory=True)\n"
     "torch.as_tensor(ids).to(device, non_blocking=True)\n",
+    # A display of no number (nested empty lists): nothing to copy.
+    "tensor_of_nested_empty_lists": "torch.tensor([[], []]).to(device, non_blocking=True)\n",
     "as_tensor_of_rebound_dict_value": "ids: dict[str, list[int]] = {}\n"
     "ids = {k: torch.tensor(v).pin_memory() for k, v in out.items()}\n"
     "torch.as_tensor(ids['a']).to(device, non_blocking=True)\n",
