@@ -2744,14 +2744,17 @@ class _Provenance:
         compared: ``min(m, n)``), or ``any``/``all`` given one: Python reads
         the truth of each comparison (``bool(b > a)``), or of each element,
         and a tensor's truth is read on the host. Not with a ``key=`` (what
-        is compared is the key's) or a shadowed builtin."""
-        if any(keyword.arg != "default" for keyword in call.keywords):
+        is compared is the key's; ``**`` may hold one) or a shadowed
+        builtin. ``reverse=`` and ``default=`` change no comparison, and
+        ``max(*t)`` compares the elements of ``t`` as ``max(t)`` does."""
+        if any(keyword.arg in ("key", None) for keyword in call.keywords):
             return None
         if not self.scope.is_builtin(name):  # type: ignore[attr-defined]
             return None
         arguments = call.args if name in ("max", "min") else call.args[:1]
-        for arg in arguments:
-            if type(arg) is not ast.Starred and self._tensor_on_device(arg):
+        for given in arguments:
+            arg = given.value if type(given) is ast.Starred else given
+            if self._tensor_on_device(arg):
                 what = (
                     "reads its elements one by one"
                     if len(call.args) == 1
