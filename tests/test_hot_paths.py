@@ -400,6 +400,13 @@ def test_a_method_that_clears_the_flag_guarding_its_call_runs_once() -> None:
         # ... or through another object, or by name.
         "def enable(layer):\n    layer.calculate_kv_scales = 1\n",
         "def enable(layer):\n    setattr(layer, 'calculate_kv_scales', True)\n",
+        # ... or by the constructor of another object (made every step,
+        # say): only a constructor's stores into its own object are the
+        # flag's first value.
+        "class Step:\n    def __init__(self, layer):\n"
+        "        layer.calculate_kv_scales = True\n",
+        # ... or by a name only known when it runs.
+        "def enable(layer, name):\n    setattr(layer, name, True)\n",
     ],
 )
 def test_a_flag_set_again_elsewhere_guards_nothing(change: str) -> None:

@@ -298,8 +298,9 @@ class HostSyncInHotPath(Rule):
     False`, `if not self.done: ...; self.done = True`), and a method of the
     class called under such a flag that clears it itself before it can
     leave (vLLM's `calc_kv_scales`), where no other code of the module sets
-    the flag again (outside `__init__`; not named in a string, as
-    `setattr` could): both run once per object, what is evaluated only to be logged or raised
+    the flag again (but a constructor's `self.F = ...`; not named in a
+    string, as `setattr` could, nor a `setattr` of a name computed when it
+    runs): both run once per object, what is evaluated only to be logged or raised
     (`logger.warning(...)`, `raise ValueError(...)`), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
