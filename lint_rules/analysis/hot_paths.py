@@ -865,12 +865,12 @@ def clears(block: list[ast.stmt], flag: str, cleared: bool) -> bool:
                         and target.value.id == "self"
                     ):
                         return True
-        if _may_leave(stmt):
+        if may_leave(stmt):
             return False
     return False
 
 
-def _may_leave(stmt: ast.stmt) -> bool:
+def may_leave(stmt: ast.stmt) -> bool:
     """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of its
     own code (nested scopes apart)."""
     stack: list[ast.AST] = [stmt]

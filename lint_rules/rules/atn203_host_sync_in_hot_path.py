@@ -10,7 +10,7 @@ from functools import cached_property, partial
 from operator import itemgetter
 
 from lint_rules import prefilter
-from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled
+from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled, may_leave
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
@@ -4513,21 +4513,6 @@ def _stores_slot(arm: list[ast.stmt], slot: _Slot) -> bool:
                 name = _constant_string(call.args[1])
                 if owner is not None and name is not None and (*owner, name) == slot:
                     return True
-        if _may_leave(stmt):
+        if may_leave(stmt):
             return False
-    return False
-
-
-def _may_leave(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of
-    its own code (nested scopes left out)."""
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is ast.Return or kind is ast.Break or kind is ast.Continue:
-            return True
-        if kind in _SCOPE_TYPES or isinstance(node, ast.expr):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
     return False
