@@ -621,6 +621,21 @@ class _CallGraph:
             elif kind is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
                 if flag in _WORD.findall(node.value):  # type: ignore[attr-defined]
                     return False
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                # A method (a property) by that name: ``self.flag = False``
+                # runs its setter, and its getter need not then be false.
+                if node.name == flag and type(parents.get(node)) is ast.ClassDef:  # type: ignore[attr-defined]
+                    return False
+            elif kind is ast.Name:
+                # ... and so does a class attribute bound to other than a
+                # flag's constant (``flag = property(...)``, a descriptor).
+                if node.id == flag and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    stmt = parents.get(node)
+                    if (
+                        type(parents.get(stmt)) is ast.ClassDef  # type: ignore[arg-type]
+                        and not _flag_constant(getattr(stmt, "value", None))
+                    ):
+                        return False
         return True
 
     def _calls(self, function: FunctionNode) -> list[ast.Call]:
@@ -764,7 +779,7 @@ _BLOCK_STATEMENTS = frozenset(
 )
 
 
-def _flag_constant(value: ast.expr) -> bool:
+def _flag_constant(value: ast.expr | None) -> bool:
     """``True``, ``False`` or ``None``: what a flag is set to."""
     return type(value) is ast.Constant and (
         value.value is None or type(value.value) is bool  # type: ignore[attr-defined]
