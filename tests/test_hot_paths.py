@@ -400,6 +400,16 @@ def test_a_method_that_clears_the_flag_guarding_its_call_runs_once() -> None:
         # ... or through another object, or by name.
         "def enable(layer):\n    layer.calculate_kv_scales = 1\n",
         "def enable(layer):\n    setattr(layer, 'calculate_kv_scales', True)\n",
+        # ... or by the constructor of another object (made every step,
+        # say): only a constructor's stores into its own object are the
+        # flag's first value.
+        "class Step:\n    def __init__(self, layer):\n"
+        "        layer.calculate_kv_scales = True\n",
+        # ... or by a name only known when it runs.
+        "def enable(layer, name):\n    setattr(layer, name, True)\n",
+        # A property by that name: its setter need not make it false.
+        "    @property\n    def calculate_kv_scales(self):\n        return True\n",
+        "    calculate_kv_scales = property(lambda self: True, lambda self, v: None)\n",
     ],
 )
 def test_a_flag_set_again_elsewhere_guards_nothing(change: str) -> None:

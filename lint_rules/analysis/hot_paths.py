@@ -546,10 +546,12 @@ class _CallGraph:
 
     def flag_cleared_only(self, flag: str, cleared: bool) -> bool:
         """Whether every store of an attribute named ``flag`` in the module
-        (of any object), outside ``__init__``, is a constant of the truth
-        ``cleared``: no code sets the flag again (a dirty flag set every
-        step would make its arm run every step), and no string spells the
-        name (``setattr(obj, "flag", True)``)."""
+        (of any object; but a constructor's own, ``self.flag`` in
+        ``__init__``) is a constant of the truth ``cleared``: no code sets
+        the flag again (a dirty flag set every step would make its arm run
+        every step), no string spells the name (``setattr(obj, "flag",
+        True)``) and no ``setattr`` is given a name computed when it runs
+        (``setattr(layer, name, True)``; but the constructor's own object's)."""
         found = self._flag_stores.get((flag, cleared))
         if found is None:
             found = self._flag_stores[(flag, cleared)] = self._cleared_only(
@@ -563,6 +565,7 @@ class _CallGraph:
             return False
         allowed: set[ast.AST] = set()  # the stores of the clearing constant
         for info in self._functions:
+            # (a constructor's stores into its own object: the first value)
             at_start = info.node.name == "__init__" and info.cls is not None
             for stmt, _ in info.bindings:
                 kind = type(stmt)
@@ -575,15 +578,40 @@ class _CallGraph:
                 value = stmt.value  # type: ignore[attr-defined]
                 clearing = _flag_constant(value) and bool(value.value) is cleared
                 for target in targets:
-                    if type(target) is ast.Attribute and (at_start or clearing):
+                    if type(target) is ast.Attribute and (
+                        clearing or (at_start and _of_self(target))
+                    ):
                         allowed.add(target)
         rows = None
         if self._rows is not None:  # (the rows spelling the flag: a pre-filter)
             last = max(tree.body[-1].end_lineno or 1, 1) if tree.body else 1
-            rows = self._rows(frozenset({flag}), 1, last)
-        for node in walk_rows(tree, rows, {}):
+            rows = self._rows(frozenset({flag, "setattr"}), 1, last)
+        parents: dict[ast.AST, ast.AST] = {}
+        for node in walk_rows(tree, rows, parents):
             kind = type(node)
-            if kind is ast.Attribute:
+            if kind is ast.Call:
+                # ``setattr(obj, name, value)`` with a name known only when
+                # it runs may set the flag (but for a constructor's own
+                # object: ``setattr(self, key, value)`` in ``__init__``).
+                func = node.func  # type: ignore[attr-defined]
+                args = node.args  # type: ignore[attr-defined]
+                if (
+                    type(func) is ast.Name
+                    and func.id == "setattr"
+                    and not (
+                        len(args) > 1
+                        and type(args[1]) is ast.Constant
+                        and type(args[1].value) is str
+                    )
+                    and not (
+                        args
+                        and type(args[0]) is ast.Name
+                        and args[0].id == "self"
+                        and _in_constructor(node, parents)
+                    )
+                ):
+                    return False
+            elif kind is ast.Attribute:
                 if (
                     node.attr == flag  # type: ignore[attr-defined]
                     and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
@@ -593,6 +621,21 @@ class _CallGraph:
             elif kind is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
                 if flag in _WORD.findall(node.value):  # type: ignore[attr-defined]
                     return False
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                # A method (a property) by that name: ``self.flag = False``
+                # runs its setter, and its getter need not then be false.
+                if node.name == flag and type(parents.get(node)) is ast.ClassDef:  # type: ignore[attr-defined]
+                    return False
+            elif kind is ast.Name:
+                # ... and so does a class attribute bound to other than a
+                # flag's constant (``flag = property(...)``, a descriptor).
+                if node.id == flag and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    stmt = parents.get(node)
+                    if (
+                        type(parents.get(stmt)) is ast.ClassDef  # type: ignore[arg-type]
+                        and not _flag_constant(getattr(stmt, "value", None))
+                    ):
+                        return False
         return True
 
     def _calls(self, function: FunctionNode) -> list[ast.Call]:
@@ -736,10 +779,29 @@ _BLOCK_STATEMENTS = frozenset(
 )
 
 
-def _flag_constant(value: ast.expr) -> bool:
+def _flag_constant(value: ast.expr | None) -> bool:
     """``True``, ``False`` or ``None``: what a flag is set to."""
     return type(value) is ast.Constant and (
         value.value is None or type(value.value) is bool  # type: ignore[attr-defined]
+    )
+
+
+def _of_self(target: ast.expr) -> bool:
+    """Whether ``target`` is an attribute of ``self`` (``self.F``)."""
+    value = target.value  # type: ignore[attr-defined]
+    return type(value) is ast.Name and value.id == "self"
+
+
+def _in_constructor(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the innermost function around ``node`` (its ``parents``, as
+    ``walk_rows`` records them) is the ``__init__`` of a class."""
+    parent = parents.get(node)
+    while parent is not None and type(parent) not in _SCOPES:
+        parent = parents.get(parent)
+    return (
+        type(parent) in (ast.FunctionDef, ast.AsyncFunctionDef)
+        and parent.name == "__init__"  # type: ignore[union-attr]
+        and type(parents.get(parent)) is ast.ClassDef
     )
 
 
@@ -818,12 +880,12 @@ def clears(block: list[ast.stmt], flag: str, cleared: bool) -> bool:
                         and target.value.id == "self"
                     ):
                         return True
-        if _may_leave(stmt):
+        if may_leave(stmt):
             return False
     return False
 
 
-def _may_leave(stmt: ast.stmt) -> bool:
+def may_leave(stmt: ast.stmt) -> bool:
     """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of its
     own code (nested scopes apart)."""
     stack: list[ast.AST] = [stmt]

@@ -10,7 +10,7 @@ from functools import cached_property, partial
 from operator import itemgetter
 
 from lint_rules import prefilter
-from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled
+from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled, may_leave
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
@@ -327,8 +327,9 @@ class HostSyncInHotPath(Rule):
     False`, `if not self.done: ...; self.done = True`), and a method of the
     class called under such a flag that clears it itself before it can
     leave (vLLM's `calc_kv_scales`), where no other code of the module sets
-    the flag again (outside `__init__`; not named in a string, as
-    `setattr` could): both run once per object, what is evaluated only to be logged or raised
+    the flag again (but a constructor's `self.F = ...`; not named in a
+    string, as `setattr` could, nor a `setattr` of a name computed when it
+    runs): both run once per object, what is evaluated only to be logged or raised
     (`logger.warning(...)`, `raise ValueError(...)`), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
@@ -3074,14 +3075,17 @@ class _Provenance:
         compared: ``min(m, n)``), or ``any``/``all`` given one: Python reads
         the truth of each comparison (``bool(b > a)``), or of each element,
         and a tensor's truth is read on the host. Not with a ``key=`` (what
-        is compared is the key's) or a shadowed builtin."""
-        if any(keyword.arg != "default" for keyword in call.keywords):
+        is compared is the key's; ``**`` may hold one) or a shadowed
+        builtin. ``reverse=`` and ``default=`` change no comparison, and
+        ``max(*t)`` compares the elements of ``t`` as ``max(t)`` does."""
+        if any(keyword.arg in ("key", None) for keyword in call.keywords):
             return None
         if not self.scope.is_builtin(name):  # type: ignore[attr-defined]
             return None
         arguments = call.args if name in ("max", "min") else call.args[:1]
-        for arg in arguments:
-            if type(arg) is not ast.Starred and self._tensor_on_device(arg):
+        for given in arguments:
+            arg = given.value if type(given) is ast.Starred else given
+            if self._tensor_on_device(arg):
                 what = (
                     "reads its elements one by one"
                     if len(call.args) == 1
@@ -4940,21 +4944,6 @@ def _stores_slot(arm: list[ast.stmt], slot: _Slot) -> bool:
                 name = _constant_string(call.args[1])
                 if owner is not None and name is not None and (*owner, name) == slot:
                     return True
-        if _may_leave(stmt):
+        if may_leave(stmt):
             return False
-    return False
-
-
-def _may_leave(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` holds a ``return``, ``break`` or ``continue`` of
-    its own code (nested scopes left out)."""
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is ast.Return or kind is ast.Break or kind is ast.Continue:
-            return True
-        if kind in _SCOPE_TYPES or isinstance(node, ast.expr):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
     return False

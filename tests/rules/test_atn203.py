@@ -62,6 +62,10 @@ SYNCS = {
     "builtin_min_of_tensor_and_number": "m = torch.max(lens)\nx = min(m, n)\n",
     "builtin_sorted_of_tensor": "x = sorted(torch.cumsum(lens, 0))\n",
     "builtin_any_of_tensor": "x = any(lens.cuda() > 0)\n",
+    # ``reverse=`` changes no comparison, and ``max(*t)`` compares the
+    # elements of ``t`` as ``max(t)`` does.
+    "builtin_sorted_reversed": "x = sorted(lens.cuda(), reverse=True)\n",
+    "builtin_max_of_unpacked_tensor": "x = max(*lens.cuda())\n",
     "compare_torch_result": "m = torch.max(lens)\nif m != n:\n    pass\n",
     # ``repeat_interleave`` with tensor repeats and no ``output_size``.
     "repeat_interleave": "x = torch.repeat_interleave(q, lens.cuda())\n",
@@ -325,6 +329,10 @@ HOST_VALUES = {
     ),
     # (a parameter not declared a tensor may hold a list)
     "builtin_max_of_unknown": "x = max(lens)\ny = min(lens, key=len)\n",
+    # (a key's result is what is compared; ``**`` may hold a key)
+    "builtin_max_with_key": (
+        "x = sorted(lens.cuda(), key=f, reverse=True)\ny = max(lens.cuda(), **kw)\n"
+    ),
     "builtin_max_shadowed": "max = lambda *a: a\nx = max(lens.cuda())\n",
     "size_of_host_tensor": "x = torch.empty(torch.tensor([1, 2])[-1])\n",
     "repeat_interleave_int": "x = q.repeat_interleave(2)\n",
