@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Iterator
 
 from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.nodes import statements_under
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -248,7 +248,7 @@ def module_runs_finalizers(scope: Scope) -> bool:
         found = "__del__" in module_class_hooks(scope).dunders
         if not found:
             # (an import is a statement, never part of an expression)
-            for node in _statements(module.node):
+            for node in statements_under(module.node):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level:
@@ -279,27 +279,13 @@ def module_class_hooks(scope: Scope) -> ClassHooks:
     if found is None:
         class_defs = getattr(module, "class_defs", None)
         if class_defs is None:
-            class_defs = class_statements(module.node)
+            class_defs = classstatements_under(module.node)
         found = _BY_MODULE[module] = ClassHooks(class_defs)
     return found
 
 
-def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
+def classstatements_under(tree: ast.AST) -> list[ast.ClassDef]:
     """Every class statement under ``tree``, found by a walk of statements
     only (a class statement is never part of an expression): the blocks of
     compound statements, handlers and ``match`` cases."""
-    return [node for node in _statements(tree) if type(node) is ast.ClassDef]
-
-
-def _statements(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every statement under ``tree`` (and the handlers and ``match`` cases
-    that hold blocks of them), by a walk of the blocks only."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(node, name, None)
-            if type(block) is list:
-                for child in block:
-                    yield child
-                    stack.append(child)
+    return [node for node in statements_under(tree) if type(node) is ast.ClassDef]
