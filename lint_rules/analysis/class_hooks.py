@@ -279,12 +279,12 @@ def module_class_hooks(scope: Scope) -> ClassHooks:
     if found is None:
         class_defs = getattr(module, "class_defs", None)
         if class_defs is None:
-            class_defs = classstatements_under(module.node)
+            class_defs = class_statements(module.node)
         found = _BY_MODULE[module] = ClassHooks(class_defs)
     return found
 
 
-def classstatements_under(tree: ast.AST) -> list[ast.ClassDef]:
+def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
     """Every class statement under ``tree``, found by a walk of statements
     only (a class statement is never part of an expression): the blocks of
     compound statements, handlers and ``match`` cases."""
