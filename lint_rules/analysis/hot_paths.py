@@ -599,8 +599,10 @@ def jit_compiled(
 
     current = info
     while current is not None:
-        scope = model.scope(current.node)
-        for decorator in current.node.decorator_list:
+        decorators = current.node.decorator_list
+        # (the scope is built only to read a decorator: most have none)
+        scope = model.scope(current.node) if decorators else None
+        for decorator in decorators:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             if compiler(target, scope):
                 return True

@@ -295,18 +295,26 @@ def _stores_into(rooted: set[str], nodes: Iterable[ast.AST]) -> str | None:
                 name = func.attr
             if name in _SETTERS:
                 setters.append(node)
+    # (each value's root once: most have none, a call's result)
+    rooted_assignments = [
+        (root, targets)
+        for targets, value in assignments
+        if (root := _root(value)) is not None
+    ]
     changed = True
     while changed:
         changed = False
-        for targets, value in assignments:
-            if _root(value) in rooted:
+        for root, targets in rooted_assignments:
+            if root in rooted:
                 for target in targets:
                     for name in _bound_names(target):
                         if name not in rooted:
                             rooted.add(name)
                             changed = True
     for store in stores:
-        for node in ast.walk(store):
+        if type(store) is ast.Name:
+            continue  # (binds a name: no store into an object)
+        for node in walk(store):
             if not isinstance(node, ast.Attribute | ast.Subscript):
                 continue
             if not isinstance(node.ctx, ast.Store | ast.Del):
