@@ -624,7 +624,7 @@ def _override_sources() -> tuple[str, ...]:
 
     sources = list(_OVERRIDE_SHAPES)
     sources += [
-        valid_program(seed, depth_limit=6, node_limit=1500) for seed in range(24)
+        valid_program(seed, depth_limit=6, node_limit=1500) for seed in range(16)
     ]
     sources += [path.read_text(encoding="utf-8") for path in _engine_files()]
     return tuple(sources)
@@ -686,3 +686,37 @@ def test_keyword_rows_hold_every_for_keyword():
                 assert token.start[0] in rows, (source, token)
     assert keyword_rows("x = 1for\ny = before + fore + forward\n", "for") == [1]
     assert keyword_rows("a = b.for_x\nc = [1 for d in e]\n", "for") == [2]
+
+
+def test_the_model_scans_import_statements_are_every_import():
+    """``module_runs_finalizers`` reads the imports a model's statement scan
+    collected (``ModuleScope.import_statements``) in place of its own walk
+    of the statements: they are every import statement of the module, and
+    the answer is the walk's."""
+    from lint_rules.analysis.class_hooks import module_runs_finalizers
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.analysis.scopes import module_scope
+
+    sources = [
+        *_override_sources(),
+        "def f():\n    try:\n        pass\n    except E:\n        import gc\n",
+        "class A:\n    match x:\n        case 1:\n            from weakref import ref\n",
+        "if x:\n    pass\nelse:\n    with y:\n        import weakref.finalize\n",
+        "from . import gc\nimport gcx\n",
+    ]
+    finalizing = 0
+    for source in sources:
+        tree = ast.parse(source)
+        model = ModuleModel(tree, source)
+        scanned = model.module_scope.import_statements
+        assert scanned is not None
+        every = [
+            n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
+        ]
+        assert sorted(map(id, scanned)) == sorted(map(id, every))
+        answer = module_runs_finalizers(model.module_scope)
+        walked = module_scope(tree, (), None, None)  # (no scan: the walk)
+        assert walked.import_statements is None
+        assert module_runs_finalizers(walked) == answer
+        finalizing += answer
+    assert finalizing >= 3

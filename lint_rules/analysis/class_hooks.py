@@ -247,8 +247,12 @@ def module_runs_finalizers(scope: Scope) -> bool:
     if found is None:
         found = "__del__" in module_class_hooks(scope).dunders
         if not found:
-            # (an import is a statement, never part of an expression)
-            for node in statements_under(module.node):
+            # (an import is a statement, never part of an expression: those
+            # a model's scan collected, else a walk of the statements)
+            statements = getattr(module, "import_statements", None)
+            if statements is None:
+                statements = statements_under(module.node)
+            for node in statements:
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level:

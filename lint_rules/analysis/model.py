@@ -137,7 +137,11 @@ class ModuleModel:
         if scope is None:
             scan = self._scan
             scope = self._scopes[self.tree] = module_scope(
-                self.tree, scan.global_names, self._walrus_rows, scan.class_defs
+                self.tree,
+                scan.global_names,
+                self._walrus_rows,
+                scan.class_defs,
+                scan.imports,
             )
         return scope
 
