@@ -720,3 +720,46 @@ def test_the_model_scans_import_statements_are_every_import():
         assert module_runs_finalizers(walked) == answer
         finalizing += answer
     assert finalizing >= 3
+
+
+def test_has_noqa_comment_answers_as_the_case_blind_search():
+    """``has_noqa_comment`` looks for ``noqa`` in any case where a spelling
+    of ``oq`` stands: as the case-blind search of the whole text, since no
+    other character matches ``o`` or ``q`` ignoring case."""
+    import re
+
+    from lint_rules.noqa import has_noqa_comment
+
+    for letter in "oq":
+        assert {
+            chr(code)
+            for code in range(0x110000)
+            if re.match(letter, chr(code), re.IGNORECASE)
+        } == {letter, letter.upper()}
+    texts = [
+        "x = 1  # noqa\n",
+        "x = 1  # NoQa: ATN101\n",
+        "noqa",
+        "oqa noq",
+        "x = 1  # nOQA\n",
+        "no qa, n0qa, oq, OQ, noq\na\n",
+        "ｎoqa",
+        "ǌoqa",
+        "x = 'NOQ' 'A'\n",
+        "",
+        "q",
+        "noqanoqa",
+        "anoqanoq",
+        *[path.read_text(encoding="utf-8") for path in _engine_files()[:40]],
+    ]
+    found = 0
+    for text in texts:
+        expected = re.search("noqa", text, re.IGNORECASE) is not None
+        assert has_noqa_comment(text) is expected, text[:60]
+        found += expected
+    assert found >= 6
+    previous = prefilter.set_enabled(False)
+    try:
+        assert has_noqa_comment("x = 1\n")
+    finally:
+        prefilter.set_enabled(previous)
