@@ -423,3 +423,40 @@ def test_a_callee_that_may_leave_before_it_clears_the_flag_runs_per_step() -> No
         "        if key is None:\n            return\n        self.scale = key\n",
     )
     assert costs(source)["Attention.calc_kv_scales"].startswith("per step (forward")
+
+
+def test_glob_matcher_answers_as_its_pattern_asked_again_and_past_its_limit():
+    """``GlobMatcher`` keeps each name's answer: the kept answer is the
+    pattern's (asked again, and after it forgot them all at its limit)."""
+    import re
+
+    from lint_rules.analysis.hot_paths import GlobMatcher
+
+    globs = ("forward", "forward_*", "*replay*", "*Wrapper.run", "*_cpu", "x?y")
+    matcher = GlobMatcher(globs)
+    matcher.limit = 7  # (forgets them all every 7 names)
+    plain = re.compile(matcher.pattern.pattern)
+    names = [
+        "forward",
+        "forward_decode",
+        "forwards",
+        "capture_replay_x",
+        "A.Wrapper.run",
+        "Wrapper.runs",
+        "seq_lens_cpu",
+        "lens_cpu_x",
+        "xay",
+        "xy",
+        "",
+        "forward\n",
+        "é_cpu",
+    ]
+    matched = 0
+    for _ in range(3):
+        for name in names:
+            expected = plain.match(name) is not None
+            answer = matcher.match(name)
+            assert answer is (True if expected else None), name
+            matched += expected
+    assert matched == 3 * 7
+    assert len(matcher._answers) <= 7

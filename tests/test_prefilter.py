@@ -8,6 +8,7 @@ hide a difference."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -555,3 +556,210 @@ def test_non_ascii_methods_atn102_finds_both_ways(write, found):
     assert errors == []
     assert filtered == unfiltered
     assert any(f.code == "ATN102" for f in filtered) == found
+
+
+#: Programs where the nodes ``torch_overrides`` looks at stand in the places
+#: its row search must not miss: a comprehension's ``for`` on its own row, a
+#: keyword glued to a number, a setter by attribute, ``:=``, ``with`` items,
+#: statements in every kind of block.
+_OVERRIDE_SHAPES = [
+    "import torch\nx = [0 for\n     torch.k in range(2)]\n",
+    "import torch\nx = [0\n     for torch.k\n     in range(2)]\n",
+    "import torch\nx = [0 for y in z if 1for torch.k in w]\n",
+    "import torch\nx = [0 for y in z if 1jfor torch.k in w]\n",
+    "import torch\ng = {k: v for (torch.a, v) in w for k in v}\n",
+    "import torch\nf(x for x in y)\nz = x\n",
+    "import torch\nif (t := torch.Tensor):\n    t.item = None\n",
+    "import torch\nprint((t\n       :=\n       torch.Tensor))\nt.k = 1\n",
+    "import torch\nobject.__setattr__(\n    torch.Tensor, 'k', 1)\n",
+    "import torch\nx = (\n    setattr\n)(torch, 'k', 1)\n",
+    "import torch\nf(lambda: delattr(torch.Tensor, 'item'))\n",
+    "import torch\nwith a as torch.k, b as (c, torch.j):\n    pass\n",
+    "import torch\nasync def f():\n    async with a as torch.k:\n        pass\n"
+    "    async for torch.j in b:\n        pass\n",
+    "import torch\ntry:\n    pass\nexcept E:\n    torch.k = 1\nelse:\n    del torch.j\n"
+    "finally:\n    torch.m += 1\n",
+    "import torch\nmatch x:\n    case 1:\n        torch.k: int = 2\n",
+    "import torch\nclass A:\n    @dec(y for y in z)\n    def f(self):\n        for torch.k in w:\n"
+    "            pass\n        while x:\n            pass\n        else:\n            torch.j = 1\n",
+    "import torch\n# for setattr := in a comment\ns = 'for x in y := setattr'\n",
+    "import torch as t\nT = t.Tensor\nU = T\nU.item = None\n",
+    "import torch\nformat = before = platform = 1\nx.forward = torch\n",
+]
+
+
+def _looked_at(nodes) -> set[int]:
+    """The ids of the nodes among ``nodes`` that ``_stores_into`` uses."""
+    from lint_rules.analysis.torch_overrides import _SETTERS
+
+    found = set()
+    for node in nodes:
+        if isinstance(
+            node,
+            ast.Assign
+            | ast.AnnAssign
+            | ast.AugAssign
+            | ast.NamedExpr
+            | ast.Delete
+            | ast.For
+            | ast.AsyncFor
+            | ast.comprehension,
+        ):
+            found.add(id(node))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            found.add(id(node))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            if isinstance(func, ast.Name):
+                name = func.id
+            if name in _SETTERS:
+                found.add(id(node))
+    return found
+
+
+@functools.cache
+def _override_sources() -> tuple[str, ...]:
+    from tests.fuzzing import valid_program
+
+    sources = list(_OVERRIDE_SHAPES)
+    sources += [
+        valid_program(seed, depth_limit=6, node_limit=1500) for seed in range(16)
+    ]
+    sources += [path.read_text(encoding="utf-8") for path in _engine_files()]
+    return tuple(sources)
+
+
+def test_torch_overrides_candidates_are_every_node_the_walk_looks_at():
+    """The statements and the expressions on the rows of a ``:=``, a
+    ``for`` or a setter's name (``torch_overrides._candidates``) hold every
+    node the walk of the whole module gives ``_stores_into``; and the answer
+    with the pre-filters is the one without them."""
+    from lint_rules.analysis.torch_overrides import (
+        _candidates,
+        _expression_rows,
+        torch_overrides,
+    )
+
+    searched = 0
+    for source in _override_sources():
+        tree = ast.parse(source)
+        ctx = Context(source, tree, "f.py", Settings().options)
+        rows = _expression_rows(ctx.model)
+        if source.isascii() and "\r" not in source:
+            assert rows is not None
+        if rows is not None:
+            searched += 1
+            every = _looked_at(ast.walk(tree))
+            assert _looked_at(_candidates(ctx.model, rows)) == every, source
+        answer = torch_overrides(ctx.model)
+        previous = prefilter.set_enabled(False)
+        try:
+            assert _expression_rows(ctx.model) is None
+            bare = Context(source, ast.parse(source), "f.py", Settings().options)
+            assert torch_overrides(bare.model) == answer, source
+        finally:
+            prefilter.set_enabled(previous)
+    assert searched > 40
+    # the shapes above that store into torch are found, each
+    for source in _OVERRIDE_SHAPES:
+        ctx = Context(source, ast.parse(source), "f.py", Settings().options)
+        stores = any(part in source for part in ("torch.", "t.Tensor", "(torch,"))
+        assert (torch_overrides(ctx.model) is not None) is stores, source
+
+
+def test_keyword_rows_hold_every_for_keyword():
+    """Every ``for`` token the tokenizer reads is on a row ``keyword_rows``
+    gives (numbers glued to it included); names holding ``for`` are not."""
+    import io
+    import tokenize
+
+    from lint_rules.analysis.torch_overrides import keyword_rows
+
+    for source in _override_sources():
+        if "\r" in source:
+            continue
+        rows = set(keyword_rows(source, "for"))
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        for token in tokens:
+            if token.type == tokenize.NAME and token.string == "for":
+                assert token.start[0] in rows, (source, token)
+    assert keyword_rows("x = 1for\ny = before + fore + forward\n", "for") == [1]
+    assert keyword_rows("a = b.for_x\nc = [1 for d in e]\n", "for") == [2]
+
+
+def test_the_model_scans_import_statements_are_every_import():
+    """``module_runs_finalizers`` reads the imports a model's statement scan
+    collected (``ModuleScope.import_statements``) in place of its own walk
+    of the statements: they are every import statement of the module, and
+    the answer is the walk's."""
+    from lint_rules.analysis.class_hooks import module_runs_finalizers
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.analysis.scopes import module_scope
+
+    sources = [
+        *_override_sources(),
+        "def f():\n    try:\n        pass\n    except E:\n        import gc\n",
+        "class A:\n    match x:\n        case 1:\n            from weakref import ref\n",
+        "if x:\n    pass\nelse:\n    with y:\n        import weakref.finalize\n",
+        "from . import gc\nimport gcx\n",
+    ]
+    finalizing = 0
+    for source in sources:
+        tree = ast.parse(source)
+        model = ModuleModel(tree, source)
+        scanned = model.module_scope.import_statements
+        assert scanned is not None
+        every = [
+            n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
+        ]
+        assert sorted(map(id, scanned)) == sorted(map(id, every))
+        answer = module_runs_finalizers(model.module_scope)
+        walked = module_scope(tree, (), None, None)  # (no scan: the walk)
+        assert walked.import_statements is None
+        assert module_runs_finalizers(walked) == answer
+        finalizing += answer
+    assert finalizing >= 3
+
+
+def test_has_noqa_comment_answers_as_the_case_blind_search():
+    """``has_noqa_comment`` looks for ``noqa`` in any case where a spelling
+    of ``oq`` stands: as the case-blind search of the whole text, since no
+    other character matches ``o`` or ``q`` ignoring case."""
+    import re
+
+    from lint_rules.noqa import has_noqa_comment
+
+    for letter in "oq":
+        assert {
+            chr(code)
+            for code in range(0x110000)
+            if re.match(letter, chr(code), re.IGNORECASE)
+        } == {letter, letter.upper()}
+    texts = [
+        "x = 1  # noqa\n",
+        "x = 1  # NoQa: ATN101\n",
+        "noqa",
+        "oqa noq",
+        "x = 1  # nOQA\n",
+        "no qa, n0qa, oq, OQ, noq\na\n",
+        "ｎoqa",
+        "ǌoqa",
+        "x = 'NOQ' 'A'\n",
+        "",
+        "q",
+        "noqanoqa",
+        "anoqanoq",
+        *[path.read_text(encoding="utf-8") for path in _engine_files()[:40]],
+    ]
+    found = 0
+    for text in texts:
+        expected = re.search("noqa", text, re.IGNORECASE) is not None
+        assert has_noqa_comment(text) is expected, text[:60]
+        found += expected
+    assert found >= 6
+    previous = prefilter.set_enabled(False)
+    try:
+        assert has_noqa_comment("x = 1\n")
+    finally:
+        prefilter.set_enabled(previous)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Iterator
 
 from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.nodes import statements_under
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -247,8 +247,12 @@ def module_runs_finalizers(scope: Scope) -> bool:
     if found is None:
         found = "__del__" in module_class_hooks(scope).dunders
         if not found:
-            # (an import is a statement, never part of an expression)
-            for node in _statements(module.node):
+            # (an import is a statement, never part of an expression: those
+            # a model's scan collected, else a walk of the statements)
+            statements = getattr(module, "import_statements", None)
+            if statements is None:
+                statements = statements_under(module.node)
+            for node in statements:
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level:
@@ -288,18 +292,4 @@ def class_statements(tree: ast.AST) -> list[ast.ClassDef]:
     """Every class statement under ``tree``, found by a walk of statements
     only (a class statement is never part of an expression): the blocks of
     compound statements, handlers and ``match`` cases."""
-    return [node for node in _statements(tree) if type(node) is ast.ClassDef]
-
-
-def _statements(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every statement under ``tree`` (and the handlers and ``match`` cases
-    that hold blocks of them), by a walk of the blocks only."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(node, name, None)
-            if type(block) is list:
-                for child in block:
-                    yield child
-                    stack.append(child)
+    return [node for node in statements_under(tree) if type(node) is ast.ClassDef]

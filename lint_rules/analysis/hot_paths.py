@@ -109,14 +109,40 @@ class Cost:
 UNKNOWN_COST = Cost(UNKNOWN)
 
 
-_MATCHERS: dict[tuple[str, ...], re.Pattern[str]] = {}
+class GlobMatcher:
+    """A tuple of globs (``fnmatch``), compiled into one pattern, with the
+    answer for each name asked kept: the same names (``forward``,
+    ``seq_lens_cpu``) are asked in every module, and a match of the
+    alternation of a few globs costs microseconds."""
+
+    __slots__ = ("pattern", "limit", "_answers")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.pattern = _compile_globs(patterns)
+        #: Names kept at most (then forgotten at once: a long-lived server).
+        self.limit = 1 << 16
+        self._answers: dict[str, bool] = {}
+
+    def match(self, name: str) -> bool | None:
+        """True where a glob matches the whole of ``name``, else None (as
+        ``self.pattern.match(name)`` finds a match or None)."""
+        answers = self._answers
+        found = answers.get(name)
+        if found is None:
+            if len(answers) >= self.limit:
+                answers.clear()
+            found = answers[name] = self.pattern.match(name) is not None
+        return True if found else None
 
 
-def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One pattern for a tuple of globs (compiled once per process)."""
+_MATCHERS: dict[tuple[str, ...], GlobMatcher] = {}
+
+
+def _matcher(patterns: tuple[str, ...]) -> GlobMatcher:
+    """One matcher for a tuple of globs (compiled once per process)."""
     found = _MATCHERS.get(patterns)
     if found is None:
-        found = _MATCHERS[patterns] = _compile_globs(patterns)
+        found = _MATCHERS[patterns] = GlobMatcher(patterns)
     return found
 
 
@@ -124,7 +150,7 @@ def _compile_globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
-def _matches(pattern: re.Pattern[str], info: FunctionInfo) -> bool:
+def _matches(pattern: GlobMatcher, info: FunctionInfo) -> bool:
     name = info.node.name
     if pattern.match(name):
         return True
@@ -962,8 +988,10 @@ def jit_compiled(
 
     current = info
     while current is not None:
-        scope = model.scope(current.node)
-        for decorator in current.node.decorator_list:
+        decorators = current.node.decorator_list
+        # (the scope is built only to read a decorator: most have none)
+        scope = model.scope(current.node) if decorators else None
+        for decorator in decorators:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             if compiler(target, scope):
                 return True

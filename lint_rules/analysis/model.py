@@ -137,7 +137,11 @@ class ModuleModel:
         if scope is None:
             scan = self._scan
             scope = self._scopes[self.tree] = module_scope(
-                self.tree, scan.global_names, self._walrus_rows, scan.class_defs
+                self.tree,
+                scan.global_names,
+                self._walrus_rows,
+                scan.class_defs,
+                scan.imports,
             )
         return scope
 
@@ -198,6 +202,18 @@ class ModuleModel:
     def text(self) -> str | None:
         """The module's source text, when the model was made with it."""
         return self._text
+
+    @property
+    def rows_naming(self) -> Callable[[frozenset[str], int, int], list[int]] | None:
+        """``Context.rows_naming`` of the module's text, when the model was
+        made with it (for pre-filters)."""
+        return self._rows_naming
+
+    @property
+    def walrus_rows(self) -> list[int] | None:
+        """The rows where the text has a ``:=``; None where not known (no
+        text, a carriage return, the pre-filters off)."""
+        return self._walrus_rows
 
     def methods_of(self, cls: ast.ClassDef) -> list[FunctionNode]:
         return [info.node for info in self.functions if info.cls is cls]

@@ -143,6 +143,20 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
+def statements_under(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every statement under ``tree`` (and the handlers and ``match`` cases
+    that hold blocks of them), by a walk of the blocks only."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if type(block) is list:
+                for child in block:
+                    yield child
+                    stack.append(child)
+
+
 #: The fields that hold only contexts or operators (``LEAVES``).
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 #: The fields of each node type that may hold a node other than a context

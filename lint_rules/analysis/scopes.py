@@ -201,6 +201,9 @@ class ModuleScope(Scope):
     #: Every class statement of the module, where the scope's maker has
     #: them (a model's statement scan); None: not collected.
     class_defs: list[ast.ClassDef] | None = None
+    #: Every import statement of the module, where the scope's maker has
+    #: them (the same scan); None: not collected.
+    import_statements: list[ast.Import | ast.ImportFrom] | None = None
 
 
 class ClassScope(Scope):
@@ -241,13 +244,17 @@ def module_scope(
     global_names: Iterable[str] = (),
     walrus: WalrusRows = None,
     class_defs: list[ast.ClassDef] | None = None,
+    import_statements: list[ast.Import | ast.ImportFrom] | None = None,
 ) -> ModuleScope:
     """The module's scope: its own statements' bindings, and the names that
     functions declare ``global`` (``global_names``), which they may bind;
     ``class_defs``, every class statement of the module where the caller
-    has them, is kept (``ModuleScope.class_defs``)."""
+    has them, is kept (``ModuleScope.class_defs``), as are
+    ``import_statements``, every import statement
+    (``ModuleScope.import_statements``)."""
     scope = ModuleScope(tree, None)
     scope.class_defs = class_defs
+    scope.import_statements = import_statements
     _bind_statements(scope, tree.body, walrus)
     for name in global_names:
         scope.add(Assignment(name, tree))

@@ -18,9 +18,11 @@ module replacing a function is not).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.model import ModuleModel
+from lint_rules.analysis.nodes import statements_under, walk, walk_rows
 
 #: Special methods by which a class's objects take over torch's functions.
 _OVERRIDES = ("__torch_function__", "__torch_dispatch__")
@@ -73,7 +75,7 @@ def installs_tracing(model: ModuleModel) -> str | None:
     found = model.derived.get("tracing", False)
     if found is False:
         found = None
-        for node in ast.walk(model.tree):
+        for node in walk(model.tree):
             if isinstance(node, ast.Attribute) and node.attr in _TRACING:
                 found = f"`{ast.unparse(node)}`"
             elif isinstance(node, ast.ImportFrom) and node.module in (
@@ -182,10 +184,97 @@ def _overrides(model: ModuleModel) -> str | None:
     # A tensor class of the module is one of torch's for this
     # (``Sub.__torch_function__ = f``).
     rooted |= builtin | tensor_classes
+    rows = _expression_rows(model)
+    if rows is not None and not _stores_into(rooted, _candidates(model, rows)):
+        return None
+    # (where the candidates hold one, the walk of every node tells which
+    # comes first, as it always did)
+    return _stores_into(rooted, walk(model.tree))
+
+
+#: What ``_stores_into`` looks for inside expressions (everything else it
+#: looks for is a statement, or a ``with`` statement's item).
+_IN_EXPRESSIONS = (ast.NamedExpr, ast.comprehension, ast.Call)
+
+
+def _candidates(model: ModuleModel, rows: list[int]) -> Iterator[ast.AST]:
+    """The nodes among which ``_stores_into`` finds one exactly when it
+    finds one among every node of the module: every statement (by a walk of
+    the blocks alone) and ``with`` item, and the nodes of ``_IN_EXPRESSIONS``
+    on ``rows`` (``_expression_rows``)."""
+    for node in statements_under(model.tree):
+        yield node
+        if type(node) is ast.With or type(node) is ast.AsyncWith:
+            yield from node.items  # type: ignore[attr-defined]
+    for node in walk_rows(model.tree, rows, {}, leaves=False):
+        if type(node) in _IN_EXPRESSIONS:
+            yield node
+
+
+def _expression_rows(model: ModuleModel) -> list[int] | None:
+    """The rows where an expression ``_stores_into`` looks for may stand
+    (sorted), or None where the text cannot tell (no text, the pre-filters
+    off, a carriage return, identifiers Python may read as ASCII ones from
+    other characters):
+
+    - an assignment expression spans the row of its ``:=``;
+    - a comprehension's display spans the row of its ``for`` keyword;
+    - a call of a setter spans the row where its name (or attribute) ends,
+      ``setattr`` or another of ``_SETTERS``."""
+    text = model.text
+    if text is None or not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return None
+    walrus = model.walrus_rows
+    if walrus is None or model.rows_naming is None:
+        return None
+    rows = set(walrus)
+    rows.update(model.rows_naming(_SETTERS, 1, text.count("\n") + 1))
+    rows.update(keyword_rows(text, "for"))
+    return sorted(rows)
+
+
+def keyword_rows(text: str, keyword: str) -> list[int]:
+    """The rows of ``text`` (with no carriage return) where ``keyword`` may
+    stand as a keyword: each occurrence not inside a longer name, that is
+    followed by no word character and preceded by none, or by what may end
+    a number (a digit, the ``j`` of an imaginary one: ``1for`` reads as
+    ``1 for``). Comments and strings are not told apart (more rows)."""
+    rows: list[int] = []
+    row, counted = 1, 0
+    size = len(keyword)
+    end = len(text)
+    position = text.find(keyword)
+    while position >= 0:
+        after = position + size
+        before = text[position - 1] if position else " "
+        if (after >= end or not _is_word(text[after])) and (
+            not _is_word(before) or before in _NUMBER_ENDS
+        ):
+            row += text.count("\n", counted, position)
+            counted = position
+            if not rows or rows[-1] != row:
+                rows.append(row)
+        position = text.find(keyword, after)
+    return rows
+
+
+_NUMBER_ENDS = frozenset("0123456789jJ")
+
+
+def _is_word(char: str) -> bool:
+    """Whether ``char`` may be part of a name (``\\w``)."""
+    return char == "_" or char.isalnum()
+
+
+def _stores_into(rooted: set[str], nodes: Iterable[ast.AST]) -> str | None:
+    """How one of ``nodes`` stores into (or calls a setter on) a name rooted
+    in torch or the builtins, given the names ``rooted`` so far (to which
+    the names assigned from one are added), or None."""
+    rooted = set(rooted)
     assignments: list[tuple[list[ast.expr], ast.expr]] = []
     stores: list[ast.expr] = []
     setters: list[ast.Call] = []
-    for node in ast.walk(model.tree):
+    for node in nodes:
         if isinstance(node, ast.Assign):
             assignments.append((node.targets, node.value))
             stores += node.targets
@@ -206,18 +295,26 @@ def _overrides(model: ModuleModel) -> str | None:
                 name = func.attr
             if name in _SETTERS:
                 setters.append(node)
+    # (each value's root once: most have none, a call's result)
+    rooted_assignments = [
+        (root, targets)
+        for targets, value in assignments
+        if (root := _root(value)) is not None
+    ]
     changed = True
     while changed:
         changed = False
-        for targets, value in assignments:
-            if _root(value) in rooted:
+        for root, targets in rooted_assignments:
+            if root in rooted:
                 for target in targets:
                     for name in _bound_names(target):
                         if name not in rooted:
                             rooted.add(name)
                             changed = True
     for store in stores:
-        for node in ast.walk(store):
+        if type(store) is ast.Name:
+            continue  # (binds a name: no store into an object)
+        for node in walk(store):
             if not isinstance(node, ast.Attribute | ast.Subscript):
                 continue
             if not isinstance(node.ctx, ast.Store | ast.Del):

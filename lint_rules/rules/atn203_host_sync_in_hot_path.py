@@ -10,7 +10,13 @@ from functools import cached_property, partial
 from operator import itemgetter
 
 from lint_rules import prefilter
-from lint_rules.analysis.hot_paths import Cost, _matcher, jit_compiled, may_leave
+from lint_rules.analysis.hot_paths import (
+    Cost,
+    GlobMatcher,
+    _matcher,
+    jit_compiled,
+    may_leave,
+)
 from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
@@ -574,7 +580,7 @@ class HostSyncInHotPath(Rule):
             callers.close()
 
     def _check_functions(
-        self, ctx: Context, host_names: re.Pattern[str] | None, callers: _Callers
+        self, ctx: Context, host_names: GlobMatcher | None, callers: _Callers
     ) -> Iterator[Finding]:
         model = ctx.model
         hot_paths = ctx.hot_paths
@@ -680,7 +686,7 @@ class HostSyncInHotPath(Rule):
             yield ctx.report(self, node, message)
 
 
-def _host_name_matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def _host_name_matcher(patterns: tuple[str, ...]) -> GlobMatcher | None:
     return _matcher(patterns) if patterns else None
 
 
@@ -1647,7 +1653,7 @@ class _Provenance:
         self,
         function: ast.AST,
         scope: Callable[[], object],
-        host_names: re.Pattern[str] | None,
+        host_names: GlobMatcher | None,
         gate: _TextGate | None = None,
         imported_names: frozenset[str] | None = None,
         parameter: Callable[[ast.AST, str], str] | None = None,
@@ -3305,7 +3311,7 @@ def _holds(outer: ast.expr, inner: ast.AST) -> bool:
 def _new_provenance(
     ctx: Context,
     function: ast.AST,
-    host_names: re.Pattern[str] | None,
+    host_names: GlobMatcher | None,
     parameter: Callable[[ast.AST, str], str] | None,
     attributes: _Attributes | None,
     shared: dict[ast.AST, tuple] | None = None,
@@ -3362,7 +3368,7 @@ class _Callers:
 
     MAX_DEPTH = 4
 
-    def __init__(self, ctx: Context, host_names: re.Pattern[str] | None) -> None:
+    def __init__(self, ctx: Context, host_names: GlobMatcher | None) -> None:
         self._ctx = ctx
         self._host_names = host_names
         self._answers: dict[tuple[ast.AST, str], str] = {}
@@ -3513,7 +3519,7 @@ class _Attributes:
     reports a sync is drawn from this (a tensor on the device), never that
     a value lives on the host."""
 
-    def __init__(self, ctx: Context, host_names: re.Pattern[str] | None) -> None:
+    def __init__(self, ctx: Context, host_names: GlobMatcher | None) -> None:
         self._ctx = ctx
         self._host_names = host_names
         self._infos: dict[ast.AST, object] | None = None
@@ -4482,7 +4488,7 @@ def _block_span(block: list[ast.stmt]) -> tuple[tuple[int, int], tuple[int, int]
 def _host_fallbacks(
     function: ast.AST,
     rows: list[int],
-    host_names: re.Pattern[str],
+    host_names: GlobMatcher,
     text: str | None,
     host_rows: list[int] | None,
     bindings: list,
@@ -4600,7 +4606,7 @@ def _rows_holding(
 
 
 def _host_missing(
-    test: ast.expr, host_names: re.Pattern[str], provided: Callable[[ast.expr], bool]
+    test: ast.expr, host_names: GlobMatcher, provided: Callable[[ast.expr], bool]
 ) -> bool | None:
     """Whether ``test`` is true (True) or false (False) only where a host
     copy (a name or attribute matching ``host-tensor-names`` that
@@ -4613,7 +4619,7 @@ def _host_missing(
 
 
 def _host_leaf(
-    test: ast.expr, host_names: re.Pattern[str], provided: Callable[[ast.expr], bool]
+    test: ast.expr, host_names: GlobMatcher, provided: Callable[[ast.expr], bool]
 ) -> tuple[ast.expr, bool] | None:
     """(the copy, whether ``test`` is true where it is None) for ``copy is
     None`` or ``copy is not None`` (``_host_missing``)."""
@@ -4649,7 +4655,7 @@ def _none_compared(test: ast.expr) -> ast.expr | None:
 
 
 def _provided_copy(
-    subject: ast.expr, function: ast.AST, host_names: re.Pattern[str], bindings: list
+    subject: ast.expr, function: ast.AST, host_names: GlobMatcher, bindings: list
 ) -> bool:
     """Whether the host copy ``subject`` (``_host_fallbacks``) is one the
     per-step caller is expected to hand over: an attribute; a local every

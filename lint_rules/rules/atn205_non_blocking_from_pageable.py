@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
-import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from lint_rules import prefilter
+from lint_rules.analysis.hot_paths import GlobMatcher, _matcher
 from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes, spans
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.torch_api import HOST_FACTORIES
@@ -335,11 +334,7 @@ class NonBlockingFromPageable(Rule):
     def check(self, ctx: Context) -> Iterator[Finding]:
         model = ctx.model
         patterns = ctx.options.host_tensor_names
-        host_names = (
-            re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
-            if patterns
-            else None
-        )
+        host_names = _matcher(patterns) if patterns else None
         # Only functions whose lines hold a ``non_blocking`` keyword, and
         # only those with such a copy, are read further: where each
         # identifier is spelled as Python reads it (``ｎon_blocking`` is
@@ -416,7 +411,7 @@ class _Returns:
     MAX_DEPTH = 4
 
     def __init__(
-        self, ctx: Context, host_names: re.Pattern[str] | None, filtering: bool
+        self, ctx: Context, host_names: GlobMatcher | None, filtering: bool
     ) -> None:
         self._ctx = ctx
         self._host_names = host_names
@@ -774,7 +769,7 @@ class _Memory:
         self,
         function: ast.AST,
         scope: object,
-        host_names: re.Pattern[str] | None,
+        host_names: GlobMatcher | None,
         rows_naming: Callable[[str], list[int]] | None = None,
         returns: _Returns | None = None,
     ) -> None:
