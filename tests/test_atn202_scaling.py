@@ -160,3 +160,64 @@ def test_the_oracle_finds_what_the_examples_expect() -> None:
     # The oracle itself is exercised: it reports the documented example.
     example = atn202.RedundantReassignment.invalid[0].source
     assert _pairwise_findings(example) == _findings(example) != []
+
+
+# ------------------------------------------- torch's modes, asked along chains
+
+
+def _direct_mode(analysis, modes, first, near, second, values_only):
+    """Whether a mode may change, asked over the whole stretch from the
+    chain's first statement (the slow oracle of the chained question)."""
+    return analysis.mode_may_change_between(
+        analysis.point(first), analysis.point(second), values_only=values_only
+    )
+
+
+_MODE_LINES = (
+    "torch.set_grad_enabled(c)",
+    "torch.set_default_dtype(torch.float64)",
+    "reset(m)",
+    "x = a + 1",
+    "x = a + 1",
+)
+
+
+def _function_with_modes(rng: random.Random, size: int) -> str:
+    lines = _random_function(rng, size).splitlines()
+    for _ in range(rng.randrange(1, 4)):
+        at = rng.randrange(1, len(lines) + 1)
+        indent = len(lines[at - 1]) - len(lines[at - 1].lstrip())
+        if lines[at - 1].rstrip().endswith(":"):
+            indent += 4
+        lines.insert(at, " " * max(indent, 4) + rng.choice(_MODE_LINES))
+    return "import torch\n" + "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_mode_change_asked_along_the_chain_as_over_the_whole_stretch(
+    seed: int,
+) -> None:
+    rng = random.Random(1000 + seed)
+    text = _function_with_modes(rng, rng.randrange(10, 60))
+    ast.parse(text)
+    original = atn202._mode_may_change
+    atn202._mode_may_change = _direct_mode
+    try:
+        expected = _findings(text)
+    finally:
+        atn202._mode_may_change = original
+    assert _findings(text) == expected, text
+
+
+def test_a_mode_change_between_repeats_makes_the_later_ones_unsafe() -> None:
+    text = (
+        "import torch\ndef f(a):\n"
+        + "    x = a + 1\n" * 3
+        + "    torch.set_grad_enabled(False)\n"
+        + "    x = a + 1\n" * 3
+        + "    return x\n"
+    )
+    findings = check_source(text, "m.py", SETTINGS)
+    assert [f.location.row for f in findings] == [4, 5, 7, 8, 9]
+    unsafe = [f.location.row for f in findings if "mode" in f.message]
+    assert unsafe == [7, 8, 9]

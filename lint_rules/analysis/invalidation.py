@@ -1386,7 +1386,11 @@ class Invalidation:
         return False
 
     def mode_may_change_between(
-        self, first: Point, second: Point, values_only: bool = False
+        self,
+        first: Point,
+        second: Point,
+        values_only: bool = False,
+        with_first: bool = False,
     ) -> bool:
         """Whether a global mode of torch that tensor operations read may
         change between ``first`` and ``second``: grad and inference mode
@@ -1408,9 +1412,12 @@ class Invalidation:
         ``values_only``: only what the values computed depend on counts
         (``t.item()``), not grad mode, which only decides whether a result
         requires grad (``reads_grad_mode`` tells a value that reads that).
+        ``with_first``: ``first.node``'s own evaluation counts too (a
+        stretch asked in two parts at a statement between: the parts
+        together are the whole).
         """
         unknown_code_counts: bool | None = None
-        for _, effect in self.placed_effects_between(first, second):
+        for _, effect in self.placed_effects_between(first, second, with_first):
             kind = effect.kind
             node = effect.node
             if kind is ChangeKind.BARRIER:
@@ -1463,11 +1470,12 @@ class Invalidation:
             yield effect
 
     def placed_effects_between(
-        self, first: Point, second: Point
+        self, first: Point, second: Point, with_first: bool = False
     ) -> Iterator[tuple[Block, Change]]:
-        """``effects_between``, each with the block whose evaluation makes it."""
+        """``effects_between``, each with the block whose evaluation makes it
+        (``with_first``: and those of ``first.node``'s own evaluation)."""
         walk1 = self._walk(first.block)
-        end1 = walk1.spans[id(first.node)][1]
+        end1 = walk1.spans[id(first.node)][0 if with_first else 1]
         walk2 = self._walk(second.block)
         start2 = walk2.spans[id(second.node)][0]
         if first.block is second.block:

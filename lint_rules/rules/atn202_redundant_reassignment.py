@@ -277,7 +277,12 @@ class RedundantReassignment(Rule):
                 and _plain_scalar(statements[0].value)
                 and not reads_grad_mode(statements[0].value)
             )
-            for first, second, applicability in _group_pairs(
+            # second -> (its chain's first, whether a mode may change between
+            # them), asked along the chain as ``_group_pairs`` asks its
+            # questions: thousands of equal statements cost thousands of
+            # questions over short stretches, not their square.
+            modes: dict[ast.Assign, tuple[ast.Assign, bool]] = {}
+            for first, near, second, applicability in _group_pairs(
                 flow, analysis, statements
             ):
                 between = mode = False
@@ -296,15 +301,10 @@ class RedundantReassignment(Rule):
                     # ``with torch.no_grad():``, ``torch.set_default_dtype``
                     # or unknown code in between: the same operations may
                     # compute another value.
-                    mode = (
-                        not between
-                        and computes
-                        and analysis.mode_may_change_between(
-                            point1,  # type: ignore[arg-type]
-                            point2,  # type: ignore[arg-type]
-                            values_only=values_only,
+                    if not between and computes:
+                        mode = _mode_may_change(
+                            analysis, modes, first, near, second, values_only
                         )
-                    )
                     if between or mode:
                         applicability = Applicability.UNSAFE
                 yield self._report(
@@ -364,9 +364,10 @@ class RedundantReassignment(Rule):
 
 def _group_pairs(
     flow: FunctionFlow, analysis: Invalidation, statements: list[ast.Assign]
-) -> Iterator[tuple[ast.Assign, ast.Assign, Applicability]]:
-    """(first, second, how safe deleting ``second`` is): ``second`` repeats
-    ``first``, in one group of equal statements (see :func:`_redundant_pairs`)."""
+) -> Iterator[tuple[ast.Assign, ast.Assign | None, ast.Assign, Applicability]]:
+    """(first, near, second, how safe deleting ``second`` is): ``second``
+    repeats ``first``, in one group of equal statements; ``near`` is the
+    chain's statement before ``second`` (see :func:`_redundant_pairs`)."""
     first_stmt = statements[0]
     target = access_path(first_stmt.targets[0])
     reads = analysis.read_paths(first_stmt.value)
@@ -429,7 +430,43 @@ def _group_pairs(
                 # without the second, the target keeps it, and a change
                 # through the other name shows.
                 applicability = Applicability.UNSAFE
-        yield first, second, applicability
+        yield first, near, second, applicability
+
+
+def _mode_may_change(
+    analysis: Invalidation,
+    modes: dict[ast.Assign, tuple[ast.Assign, bool]],
+    first: ast.Assign,
+    near: ast.Assign | None,
+    second: ast.Assign,
+    values_only: bool,
+) -> bool:
+    """Whether one of torch's global modes may change between ``first`` and
+    ``second`` (their points known), asked from ``near``, the chain's
+    statement before ``second``, where the answer up to ``near`` is known:
+    every path from ``first`` to ``second`` passes ``near``, so the stretch
+    is the two parts, ``near``'s own evaluation in the second."""
+    point2 = analysis.point(second)
+    known = modes.get(near) if near is not None and near is not first else None
+    if known is not None and known[0] is first:
+        point_near = analysis.point(near)  # type: ignore[arg-type]
+        mode = known[1] or (
+            point_near is None
+            or analysis.mode_may_change_between(
+                point_near,
+                point2,  # type: ignore[arg-type]
+                values_only=values_only,
+                with_first=True,
+            )
+        )
+    else:
+        mode = analysis.mode_may_change_between(
+            analysis.point(first),  # type: ignore[arg-type]
+            point2,  # type: ignore[arg-type]
+            values_only=values_only,
+        )
+    modes[second] = (first, mode)
+    return mode
 
 
 # -- which statement repeats which ----------------------------------------------
