@@ -3052,4 +3052,79 @@ def case_full(y, n):
     x.copy_(y.to_sparse())
     return x.to_dense()
 """,
+    # 72. ATN201/ATN202 reused a value across a mode set by a function of
+    # torch outside ``torch`` itself: ``torch.backends.mkldnn.set_flags``
+    # (under a float32 matmul precision of "medium" a CPU matmul is
+    # oneDNN's bfloat16 one with the flag and MKL's float32 one without;
+    # ``torch.cuda.set_device``, ``torch.backends.cuda.enable_flash_sdp``
+    # are such setters too). The precision is set by a name computed when
+    # it runs, which no check reads, as code of another module would.
+    "mode_set_by_a_backend_flag": """
+import torch
+
+
+def precision(value):
+    getattr(torch, "set_float32_" + "matmul_precision")(value)
+
+
+def make_args():
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(256, 512, generator=g), torch.randn(512, 256, generator=g))
+
+
+def case_atn201(x, w):
+    precision("medium")
+    a = (x @ w).sum().item()
+    torch.backends.mkldnn.set_flags(False)
+    b = (x @ w).sum().item()
+    torch.backends.mkldnn.set_flags(True)
+    precision("highest")
+    return a, b
+
+
+def case_atn202(x, w):
+    precision("medium")
+    a = x @ w
+    torch.backends.mkldnn.set_flags(False)
+    a = x @ w
+    torch.backends.mkldnn.set_flags(True)
+    precision("highest")
+    return a
+""",
+    # 73. ATN201/ATN202 reused a value across a call of a helper of the
+    # module that sets a mode through a setter imported under another name
+    # (``from torch import set_default_dtype as sdd``: ``k / 3`` of
+    # integers is float64 after it).
+    "mode_set_by_an_aliased_setter": """
+import torch
+from torch import set_default_dtype as sdd
+
+
+def widen():
+    sdd(torch.float64)
+
+
+def narrow():
+    sdd(torch.float32)
+
+
+def make_args():
+    return (torch.arange(5),)
+
+
+def case_atn201(k):
+    a = (k / 3).sum().item()
+    widen()
+    b = (k / 3).sum().item()
+    narrow()
+    return a, b
+
+
+def case_atn202(k):
+    a = k / 3
+    widen()
+    a = k / 3
+    narrow()
+    return a
+""",
 }

@@ -296,6 +296,19 @@ def test_every_mode_setter_of_torch_is_named():
         assert torch_api.sets_global_mode(f"torch.{name}")
     assert not torch_api.sets_global_mode("torch.manual_seed")
     assert not torch_api.sets_global_mode("torch.cumsum")
+    # setters of torch's other modules: the backends' flags, the device
+    for qualified in (
+        "torch.backends.mkldnn.set_flags",
+        "torch.backends.cuda.enable_flash_sdp",
+        "torch.backends.cuda.preferred_linalg_library",
+        "torch.cuda.set_device",
+        "torch.autograd.set_grad_enabled",
+        "torch._C._set_grad_enabled",
+    ):
+        assert torch_api.sets_global_mode(qualified), qualified
+    assert not torch_api.sets_global_mode("torch.cuda.synchronize")
+    assert not torch_api.sets_global_mode("torch.backends.cudnn.is_available")
+    assert not torch_api.sets_global_mode("numpy.set_printoptions")
 
 
 def test_mode_neutral_managers_exist_and_leave_the_modes_alone():

@@ -1152,6 +1152,9 @@ class Invalidation:
         # An unknown function, or an object called (a bound method, a
         # closure): it may change its arguments, itself and what it holds.
         effects = []
+        if qualified is not None and sets_global_mode(qualified):
+            # ``torch.backends.mkldnn.set_flags(False)``, ``torch.cuda.set_device(1)``
+            effects.append(Change(ChangeKind.MODE, (), call))
         for argument in arguments:
             effects += _writes(self.alias_paths(argument), call)
         for path in self.alias_paths(func):
@@ -2380,6 +2383,10 @@ def module_sets_torch_modes(names: Names | None) -> bool:
                 name = node.id
             elif type(node) is ast.Constant and type(node.value) is str:
                 name = node.value  # ``getattr(torch, "set_grad_enabled")``
+            elif type(node) is ast.alias:
+                # ``from torch import set_default_dtype as sdd``: calls
+                # spell ``sdd``
+                name = node.name.rpartition(".")[2]
             else:
                 continue
             if name in _ENTERING or name.lstrip("_") in MODE_SETTER_NAMES:

@@ -600,8 +600,11 @@ MODE_NEUTRAL_MANAGERS = frozenset(
 )
 #: torch's functions that set a global mode later tensor operations read
 #: (every ``torch.set_*`` and ``torch.use_*`` of torch 2.13, and autocast's
-#: nesting): by these names, with any receiver, they tell that a module's
-#: own code may change a mode (``module_sets_torch_modes``).
+#: nesting; the backends' flags: ``torch.backends.mkldnn.set_flags(False)``
+#: changes what a CPU convolution computes, ``enable_flash_sdp`` the
+#: kernel of attention; the current device, ``torch.cuda.set_device``):
+#: by these names, with any receiver, they tell that a module's own code
+#: may change a mode (``module_sets_torch_modes``).
 MODE_SETTER_NAMES = frozenset(
     {
         "set_anomaly_enabled",
@@ -632,8 +635,24 @@ MODE_SETTER_NAMES = frozenset(
         "clear_autocast_cache",
         "autocast_increment_nesting",
         "autocast_decrement_nesting",
+        "enter_autocast",
+        "exit_autocast",
+        "set_flags",
+        "set_device",
+        "set_fastpath_enabled",
+        "enable_cudnn_sdp",
+        "enable_flash_sdp",
+        "enable_math_sdp",
+        "enable_mem_efficient_sdp",
+        "allow_fp16_bf16_reduction_math_sdp",
+        "preferred_blas_library",
+        "preferred_linalg_library",
+        "preferred_rocm_fa_library",
     }
 )
+#: How the names of torch's mode setters outside ``torch`` itself begin
+#: (``torch.backends.cuda.enable_flash_sdp``, ``torch.cuda.set_device``).
+_MODE_SETTER_PREFIXES = ("set_", "use_", "enable_", "disable_", "preferred_", "allow_")
 
 
 def sets_global_mode(qualified: str) -> bool:
@@ -646,11 +665,20 @@ def sets_global_mode(qualified: str) -> bool:
     Not ``torch.manual_seed``: no random result is taken for the same value
     twice. The vocabulary takes torch's functions for ones that change only
     their ``out``: these change no tensor, but a value computed before one
-    is not the value computed after."""
+    is not the value computed after.
+
+    So does a function of torch's other modules named so: the backends'
+    flags (``torch.backends.mkldnn.set_flags(False)``: a CPU convolution
+    computes another value; ``torch.backends.cuda.enable_flash_sdp``), the
+    current device (``torch.cuda.set_device``: where ``device="cuda"``
+    allocates), ``torch.autograd.set_grad_enabled``."""
     module, _, name = qualified.rpartition(".")
-    return module in PURE_NAMESPACES and (
-        name.startswith(("set_", "use_")) or name in MODE_SETTER_NAMES
-    )
+    if module in PURE_NAMESPACES:
+        return name.startswith(("set_", "use_")) or name in MODE_SETTER_NAMES
+    if not module.startswith("torch."):
+        return False
+    name = name.lstrip("_")
+    return name.startswith(_MODE_SETTER_PREFIXES) or name in MODE_SETTER_NAMES
 
 
 #: Attributes and functions that read what grad or inference mode decided

@@ -135,7 +135,9 @@ class RepeatedHostSync(Rule):
     So it is where one of torch's global modes that decide a value may
     change in between (the chain would compute another value from the
     same tensor): autocast, the default dtype, flushing denormals, the
-    number of threads, set by a `torch.set_*` call, a `with` block other
+    number of threads, set by a `torch.set_*` call (or a setter of torch's
+    other modules: `torch.backends.mkldnn.set_flags`,
+    `torch.cuda.set_device`), a `with` block other
     than one of autograd's mode (`torch.no_grad()`, which decides only
     whether results require grad) or `nullcontext()`, or, in a module
     that sets a mode itself (a call by the name of one of torch's setters,

@@ -109,8 +109,10 @@ class RedundantReassignment(Rule):
     the same operations then give another value (`x * 2` does not
     require grad under `torch.no_grad()`, is bfloat16 under autocast;
     `n / 3` of integers follows the default dtype). A mode changes at a
-    `torch.set_*` call, entering or leaving a `with` block (but for
-    `nullcontext()` and `suppress(...)`) and, in a module that sets a
+    `torch.set_*` call (or a setter of torch's other modules:
+    `torch.backends.mkldnn.set_flags`, `torch.cuda.set_device`), entering
+    or leaving a `with` block (but for `nullcontext()` and
+    `suppress(...)`) and, in a module that sets a
     mode itself (a call by the name of one of torch's setters, a manager
     entered by hand), at any call of code not seen here. Code of other
     modules is taken to leave the modes as it found them.
