@@ -646,6 +646,7 @@ class HostSyncInHotPath(Rule):
                 callers.parameter,
                 attributes,
                 callers.shared_bindings,
+                partial(_namespace_reached, model),
             )
             yield from self._check_function(ctx, candidates, cost, provenance)
 
@@ -1659,8 +1660,13 @@ class _Provenance:
         parameter: Callable[[ast.AST, str], str] | None = None,
         attributes: _Attributes | None = None,
         shared: dict[ast.AST, tuple] | None = None,
+        namespace_reached: Callable[[], bool] | None = None,
     ) -> None:
         self._function = function
+        #: Whether the module's code may rebind a global with no statement
+        #: that binds it (``globals()["N"] = t``; ``summaries.REBINDERS``);
+        #: None: it may.
+        self._namespace_reached = namespace_reached
         #: What ``bindings`` finds, kept per function for the other
         #: provenances of the check (it depends on the function's code only).
         self._shared = shared
@@ -2461,9 +2467,12 @@ class _Provenance:
     def _module_number(self, name: str) -> bool:
         """Whether ``name``, which the function does not bind, is a global of
         the module every binding of which is an assignment of a number
-        (``NUM_STEPS = 1000``): a Python value."""
+        (``NUM_STEPS = 1000``): a Python value; not where the module's code
+        may rebind it another way (``globals()["NUM_STEPS"] = t``)."""
         scope, found = self.scope.lookup(name)  # type: ignore[attr-defined]
         if scope is None or scope.kind != "module" or not found:
+            return False
+        if self._namespace_reached is None or self._namespace_reached():
             return False
         for binding in found:
             node = binding.node
@@ -3329,7 +3338,16 @@ def _new_provenance(
         parameter,
         attributes,
         shared,
+        partial(_namespace_reached, model),
     )
+
+
+def _namespace_reached(model) -> bool:
+    """Whether the module's code may rebind one of its globals with no
+    statement that binds it (``summaries.REBINDERS``), found once."""
+    from lint_rules.analysis.summaries import module_summaries
+
+    return module_summaries(model).reaches_namespace()
 
 
 class _Part:

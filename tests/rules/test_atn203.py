@@ -1682,3 +1682,12 @@ def test_a_global_number_of_the_module_is_a_python_value() -> None:
     )
     (finding,) = _module(rebound)
     assert "`.item()`" in finding.message
+    # Rebound through the module's namespace, with no statement binding it.
+    for spelling in (
+        'globals()["STEPS"] = x.cuda()',
+        'vars(sys.modules[__name__])["STEPS"] = x.cuda()',
+        'setattr(sys.modules[__name__], "STEPS", x.cuda())',
+    ):
+        reached = textwrap.dedent(source) + f"def reset(x):\n    {spelling}\n"
+        (finding,) = _module(reached)
+        assert "`.item()`" in finding.message, spelling
