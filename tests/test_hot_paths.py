@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from lint_rules import prefilter
 from lint_rules.analysis.hot_paths import HotPaths
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.checker import check_source
@@ -400,6 +401,9 @@ def test_a_method_that_clears_the_flag_guarding_its_call_runs_once() -> None:
         # ... or through another object, or by name.
         "def enable(layer):\n    layer.calculate_kv_scales = 1\n",
         "def enable(layer):\n    setattr(layer, 'calculate_kv_scales', True)\n",
+        # ... by a name joined or escaped where no row spells it whole.
+        "def enable(layer):\n    vars(layer)['calculate_kv_' 'scales'] = True\n",
+        "def enable(layer):\n    vars(layer)['calculate\\x5fkv_scales'] = True\n",
         # ... or by the constructor of another object (made every step,
         # say): only a constructor's stores into its own object are the
         # flag's first value.
@@ -412,8 +416,15 @@ def test_a_method_that_clears_the_flag_guarding_its_call_runs_once() -> None:
         "    calculate_kv_scales = property(lambda self: True, lambda self, v: None)\n",
     ],
 )
-def test_a_flag_set_again_elsewhere_guards_nothing(change: str) -> None:
-    found = costs(ONCE + change)
+@pytest.mark.parametrize("filtering", [True, False])
+def test_a_flag_set_again_elsewhere_guards_nothing(
+    change: str, filtering: bool
+) -> None:
+    before = prefilter.set_enabled(filtering)
+    try:
+        found = costs(ONCE + change)
+    finally:
+        prefilter.set_enabled(before)
     assert found["Attention.calc_kv_scales"].startswith("per step (forward")
 
 

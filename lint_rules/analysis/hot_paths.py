@@ -35,6 +35,7 @@ import re
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 from lint_rules import prefilter
 from lint_rules.analysis.nodes import LEAF_TYPES, NODE_FIELDS, node_fields, walk_rows
@@ -263,7 +264,10 @@ class HotPaths:
     def _call_graph(self) -> _CallGraph:
         if self._graph is None:
             self._graph = _CallGraph(
-                self._model.functions, self._text_rows, self._model.tree
+                self._model.functions,
+                self._text_rows,
+                self._model.tree,
+                partial(_spelled_in_a_string, self._model),
             )
         return self._graph
 
@@ -339,6 +343,7 @@ class _CallGraph:
         functions: list[FunctionInfo],
         rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
         tree: ast.Module | None = None,
+        spelled: Callable[[str], bool] | None = None,
     ) -> None:
         #: The rows holding one of some names (``HotPaths``); None: every
         #: expression is walked (the pre-filters are off).
@@ -375,6 +380,9 @@ class _CallGraph:
         self._callees: dict[FunctionInfo, list[FunctionInfo]] = {}
         self._functions = functions
         self._tree = tree
+        #: Whether a string constant of the module spells a name (None: any
+        #: may).
+        self._spelled = spelled
         self._flag_stores: dict[tuple[str, bool], bool] = {}
         self._cleared: set[tuple[str, bool]] | None = None
         self._flag_names: frozenset[str] | None = None
@@ -587,7 +595,7 @@ class _CallGraph:
 
     def _cleared_only(self, flag: str, cleared: bool) -> bool:
         tree = self._tree
-        if tree is None:
+        if tree is None or self._spelled is None or self._spelled(flag):
             return False
         allowed: set[ast.AST] = set()  # the stores of the clearing constant
         for info in self._functions:
@@ -643,9 +651,6 @@ class _CallGraph:
                     and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
                     and node not in allowed
                 ):
-                    return False
-            elif kind is ast.Constant and type(node.value) is str:  # type: ignore[attr-defined]
-                if flag in _WORD.findall(node.value):  # type: ignore[attr-defined]
                     return False
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 # A method (a property) by that name: ``self.flag = False``
@@ -783,8 +788,6 @@ def _breadth_first_calls(root: ast.AST, rows: list[int] | None) -> list[ast.Call
     return found
 
 
-#: A word of a string constant (a name ``setattr`` may be given).
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Statements that open a new scope: their code is not the function's own.
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -1012,3 +1015,11 @@ def jit_compiled(
                     return True
         current = current.parent
     return False
+
+
+def _spelled_in_a_string(model: ModuleModel, name: str) -> bool:
+    """Whether a string constant of the module spells ``name`` as a word
+    (``setattr(obj, "flag", True)``, joined or escaped spellings too)."""
+    from lint_rules.analysis.summaries import module_summaries
+
+    return module_summaries(model).spelled_in_a_string(name)
