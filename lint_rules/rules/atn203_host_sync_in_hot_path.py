@@ -1767,8 +1767,12 @@ class _Provenance:
                     self._certain,
                     self._ifs_at,
                     self._comprehension_scopes,
+                    while_tests,
+                    loop_extents,
                 ) = found
                 self.__dict__["bindings"] = bindings
+                self.__dict__["_while_tests"] = while_tests
+                self.__dict__["_loop_extents"] = loop_extents
                 return bindings
         bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.__dict__["bindings"] = bindings
@@ -1776,8 +1780,28 @@ class _Provenance:
         binder_rows = self._binder_rows()
         guards = self._guards
         with_paths: dict[int, tuple] = {}
+        # (``_while_tests`` and ``_loop_extents``, read off the same walk)
+        while_tests: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        loop_extents: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.__dict__["_while_tests"] = while_tests
+        self.__dict__["_loop_extents"] = loop_extents
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
+            if kind in _LOOPS:
+                loop_extents.append(
+                    (
+                        (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                        (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+                    )
+                )
+                if kind is ast.While:
+                    test = node.test  # type: ignore[attr-defined]
+                    while_tests.append(
+                        (
+                            (test.lineno, test.col_offset),
+                            (test.end_lineno, test.end_col_offset),
+                        )
+                    )
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
                 if kind is ast.With or kind is ast.AsyncWith:
@@ -1880,6 +1904,8 @@ class _Provenance:
                 self._certain,
                 self._ifs_at,
                 self._comprehension_scopes,
+                while_tests,
+                loop_extents,
             )
         return bindings
 
@@ -2116,7 +2142,8 @@ class _Provenance:
     @cached_property
     def _while_tests(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """(start, end) of the test of each ``while`` of the function's own
-        code."""
+        code (found with the bindings, which set it: this walk is their
+        test's reference)."""
         return [
             (
                 (node.test.lineno, node.test.col_offset),  # type: ignore[attr-defined]
@@ -2128,7 +2155,9 @@ class _Provenance:
 
     @cached_property
     def _loop_extents(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-        """(start, end) of each loop statement of the function's own code."""
+        """(start, end) of each loop statement of the function's own code
+        (found with the bindings, which set it: this walk is their test's
+        reference)."""
         return [
             (
                 (node.lineno, node.col_offset),  # type: ignore[attr-defined]

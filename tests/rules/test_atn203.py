@@ -897,6 +897,35 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
     assert checked > 100
 
 
+def test_loops_read_with_the_bindings_agree_with_their_own_walk() -> None:
+    """The loops' and the ``while`` tests' extents that the bindings' walk
+    fills (and hands to the other provenances of the function) are those
+    a walk of their own finds."""
+    from functools import partial
+
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance
+
+    loops = whiles = 0
+    for ctx, info in _gate_cases():
+        shared: dict = {}
+        first, second = (
+            _Provenance(
+                info.node, partial(ctx.model.scope, info.node), None, shared=shared
+            )
+            for _ in range(2)
+        )
+        first.bindings  # noqa: B018 (fills the shared walk)
+        second.bindings  # noqa: B018 (reads it)
+        for name in ("_while_tests", "_loop_extents"):
+            own_walk = getattr(_Provenance, name).func(first)
+            assert first.__dict__[name] == own_walk
+            assert second.__dict__[name] == own_walk
+        loops += len(first._loop_extents)
+        whiles += len(first._while_tests)
+    assert loops > 20
+    assert whiles > 0
+
+
 def _comparable(bindings: dict) -> dict:
     """Bindings with each ``_Part`` (compared by identity) as the whole it is of."""
     from lint_rules.rules.atn203_host_sync_in_hot_path import _Part
