@@ -817,12 +817,32 @@ def _word_starts(
     position) that is a whole word, its neighbours no ASCII word
     character. ``begin`` and ``end`` are where rows start (or the text's
     ends): a row break lies before each, and no word crosses it. (Whole
-    words cannot overlap, nor one be two of the ``words``.)"""
+    words cannot overlap, nor one be two of the ``words``.)
+
+    Only the ``words`` that are a run of the span's ASCII word characters
+    are looked for: its runs are split off at C speed (each unit that is
+    no ASCII word character a space), one pass in place of a search per
+    word. A whole word is such a run (its neighbours are no word
+    characters; at the span's ends, a run may be cut short, which keeps
+    more words, never fewer)."""
     found: list[int] = []
     find = text.find
     units = _WORD_UNITS
     size_of_text = len(text)
+    span = text[begin:end]
+    if type(span) is str:
+        runs = (
+            span.encode("utf-8", "surrogatepass")
+            .translate(_ASCII_RUNS)
+            .decode()
+            .split()
+        )
+    else:
+        runs = span.translate(_ASCII_RUNS).split()  # type: ignore[arg-type]
+    present = frozenset(words).intersection(runs)  # type: ignore[arg-type]
     for word in words:
+        if word not in present:
+            continue  # (no whole word of the span)
         size = len(word)
         position = find(word, begin, end)  # type: ignore[arg-type]
         while position >= 0:
@@ -836,6 +856,12 @@ def _word_starts(
     return found
 
 
+#: Each byte kept where it is an ASCII word character, else a space
+#: (``_word_starts``: the span's runs of them are its ``split()``).
+_ASCII_RUNS = bytes(
+    code if code < 128 and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
+    for code in range(256)
+)
 #: The ASCII word characters (``\\w``: letters, digits, ``_``), as
 #: characters and as byte values (``_word_starts``).
 _WORD_UNITS = frozenset(
