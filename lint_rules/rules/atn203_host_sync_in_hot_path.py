@@ -2671,10 +2671,16 @@ class _Provenance:
     def _closure_names(self) -> set[str]:
         """The names a nested function of this one declares ``nonlocal``
         (it may rebind them when called): asked only where a guard holds.
-        A ``nonlocal`` statement spells its keyword: without it in the
-        module's text (the pre-filters on), there is none to walk for."""
+        A ``nonlocal`` statement spells its keyword, in the function's text
+        (a statement of a nested function's body): without it there (the
+        pre-filters on), there is none to walk for. (The function's text,
+        not the module's: a question of each provenance.)"""
         gate = self._gate
-        if gate is not None and gate.enabled and "nonlocal" not in gate.text:
+        if (
+            gate is not None
+            and gate.enabled
+            and "nonlocal" not in gate.span([self._function])
+        ):
             return set()
         return {
             name

@@ -926,6 +926,40 @@ def test_loops_read_with_the_bindings_agree_with_their_own_walk() -> None:
     assert whiles > 0
 
 
+def test_closure_names_found_in_the_function_text_agree_with_the_walk() -> None:
+    """A nested function's ``nonlocal`` names are looked for only where the
+    function's own text spells the keyword: the names a walk finds, in
+    every function (the keyword elsewhere in the module, in a string, in a
+    text that is not ASCII)."""
+    import ast
+    from functools import partial
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance, _TextGate
+
+    texts = (
+        "def outer(lens):\n    x = lens\n    def reset():\n        nonlocal x\n"
+        "        x = lens.cuda()\n    reset()\n    return x.item()\n"
+        "def other(lens):\n    y = 'nonlocal y'\n    return lens\n",
+        "# nonlocal\ndef f(a):\n    def g():\n        pass\n    return a\n",
+        "def é(a):\n    b = 'é'\n    def g():\n        nonlocal b\n"
+        "        b = a\n    g()\n    return b\n",
+    )
+    cases = [*_gate_cases()]
+    for text in texts:
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        cases += [(ctx, info) for info in ctx.model.functions]
+    declared = 0
+    for ctx, info in cases:
+        scope = partial(ctx.model.scope, info.node)
+        fast = _Provenance(info.node, scope, None, _TextGate(ctx, info.node))
+        slow = _Provenance(info.node, scope, None)
+        assert fast._closure_names == slow._closure_names
+        declared += len(slow._closure_names)
+    assert declared >= 2
+
+
 def _comparable(bindings: dict) -> dict:
     """Bindings with each ``_Part`` (compared by identity) as the whole it is of."""
     from lint_rules.rules.atn203_host_sync_in_hot_path import _Part
