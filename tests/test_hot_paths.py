@@ -436,6 +436,33 @@ def test_a_callee_that_may_leave_before_it_clears_the_flag_runs_per_step() -> No
     assert costs(source)["Attention.calc_kv_scales"].startswith("per step (forward")
 
 
+def test_whether_a_method_may_test_a_flag_is_kept_as_first_answered() -> None:
+    """``may_test_a_flag`` keeps each function's answer (asked by
+    ``once_arms`` and again by ``once_calls``): the kept answer is a fresh
+    graph's, with the pre-filter and without."""
+    import ast
+
+    from lint_rules.analysis.hot_paths import _CallGraph
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+
+    answers = []
+    for text in (ONCE, ONCE.replace("self._pending", "self.calculate_kv_scales")):
+        tree = ast.parse(text)
+        model = ModuleModel(tree, text)
+        ctx = Context(text, tree, "x.py", Settings().options)
+        for rows in (ctx.rows_naming, None):
+            kept = _CallGraph(model.functions, rows)
+            for info in model.functions:
+                first = kept.may_test_a_flag(info.node)
+                assert kept.may_test_a_flag(info.node) == first
+                fresh = _CallGraph(model.functions, rows)
+                assert first == fresh._may_test_a_flag(info.node)
+                answers.append(first)
+    assert True in answers and False in answers
+
+
 def test_glob_matcher_answers_as_its_pattern_asked_again_and_past_its_limit():
     """``GlobMatcher`` keeps each name's answer: the kept answer is the
     pattern's (asked again, and after it forgot them all at its limit)."""

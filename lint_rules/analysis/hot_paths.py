@@ -386,6 +386,9 @@ class _CallGraph:
         self._flag_stores: dict[tuple[str, bool], bool] = {}
         self._cleared: set[tuple[str, bool]] | None = None
         self._flag_names: frozenset[str] | None = None
+        #: ``may_test_a_flag``'s answers (asked of a method by ``once_arms``
+        #: and again by ``once_calls``).
+        self._tests_a_flag: dict[FunctionNode, bool] = {}
         #: Every name a call of the module's own code must hold.
         self.names = frozenset(
             (
@@ -542,7 +545,14 @@ class _CallGraph:
 
     def may_test_a_flag(self, function: FunctionNode) -> bool:
         """Whether ``function`` may test a flag some method clears
-        (``clearing``): with the pre-filter, whether its text names one."""
+        (``clearing``): with the pre-filter, whether its text names one
+        (each function's answer kept)."""
+        found = self._tests_a_flag.get(function)
+        if found is None:
+            found = self._tests_a_flag[function] = self._may_test_a_flag(function)
+        return found
+
+    def _may_test_a_flag(self, function: FunctionNode) -> bool:
         clearing = self.clearing()
         if not clearing:
             return False

@@ -818,12 +818,32 @@ def _word_starts(
     position) that is a whole word, its neighbours no ASCII word
     character. ``begin`` and ``end`` are where rows start (or the text's
     ends): a row break lies before each, and no word crosses it. (Whole
-    words cannot overlap, nor one be two of the ``words``.)"""
+    words cannot overlap, nor one be two of the ``words``.)
+
+    Only the ``words`` that are a run of the span's ASCII word characters
+    are looked for: its runs are split off at C speed (each unit that is
+    no ASCII word character a space), one pass in place of a search per
+    word. A whole word is such a run (its neighbours are no word
+    characters; at the span's ends, a run may be cut short, which keeps
+    more words, never fewer)."""
     found: list[int] = []
     find = text.find
     units = _WORD_UNITS
     size_of_text = len(text)
+    span = text[begin:end]
+    if type(span) is str:
+        runs = (
+            span.encode("utf-8", "surrogatepass")
+            .translate(_ASCII_RUNS)
+            .decode()
+            .split()
+        )
+    else:
+        runs = span.translate(_ASCII_RUNS).split()  # type: ignore[arg-type]
+    present = frozenset(words).intersection(runs)  # type: ignore[arg-type]
     for word in words:
+        if word not in present:
+            continue  # (no whole word of the span)
         size = len(word)
         position = find(word, begin, end)  # type: ignore[arg-type]
         while position >= 0:
@@ -837,6 +857,12 @@ def _word_starts(
     return found
 
 
+#: Each byte kept where it is an ASCII word character, else a space
+#: (``_word_starts``: the span's runs of them are its ``split()``).
+_ASCII_RUNS = bytes(
+    code if code < 128 and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
+    for code in range(256)
+)
 #: The ASCII word characters (``\\w``: letters, digits, ``_``), as
 #: characters and as byte values (``_word_starts``).
 _WORD_UNITS = frozenset(
@@ -1773,8 +1799,12 @@ class _Provenance:
                     self._certain,
                     self._ifs_at,
                     self._comprehension_scopes,
+                    while_tests,
+                    loop_extents,
                 ) = found
                 self.__dict__["bindings"] = bindings
+                self.__dict__["_while_tests"] = while_tests
+                self.__dict__["_loop_extents"] = loop_extents
                 return bindings
         bindings: dict[str, list[tuple[object, tuple, tuple[int, int]]]] = {}
         self.__dict__["bindings"] = bindings
@@ -1782,8 +1812,28 @@ class _Provenance:
         binder_rows = self._binder_rows()
         guards = self._guards
         with_paths: dict[int, tuple] = {}
+        # (``_while_tests`` and ``_loop_extents``, read off the same walk)
+        while_tests: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        loop_extents: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.__dict__["_while_tests"] = while_tests
+        self.__dict__["_loop_extents"] = loop_extents
         for node, path, roots in _structure(self._function, False):
             kind = type(node)
+            if kind in _LOOPS:
+                loop_extents.append(
+                    (
+                        (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+                        (node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+                    )
+                )
+                if kind is ast.While:
+                    test = node.test  # type: ignore[attr-defined]
+                    while_tests.append(
+                        (
+                            (test.lineno, test.col_offset),
+                            (test.end_lineno, test.end_col_offset),
+                        )
+                    )
             if kind in _BINDING_KINDS:
                 self._bind_statement(node, kind, path)
                 if kind is ast.With or kind is ast.AsyncWith:
@@ -1886,6 +1936,8 @@ class _Provenance:
                 self._certain,
                 self._ifs_at,
                 self._comprehension_scopes,
+                while_tests,
+                loop_extents,
             )
         return bindings
 
@@ -2122,7 +2174,8 @@ class _Provenance:
     @cached_property
     def _while_tests(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """(start, end) of the test of each ``while`` of the function's own
-        code."""
+        code (found with the bindings, which set it: this walk is their
+        test's reference)."""
         return [
             (
                 (node.test.lineno, node.test.col_offset),  # type: ignore[attr-defined]
@@ -2134,7 +2187,9 @@ class _Provenance:
 
     @cached_property
     def _loop_extents(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-        """(start, end) of each loop statement of the function's own code."""
+        """(start, end) of each loop statement of the function's own code
+        (found with the bindings, which set it: this walk is their test's
+        reference)."""
         return [
             (
                 (node.lineno, node.col_offset),  # type: ignore[attr-defined]
@@ -2625,10 +2680,16 @@ class _Provenance:
     def _closure_names(self) -> set[str]:
         """The names a nested function of this one declares ``nonlocal``
         (it may rebind them when called): asked only where a guard holds.
-        A ``nonlocal`` statement spells its keyword: without it in the
-        module's text (the pre-filters on), there is none to walk for."""
+        A ``nonlocal`` statement spells its keyword, in the function's text
+        (a statement of a nested function's body): without it there (the
+        pre-filters on), there is none to walk for. (The function's text,
+        not the module's: a question of each provenance.)"""
         gate = self._gate
-        if gate is not None and gate.enabled and "nonlocal" not in gate.text:
+        if (
+            gate is not None
+            and gate.enabled
+            and "nonlocal" not in gate.span([self._function])
+        ):
             return set()
         return {
             name

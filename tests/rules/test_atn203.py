@@ -897,6 +897,69 @@ def test_bindings_and_uses_agree_with_the_full_walk() -> None:
     assert checked > 100
 
 
+def test_loops_read_with_the_bindings_agree_with_their_own_walk() -> None:
+    """The loops' and the ``while`` tests' extents that the bindings' walk
+    fills (and hands to the other provenances of the function) are those
+    a walk of their own finds."""
+    from functools import partial
+
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance
+
+    loops = whiles = 0
+    for ctx, info in _gate_cases():
+        shared: dict = {}
+        first, second = (
+            _Provenance(
+                info.node, partial(ctx.model.scope, info.node), None, shared=shared
+            )
+            for _ in range(2)
+        )
+        first.bindings  # noqa: B018 (fills the shared walk)
+        second.bindings  # noqa: B018 (reads it)
+        for name in ("_while_tests", "_loop_extents"):
+            own_walk = getattr(_Provenance, name).func(first)
+            assert first.__dict__[name] == own_walk
+            assert second.__dict__[name] == own_walk
+        loops += len(first._loop_extents)
+        whiles += len(first._while_tests)
+    assert loops > 20
+    assert whiles > 0
+
+
+def test_closure_names_found_in_the_function_text_agree_with_the_walk() -> None:
+    """A nested function's ``nonlocal`` names are looked for only where the
+    function's own text spells the keyword: the names a walk finds, in
+    every function (the keyword elsewhere in the module, in a string, in a
+    text that is not ASCII)."""
+    import ast
+    from functools import partial
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import _Provenance, _TextGate
+
+    texts = (
+        "def outer(lens):\n    x = lens\n    def reset():\n        nonlocal x\n"
+        "        x = lens.cuda()\n    reset()\n    return x.item()\n"
+        "def other(lens):\n    y = 'nonlocal y'\n    return lens\n",
+        "# nonlocal\ndef f(a):\n    def g():\n        pass\n    return a\n",
+        "def é(a):\n    b = 'é'\n    def g():\n        nonlocal b\n"
+        "        b = a\n    g()\n    return b\n",
+    )
+    cases = [*_gate_cases()]
+    for text in texts:
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        cases += [(ctx, info) for info in ctx.model.functions]
+    declared = 0
+    for ctx, info in cases:
+        scope = partial(ctx.model.scope, info.node)
+        fast = _Provenance(info.node, scope, None, _TextGate(ctx, info.node))
+        slow = _Provenance(info.node, scope, None)
+        assert fast._closure_names == slow._closure_names
+        declared += len(slow._closure_names)
+    assert declared >= 2
+
+
 def _comparable(bindings: dict) -> dict:
     """Bindings with each ``_Part`` (compared by identity) as the whole it is of."""
     from lint_rules.rules.atn203_host_sync_in_hot_path import _Part
