@@ -336,7 +336,8 @@ class HostSyncInHotPath(Rule):
     the flag again (but a constructor's `self.F = ...`; not named in a
     string, as `setattr` could, nor a `setattr` of a name computed when it
     runs): both run once per object, what is evaluated only to be logged or raised
-    (`logger.warning(...)`, `raise ValueError(...)`), a body the author
+    (`logger.warning(...)`, `raise ValueError(...)`, the message of an
+    `assert`, evaluated only when its test fails), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
     expression, taken only where a copy matching `host-tensor-names` is
@@ -1057,6 +1058,10 @@ def _structure(
         if getter is not None:
             # (a statement whose children are expressions and blocks only)
             roots = getter(node)
+            if skip_unreported and kind is ast.Assert and len(roots) > 1:
+                # (an ``assert``'s message is evaluated only when the test
+                # fails, to be raised: an error path, as ``raise``)
+                roots = roots[:1]
             yield node, path, roots
             if kind is ast.If:
                 skipped = _skipped_branch(node.test) if skip_unreported else None  # type: ignore[attr-defined]
@@ -1543,10 +1548,15 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
         )
     if kind is ast.Subscript:
         index = node.slice  # type: ignore[attr-defined]
+        # (a mask may be one element of a tuple index: ``x[mask, :]``)
+        parts = index.elts if type(index) is ast.Tuple else (index,)  # type: ignore[attr-defined]
         return (
-            type(index) is ast.Compare
-            or (type(index) is ast.UnaryOp and type(index.op) is ast.Invert)
-            or (type(index) is ast.Name and index.id in masks)
+            any(
+                type(part) is ast.Compare
+                or (type(part) is ast.UnaryOp and type(part.op) is ast.Invert)
+                or (type(part) is ast.Name and part.id in masks)
+                for part in parts
+            )
             or next(_slice_bounds(index), None) is not None
         )
     return False
@@ -3191,7 +3201,20 @@ class _Provenance:
         return False
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
+        """Whether the index of ``node`` is, or holds as an element of a
+        tuple (``x[mask, :]``, ``x[:, lens > 0]``), a boolean mask of a
+        tensor not known to live on the host: PyTorch finds its true
+        elements with ``nonzero``."""
         index = node.slice
+        if type(index) is ast.Tuple:
+            return any(
+                self._boolean_mask_index(node, part)
+                for part in index.elts
+                if type(part) is not ast.Slice
+            )
+        return self._boolean_mask_index(node, index)
+
+    def _boolean_mask_index(self, node: ast.Subscript, index: ast.expr) -> bool:
         if not (
             isinstance(index, (ast.Compare, ast.Name))
             or (isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert))

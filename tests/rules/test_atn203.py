@@ -41,6 +41,10 @@ SYNCS = {
     "mask_name": "mask = lens > 0\nx = q[mask]\n",
     "mask_invert": "x = q[~(lens > 0)]\n",
     "mask_write": "q[lens > 0] = 0\n",
+    # A mask as one element of a tuple index is a mask too.
+    "mask_in_tuple_index": "x = q[lens > 0, :]\n",
+    "mask_name_in_tuple_write": "mask = lens > 0\nq[mask, :] = q\n",
+    "mask_invert_second_in_tuple": "x = q[:, ~(lens > 0)]\n",
     "cuda_synchronize": "torch.cuda.synchronize()\n",
     "stream_synchronize": "self.stream.synchronize()\n",
     # A tensor that Python reads as an int: slice bounds and sizes.
@@ -229,6 +233,10 @@ HOST_VALUES = {
     "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
     "host_name": "x = batch.seq_lens_cpu.max().item()\n",
     "host_local_name": "x = lens_host.tolist()\n",
+    # An index tensor (no mask) in a tuple index is gathered on the device;
+    # a mask of a host tensor is found on the host.
+    "tuple_index_of_an_index_tensor": "x = q[lens.cuda(), :]\n",
+    "tuple_index_host_mask": "t = torch.arange(n)\nx = t[t > 0, None]\n",
     # ``Tensor.numpy()`` raises on a tensor not on the CPU: it never waits.
     "numpy_without_force": "x = lens.numpy()\ny = batch.lens.numpy(force=False)\n",
     "host_arithmetic": "t = batch.seq_lens_cpu + self.page_size\nx = int(t.sum())\n",
@@ -1682,3 +1690,16 @@ def test_a_global_number_of_the_module_is_a_python_value() -> None:
     )
     (finding,) = _module(rebound)
     assert "`.item()`" in finding.message
+
+
+def test_the_message_of_an_assert_is_not_reported_its_test_is() -> None:
+    # The message is evaluated only when the test fails, to be raised: an
+    # error path, as a ``raise``.
+    message = 'assert n > 0, f"bad {lens.cuda().sum().item()}"\n'
+    assert not findings(message)
+    test = 'assert lens.cuda().sum().item() > 0, f"bad {n}"\n'
+    assert [f.location.row for f in findings(test)] == [6]
+    # A sync in the message of an assert whose test syncs: the test's only.
+    both = 'assert lens.cuda().any(), f"{lens.cuda().sum().item()}"\n'
+    (found,) = findings(both)
+    assert "truth value" in found.message
