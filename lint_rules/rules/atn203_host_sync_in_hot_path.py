@@ -218,8 +218,11 @@ class HostSyncInHotPath(Rule):
     enumerate(seqs) if mask[i]]`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
     (in a test or not), `nonzero`,
-    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
-    `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
+    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`, a
+    mask as one element of a tuple index, `q[m, :]`; a mask is a
+    comparison, `~` of one, or a local bound to one or to a tensor of
+    booleans torch makes, `torch.tensor(f, dtype=torch.bool, device=d)`,
+    `x.bool()`), `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
     factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
     bound of the builtin `range` (`for i in range(lens.max()):`), a tensor
     given to the builtin `max`, `min` or `sorted` (which compare its
@@ -1393,6 +1396,27 @@ _SHAPES = frozenset(
 )
 
 
+#: Tensor methods whose result is of the ``dtype`` they are told (or, for
+#: ``bool``, of booleans).
+_BOOLEAN_METHODS = frozenset(
+    {"to", "bool", "new_ones", "new_zeros", "new_full", "new_empty", "new_tensor"}
+)
+
+
+def _made_boolean_shape(value: ast.AST | None) -> bool:
+    """A call told ``dtype=torch.bool`` (or ``bool``), or ``x.bool()``: by
+    its form, a tensor of booleans where the callee is torch's."""
+    if type(value) is not ast.Call:
+        return False
+    func = value.func  # type: ignore[attr-defined]
+    if type(func) is ast.Attribute and func.attr == "bool":
+        return not value.args and not value.keywords  # type: ignore[attr-defined]
+    for keyword in value.keywords:  # type: ignore[attr-defined]
+        if keyword.arg == "dtype":
+            return _dotted(keyword.value) in ("torch.bool", "bool")
+    return False
+
+
 def _mask_names(bindings: list) -> frozenset[str]:
     """The names a binding statement of the function binds to a comparison
     (alone or as an element of a tuple): the only names that may hold a
@@ -1411,9 +1435,13 @@ def _local_names(bindings: list) -> tuple[frozenset[str], frozenset[str]]:
     for stmt, _ in bindings:
         value = getattr(stmt, "value", None)
         kind = type(value)
-        mask = kind is compare or (
-            (kind is ast.Tuple or kind is ast.List)
-            and any(type(element) is compare for element in value.elts)  # type: ignore[union-attr]
+        mask = (
+            kind is compare
+            or (
+                (kind is ast.Tuple or kind is ast.List)
+                and any(type(element) is compare for element in value.elts)  # type: ignore[union-attr]
+            )
+            or (kind is ast.Call and _made_boolean_shape(value))
         )
         targets = stmt.targets if type(stmt) is ast.Assign else (stmt.target,)
         for target in targets:
@@ -3240,16 +3268,38 @@ class _Provenance:
             if not values or index.id in self.params:
                 return False
             return all(
-                isinstance(value, ast.Compare)
-                and not any(
-                    isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-                    for op in value.ops
+                (
+                    (
+                        isinstance(value, ast.Compare)
+                        and not any(
+                            isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                            for op in value.ops
+                        )
+                        and _looks_like_tensor(value.left, self)
+                    )
+                    or self._made_boolean(value)
                 )
                 and self.where(value) not in _ON_HOST
-                and _looks_like_tensor(value.left, self)
                 for value in values
             )
         return False
+
+    def _made_boolean(self, value: ast.expr) -> bool:
+        """A tensor of booleans made by a ``torch`` function or a tensor's
+        method told ``dtype=torch.bool`` (``torch.tensor(flags,
+        dtype=torch.bool, device=d)``, ``x.to(dtype=torch.bool)``,
+        ``x.new_ones(n, dtype=torch.bool)``) or by ``x.bool()``."""
+        if not _made_boolean_shape(value):
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified is not None:
+            return qualified.startswith("torch.")
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _BOOLEAN_METHODS
+            and _looks_like_tensor(func.value, self)
+        )
 
     def host_copy_hint(
         self, base: ast.expr | None, sync: ast.AST | None = None

@@ -45,6 +45,12 @@ SYNCS = {
     "mask_in_tuple_index": "x = q[lens > 0, :]\n",
     "mask_name_in_tuple_write": "mask = lens > 0\nq[mask, :] = q\n",
     "mask_invert_second_in_tuple": "x = q[:, ~(lens > 0)]\n",
+    # A tensor of booleans made by torch (told ``dtype=torch.bool``, or
+    # ``.bool()``) is a mask.
+    "mask_bool_factory": "m = torch.tensor(n, dtype=torch.bool, device=q.device)\nx = q[m]\n",
+    "mask_bool_like": "m = torch.ones_like(lens, dtype=torch.bool)\nq[m, :] = q\n",
+    "mask_bool_method": "m = lens.cuda().bool()\nx = q[m]\n",
+    "mask_new_ones_bool": "m = lens.new_ones(n, dtype=bool)\nx = q[:, m]\n",
     "cuda_synchronize": "torch.cuda.synchronize()\n",
     "stream_synchronize": "self.stream.synchronize()\n",
     # A tensor that Python reads as an int: slice bounds and sizes.
@@ -236,6 +242,10 @@ HOST_VALUES = {
     # An index tensor (no mask) in a tuple index is gathered on the device;
     # a mask of a host tensor is found on the host.
     "tuple_index_of_an_index_tensor": "x = q[lens.cuda(), :]\n",
+    # A mask made on the host is found on the host; a function the rule
+    # does not know, told ``dtype=torch.bool``, may return anything.
+    "mask_bool_factory_on_host": "m = torch.ones(n, dtype=torch.bool)\nx = q[m]\n",
+    "mask_dtype_of_unknown_function": "m = make(n, dtype=torch.bool)\nx = q[m]\n",
     "tuple_index_host_mask": "t = torch.arange(n)\nx = t[t > 0, None]\n",
     # ``Tensor.numpy()`` raises on a tensor not on the CPU: it never waits.
     "numpy_without_force": "x = lens.numpy()\ny = batch.lens.numpy(force=False)\n",
