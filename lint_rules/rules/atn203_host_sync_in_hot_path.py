@@ -102,7 +102,7 @@ _COMPARING_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 #: Methods and functions whose call may be a sync (``sync`` decides).
 _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
-    | {"repeat_interleave", "range"}
+    | {"repeat_interleave", "range", "where"}
     | _COMPARING_BUILTINS
     | _DATA_DEPENDENT_METHODS
     | _BOOL_METHODS
@@ -217,7 +217,8 @@ class HostSyncInHotPath(Rule):
     flag and x.any():`; and the `if` of a comprehension, `[s for i, s in
     enumerate(seqs) if mask[i]]`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
-    (in a test or not), `nonzero`,
+    (in a test or not), `nonzero` (and `torch.where(cond)` of one
+    argument, which is `nonzero`),
     `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`, a
     mask as one element of a tuple index, `q[m, :]`; a mask is a
     comparison, `~` of one, or a local bound to one or to a tensor of
@@ -3009,6 +3010,18 @@ class _Provenance:
                 return f"`{_dotted(func) or 'synchronize'}()`", None
             if method in _BOOL_METHODS:
                 return self._bool_sync(call)
+            if method == "where":
+                # ``torch.where(cond)``, of one argument, is
+                # ``torch.nonzero(cond, as_tuple=True)``.
+                if (
+                    len(call.args) == 1
+                    and not call.keywords
+                    and type(call.args[0]) is not ast.Starred
+                    and self.scope.qualified_name(func) == "torch.where"  # type: ignore[attr-defined]
+                    and self.where(call.args[0]) not in _ON_HOST
+                ):
+                    return "`torch.where()` of one argument", call.args[0]
+                return None
             if method in _DATA_DEPENDENT_METHODS:
                 qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
                 if qualified in _DATA_DEPENDENT_FUNCTIONS:

@@ -35,6 +35,8 @@ SYNCS = {
     "not_truth": "x = not lens.all()\n",
     "nonzero_function": "x = torch.nonzero(lens)\n",
     "nonzero_method": "x = lens.nonzero()\n",
+    # ``torch.where`` of one argument is ``nonzero``.
+    "where_of_one_argument": "x = torch.where(lens.cuda() > 0)\n",
     "unique": "x = torch.unique(lens)\n",
     "masked_select": "x = torch.masked_select(q, lens > 0)\n",
     "mask_compare": "x = q[lens > 0]\n",
@@ -244,6 +246,10 @@ HOST_VALUES = {
     "tuple_index_of_an_index_tensor": "x = q[lens.cuda(), :]\n",
     # A mask made on the host is found on the host; a function the rule
     # does not know, told ``dtype=torch.bool``, may return anything.
+    # ``torch.where`` of three arguments selects on the device; of a host
+    # condition, it finds the elements on the host.
+    "where_of_three_arguments": "x = torch.where(lens > 0, lens, 0)\n",
+    "where_of_a_host_condition": "x = torch.where(torch.arange(n) > 0)\n",
     "mask_bool_factory_on_host": "m = torch.ones(n, dtype=torch.bool)\nx = q[m]\n",
     "mask_dtype_of_unknown_function": "m = make(n, dtype=torch.bool)\nx = q[m]\n",
     "tuple_index_host_mask": "t = torch.arange(n)\nx = t[t > 0, None]\n",
