@@ -456,3 +456,27 @@ def test_reaching_and_aliases_by_runs_agree_with_the_plain_lists(source):
                     assert analysis.expand(path, store, within) == plain.expand(
                         path, store, expected
                     ), (block, path, store)
+
+
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        # list's own methods on a local bound only to list displays run no
+        # other code: a tensor from unknown code stays as it was.
+        ("out = []\nout.append(a)", True),
+        ("out = [v for v in range(3)]\nout.reverse()\nout.clear()", True),
+        ("out: list = []\nc = out.copy()", True),
+        # Any other method (``sort`` compares, ``pop`` reads an index), or a
+        # receiver that may be anything: a parameter, a rebound local, a
+        # local a loop binds, ``+=``.
+        ("out = []\nout.sort()", False),
+        ("out = []\nout.pop(0)", False),
+        ("xs.append(1)", False),
+        ("out = []\nif y:\n    out = make()\nout.append(1)", False),
+        ("for out in xs:\n    pass\nout = []\nout.append(1)", False),
+        ("out = []\nout += xs\nout.append(1)", False),
+    ],
+)
+def test_a_list_method_of_a_local_list_runs_no_other_code(code, kept):
+    body = "t = get()\na = t.sum().item()\n" + code + "\nb = t.sum().item()\n"
+    assert reported(body) is kept

@@ -152,6 +152,11 @@ _ONE_ITERABLE = frozenset({"min", "max"})
 # method known by name only may be another type's, returning a generator.)
 _PLAIN_ITERABLE_METHODS = frozenset({"tolist", "split", "chunk", "unbind"})
 _MUTATING_KEYWORDS = frozenset({"out", "inplace"})
+#: Methods of a ``list`` that run no other code: they change the list (and
+#: ``append`` keeps its argument) and nothing else. (``pop`` and ``insert``
+#: read an index through ``__index__``, ``extend`` iterates, ``remove``,
+#: ``index`` and ``sort`` compare elements: code of the elements' classes.)
+_LIST_METHODS_RUNNING_NO_CODE = frozenset({"append", "clear", "copy", "reverse"})
 # Expressions whose value holds (or is) the value of a part: a call given
 # one of them receives that part's object too.
 _CARRIERS = (
@@ -1092,6 +1097,37 @@ class Invalidation:
             return False  # maybe a method of the module's own class
         return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
+    def holds_only_new_lists(self, name: str) -> bool:
+        """Whether every binding of the local ``name`` is an assignment of a
+        list display or comprehension (``out = []``) in the function itself:
+        it holds a ``list``, no subclass (not a parameter, global, nonlocal,
+        loop target, ``+=`` or a name a nested scope binds)."""
+        flow = self.flow
+        if not flow.is_private_local(name):
+            return False
+        stores = flow.stores_of(name)
+        if not stores:
+            return False
+        parents = flow.parents
+        for event in stores:
+            node = event.node
+            if event.kind is not Kind.STORE or event.nested or event.augmented:
+                return False
+            if not isinstance(node, ast.Name):
+                return False
+            statement = parents.get(node)
+            if isinstance(statement, ast.Assign):
+                if not any(target is node for target in statement.targets):
+                    return False
+            elif isinstance(statement, ast.AnnAssign):
+                if statement.target is not node:
+                    return False
+            else:
+                return False
+            if not isinstance(statement.value, (ast.List, ast.ListComp)):
+                return False
+        return True
+
     def module_class_defines(self, method: str) -> bool:
         """Whether a class of the module binds ``method``: a call of it on an
         object of that class (``h.size()``, ``h.add_(1)``) runs the module's
@@ -1138,6 +1174,14 @@ class Invalidation:
             receiver = self.alias_paths(func.value)
             if is_inplace_method(name) and not own:
                 # PyTorch's in-place methods change their receiver, not their arguments.
+                return effects + _writes(receiver, call)
+            if (
+                name in _LIST_METHODS_RUNNING_NO_CODE
+                and isinstance(func.value, ast.Name)
+                and self.holds_only_new_lists(func.value.id)
+            ):
+                # ``out.append(v)`` of a local bound only to list displays:
+                # list's own method, which changes the list only.
                 return effects + _writes(receiver, call)
             # Any other method: the receiver, the arguments, anything shared.
             effects += _writes(receiver, call)

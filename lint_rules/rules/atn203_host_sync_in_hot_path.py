@@ -102,7 +102,7 @@ _COMPARING_BUILTINS = frozenset({"max", "min", "sorted", "any", "all"})
 #: Methods and functions whose call may be a sync (``sync`` decides).
 _SYNC_CALL_NAMES = frozenset(
     {"item", "tolist", "numpy", "cpu", "to", "synchronize", "int", "float", "bool"}
-    | {"repeat_interleave", "range"}
+    | {"repeat_interleave", "range", "where"}
     | _COMPARING_BUILTINS
     | _DATA_DEPENDENT_METHODS
     | _BOOL_METHODS
@@ -217,9 +217,13 @@ class HostSyncInHotPath(Rule):
     flag and x.any():`; and the `if` of a comprehension, `[s for i, s in
     enumerate(seqs) if mask[i]]`), the
     Python bool of `torch.equal`, `torch.allclose` and `torch.is_nonzero`
-    (in a test or not), `nonzero`,
-    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`),
-    `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
+    (in a test or not), `nonzero` (and `torch.where(cond)` of one
+    argument, which is `nonzero`),
+    `unique`, `masked_select`, boolean-mask indexing (`q[lens > 0]`, a
+    mask as one element of a tuple index, `q[m, :]`; a mask is a
+    comparison, `~` of one, or a local bound to one or to a tensor of
+    booleans torch makes, `torch.tensor(f, dtype=torch.bool, device=d)`,
+    `x.bool()`), `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
     factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
     bound of the builtin `range` (`for i in range(lens.max()):`), a tensor
     given to the builtin `max`, `min` or `sorted` (which compare its
@@ -336,7 +340,8 @@ class HostSyncInHotPath(Rule):
     the flag again (but a constructor's `self.F = ...`; not named in a
     string, as `setattr` could, nor a `setattr` of a name computed when it
     runs): both run once per object, what is evaluated only to be logged or raised
-    (`logger.warning(...)`, `raise ValueError(...)`), a body the author
+    (`logger.warning(...)`, `raise ValueError(...)`, the message of an
+    `assert`, evaluated only when its test fails), a body the author
     marks as an accepted sync (`with gpu_sync_allowed():`), and a fallback
     for a missing host copy: the arm of an `if`, or of a conditional
     expression, taken only where a copy matching `host-tensor-names` is
@@ -1084,6 +1089,10 @@ def _structure(
         if getter is not None:
             # (a statement whose children are expressions and blocks only)
             roots = getter(node)
+            if skip_unreported and kind is ast.Assert and len(roots) > 1:
+                # (an ``assert``'s message is evaluated only when the test
+                # fails, to be raised: an error path, as ``raise``)
+                roots = roots[:1]
             yield node, path, roots
             if kind is ast.If:
                 skipped = _skipped_branch(node.test) if skip_unreported else None  # type: ignore[attr-defined]
@@ -1415,6 +1424,27 @@ _SHAPES = frozenset(
 )
 
 
+#: Tensor methods whose result is of the ``dtype`` they are told (or, for
+#: ``bool``, of booleans).
+_BOOLEAN_METHODS = frozenset(
+    {"to", "bool", "new_ones", "new_zeros", "new_full", "new_empty", "new_tensor"}
+)
+
+
+def _made_boolean_shape(value: ast.AST | None) -> bool:
+    """A call told ``dtype=torch.bool`` (or ``bool``), or ``x.bool()``: by
+    its form, a tensor of booleans where the callee is torch's."""
+    if type(value) is not ast.Call:
+        return False
+    func = value.func  # type: ignore[attr-defined]
+    if type(func) is ast.Attribute and func.attr == "bool":
+        return not value.args and not value.keywords  # type: ignore[attr-defined]
+    for keyword in value.keywords:  # type: ignore[attr-defined]
+        if keyword.arg == "dtype":
+            return _dotted(keyword.value) in ("torch.bool", "bool")
+    return False
+
+
 def _mask_names(bindings: list) -> frozenset[str]:
     """The names a binding statement of the function binds to a comparison
     (alone or as an element of a tuple): the only names that may hold a
@@ -1433,9 +1463,13 @@ def _local_names(bindings: list) -> tuple[frozenset[str], frozenset[str]]:
     for stmt, _ in bindings:
         value = getattr(stmt, "value", None)
         kind = type(value)
-        mask = kind is compare or (
-            (kind is ast.Tuple or kind is ast.List)
-            and any(type(element) is compare for element in value.elts)  # type: ignore[union-attr]
+        mask = (
+            kind is compare
+            or (
+                (kind is ast.Tuple or kind is ast.List)
+                and any(type(element) is compare for element in value.elts)  # type: ignore[union-attr]
+            )
+            or (kind is ast.Call and _made_boolean_shape(value))
         )
         targets = stmt.targets if type(stmt) is ast.Assign else (stmt.target,)
         for target in targets:
@@ -1570,10 +1604,15 @@ def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) ->
         )
     if kind is ast.Subscript:
         index = node.slice  # type: ignore[attr-defined]
+        # (a mask may be one element of a tuple index: ``x[mask, :]``)
+        parts = index.elts if type(index) is ast.Tuple else (index,)  # type: ignore[attr-defined]
         return (
-            type(index) is ast.Compare
-            or (type(index) is ast.UnaryOp and type(index.op) is ast.Invert)
-            or (type(index) is ast.Name and index.id in masks)
+            any(
+                type(part) is ast.Compare
+                or (type(part) is ast.UnaryOp and type(part.op) is ast.Invert)
+                or (type(part) is ast.Name and part.id in masks)
+                for part in parts
+            )
             or next(_slice_bounds(index), None) is not None
         )
     return False
@@ -3041,6 +3080,18 @@ class _Provenance:
                 return f"`{_dotted(func) or 'synchronize'}()`", None
             if method in _BOOL_METHODS:
                 return self._bool_sync(call)
+            if method == "where":
+                # ``torch.where(cond)``, of one argument, is
+                # ``torch.nonzero(cond, as_tuple=True)``.
+                if (
+                    len(call.args) == 1
+                    and not call.keywords
+                    and type(call.args[0]) is not ast.Starred
+                    and self.scope.qualified_name(func) == "torch.where"  # type: ignore[attr-defined]
+                    and self.where(call.args[0]) not in _ON_HOST
+                ):
+                    return "`torch.where()` of one argument", call.args[0]
+                return None
             if method in _DATA_DEPENDENT_METHODS:
                 qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
                 if qualified in _DATA_DEPENDENT_FUNCTIONS:
@@ -3261,7 +3312,20 @@ class _Provenance:
         return False
 
     def _boolean_mask(self, node: ast.Subscript) -> bool:
+        """Whether the index of ``node`` is, or holds as an element of a
+        tuple (``x[mask, :]``, ``x[:, lens > 0]``), a boolean mask of a
+        tensor not known to live on the host: PyTorch finds its true
+        elements with ``nonzero``."""
         index = node.slice
+        if type(index) is ast.Tuple:
+            return any(
+                self._boolean_mask_index(node, part)
+                for part in index.elts
+                if type(part) is not ast.Slice
+            )
+        return self._boolean_mask_index(node, index)
+
+    def _boolean_mask_index(self, node: ast.Subscript, index: ast.expr) -> bool:
         if not (
             isinstance(index, (ast.Compare, ast.Name))
             or (isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert))
@@ -3287,16 +3351,38 @@ class _Provenance:
             if not values or index.id in self.params:
                 return False
             return all(
-                isinstance(value, ast.Compare)
-                and not any(
-                    isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-                    for op in value.ops
+                (
+                    (
+                        isinstance(value, ast.Compare)
+                        and not any(
+                            isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                            for op in value.ops
+                        )
+                        and _looks_like_tensor(value.left, self)
+                    )
+                    or self._made_boolean(value)
                 )
                 and self.where(value) not in _ON_HOST
-                and _looks_like_tensor(value.left, self)
                 for value in values
             )
         return False
+
+    def _made_boolean(self, value: ast.expr) -> bool:
+        """A tensor of booleans made by a ``torch`` function or a tensor's
+        method told ``dtype=torch.bool`` (``torch.tensor(flags,
+        dtype=torch.bool, device=d)``, ``x.to(dtype=torch.bool)``,
+        ``x.new_ones(n, dtype=torch.bool)``) or by ``x.bool()``."""
+        if not _made_boolean_shape(value):
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified is not None:
+            return qualified.startswith("torch.")
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _BOOLEAN_METHODS
+            and _looks_like_tensor(func.value, self)
+        )
 
     def host_copy_hint(
         self, base: ast.expr | None, sync: ast.AST | None = None

@@ -35,12 +35,24 @@ SYNCS = {
     "not_truth": "x = not lens.all()\n",
     "nonzero_function": "x = torch.nonzero(lens)\n",
     "nonzero_method": "x = lens.nonzero()\n",
+    # ``torch.where`` of one argument is ``nonzero``.
+    "where_of_one_argument": "x = torch.where(lens.cuda() > 0)\n",
     "unique": "x = torch.unique(lens)\n",
     "masked_select": "x = torch.masked_select(q, lens > 0)\n",
     "mask_compare": "x = q[lens > 0]\n",
     "mask_name": "mask = lens > 0\nx = q[mask]\n",
     "mask_invert": "x = q[~(lens > 0)]\n",
     "mask_write": "q[lens > 0] = 0\n",
+    # A mask as one element of a tuple index is a mask too.
+    "mask_in_tuple_index": "x = q[lens > 0, :]\n",
+    "mask_name_in_tuple_write": "mask = lens > 0\nq[mask, :] = q\n",
+    "mask_invert_second_in_tuple": "x = q[:, ~(lens > 0)]\n",
+    # A tensor of booleans made by torch (told ``dtype=torch.bool``, or
+    # ``.bool()``) is a mask.
+    "mask_bool_factory": "m = torch.tensor(n, dtype=torch.bool, device=q.device)\nx = q[m]\n",
+    "mask_bool_like": "m = torch.ones_like(lens, dtype=torch.bool)\nq[m, :] = q\n",
+    "mask_bool_method": "m = lens.cuda().bool()\nx = q[m]\n",
+    "mask_new_ones_bool": "m = lens.new_ones(n, dtype=bool)\nx = q[:, m]\n",
     "cuda_synchronize": "torch.cuda.synchronize()\n",
     "stream_synchronize": "self.stream.synchronize()\n",
     # A tensor that Python reads as an int: slice bounds and sizes.
@@ -229,6 +241,18 @@ HOST_VALUES = {
     "numpy_result": "t = np.arange(n)\nx = t.tolist()\n",
     "host_name": "x = batch.seq_lens_cpu.max().item()\n",
     "host_local_name": "x = lens_host.tolist()\n",
+    # An index tensor (no mask) in a tuple index is gathered on the device;
+    # a mask of a host tensor is found on the host.
+    "tuple_index_of_an_index_tensor": "x = q[lens.cuda(), :]\n",
+    # A mask made on the host is found on the host; a function the rule
+    # does not know, told ``dtype=torch.bool``, may return anything.
+    # ``torch.where`` of three arguments selects on the device; of a host
+    # condition, it finds the elements on the host.
+    "where_of_three_arguments": "x = torch.where(lens > 0, lens, 0)\n",
+    "where_of_a_host_condition": "x = torch.where(torch.arange(n) > 0)\n",
+    "mask_bool_factory_on_host": "m = torch.ones(n, dtype=torch.bool)\nx = q[m]\n",
+    "mask_dtype_of_unknown_function": "m = make(n, dtype=torch.bool)\nx = q[m]\n",
+    "tuple_index_host_mask": "t = torch.arange(n)\nx = t[t > 0, None]\n",
     # ``Tensor.numpy()`` raises on a tensor not on the CPU: it never waits.
     "numpy_without_force": "x = lens.numpy()\ny = batch.lens.numpy(force=False)\n",
     "host_arithmetic": "t = batch.seq_lens_cpu + self.page_size\nx = int(t.sum())\n",
@@ -1754,3 +1778,16 @@ def test_a_global_number_of_the_module_is_a_python_value() -> None:
         reached = textwrap.dedent(source) + f"def reset(x):\n    {spelling}\n"
         (finding,) = _module(reached)
         assert "`.item()`" in finding.message, spelling
+
+
+def test_the_message_of_an_assert_is_not_reported_its_test_is() -> None:
+    # The message is evaluated only when the test fails, to be raised: an
+    # error path, as a ``raise``.
+    message = 'assert n > 0, f"bad {lens.cuda().sum().item()}"\n'
+    assert not findings(message)
+    test = 'assert lens.cuda().sum().item() > 0, f"bad {n}"\n'
+    assert [f.location.row for f in findings(test)] == [6]
+    # A sync in the message of an assert whose test syncs: the test's only.
+    both = 'assert lens.cuda().any(), f"{lens.cuda().sum().item()}"\n'
+    (found,) = findings(both)
+    assert "truth value" in found.message
