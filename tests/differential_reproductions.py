@@ -3127,4 +3127,57 @@ def case_atn202(k):
     narrow()
     return a
 """,
+    # 90. ATN201 reused a ``.item()`` across ``out.append(v)`` of a local
+    # bound to ``[]``, which a nested function had rebound by a ``def`` after
+    # ``nonlocal out`` (a binding not a ``Name``: no store of the function).
+    "list_local_rebound_by_nested_def": """
+import torch
+
+def make_args():
+    return (3,)
+
+def case(n):
+    t = torch.zeros(n)
+    out = []
+
+    def g():
+        nonlocal out
+
+        def out():
+            pass
+
+        out.append = lambda v: t.add_(1)
+
+    g()
+    a = t.sum().item()
+    out.append(1)
+    b = t.sum().item()
+    return a, b
+""",
+    # 91. ATN201 reused a ``.item()`` across a call of a nested function that
+    # changes the tensor through the enclosing ``out``: a name a deeper
+    # function binds (``out = 0`` in ``h``) was taken for the nested
+    # function's own, its use of the enclosing ``out`` not seen.
+    "name_of_a_deeper_scope_hides_the_nested_use": """
+import torch
+
+def make_args():
+    return (3,)
+
+def case(n):
+    t = torch.zeros(n)
+    out = [t]
+
+    def g():
+        out[0].add_(1)
+
+        def h():
+            out = 0
+            return out
+
+    a = t.sum().item()
+    g()
+    b = t.sum().item()
+    return a, b
+""",
 }

@@ -170,3 +170,30 @@ def test_dominance_asked_of_many_pairs_does_not_climb_the_tree():
     assert any(answers) and not all(answers)
     # Building the intervals reads each block's dominator about once.
     assert _CountingDict.reads <= 4 * len(flow.blocks)
+
+
+def test_nested_scopes_are_resolved_scope_by_scope():
+    flow = _flow(
+        "def f():\n"
+        "    out = []\n"
+        "    def g():\n"
+        "        nonlocal out\n"
+        "        def out(): pass\n"
+        "        import os as out\n"
+        "    def k():\n"
+        "        out[0].add_(1)\n"
+        "        def h():\n"
+        "            out = 0\n"
+        "    def m():\n"
+        "        try: pass\n"
+        "        except E as out: pass\n"
+    )
+    nested = [event for event in flow.events_of("out") if event.nested]
+    # ``def out`` and ``import os as out`` after ``nonlocal out`` rebind
+    # f's ``out``; ``k`` uses it though ``h`` binds a name of its own;
+    # ``m``'s ``except ... as out`` binds m's own.
+    assert sorted((type(e.node).__name__, e.kind.name) for e in nested) == [
+        ("FunctionDef", "STORE"),
+        ("Import", "STORE"),
+        ("Name", "LOAD"),
+    ]

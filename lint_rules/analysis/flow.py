@@ -935,15 +935,34 @@ class _Builder:
 
     def nested_scope(self, scope: ast.AST, parent: ast.AST) -> None:
         """Record the free names of a nested scope as nested events here."""
-        local = _scope_locals(scope)
         self.nested += 1
         self.conditional += 1
-        for node in _scope_body_nodes(scope):
-            if isinstance(node, ast.Name) and node.id not in local:
-                kind = Kind.LOAD if isinstance(node.ctx, ast.Load) else Kind.STORE
-                self.record(node.id, kind, node)
+        self._free_names(scope, frozenset())
         self.conditional -= 1
         self.nested -= 1
+
+    def _free_names(self, scope: ast.AST, enclosing: frozenset[str]) -> None:
+        """Record the names of ``scope`` that are neither its own nor of a
+        scope between it and the function (``enclosing``): each deeper scope
+        is walked with its own locals, so a name a deeper scope binds hides
+        only its own uses, and a name bound by a ``def``, ``class``,
+        ``import``, ``except ... as`` or a ``case`` capture after ``nonlocal``
+        is a store here as an assignment is."""
+        local = _scope_locals(scope) | enclosing
+        # A class's names are not visible in the scopes nested in it.
+        inner = enclosing if isinstance(scope, ast.ClassDef) else local
+        record = self.record
+        for node in _scope_body_nodes(scope):
+            if isinstance(node, ast.Name):
+                if node.id not in local:
+                    kind = Kind.LOAD if isinstance(node.ctx, ast.Load) else Kind.STORE
+                    record(node.id, kind, node)
+                continue
+            for name in _bound_names(node):
+                if name not in local:
+                    record(name, Kind.STORE, node)
+            if isinstance(node, _SCOPES):
+                self._free_names(node, inner)
 
 
 def annotations_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
@@ -1004,8 +1023,59 @@ def _int_literal(node: ast.expr) -> int | None:
     return None
 
 
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    *_COMPREHENSIONS,
+)
+
+
+def _bound_names(node: ast.AST) -> tuple[str, ...]:
+    """The names a node other than a ``Name`` binds: a ``def``'s or a
+    ``class``'s, an import's, an ``except ... as``'s, a ``case`` capture's."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return tuple(
+            (a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*"
+        )
+    if isinstance(node, ast.ExceptHandler):
+        return (node.name,) if node.name else ()
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
+
+
+def _scope_parts(scope: ast.AST) -> list[ast.AST]:
+    """The parts of a scope its enclosing scope evaluates: decorators,
+    defaults, annotations, bases, a comprehension's first iterable."""
+    if isinstance(scope, ast.ClassDef):
+        return [
+            *scope.decorator_list,
+            *scope.bases,
+            *(keyword.value for keyword in scope.keywords),
+        ]
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        parts: list[ast.AST] = [
+            *getattr(scope, "decorator_list", ()),
+            *args.defaults,
+            *(default for default in args.kw_defaults if default is not None),
+        ]
+        if not isinstance(scope, ast.Lambda):
+            parts += annotations_of(scope)
+        return parts
+    return [scope.generators[0].iter]  # type: ignore[attr-defined]
+
+
 def _scope_body_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """Nodes evaluated inside a nested scope (not its defaults or decorators)."""
+    """Nodes evaluated inside a nested scope (not its defaults or
+    decorators); a deeper scope is given with the parts this scope evaluates
+    (its defaults, decorators), not its body."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         roots: list[ast.AST] = list(scope.body)
     elif isinstance(scope, ast.Lambda):
@@ -1022,8 +1092,14 @@ def _scope_body_nodes(scope: ast.AST) -> Iterator[ast.AST]:
             roots += [scope.key, scope.value]
         else:
             roots.append(scope.elt)  # type: ignore[attr-defined]
-    for root in roots:
-        yield from walk_nodes(root)
+    stack = roots[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = (
+            _scope_parts(node) if isinstance(node, _SCOPES) else child_nodes(node)
+        )
+        stack.extend(reversed(children))
 
 
 def _scope_locals(scope: ast.AST) -> set[str]:
@@ -1052,8 +1128,6 @@ def _scope_locals(scope: ast.AST) -> set[str]:
             declared.update(node.names)
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        else:
+            names.update(_bound_names(node))
     return names - declared
