@@ -243,12 +243,22 @@ class HostSyncInHotPath(Rule):
     a local every binding of which is one, an attribute `self.X` every
     assignment of which in the class's methods (and in its bases' and
     subclasses' of the module) is a tensor not on the host (`None` too,
-    where it is indexed) or that the class body declares `torch.Tensor`. A
+    where it is indexed) or that the class body declares `torch.Tensor`.
+    A module's buffer or parameter that the constructor makes
+    (`self.register_buffer("pos", torch.arange(n))`,
+    `self.register_parameter(...)`, `self.w = nn.Parameter(...)`, and a
+    constructor's later store to a name it registers) is such a tensor
+    whatever device its factory names: `model.to(device)` moves it (or a
+    `with torch.device(d):` made it there), and a module whose methods run
+    per step is taken to run on the accelerator (no module is known to
+    stay on the CPU); in-place updates and `-=` keep it, a store of a
+    host value in another method makes it unknown, and one registered or
+    stored after construction is judged as any store. A
     parameter not declared a tensor (`def f(indptr):`) may hold a list or
     an int, and so may an attribute assigned a list, a host tensor or an
     unknown value in any method, or written through `setattr`, `__dict__`,
-    `register_buffer`, `del` or a nested function: their elements are not
-    reported. A base class of another module is not seen: the class's own
+    a `register_buffer` of a name computed when it runs, `del` or a nested
+    function: their elements are not reported. A base class of another module is not seen: the class's own
     assignments decide. A tensor as an index (`x[t]`) is not a sync: it is
     gathered on the device.
 
@@ -3667,7 +3677,7 @@ class _ClassAttribute:
         self.known = True
         self.values: list[tuple[ast.AST, ast.expr]] = []
         #: The values that are a module's buffers or parameters, stored in
-        #: a constructor (``_Attributes._moved``): tensors on the device.
+        #: a constructor: tensors on the device.
         self.moved: set[ast.expr] = set()
         self.declared: list[ast.expr] = []
         self.none = False
@@ -3689,7 +3699,10 @@ class _Attributes:
     Not known: an attribute the class (family) never assigns, one assigned
     otherwise than by ``self.<name> = ...`` / ``self.<name>: T = ...`` in a
     method (``del``, a tuple target, a nested function's store), a class
-    that spells ``setattr``, ``__dict__``, ``vars`` or ``register_buffer``.
+    that spells ``setattr``, ``__dict__``, ``vars``, or ``register_buffer``
+    otherwise than as a call of the receiver with a literal name. A buffer
+    or parameter a constructor makes is on the device (the module's
+    ``to()`` moves it), whatever its factory names.
     What the code the module does not show assigns is not seen: a base
     class of another module (the class's own assignments still decide: its
     methods are written against them), a subclass of another module, a
