@@ -243,12 +243,22 @@ class HostSyncInHotPath(Rule):
     a local every binding of which is one, an attribute `self.X` every
     assignment of which in the class's methods (and in its bases' and
     subclasses' of the module) is a tensor not on the host (`None` too,
-    where it is indexed) or that the class body declares `torch.Tensor`. A
+    where it is indexed) or that the class body declares `torch.Tensor`.
+    A module's buffer or parameter that the constructor makes
+    (`self.register_buffer("pos", torch.arange(n))`,
+    `self.register_parameter(...)`, `self.w = nn.Parameter(...)`, and a
+    constructor's later store to a name it registers) is such a tensor
+    whatever device its factory names: `model.to(device)` moves it (or a
+    `with torch.device(d):` made it there), and a module whose methods run
+    per step is taken to run on the accelerator (no module is known to
+    stay on the CPU); in-place updates and `-=` keep it, a store of a
+    host value in another method makes it unknown, and one registered or
+    stored after construction is judged as any store. A
     parameter not declared a tensor (`def f(indptr):`) may hold a list or
     an int, and so may an attribute assigned a list, a host tensor or an
     unknown value in any method, or written through `setattr`, `__dict__`,
-    `register_buffer`, `del` or a nested function: their elements are not
-    reported. A base class of another module is not seen: the class's own
+    a `register_buffer` of a name computed when it runs, `del` or a nested
+    function: their elements are not reported. A base class of another module is not seen: the class's own
     assignments decide. A tensor as an index (`x[t]`) is not a sync: it is
     gathered on the device.
 
@@ -3629,17 +3639,19 @@ class _Callers:
 
 
 #: Names through which a class may set its attributes without ``self.X =``
-#: (``setattr(self, name, v)``, ``self.__dict__[name] = v``, ``vars(self)``,
-#: ``self.register_buffer(name, t)``): a class that spells one has no
-#: attribute known.
-_INDIRECT_WRITERS = (
-    "setattr",
-    "__setattr__",
-    "__dict__",
-    "vars",
-    "register_buffer",
-    "register_parameter",
-)
+#: (``setattr(self, name, v)``, ``self.__dict__[name] = v``, ``vars(self)``):
+#: a class that spells one has no attribute known.
+_INDIRECT_WRITERS = ("setattr", "__setattr__", "__dict__", "vars")
+
+#: An ``nn.Module``'s registering methods (``self.register_buffer("pos",
+#: t)``): read as a store of ``t`` to ``self.pos`` where every spelling of
+#: the family is such a call of a method's receiver with a literal name
+#: (``_registrations``); a class that spells one otherwise has no attribute
+#: known. The keyword that names the value.
+_REGISTERING = {"register_buffer": "tensor", "register_parameter": "param"}
+
+#: ``nn.Parameter`` (a tensor a module's ``to()`` moves).
+_PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
 class _ClassAttribute:
@@ -3651,11 +3663,22 @@ class _ClassAttribute:
     store, a class-body default that is not ``None``, a method or property
     of that name)."""
 
-    __slots__ = ("known", "values", "declared", "none", "family", "confirmed")
+    __slots__ = (
+        "known",
+        "values",
+        "declared",
+        "none",
+        "family",
+        "confirmed",
+        "moved",
+    )
 
     def __init__(self) -> None:
         self.known = True
         self.values: list[tuple[ast.AST, ast.expr]] = []
+        #: The values that are a module's buffers or parameters, stored in
+        #: a constructor: tensors on the device.
+        self.moved: set[ast.expr] = set()
         self.declared: list[ast.expr] = []
         self.none = False
         self.family: list[ast.ClassDef] | None = None
@@ -3676,7 +3699,10 @@ class _Attributes:
     Not known: an attribute the class (family) never assigns, one assigned
     otherwise than by ``self.<name> = ...`` / ``self.<name>: T = ...`` in a
     method (``del``, a tuple target, a nested function's store), a class
-    that spells ``setattr``, ``__dict__``, ``vars`` or ``register_buffer``.
+    that spells ``setattr``, ``__dict__``, ``vars``, or ``register_buffer``
+    otherwise than as a call of the receiver with a literal name. A buffer
+    or parameter a constructor makes is on the device (the module's
+    ``to()`` moves it), whatever its factory names.
     What the code the module does not show assigns is not seen: a base
     class of another module (the class's own assignments still decide: its
     methods are written against them), a subclass of another module, a
@@ -3692,6 +3718,9 @@ class _Attributes:
         self._facts: dict[tuple[ast.ClassDef, str], _ClassAttribute] = {}
         self._class_stores: dict[ast.ClassDef, tuple] = {}
         self._binders: dict[ast.ClassDef, dict[str, list[ast.stmt]]] = {}
+        self._registered: dict[
+            ast.ClassDef, dict[str, list[tuple[ast.AST, ast.expr]]] | None
+        ] = {}
         self._by_class: dict[ast.ClassDef, list] | None = None
         self._provenances: dict[ast.AST, _Provenance] = {}
         #: Answers kept (outermost questions only), and the questions under
@@ -3765,8 +3794,10 @@ class _Attributes:
             return False if key[0] == "tensor" else UNKNOWN
         # Where each value lives: one on the host makes the attribute not
         # known (a host tensor: reading it is no sync).
+        moved = facts.moved
         places = [
-            self._provenance(method).where(value) for method, value in facts.values
+            DEVICE if value in moved else self._provenance(method).where(value)
+            for method, value in facts.values
         ]
         if any(place in _ON_HOST for place in places):
             return False if key[0] == "tensor" else UNKNOWN
@@ -3782,7 +3813,8 @@ class _Attributes:
         if not facts.values or (facts.none and not maybe_none):
             return False
         return all(
-            self._provenance(method).is_tensor(value, maybe_none)
+            (value in moved and (maybe_none or self._is_parameter(value, method)))
+            or self._provenance(method).is_tensor(value, maybe_none)
             for method, value in facts.values
         ) and self._confirm(facts, name)
 
@@ -3863,7 +3895,7 @@ class _Attributes:
         for member in family:
             if any(
                 _spells(summaries, member, word, False) for word in _INDIRECT_WRITERS
-            ):
+            ) or (self._registrations(summaries, member) is None):
                 result = None
                 break
         for member in family:
@@ -3880,6 +3912,13 @@ class _Attributes:
         if family is None:
             facts.known = False
         else:
+            # A buffer or parameter registered in a constructor: the other
+            # stores of a constructor keep it one (``Module.__setattr__``).
+            registered = any(
+                _constructor(method)
+                for member in family
+                for method, _ in self._registered[member].get(name, ())
+            )
             for member in family:
                 stores = self._stores(member)
                 if name in stores[1] or not _class_body_facts(
@@ -3894,12 +3933,59 @@ class _Attributes:
                         continue
                     if _is_none(value):
                         facts.none = True
-                    else:
-                        facts.values.append((method, value))
+                        continue
+                    facts.values.append((method, value))
+                    if _constructor(method) and (
+                        registered or self._is_parameter(value, method)
+                    ):
+                        facts.moved.add(value)
+                for method, value in self._registered[member].get(name, ()):
+                    if _is_none(value):
+                        facts.none = True
+                        continue
+                    facts.values.append((method, value))
+                    if _constructor(method):
+                        facts.moved.add(value)
         facts.family = family
         for member in family or (cls,):
             self._facts[(member, name)] = facts
         return facts
+
+    def _is_parameter(self, value: ast.expr, method: ast.AST) -> bool:
+        """Whether ``value`` makes an ``nn.Parameter``."""
+        return type(value) is ast.Call and (
+            self._ctx.model.scope(method).qualified_name(value.func)  # type: ignore[attr-defined]
+            in _PARAMETER_CLASSES
+        )
+
+    def _registrations(
+        self, summaries: object, cls: ast.ClassDef
+    ) -> dict[str, list[tuple[ast.AST, ast.expr]]] | None:
+        """name -> [(method, value)] of each ``self.register_buffer(name,
+        value)`` or ``self.register_parameter(name, value)`` of the class
+        (found once per class); None where the class spells one otherwise
+        (a name computed when it runs, another object's, a nested
+        function's, the method not called)."""
+        if cls in self._registered:
+            return self._registered[cls]
+        found: dict[str, list[tuple[ast.AST, ast.expr]]] | None = {}
+        for word, keyword in _REGISTERING.items():
+            rows = summaries.spelled_rows(cls, word, False)  # type: ignore[attr-defined]
+            if rows == []:
+                continue
+            parents: dict[ast.AST, ast.AST] = {}
+            for node in walk_rows(cls, rows, parents):
+                if type(node) is ast.Name and node.id == word:  # type: ignore[attr-defined]
+                    found = None
+                elif type(node) is ast.Attribute and node.attr == word:  # type: ignore[attr-defined]
+                    registration = _registration(node, parents, cls, keyword)  # type: ignore[arg-type]
+                    if registration is None:
+                        found = None
+                    elif found is not None:
+                        method, name, value = registration
+                        found.setdefault(name, []).append((method, value))
+        self._registered[cls] = found
+        return found
 
     def _body_binders(self, cls: ast.ClassDef) -> dict[str, list[ast.stmt]]:
         """name -> the statements of the class body that bind it, in order
@@ -3986,6 +4072,51 @@ class _Attributes:
                             ):
                                 other.add(node.attr)  # type: ignore[attr-defined]
         return found
+
+
+def _constructor(method: ast.AST) -> bool:
+    """Whether ``method`` is a constructor (``__init__``): what it makes a
+    module's buffer or parameter is moved with the module (``to()``,
+    ``cuda()``) or made under the device it runs on (``with
+    torch.device(d):``)."""
+    return method.name == "__init__"  # type: ignore[attr-defined]
+
+
+def _registration(
+    node: ast.Attribute,
+    parents: dict[ast.AST, ast.AST],
+    cls: ast.ClassDef,
+    keyword: str,
+) -> tuple[ast.AST, str, ast.expr] | None:
+    """(method, name, value) of ``self.register_buffer("name", value)``
+    spelled by ``node`` (the method's receiver's, in a method of ``cls``
+    itself, a literal name and a value given); else None."""
+    call = parents.get(node)
+    if type(call) is not ast.Call or call.func is not node:  # type: ignore[attr-defined]
+        return None
+    args = call.args  # type: ignore[attr-defined]
+    keywords = {k.arg: k.value for k in call.keywords}  # type: ignore[attr-defined]
+    if any(type(arg) is ast.Starred for arg in args) or None in keywords:
+        return None
+    name = args[0] if args else keywords.get("name")
+    value = args[1] if len(args) > 1 else keywords.get(keyword)
+    if (
+        value is None
+        or type(name) is not ast.Constant
+        or not isinstance(name.value, str)  # type: ignore[attr-defined]
+    ):
+        return None
+    method = parents.get(call)
+    while method is not None and type(method) not in _SCOPE_TYPES:
+        method = parents.get(method)
+    if (
+        type(method) not in (ast.FunctionDef, ast.AsyncFunctionDef)
+        or parents.get(method) is not cls  # type: ignore[arg-type]
+        or type(node.value) is not ast.Name
+        or node.value.id != _instance_parameter(method)  # type: ignore[arg-type]
+    ):
+        return None
+    return method, name.value, value  # type: ignore[return-value,attr-defined]
 
 
 #: The statements whose attribute targets ``_Attributes._stores`` reads from

@@ -1482,6 +1482,92 @@ def test_an_attribute_not_known_to_be_a_device_tensor(init: str) -> None:
     assert _attribute_rows(init, header) == []
 
 
+MODULE = "from torch import nn\n\nclass Backend(nn.Module):\n"
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        # A buffer made on the host: ``model.to(device)`` moves it (or a
+        # ``with torch.device(d):`` made it there).
+        "    def __init__(self, n):\n        super().__init__()\n"
+        "        self.register_buffer('indptr', torch.zeros(n + 1), persistent=False)\n",
+        # In-place updates and ``-=`` keep it the same tensor.
+        "    def __init__(self, n):\n"
+        "        self.register_buffer(name='indptr', tensor=torch.arange(n + 1))\n"
+        "    def reset(self):\n"
+        "        self.indptr -= self.indptr[0].item()\n        self.indptr.zero_()\n",
+        # A constructor's later store to a buffer keeps it a buffer.
+        "    def __init__(self, n):\n"
+        "        self.register_buffer('indptr', torch.zeros(1))\n"
+        "        self.indptr = torch.zeros(n + 1)\n",
+        # Parameters: assigned or registered.
+        "    def __init__(self, n):\n"
+        "        self.indptr = nn.Parameter(torch.zeros(n + 1), requires_grad=False)\n",
+        "    def __init__(self, n):\n"
+        "        self.indptr = torch.nn.parameter.Parameter(torch.zeros(n + 1))\n",
+        "    def __init__(self, n):\n"
+        "        self.register_parameter('indptr', nn.Parameter(torch.zeros(n + 1)))\n",
+    ],
+)
+def test_a_module_buffer_or_parameter_is_a_device_tensor(init: str) -> None:
+    assert _attribute_rows(init, MODULE) == [1, 2, 3, 4]
+
+
+def test_a_buffer_registered_as_none_then_filled_is_a_tensor_where_indexed() -> None:
+    init = (
+        "    def __init__(self, n):\n"
+        "        self.register_buffer('indptr', None)\n"
+        "        self.indptr = torch.zeros(n + 1)\n"
+    )
+    # As an attribute assigned None and a device tensor: ``repeat_interleave
+    # (x, None)`` is no sync.
+    assert _attribute_rows(init, MODULE) == [1, 2, 4]
+    # Filled after construction with a host tensor: not known.
+    later = (
+        "    def __init__(self):\n"
+        "        self.register_buffer('indptr', None)\n"
+        "    def setup(self, n):\n"
+        "        self.indptr = torch.zeros(n + 1)\n"
+    )
+    assert _attribute_rows(later, MODULE) == []
+
+
+BUFFER_INIT = (
+    "    def __init__(self, n):\n"
+    "        self.register_buffer('indptr', torch.zeros(n + 1))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        # A host value stored after construction (not moved by ``to()``).
+        BUFFER_INIT + "    def reset(self, n):\n        self.indptr = torch.zeros(n)\n",
+        BUFFER_INIT + "    def reset(self, buf):\n        self.indptr = buf\n",
+        # Registered after construction, with a host tensor.
+        "    def setup(self, n):\n"
+        "        self.register_buffer('indptr', torch.zeros(n + 1))\n",
+        "    def load(self, n):\n"
+        "        self.indptr = nn.Parameter(torch.zeros(n + 1))\n",
+        # A name computed when it runs, another object's, a nested
+        # function's, the method itself.
+        "    def __init__(self, n, name):\n"
+        "        self.register_buffer(name, torch.zeros(n + 1))\n"
+        "        self.indptr = torch.zeros(n + 1)\n",
+        BUFFER_INIT + "        other.register_buffer('indptr', torch.zeros(n))\n",
+        BUFFER_INIT + "    def reset(self, n):\n"
+        "        def f():\n            self.register_buffer('indptr', None)\n"
+        "        f()\n",
+        BUFFER_INIT + "        add = self.register_buffer\n",
+        # A property of that name.
+        BUFFER_INIT + "    @property\n    def indptr(self):\n        return [0]\n",
+    ],
+)
+def test_a_buffer_not_known_to_be_a_device_tensor(init: str) -> None:
+    assert _attribute_rows(init, MODULE) == []
+
+
 def test_a_maybe_none_attribute_is_a_tensor_where_it_is_indexed() -> None:
     init = (
         "    def __init__(self):\n        self.indptr = None\n"
