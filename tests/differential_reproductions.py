@@ -3127,4 +3127,35 @@ def case_atn202(k):
     narrow()
     return a
 """,
+    # 74. ATN201 reused the first ``.item()`` (``t = s``) where the function
+    # compares identities: two ``.item()`` calls return two float objects
+    # (``t is s`` is False), the reused one is one object (True). ATN202's
+    # deletion of a repeated ``s = x.max().item()`` after ``i = id(s)`` the
+    # same way.
+    "identity_of_a_reused_item": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1000.5,)
+
+
+def case_is(x):
+    s = x.max().item()
+    t = x.max().item()
+    return t is s
+
+
+def case_id(x):
+    s = x.max().item()
+    t = x.max().item()
+    return id(t) == id(s)
+
+
+def case_id_before(x):
+    s = x.max().item()
+    i = id(s)
+    s = x.max().item()
+    return i == id(s)
+""",
 }

@@ -16,6 +16,7 @@ from lint_rules.analysis.invalidation import (
     Point,
     invalidation_for,
     reads_grad_mode,
+    takes_identities,
 )
 from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes
 from lint_rules.analysis.torch_api import SYNC_METHODS
@@ -371,6 +372,14 @@ class RepeatedHostSync(Rule):
                     "block, a call of code not seen here, "
                     "`torch.set_flush_denormal`: autocast, the default dtype), "
                     "which may make the chain compute another value"
+                )
+            elif takes_identities(flow.function):
+                # ``t = s`` makes two float objects one: ``t is s``, ``id(t)``
+                # told them apart before the fix.
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+                message += (
+                    "; the function compares identities (`a is b`, `id(a)`), "
+                    "which tell the two values' objects apart"
                 )
         return ctx.report(self, second, message, fix)
 
