@@ -3158,4 +3158,31 @@ def case_id_before(x):
     s = x.max().item()
     return i == id(s)
 """,
+    # 75. ATN301 inlined ``w = i + 1000`` at two uses where the function
+    # compares identities: the alias shared one int object, the two sums
+    # are two (``out[0] is out[1]`` was True, then False).
+    "identity_of_an_inlined_sum": """
+import torch
+
+
+def make_args():
+    return ([torch.arange(3.0), torch.arange(2.0) + 5],)
+
+
+def case_list(xs):
+    out = []
+    for i, v in enumerate(xs):
+        w = i + 1000
+        out.append(w)
+        out.append(w)
+    return [out[0] is out[1], out[2] is out[3]]
+
+
+def case_tuple(xs):
+    out = []
+    for i, v in enumerate(xs):
+        w = i + 1000.5
+        out.append((w, w))
+    return [a is b for a, b in out]
+""",
 }

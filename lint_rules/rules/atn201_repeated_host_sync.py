@@ -116,7 +116,9 @@ class RepeatedHostSync(Rule):
     For `.tolist()`, `.cpu()` and `.numpy()` the fix is unsafe: each call
     returns an object of its own (a new list, a host tensor or array), and
     after the fix both places share one object, so a later in-place change
-    through one is seen through the other. No fix is offered when the first
+    through one is seen through the other. The reuse makes one object of
+    two, so where the function compares identities (`t is s`, `id(t)`), the
+    `.item()` fix is unsafe too. No fix is offered when the first
     value is not bound to a name, or the name may have changed.
 
     Both the finding and the fix rest on what a reader of a replay path

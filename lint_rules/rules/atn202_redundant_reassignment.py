@@ -128,6 +128,11 @@ class RedundantReassignment(Rule):
     `hash(a)`, `a is b`, `a.data_ptr()`): it told the two objects apart,
     and now matches the target.
 
+    A number made anew each time (`s.max().item()`, `n + 1`) cannot change
+    in place, but the deletion keeps the first object where there were two:
+    where the function compares identities (`a is b`, `id(a)`), the fix is
+    unsafe.
+
     ## Options
     - `hot-path-methods`
     - `hot-paths-only`
