@@ -3,8 +3,10 @@
 The loop is ruff's: check, apply every applicable fix that does not overlap
 one already taken, parse the result, and check again, until a pass applies
 nothing (one fix may enable another) or :data:`MAX_PASSES` passes have run.
-Where a pass has both safe and unsafe fixes to apply, the unsafe ones apply
-alone: a safe fix is proven against its pass's text, which an unsafe one may
+The fixes of rules that judge suppression comments (ATN001) apply only
+once no other fix does, so a ``# noqa`` is judged on the text the other
+fixes leave. Where a pass has both safe and unsafe fixes to apply, the
+unsafe ones apply alone: a safe fix is proven against its pass's text, which an unsafe one may
 change under it; the next pass proves the safe ones again.
 A fix that alone makes the text unparsable is left out and reported (through
 ``errors``) while the others apply; if the pass still does not parse, every
@@ -35,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lint_rules.checker import check_source, parse
+from lint_rules.checker import check_source, parse, rules_for_file
 from lint_rules.config import Settings
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.paths import quote_path
@@ -188,6 +190,13 @@ def fix_text(
     first_findings: list[Finding] | None = None
     findings: list[Finding] = []
     left_out: list[str] = []
+    # Rules that judge the suppression comments (ATN001): their fixes wait
+    # until no other fix applies.
+    reviewers = {
+        rule.code
+        for rule in rules_for_file(settings, filename, registry)
+        if rule.checks_suppressions
+    }
     for _ in range(MAX_PASSES):
         findings = check_source(
             text, filename, settings, tree=tree, errors=errors, registry=registry
@@ -197,6 +206,12 @@ def fix_text(
         candidates = applicable_fixes(findings, unsafe_fixes)
         if not candidates:
             break
+        if reviewers and any(
+            finding.code not in reviewers for finding, _ in candidates
+        ):
+            # A suppression comment is judged on the text the other fixes
+            # leave: one unused now may suppress a finding they expose.
+            candidates = [pair for pair in candidates if pair[0].code not in reviewers]
         candidates = _unsafe_alone(text, candidates)
         code_of = {id(fix): finding.code for finding, fix in candidates}
         name_of = {id(fix): finding.name for finding, fix in candidates}
