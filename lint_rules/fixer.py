@@ -83,7 +83,7 @@ class FixResult:
 
 
 def _unsafe_alone(
-    text: str, candidates: list[tuple[Finding, Fix]]
+    text: str, filename: str, candidates: list[tuple[Finding, Fix]]
 ) -> list[tuple[Finding, Fix]]:
     """The fixes to apply in one pass: the unsafe ones alone, where there
     are both. A safe fix is proven against the text of its pass; an unsafe
@@ -91,14 +91,23 @@ def _unsafe_alone(
     ATN104 deletion of the ``zero_()`` that an ATN101 ``empty`` counts as
     the full write), and together the two change what neither does alone.
     The safe fixes wait for the next pass, checked again against the text
-    the unsafe ones left."""
+    the unsafe ones left. Where the unsafe ones change nothing, or change
+    the file's header or break the code (reported once no safe fix is
+    left), the safe ones apply alone."""
     unsafe = [
         pair for pair in candidates if pair[1].applicability is not Applicability.SAFE
     ]
     if not unsafe or len(unsafe) == len(candidates):
         return candidates
     new_text, applied = apply_fixes(text, (fix for _, fix in unsafe))
-    return unsafe if applied and new_text != text else candidates
+    if (
+        applied
+        and new_text != text
+        and file_header(new_text) == file_header(text)
+        and not isinstance(parse(new_text, filename), Finding)
+    ):
+        return unsafe
+    return [pair for pair in candidates if pair[1].applicability is Applicability.SAFE]
 
 
 def _valid_range(edit: Edit, size: int) -> bool:
@@ -212,7 +221,7 @@ def fix_text(
             # A suppression comment is judged on the text the other fixes
             # leave: one unused now may suppress a finding they expose.
             candidates = [pair for pair in candidates if pair[0].code not in reviewers]
-        candidates = _unsafe_alone(text, candidates)
+        candidates = _unsafe_alone(text, filename, candidates)
         code_of = {id(fix): finding.code for finding, fix in candidates}
         name_of = {id(fix): finding.name for finding, fix in candidates}
         new_text, applied = apply_fixes(text, (fix for _, fix in candidates))

@@ -13,7 +13,7 @@ from lint_rules.fixer import MAX_PASSES, apply_fixes, write_atomic
 from lint_rules.fixer import fix_file as _fix_file
 from lint_rules.fixer import fix_text as _fix_text
 from lint_rules.rules import Registry
-from tests.engine_rules import ENGINE, SafeRename, UnsafeRename
+from tests.engine_rules import ENGINE, BrokenFix, SafeRename, UnsafeRename
 
 SETTINGS = ENGINE.settings()
 
@@ -330,3 +330,29 @@ def test_unsafe_fixes_apply_alone_and_the_safe_ones_are_proven_again() -> None:
     both = _fix_text(text, "m.py", settings, True, registry=registry)
     assert both.text == "careful()\nold()\n"
     assert both.fixed_count_by_code == {"TST102": 1}
+
+
+class _UnsafeBroken(BrokenFix):
+    """Flags ``breaks()`` with an unsafe fix whose result does not parse."""
+
+    code = "TST602"
+    name = "unsafe-broken"
+    fix_availability = "unsafe"
+
+    def check(self, ctx):
+        for finding in super().check(ctx):
+            fix = finding.fix
+            finding.fix = Fix(fix.edits, Applicability.UNSAFE, fix.message)
+            yield finding
+
+
+def test_an_unsafe_fix_that_breaks_the_code_leaves_the_safe_ones_to_apply() -> None:
+    registry = Registry((SafeRename, _UnsafeBroken))
+    errors: list[str] = []
+    result = _fix_text(
+        "old()\nbreaks()\n", "m.py", registry.settings(), True,
+        errors=errors, registry=registry,
+    )  # fmt: skip
+    assert result.text == "new()\nbreaks()\n" and result.error is None
+    assert result.fixed_count_by_code == {"TST101": 1}
+    assert any("TST602" in message for message in result.left_out)
