@@ -3,6 +3,11 @@
 The loop is ruff's: check, apply every applicable fix that does not overlap
 one already taken, parse the result, and check again, until a pass applies
 nothing (one fix may enable another) or :data:`MAX_PASSES` passes have run.
+The fixes of rules that judge suppression comments (ATN001) apply only
+once no other fix does, so a ``# noqa`` is judged on the text the other
+fixes leave. Where a pass has both safe and unsafe fixes to apply, the
+unsafe ones apply alone: a safe fix is proven against its pass's text, which an unsafe one may
+change under it; the next pass proves the safe ones again.
 A fix that alone makes the text unparsable is left out and reported (through
 ``errors``) while the others apply; if the pass still does not parse, every
 change is dropped and the original text comes back with an error naming the
@@ -32,9 +37,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lint_rules.checker import check_source, parse
+from lint_rules.checker import check_source, parse, rules_for_file
 from lint_rules.config import Settings
-from lint_rules.diagnostics import Edit, Finding, Fix
+from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
 from lint_rules.paths import quote_path
 from lint_rules.rules import Registry
 from lint_rules.source import (
@@ -75,6 +80,34 @@ class FixResult:
     @property
     def fixed_count(self) -> int:
         return sum(self.fixed_count_by_code.values())
+
+
+def _unsafe_alone(
+    text: str, filename: str, candidates: list[tuple[Finding, Fix]]
+) -> list[tuple[Finding, Fix]]:
+    """The fixes to apply in one pass: the unsafe ones alone, where there
+    are both. A safe fix is proven against the text of its pass; an unsafe
+    fix of the same pass may take away what the proof rests on (an
+    ATN104 deletion of the ``zero_()`` that an ATN101 ``empty`` counts as
+    the full write), and together the two change what neither does alone.
+    The safe fixes wait for the next pass, checked again against the text
+    the unsafe ones left. Where the unsafe ones change nothing, or change
+    the file's header or break the code (reported once no safe fix is
+    left), the safe ones apply alone."""
+    unsafe = [
+        pair for pair in candidates if pair[1].applicability is not Applicability.SAFE
+    ]
+    if not unsafe or len(unsafe) == len(candidates):
+        return candidates
+    new_text, applied = apply_fixes(text, (fix for _, fix in unsafe))
+    if (
+        applied
+        and new_text != text
+        and file_header(new_text) == file_header(text)
+        and not isinstance(parse(new_text, filename), Finding)
+    ):
+        return unsafe
+    return [pair for pair in candidates if pair[1].applicability is Applicability.SAFE]
 
 
 def _valid_range(edit: Edit, size: int) -> bool:
@@ -166,6 +199,13 @@ def fix_text(
     first_findings: list[Finding] | None = None
     findings: list[Finding] = []
     left_out: list[str] = []
+    # Rules that judge the suppression comments (ATN001): their fixes wait
+    # until no other fix applies.
+    reviewers = {
+        rule.code
+        for rule in rules_for_file(settings, filename, registry)
+        if rule.checks_suppressions
+    }
     for _ in range(MAX_PASSES):
         findings = check_source(
             text, filename, settings, tree=tree, errors=errors, registry=registry
@@ -175,6 +215,13 @@ def fix_text(
         candidates = applicable_fixes(findings, unsafe_fixes)
         if not candidates:
             break
+        if reviewers and any(
+            finding.code not in reviewers for finding, _ in candidates
+        ):
+            # A suppression comment is judged on the text the other fixes
+            # leave: one unused now may suppress a finding they expose.
+            candidates = [pair for pair in candidates if pair[0].code not in reviewers]
+        candidates = _unsafe_alone(text, filename, candidates)
         code_of = {id(fix): finding.code for finding, fix in candidates}
         name_of = {id(fix): finding.name for finding, fix in candidates}
         new_text, applied = apply_fixes(text, (fix for _, fix in candidates))

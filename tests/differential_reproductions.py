@@ -3180,4 +3180,62 @@ def case(n):
     b = t.sum().item()
     return a, b
 """,
+    # 74. ATN201 reused the first ``.item()`` (``t = s``) where the function
+    # compares identities: two ``.item()`` calls return two float objects
+    # (``t is s`` is False), the reused one is one object (True). ATN202's
+    # deletion of a repeated ``s = x.max().item()`` after ``i = id(s)`` the
+    # same way.
+    "identity_of_a_reused_item": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1000.5,)
+
+
+def case_is(x):
+    s = x.max().item()
+    t = x.max().item()
+    return t is s
+
+
+def case_id(x):
+    s = x.max().item()
+    t = x.max().item()
+    return id(t) == id(s)
+
+
+def case_id_before(x):
+    s = x.max().item()
+    i = id(s)
+    s = x.max().item()
+    return i == id(s)
+""",
+    # 75. ATN301 inlined ``w = i + 1000`` at two uses where the function
+    # compares identities: the alias shared one int object, the two sums
+    # are two (``out[0] is out[1]`` was True, then False).
+    "identity_of_an_inlined_sum": """
+import torch
+
+
+def make_args():
+    return ([torch.arange(3.0), torch.arange(2.0) + 5],)
+
+
+def case_list(xs):
+    out = []
+    for i, v in enumerate(xs):
+        w = i + 1000
+        out.append(w)
+        out.append(w)
+    return [out[0] is out[1], out[2] is out[3]]
+
+
+def case_tuple(xs):
+    out = []
+    for i, v in enumerate(xs):
+        w = i + 1000.5
+        out.append((w, w))
+    return [a is b for a, b in out]
+""",
 }

@@ -12,7 +12,8 @@ from lint_rules.diagnostics import Applicability, Edit, Fix
 from lint_rules.fixer import MAX_PASSES, apply_fixes, write_atomic
 from lint_rules.fixer import fix_file as _fix_file
 from lint_rules.fixer import fix_text as _fix_text
-from tests.engine_rules import ENGINE
+from lint_rules.rules import Registry
+from tests.engine_rules import ENGINE, BrokenFix, SafeRename, UnsafeRename
 
 SETTINGS = ENGINE.settings()
 
@@ -302,3 +303,56 @@ def test_isolation_keys_are_stable_positions_not_addresses() -> None:
     keys = [[f.fix.isolation for f in found] for found in runs]
     # The offset of the body's first statement, the same in every run.
     assert keys[0] == keys[1] == [source.index("x = a"), source.index("x = a")]
+
+
+class _SafeWhileRisky(SafeRename):
+    """Flags ``old()`` only while ``risky()`` is called: a safe fix whose
+    proof rests on a call that TST102's unsafe fix renames."""
+
+    code = "TST601"
+    name = "safe-while-risky"
+
+    def check(self, ctx):
+        if "risky(" in ctx.text:
+            for finding in super().check(ctx):
+                finding.code = self.code
+                yield finding
+
+
+def test_unsafe_fixes_apply_alone_and_the_safe_ones_are_proven_again() -> None:
+    # In one pass, the unsafe rename would take away what the safe fix was
+    # proven against (review 12): the unsafe fixes of a pass apply alone.
+    registry = Registry((_SafeWhileRisky, UnsafeRename))
+    settings = registry.settings()
+    text = "risky()\nold()\n"
+    safe_only = _fix_text(text, "m.py", settings, False, registry=registry)
+    assert safe_only.text == "risky()\nnew()\n"
+    both = _fix_text(text, "m.py", settings, True, registry=registry)
+    assert both.text == "careful()\nold()\n"
+    assert both.fixed_count_by_code == {"TST102": 1}
+
+
+class _UnsafeBroken(BrokenFix):
+    """Flags ``breaks()`` with an unsafe fix whose result does not parse."""
+
+    code = "TST602"
+    name = "unsafe-broken"
+    fix_availability = "unsafe"
+
+    def check(self, ctx):
+        for finding in super().check(ctx):
+            fix = finding.fix
+            finding.fix = Fix(fix.edits, Applicability.UNSAFE, fix.message)
+            yield finding
+
+
+def test_an_unsafe_fix_that_breaks_the_code_leaves_the_safe_ones_to_apply() -> None:
+    registry = Registry((SafeRename, _UnsafeBroken))
+    errors: list[str] = []
+    result = _fix_text(
+        "old()\nbreaks()\n", "m.py", registry.settings(), True,
+        errors=errors, registry=registry,
+    )  # fmt: skip
+    assert result.text == "new()\nbreaks()\n" and result.error is None
+    assert result.fixed_count_by_code == {"TST101": 1}
+    assert any("TST602" in message for message in result.left_out)

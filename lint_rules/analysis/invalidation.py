@@ -1829,6 +1829,27 @@ _IDENTITY_BUILTINS = frozenset({"id", "hash"})
 _IDENTITY_METHODS = frozenset({"data_ptr", "__hash__", "is_set_to"})
 
 
+def takes_identities(function: ast.AST) -> bool:
+    """Whether ``function`` (its nested scopes too) compares two values'
+    identities (``a is b`` where neither is a constant such as ``None``) or
+    calls ``id``: after a reuse, the two names hold one object."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
+                if isinstance(op, (ast.Is, ast.IsNot)) and not (
+                    isinstance(left, ast.Constant) or isinstance(right, ast.Constant)
+                ):
+                    return True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "id"
+        ):
+            return True
+    return False
+
+
 #: Expressions whose evaluation calls a special method of an operand.
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
 #: Nodes whose evaluation may run code of the module's classes (an

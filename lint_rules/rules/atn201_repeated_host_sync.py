@@ -16,6 +16,7 @@ from lint_rules.analysis.invalidation import (
     Point,
     invalidation_for,
     reads_grad_mode,
+    takes_identities,
 )
 from lint_rules.analysis.nodes import LEAF_TYPES, child_nodes
 from lint_rules.analysis.torch_api import SYNC_METHODS
@@ -115,7 +116,9 @@ class RepeatedHostSync(Rule):
     For `.tolist()`, `.cpu()` and `.numpy()` the fix is unsafe: each call
     returns an object of its own (a new list, a host tensor or array), and
     after the fix both places share one object, so a later in-place change
-    through one is seen through the other. No fix is offered when the first
+    through one is seen through the other. The reuse makes one object of
+    two, so where the function compares identities (`t is s`, `id(t)`), the
+    `.item()` fix is unsafe too. No fix is offered when the first
     value is not bound to a name, or the name may have changed.
 
     Both the finding and the fix rest on what a reader of a replay path
@@ -371,6 +374,14 @@ class RepeatedHostSync(Rule):
                     "block, a call of code not seen here, "
                     "`torch.set_flush_denormal`: autocast, the default dtype), "
                     "which may make the chain compute another value"
+                )
+            elif takes_identities(flow.function):
+                # ``t = s`` makes two float objects one: ``t is s``, ``id(t)``
+                # told them apart before the fix.
+                fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+                message += (
+                    "; the function compares identities (`a is b`, `id(a)`), "
+                    "which tell the two values' objects apart"
                 )
         return ctx.report(self, second, message, fix)
 

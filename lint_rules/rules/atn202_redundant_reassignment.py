@@ -19,6 +19,7 @@ from lint_rules.analysis.invalidation import (
     invalidation_for,
     paths_conflict,
     reads_grad_mode,
+    takes_identities,
 )
 from lint_rules.analysis.nodes import COMPOUND_STATEMENTS, TryStar
 from lint_rules.analysis.torch_api import VIEW_ATTRIBUTES
@@ -126,6 +127,11 @@ class RedundantReassignment(Rule):
     where the first one's identity was taken in between (`id(a)`,
     `hash(a)`, `a is b`, `a.data_ptr()`): it told the two objects apart,
     and now matches the target.
+
+    A number made anew each time (`s.max().item()`, `n + 1`) cannot change
+    in place, but the deletion keeps the first object where there were two:
+    where the function compares identities (`a is b`, `id(a)`), the fix is
+    unsafe.
 
     ## Options
     - `hot-path-methods`
@@ -399,6 +405,11 @@ def _group_pairs(
         return anywhere and _reads_target(analysis, reads, target, point2)
 
     new_object = not immutable and _makes_new_object(first_stmt.value)
+    shared_identity = (
+        bool(immutable)
+        and not isinstance(first_stmt.value, ast.Constant)
+        and takes_identities(flow.function)
+    )
     # second -> whether the target may get another name between the first
     # statement of its chain and it, found step by step along the chain.
     referenced: dict[ast.Assign, bool] = {}
@@ -432,6 +443,11 @@ def _group_pairs(
                 # without the second, the target keeps it, and a change
                 # through the other name shows.
                 applicability = Applicability.UNSAFE
+        elif shared_identity:
+            # A number made anew each time (``s.max().item()``, ``n + 1``):
+            # without the second, the target keeps the first object, which
+            # ``id(a)`` or ``a is b`` told apart from the second one.
+            applicability = Applicability.UNSAFE
         yield first, near, second, applicability
 
 

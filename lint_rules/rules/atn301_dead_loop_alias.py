@@ -10,7 +10,11 @@ from lint_rules import prefilter
 from lint_rules.analysis.class_hooks import module_runs_finalizers
 from lint_rules.analysis.flow import FunctionFlow, Kind, annotations_of
 from lint_rules.analysis.hot_paths import jit_compiled as _jit_compiled
-from lint_rules.analysis.invalidation import Point, invalidation_for
+from lint_rules.analysis.invalidation import (
+    Point,
+    invalidation_for,
+    takes_identities,
+)
 from lint_rules.analysis.value_kinds import int_names, number_names
 from lint_rules.context import Context
 from lint_rules.diagnostics import Applicability, Edit, Finding, Fix
@@ -92,7 +96,9 @@ class DeadLoopAlias(Rule):
     A sum inlined at several uses is computed at each; that is safe for
     numbers, which are immutable, and unsafe where a name is a number only by
     its parameter's annotation (`def f(n: int)`): nothing checks it at the
-    call, and `i + n` of lists would be a new list at each use.
+    call, and `i + n` of lists would be a new list at each use. It is unsafe,
+    too, where the function compares identities (`a is b`, `id(a)`): the
+    alias shared one number object, the uses then each make their own.
 
     No fix is offered where the alias's name is part of the output
     (`f"{alias=}"` prints `alias=`), or where a string or bytes value, or
@@ -280,6 +286,15 @@ class DeadLoopAlias(Rule):
             # Numbers only by a parameter's annotation, which the call does
             # not check: lists passed as ``n: int`` make ``i + n`` a new list
             # at each use, where the alias shared one.
+            fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
+        elif (
+            fix is not None
+            and isinstance(value, ast.BinOp)
+            and len(loads) > 1
+            and takes_identities(flow.function)
+        ):
+            # ``i + 1000`` inlined at two uses makes two int objects where the
+            # alias shared one: ``a is b``, ``id(a)`` tell them apart.
             fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
         if fix is not None and self._may_raise(ctx, flow, stmt, read_names):
             # The value may raise (``v + 1`` of a string, an unbound name):

@@ -11,7 +11,7 @@ import pytest
 
 from lint_rules.checker import check_source
 from lint_rules.config import RuleSelection, Settings
-from lint_rules.fixer import apply_fixes
+from lint_rules.fixer import apply_fixes, fix_text
 from lint_rules.rules import Registry
 from lint_rules.rules.atn001_unused_noqa import UnusedNoqa
 from tests.engine_rules import ENGINE_RULES
@@ -243,3 +243,23 @@ def test_the_command_reports_and_fixes(tmp_path: Path) -> None:
     assert path.read_bytes() == source(
         "  # noqa: ATN101", "  # noqa: E501  # keep"
     ).replace("\n", "\r\n").encode("utf-8")
+
+
+def test_a_directive_is_judged_on_the_text_the_other_fixes_leave():
+    # Unused before ATN301 inlines ``w``; after it, line 10 repeats line 8
+    # and the directive suppresses ATN202's deletion (review 12). ATN001's
+    # fix waits until no other fix applies, so the directive stays.
+    text = (
+        "import torch\n\n\ndef f(xs):\n    out = []\n    for v in xs:\n"
+        "        w = v\n        a = w * 2\n        out.append(a + 1)\n"
+        "        a = v * 2  # noqa: ATN202\n        out.append(a + 1)\n    return out\n"
+    )
+    settings = Settings(extend_select=("ATN001",), hot_paths_only=False)
+    assert [f.code for f in check_source(text, "t.py", settings)] == [
+        "ATN301",
+        "ATN001",
+    ]
+    result = fix_text(text, "t.py", settings, False)
+    assert result.text == text.replace("        w = v\n", "").replace("w * 2", "v * 2")
+    assert result.fixed_count_by_code == {"ATN301": 1}
+    assert result.remaining_findings == []

@@ -2210,3 +2210,33 @@ def test_an_identity_of_the_first_new_object_taken_between_is_unsafe(
     assert [(f.location.row, f.fix.applicability.value) for f in found] == [
         (4, applicability)
     ]
+
+
+# ------------------------------------- identities of reused numbers (review 12)
+
+
+@pytest.mark.parametrize(
+    "use", ["t is s", "s is not t", "id(t) == id(s)", "print(id(s))"]
+)
+def test_item_reuse_is_unsafe_where_the_function_takes_identities(use):
+    # Two ``.item()`` calls make two float objects; ``t = s`` makes one.
+    source = (
+        f"def f(x):\n    s = x.max().item()\n    t = x.max().item()\n    return {use}\n"
+    )
+    assert codes(source, ATN201) == [(3, "ATN201")]
+    assert fixed(source, ATN201) == source
+    assert "t = s\n" in fixed(source, ATN201, unsafe=True)
+
+
+def test_item_reuse_stays_safe_beside_a_comparison_with_none():
+    source = "def f(x):\n    s = x.max().item()\n    t = x.max().item()\n    return t is None\n"
+    assert "t = s\n" in fixed(source, ATN201)
+
+
+def test_repeated_item_assignment_is_unsafe_to_delete_after_its_id_is_taken():
+    source = (
+        "def f(x):\n    s = x.max().item()\n    i = id(s)\n"
+        "    s = x.max().item()\n    return i == id(s)\n"
+    )
+    assert fixed(source, ATN202) == source
+    assert fixed(source, ATN202, unsafe=True).count("x.max().item()") == 1

@@ -596,3 +596,22 @@ def test_an_alias_read_by_an_annotation_keeps_it(definition):
     default = source.replace("(a: start)", "(a: int = start)")
     if default != source:
         assert "start" not in fixed(default)
+
+
+@pytest.mark.parametrize("use", ["out[0] is out[1]", "id(out[0])"])
+def test_sum_inlined_at_two_uses_is_unsafe_where_the_function_takes_identities(use):
+    # The alias shared one int object; inlined, each use makes its own.
+    source = (
+        "def f(xs):\n    out = []\n    for i in range(xs):\n        w = i + 1000\n"
+        f"        out.append(w)\n        out.append(w)\n    return {use}\n"
+    )
+    assert codes(source) == [(4, "ATN301")]
+    assert fixed(source) == source
+
+
+def test_sum_inlined_at_one_use_stays_safe_where_the_function_takes_identities():
+    source = (
+        "def f(xs):\n    out = []\n    for i in range(xs):\n        w = i + 1000\n"
+        "        out.append(w)\n    return out[0] is out[-1]\n"
+    )
+    assert "out.append(i + 1000)" in fixed(source)
