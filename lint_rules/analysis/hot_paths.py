@@ -38,7 +38,13 @@ from collections.abc import Callable
 from functools import partial
 
 from lint_rules import prefilter
-from lint_rules.analysis.nodes import LEAF_TYPES, NODE_FIELDS, node_fields, walk_rows
+from lint_rules.analysis.nodes import (
+    COMPOUND_STATEMENTS,
+    LEAF_TYPES,
+    NODE_FIELDS,
+    node_fields,
+    walk_rows,
+)
 from lint_rules.config import DEFAULT_GRAPH_STATE_METHODS, DEFAULT_HOT_PATH_METHODS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -803,19 +809,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 #: Statements holding blocks of statements (``flag_ifs``).
-_BLOCK_STATEMENTS = frozenset(
-    {
-        ast.If,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.With,
-        ast.AsyncWith,
-        ast.Try,
-        ast.Match,
-        *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
-    }
-)
+_BLOCK_STATEMENTS = frozenset(COMPOUND_STATEMENTS)
 
 
 def _flag_constant(value: ast.expr | None) -> bool:
