@@ -184,6 +184,23 @@ def test_incremental_edits_of_a_buffer_with_a_bom_match_an_editor(
     assert document.text == apply_text_edits(buffer, [edit], encoding)
 
 
+def _as_json(edits) -> list[dict]:
+    """LSP text edits as a client receives them (JSON objects)."""
+    return [
+        {
+            "range": {
+                "start": {
+                    "line": e.range.start.line,
+                    "character": e.range.start.character,
+                },
+                "end": {"line": e.range.end.line, "character": e.range.end.character},
+            },
+            "newText": e.new_text,
+        }
+        for e in edits
+    ]
+
+
 @settings(max_examples=200)
 @given(old=texts, new=texts)
 def test_diff_edits_keep_a_buffers_bom_in_place(old: str, new: str) -> None:
@@ -192,22 +209,7 @@ def test_diff_edits_keep_a_buffers_bom_in_place(old: str, new: str) -> None:
     index = LineIndex("\ufeff" + old)
     edits = convert.diff_edits(index, new)
     for encoding in ENCODINGS:
-        text_edits = [
-            {
-                "range": {
-                    "start": {
-                        "line": e.range.start.line,
-                        "character": e.range.start.character,
-                    },
-                    "end": {
-                        "line": e.range.end.line,
-                        "character": e.range.end.character,
-                    },
-                },
-                "newText": e.new_text,
-            }
-            for e in convert.text_edits(edits, index, encoding)
-        ]
+        text_edits = _as_json(convert.text_edits(edits, index, encoding))
         assert apply_text_edits("\ufeff" + old, text_edits, encoding) == "\ufeff" + new
 
 
@@ -238,22 +240,7 @@ def test_diff_edits_turn_one_text_into_the_other(old: str, new: str) -> None:
     index = LineIndex(old)
     edits = convert.diff_edits(index, new)
     for encoding in ENCODINGS:
-        text_edits = [
-            {
-                "range": {
-                    "start": {
-                        "line": e.range.start.line,
-                        "character": e.range.start.character,
-                    },
-                    "end": {
-                        "line": e.range.end.line,
-                        "character": e.range.end.character,
-                    },
-                },
-                "newText": e.new_text,
-            }
-            for e in convert.text_edits(edits, index, encoding)
-        ]
+        text_edits = _as_json(convert.text_edits(edits, index, encoding))
         assert apply_text_edits(old, text_edits, encoding) == new
 
 
