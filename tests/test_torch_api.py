@@ -65,6 +65,19 @@ def test_view_attributes_share_the_tensors_memory():
     assert z.imag.untyped_storage().data_ptr() == z.data_ptr()
 
 
+def test_code_given_data_ptr_writes_the_tensor():
+    # An address is a way into the memory: ``data_ptr`` is a view's method
+    # (what is done with its result may be done to the receiver), not one
+    # whose result is new.
+    import ctypes
+
+    x = torch.arange(4.0) + 1
+    ctypes.memset(x[2:].data_ptr(), 0, 4)
+    assert x.tolist() == [1.0, 2.0, 0.0, 4.0]
+    assert "data_ptr" in torch_api.VIEW_METHODS
+    assert "data_ptr" not in torch_api.FRESH_METHODS
+
+
 def test_overwriting_methods_overwrite_every_element():
     for name, flags in METHODS.items():
         if not flags & OVERWRITES:

@@ -95,6 +95,10 @@ class Detail(enum.Enum):
 
 #: Builtins that look only at the object (or its length), not its elements.
 _METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
+#: Methods whose result is the address of the tensor's elements (in
+#: ``torch_api`` a view's: code given it may write there): compared, it
+#: tells tensors apart; handed on, it is the memory itself.
+_POINTER_METHODS = frozenset({"data_ptr"})
 
 
 class Use(Record):
@@ -534,6 +538,12 @@ def _attribute_effect(
     call = parents.get(attribute)
     if not (isinstance(call, ast.Call) and call.func is attribute):
         return UseEffect.UNKNOWN, Detail.ESCAPE
+    if name in _POINTER_METHODS:
+        if _only_compared(call, parents):
+            return UseEffect.TRANSPARENT, Detail.NONE
+        # The address of the elements handed on (``op(x.data_ptr())``,
+        # ``ptr = x.data_ptr()``): code given it may read or write them.
+        return UseEffect.UNKNOWN, Detail.ESCAPE
     if name in METADATA_METHODS:
         return UseEffect.TRANSPARENT, Detail.NONE
     if name in OVERWRITING_METHODS:
@@ -548,6 +558,12 @@ def _attribute_effect(
             Detail.PARTIAL,
         )  # another in-place method (scatter_, ...)
     return UseEffect.UNKNOWN, Detail.ESCAPE
+
+
+def _only_compared(call: ast.Call, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """Whether the value of ``call`` is only an operand of a comparison
+    (``a.data_ptr() == b.data_ptr()``, ``x.data_ptr() in seen``)."""
+    return isinstance(parents.get(call), ast.Compare)
 
 
 def _subscript_effect(

@@ -258,10 +258,12 @@ METHODS: dict[str, int] = {
             "is_floating_point",
             "get_device",
             "storage_offset",
-            "data_ptr",
         ),
         METADATA,
     ),
+    # the address of the memory: code given it may write there
+    # (``ctypes.memset(x.data_ptr(), 0, n)``, a kernel's pointer argument)
+    "data_ptr": METADATA | ALIASES,
     # new tensors shaped like the receiver
     "new_empty": UNDEFINED,
     "new_zeros": METADATA,

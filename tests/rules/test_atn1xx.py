@@ -279,6 +279,15 @@ ATN101_NEGATIVES = {
                 return x.sum()
             return x
     """,
+    # The zeros' address handed to code that may read them (a C++ op that
+    # accumulates into its output) before the full write.
+    "address_handed_on_before_the_write": """
+        def f(y, n, lib):
+            x = torch.zeros(n)
+            lib.accumulate(y.data_ptr(), x.data_ptr())
+            x.copy_(y)
+            return x
+    """,
 }
 
 
@@ -320,6 +329,19 @@ def test_atn101_every_full_write_form(write):
     source = f"import torch\n\ndef f(y, n):\n    x = torch.zeros(n, 1)\n    {write}\n    return x\n"
     assert findings(source) == [(4, "ATN101")]
     assert fixed(source) == source.replace("torch.zeros(", "torch.empty(")
+
+
+def test_atn101_an_address_only_compared_before_the_write_sees_no_element():
+    source = (
+        "import torch\n\ndef f(y, n):\n    x = torch.zeros(n)\n"
+        "    assert x.data_ptr() != y.data_ptr()\n    x.copy_(y)\n    return x\n"
+    )
+    assert findings(source) == [(4, "ATN101")]
+    # Handed to a call, the address lets the callee read the zeros.
+    handed = source.replace(
+        "assert x.data_ptr() != y.data_ptr()", "kernel(x.data_ptr())"
+    )
+    assert findings(handed) == []
 
 
 @pytest.mark.parametrize(
@@ -1141,6 +1163,11 @@ ATN103_NEGATIVES = {
     # A view passed as a kernel's output (SGLang's sparse table).
     "row_view_as_out": "x = torch.empty(n, m)\nkernel(y, out=x[c])\nreturn x.sum()",
     "zeros": "x = torch.zeros(n)\nx += 1\nreturn x",
+    # The address of its elements handed to code that writes them (a C++
+    # op given ``data_ptr()``, as ktransformers' CPU linear and experts do).
+    "pointer_passed": "x = torch.empty(n)\nkernel(m, x.data_ptr())\nreturn x + 1",
+    "pointer_in_a_call_argument": "x = torch.empty(n)\nc.submit(kernel(y.data_ptr(), x.data_ptr()))\nreturn x + 1",
+    "pointer_bound_first": "x = torch.empty(n)\np = x.data_ptr()\nkernel(p)\nreturn x.sum()",
 }
 
 
@@ -1170,6 +1197,9 @@ def test_atn103_negative(body):
         ("x = torch.empty(n)\nfor v in y:\n    x.copy_(v)\nreturn x.sum()", 8),
         ("x = torch.empty(n)\nprint(x.shape)\nreturn x.mean()", 7),
         ("x = torch.empty(n)\nz = x.sum() if c else 0\nreturn z", 6),
+        # An address only compared tells tensors apart; it hands nothing on.
+        ("x = torch.empty(n)\nassert x.data_ptr() != y.data_ptr()\nreturn x.sum()", 7),
+        ("x = torch.empty(n)\nif x.data_ptr() in c:\n    pass\nreturn x.sum()", 8),
     ],
 )
 def test_atn103_reports_the_reading_use(body, row):
