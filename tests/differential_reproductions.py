@@ -3238,4 +3238,251 @@ def case_tuple(xs):
         out.append((w, w))
     return [a is b for a, b in out]
 """,
+    # 92. ATN201 reused a ``.item()`` of ``x`` across ``t.add_(1)`` where
+    # ``t`` came from unknown code that can reach ``x``: a nested function
+    # returning ``x`` (``t = g()``), a lambda, a generator, a local class
+    # whose body stored it, or a helper returning a global; ATN202 deleted a
+    # repeated ``s = t.sum().item()`` of such a ``t`` across ``x.mul_(2)``.
+    # An object from unknown code may be any object that code can reach.
+    "object_from_unknown_code_is_a_reachable_one": """
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def get():
+    return BUF
+
+
+def case_closure(x):
+    def g():
+        return x
+
+    t = g()
+    a = x.sum().item()
+    t.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_lambda_view(x):
+    t = (lambda: x[:2])()
+    a = x.sum().item()
+    t.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_generator(x):
+    def g():
+        yield x
+
+    for t in g():
+        a = x.sum().item()
+        t.add_(1)
+        b = x.sum().item()
+    return a, b
+
+
+def case_class_attribute(x):
+    class K:
+        v = x
+
+    t = K.v
+    a = x.sum().item()
+    t.add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_global(x):
+    t = get()
+    a = BUF.sum().item()
+    t.add_(1)
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_read_through_it(x):
+    def g():
+        return x
+
+    t = g()
+    s = t.sum().item()
+    x.mul_(2)
+    s = t.sum().item()
+    return s
+""",
+    # 93. ATN201 reused a ``.item()`` of ``x`` across ``REG[-1].add_(1)``
+    # after ``keep(x)`` had stored ``x`` in the global ``REG`` (or a nested
+    # function in a list or dict it closes over), and the other way round;
+    # ATN202 deleted a repeated ``s = x.sum().item()`` so. What was given
+    # to unknown code may be inside anything that code reaches.
+    "object_given_to_unknown_code_is_inside_a_reachable_one": """
+import torch
+
+REG = []
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def keep(t):
+    REG.append(t)
+
+
+def case_global_list(x):
+    keep(x)
+    a = x.sum().item()
+    REG[-1].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_closure_list(x):
+    hold = []
+
+    def put(t):
+        hold.append(t)
+
+    put(x)
+    a = x.sum().item()
+    hold[0].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_closure_dict(x):
+    cell = {}
+
+    def put(t):
+        cell["t"] = t
+
+    put(x)
+    a = x.sum().item()
+    cell["t"].add_(1)
+    b = x.sum().item()
+    return a, b
+
+
+def case_deleted(x):
+    keep(x)
+    s = x.sum().item()
+    REG[-1].mul_(2)
+    s = x.sum().item()
+    return s
+
+
+def case_read_through_the_global(x):
+    keep(x)
+    a = REG[-1].sum().item()
+    x.add_(1)
+    b = REG[-1].sum().item()
+    return a, b
+""",
+    # 94. ATN201 reused a ``.item()`` of ``x`` across unknown code given
+    # ``x.data_ptr()`` (``ctypes.memset(p, 0, 8)``, as a kernel is given
+    # its pointer arguments), which wrote ``x``'s memory through the
+    # address; ATN202 deleted a repeated ``s = x.sum().item()`` so.
+    "code_given_an_address_writes_the_tensor": """
+import ctypes
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def case_address_of_a_view(x):
+    a = x.sum().item()
+    ctypes.memset(x[2:].data_ptr(), 0, 8)
+    b = x.sum().item()
+    return a, b
+
+
+def case_address_held(x):
+    p = x.data_ptr()
+    a = x.sum().item()
+    ctypes.memset(p, 0, 8)
+    b = x.sum().item()
+    return a, b
+
+
+def case_deleted(x):
+    s = x.sum().item()
+    ctypes.memset(x.data_ptr(), 0, 8)
+    s = x.sum().item()
+    return s
+""",
+    # 95. ATN201 reused a ``.item()`` of ``w.grad`` across a helper that
+    # ran ``loss.backward()`` on a loss computed from ``w`` (or
+    # ``torch.autograd.backward`` imported in the function under another
+    # name), which accumulated into ``w.grad``; ATN202 deleted a repeated
+    # ``s = w.grad.sum().item()`` so, and a repeated ``w.grad = None``.
+    # Unknown code given any tensor of a graph may accumulate into the
+    # ``.grad`` of its leaves.
+    "backward_run_by_unknown_code": """
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0) + 1,)
+
+
+def run(loss):
+    loss.backward()
+
+
+def case_helper(x):
+    w = x.clone().requires_grad_()
+    (w * 2).sum().backward()
+    a = w.grad.sum().item()
+    run((w * 3).sum())
+    b = w.grad.sum().item()
+    return a, b
+
+
+def case_imported_here(x):
+    from torch.autograd import backward as bw
+
+    w = x.clone().requires_grad_()
+    (w * 2).sum().backward()
+    a = w.grad.sum().item()
+    bw((w * 3).sum())
+    b = w.grad.sum().item()
+    return a, b
+
+
+def case_held_grad(x):
+    w = x.clone().requires_grad_()
+    (w * 2).sum().backward()
+    g = w.grad
+    a = g.sum().item()
+    run((w * 3).sum())
+    b = g.sum().item()
+    return a, b
+
+
+def case_deleted(x):
+    w = x.clone().requires_grad_()
+    (w * 2).sum().backward()
+    s = w.grad.sum().item()
+    run((w * 3).sum())
+    s = w.grad.sum().item()
+    return s
+
+
+def case_cleared_again(x):
+    w = x.clone().requires_grad_()
+    w.grad = None
+    run((w * 3).sum())
+    w.grad = None
+    return w.grad
+""",
 }

@@ -48,8 +48,13 @@ makes writes through one reach reads through the other, if the alias is made
 anywhere the later read can be reached from. Distinct parameters, and paths
 with distinct roots the function never connects, are assumed to name distinct
 objects, and a parameter's object is not reachable by unknown code unless the
-function gives it away; attribute stores and loads are assumed to be plain
-(no properties with side effects), and so are the operators and conversions
+function gives it away; but an object that came from unknown code (``t =
+get()``, ``t = g()`` of a closure) or was given to it (``keep(x)``, a
+pointer from ``x.data_ptr()``) may be, or be inside, any object such code
+reaches (a global, a name a nested scope uses, anything else handed over),
+and a tensor's ``.grad`` is reached by any ``backward()`` unknown code
+runs; attribute stores and loads are assumed to be plain (no properties
+with side effects), and so are the operators and conversions
 applied to values (``+``, ``<``, ``len``, ``int``: no ``__add__`` or
 ``__len__`` that changes state); arithmetic makes new objects (true of tensors
 and numbers), but a container joined or repeated by an operator (``[x] + ys``,
@@ -177,6 +182,8 @@ _FOREIGN_BINDERS = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.pattern)
 _COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _ALIAS_LIMIT = 64
 _HUB = "<call>"  # root of the synthetic path linking a call's arguments
+_GRAD = "grad"
+_SCOPE_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ALIASING_NODES = (
     ast.Assign,
     ast.AnnAssign,
@@ -388,6 +395,7 @@ class Invalidation:
         self.flow = flow
         self.names = names
         self._escapes: dict[str, list[tuple[Path, int]]] = {}
+        self._handed: dict[str, list[tuple[Path, int]]] = {}
         self._shared: dict[str, bool] = {}
         self._walks: dict[Block, _BlockWalk] = {}
         self._aliases: dict[str, dict[Path, list[tuple[Path, bool, int]]]] | None = None
@@ -761,7 +769,9 @@ class Invalidation:
                 ):
                     return
             holders = [*node.args, *(kw.value for kw in node.keywords)]
-            if isinstance(func, ast.Attribute):
+            if isinstance(func, ast.Attribute) and self._module_function(func) is None:
+                # (The receiver of a method; not the module of a function,
+                # ``F`` of ``F.relu(x, True)``.)
                 holders.append(func.value)
             paths = _union(self.alias_paths(holder) for holder in holders)
             if len(paths) > 1:
@@ -841,8 +851,10 @@ class Invalidation:
         """Whether unknown code may change the object at ``path``: its root
         is shared, or the object (or one holding it, or one it holds)
         escaped to code this function cannot see. With ``within``, only
-        escapes in those blocks count."""
-        if self.is_shared_root(path[0]):
+        escapes in those blocks count. A tensor's ``.grad`` is: a
+        ``backward()`` that unknown code runs accumulates into the ``.grad``
+        of every leaf its graph reaches, given the function's or not."""
+        if self.is_shared_root(path[0]) or _GRAD in path[1:]:
             return True
         for escaped, site in self.escapes(path[0]):
             if (within is None or site in within) and paths_conflict(escaped, path):
@@ -886,10 +898,18 @@ class Invalidation:
         found = self.__dict__.get("_any_local_shared")
         if found is None:
             flow = self.flow
-            found = self.__dict__["_any_local_shared"] = any(
-                self.is_shared_root(name) or bool(self.escapes(name))
-                for name in flow.events_by_name
-                if flow.has_stores(name)
+            found = self.__dict__["_any_local_shared"] = (
+                any(
+                    self.is_shared_root(name) or bool(self.escapes(name))
+                    for name in flow.events_by_name
+                    if flow.has_stores(name)
+                )
+                or any(  # ``g = w.grad``: see ``is_reachable``
+                    _GRAD in key[1:]
+                    or any(_GRAD in other[1:] for other, _, _ in entries)
+                    for by_path in self.aliases.values()
+                    for key, entries in by_path.items()
+                )
             )
         return found
 
@@ -914,14 +934,142 @@ class Invalidation:
             self._escapes[name] = found
         return found
 
-    def _given_to_unknown_code(self, node: ast.AST) -> Path | None:
+    @property
+    def definition_roots(self) -> frozenset[str]:
+        """Locals bound to a class or function the function defines, whose
+        attributes its body set (``class K: v = x``): such an object may
+        hold any object its body reaches."""
+        found = self.__dict__.get("_definition_roots")
+        if found is None:
+            found = self.__dict__["_definition_roots"] = frozenset(
+                name
+                for name, events in self.flow.events_by_name.items()
+                if any(
+                    event.kind is Kind.STORE
+                    and not event.nested
+                    and isinstance(event.node, _SCOPE_DEFINITIONS)
+                    for event in events
+                )
+            )
+        return found
+
+    def torch_function(self, call: ast.Call) -> bool:
+        """Whether ``call`` is of a function of torch whose effects on its
+        arguments are known (``torch.add(y, 1, out=x)``): it keeps none."""
+        func = call.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        qualified = self._module_function(func)
+        return qualified is not None and written_arguments(qualified, call) is not None
+
+    def handed_escapes(self, name: str) -> list[tuple[Path, int]]:
+        """``escapes``, but for torch's functions, which keep nothing they
+        are given and return a new tensor or one they were given (``t =
+        torch.add(y, 1, out=x)`` is ``x``: an alias, not unknown code's)."""
+        found = self._handed.get(name)
+        if found is None:
+            found = []
+            for event in self.flow.events_of(name):
+                if event.nested:
+                    continue
+                if event.kind is Kind.LOAD:
+                    given = self._given_to_unknown_code(event.node, True)
+                    if given is not None:
+                        found.append((given, event.block.index))
+                elif (
+                    event.kind is Kind.STORE
+                    and self._binds_foreign(event.node)
+                    and not self._binds_torch_result(event.node)
+                ):
+                    found.append(((name,), event.block.index))
+            self._handed[name] = found
+        return found
+
+    def _binds_torch_result(self, target: ast.AST) -> bool:
+        parent = self.flow.parents.get(target)
+        return (
+            isinstance(parent, (ast.Assign, ast.AnnAssign))
+            and isinstance(parent.value, ast.Call)
+            and self.torch_function(parent.value)
+            and not any(
+                self.may_be_foreign(argument)
+                for argument in (
+                    *parent.value.args,
+                    *(keyword.value for keyword in parent.value.keywords),
+                )
+            )
+        )
+
+    def handed_over(self, path: Path, within: Reaching | None = None) -> bool:
+        """Whether the object at ``path`` came from unknown code or was given
+        to it (``escapes``: ``t = get()``, ``t = g()`` of a closure, ``for t
+        in gen()``, ``keep(t)``; with ``within``, those in these blocks
+        only), or is a class or function the function defines
+        (``definition_roots``): unknown code may have made it any object it
+        reaches, or stored it in any of them, not only reached it by name."""
+        if path[0] in self.definition_roots:
+            return True
+        return any(
+            (within is None or site in within) and paths_conflict(escaped, path)
+            for escaped, site in self.handed_escapes(path[0])
+        )
+
+    def in_reach(self, path: Path, within: Reaching | None = None) -> bool:
+        """Whether unknown code may reach the object at ``path`` (by name,
+        a tensor's ``.grad``, or because it was handed over)."""
+        return (
+            self.is_shared_root(path[0])
+            or _GRAD in path[1:]
+            or self.handed_over(path, within)
+        )
+
+    def _meets_handed_over(
+        self,
+        written: frozenset[Path],
+        watched: Watched,
+        store: bool,
+        at: Block | None = None,
+    ) -> bool:
+        """Whether a change of the ``written`` paths may reach the watched
+        reads through unknown code's hands, whatever aliases this function
+        makes: one side is an object from unknown code (``t = get()``;
+        ``t.add_(1)``), which may be the other's if unknown code can reach
+        that (a global, a name a closure uses: ``def g(): return x``, ``t =
+        g()``); or one side was given to unknown code (``keep(x)``), which
+        may have stored it in what the other reaches (``REG[0].add_(1)``,
+        ``hold[0]`` of a list a closure appends to). Both must be within
+        that reach when the change is made (in block ``at``, if known)."""
+        within = self.reaching(at) if at is not None else watched.within
+        # A read of an immutable value (a number) changes only by a store
+        # into the object holding it: never, where a name holds it.
+        reads = [
+            path
+            for path in watched.expanded
+            if not any(
+                path[: len(i)] == i and (not store or len(i) == 1)
+                for i in watched.immutable
+            )
+        ]
+        if any(self.handed_over(path, within) for path in written) and any(
+            self.in_reach(path, within) for path in reads
+        ):
+            return True
+        return any(self.handed_over(path, within) for path in reads) and any(
+            self.in_reach(path, within) for path in written
+        )
+
+    def _given_to_unknown_code(
+        self, node: ast.AST, torch_keeps_nothing: bool = False
+    ) -> Path | None:
         """The path of the object that the use ``node`` of a name gives to
         code that may keep it: a call (as an argument, inside a tuple or
         keyword, or as the receiver of a method), a function or class that
         keeps it (a default value, a base), or a store into an object other
         code reaches by name (``HOLD.t = x``, ``REG[:] = [x]``); also when
         what is given is a view of it (``register(x.view(-1))``). None if
-        none of these."""
+        none of these. With ``torch_keeps_nothing``, a function of torch
+        that writes what it is given (``torch.add(y, 1, out=x)``) keeps
+        none of it either."""
         parents = self.flow.parents
         top = node
         parent = parents.get(top)
@@ -933,6 +1081,10 @@ class Invalidation:
             if isinstance(call, ast.Call) and call.func is parent:
                 # ``t.attach()``: the method receives ``t``.
                 if not self.leaves_arguments_alone(call):
+                    if self.runs_list_method(call):
+                        return None  # ``out.append(v)``: no code receives ``out``
+                    if torch_keeps_nothing and self.torch_function(call):
+                        return None
                     return path or access_path(top)
                 if isinstance(parent, ast.Attribute) and parent.attr in FRESH_METHODS:
                     return None
@@ -953,7 +1105,14 @@ class Invalidation:
         keyed = False  # the use is the index of a subscript (``D[x] = 0``)
         while parent is not None:
             if isinstance(parent, ast.Call):
-                if child is parent.func or self.leaves_arguments_alone(parent):
+                if (
+                    child is parent.func
+                    or self.leaves_arguments_alone(parent)
+                    or self.runs_list_method(parent)
+                    or (torch_keeps_nothing and self.torch_function(parent))
+                ):
+                    # (``out.append(t)`` stores ``t`` in ``out``: an alias,
+                    # given to code only where ``out`` is.)
                     return None
                 return path
             if isinstance(parent, _DEFINITIONS) and not any(
@@ -1128,6 +1287,18 @@ class Invalidation:
                 return False
         return True
 
+    def runs_list_method(self, call: ast.Call) -> bool:
+        """Whether ``call`` is ``out.append(v)`` (or ``clear``, ``copy``,
+        ``reverse``) of a local bound only to list displays: list's own
+        method, which runs no other code."""
+        func = call.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _LIST_METHODS_RUNNING_NO_CODE
+            and isinstance(func.value, ast.Name)
+            and self.holds_only_new_lists(func.value.id)
+        )
+
     def module_class_defines(self, method: str) -> bool:
         """Whether a class of the module binds ``method``: a call of it on an
         object of that class (``h.size()``, ``h.add_(1)``) runs the module's
@@ -1175,11 +1346,7 @@ class Invalidation:
             if is_inplace_method(name) and not own:
                 # PyTorch's in-place methods change their receiver, not their arguments.
                 return effects + _writes(receiver, call)
-            if (
-                name in _LIST_METHODS_RUNNING_NO_CODE
-                and isinstance(func.value, ast.Name)
-                and self.holds_only_new_lists(func.value.id)
-            ):
+            if self.runs_list_method(call):
                 # ``out.append(v)`` of a local bound only to list displays:
                 # list's own method, which changes the list only.
                 return effects + _writes(receiver, call)
@@ -1664,7 +1831,11 @@ class Invalidation:
                 for w in written
                 if not any(w[: len(i)] == i for i in watched.immutable)
             )
-        return any(paths_conflict(w, r) for w in written for r in watched.expanded)
+        if any(paths_conflict(w, r) for w in written for r in watched.expanded):
+            return True
+        if isinstance(effect.node, ast.Call) and self.runs_list_method(effect.node):
+            return False  # changes a new list only, never another's object
+        return self._meets_handed_over(written, watched, kind is ChangeKind.STORE, at)
 
     def changed_between(
         self,
@@ -1735,13 +1906,19 @@ class Invalidation:
             return None
         # A write to an object no alias connects to anything, under a root
         # not read, cannot change the reads, however tangled the others.
+        # ... unless both may be within unknown code's reach, which may
+        # have connected them (``_meets_handed_over``).
         linked = self.aliased_roots
+        reads_in_reach = not roots.isdisjoint(linked) or any(
+            self.in_reach((root,)) for root in roots
+        )
         rest = [
             (block, effect)
             for block, effect in rest
             if effect.kind is ChangeKind.ANY_CODE
             or effect.path[0] in roots
             or effect.path[0] in linked
+            or (reads_in_reach and self.in_reach(effect.path[:1]))
         ]
         if not rest:
             return None

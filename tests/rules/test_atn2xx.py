@@ -790,6 +790,103 @@ NEGATIVES_201 = {
             bump()
             b = x.sum().item()
     """,
+    # An object from unknown code may be any object that code reaches
+    # (differential reproduction 92).
+    "written_through_a_closures_result": """
+        def f(x):
+            def g():
+                return x
+            t = g()
+            a = x.sum().item()
+            t.add_(1)
+            b = x.sum().item()
+    """,
+    "written_through_a_lambdas_view": """
+        def f(x):
+            t = (lambda: x[:2])()
+            a = x.sum().item()
+            t.add_(1)
+            b = x.sum().item()
+    """,
+    "written_through_a_generators_item": """
+        def f(x):
+            def g():
+                yield x
+            for t in g():
+                a = x.sum().item()
+                t.add_(1)
+                b = x.sum().item()
+    """,
+    "written_through_a_local_class_attribute": """
+        def f(x):
+            class K:
+                v = x
+            t = K.v
+            a = x.sum().item()
+            t.add_(1)
+            b = x.sum().item()
+    """,
+    "global_written_through_what_a_call_returned": """
+        def f(get):
+            t = get()
+            a = BUF.sum().item()
+            t.add_(1)
+            b = BUF.sum().item()
+    """,
+    # What was given to unknown code may be inside anything it reaches
+    # (differential reproduction 93).
+    "written_through_a_global_it_was_given_to": """
+        def f(x):
+            keep(x)
+            a = x.sum().item()
+            REG[-1].add_(1)
+            b = x.sum().item()
+    """,
+    "written_through_a_list_a_closure_keeps_it_in": """
+        def f(x):
+            hold = []
+            def put(t):
+                hold.append(t)
+            put(x)
+            a = x.sum().item()
+            hold[0].add_(1)
+            b = x.sum().item()
+    """,
+    "read_through_a_global_it_was_given_to": """
+        def f(x):
+            keep(x)
+            a = REG[-1].sum().item()
+            x.add_(1)
+            b = REG[-1].sum().item()
+    """,
+    # Code given an address may write there (differential reproduction 94).
+    "address_given_to_unknown_code": """
+        def f(x, kernel):
+            a = x.sum().item()
+            kernel(x.data_ptr())
+            b = x.sum().item()
+    """,
+    "address_held_then_given": """
+        def f(x, kernel):
+            p = x[1:].data_ptr()
+            a = x.sum().item()
+            kernel(p)
+            b = x.sum().item()
+    """,
+    # A backward() run by unknown code (differential reproduction 95).
+    "grad_across_unknown_code": """
+        def f(w, run):
+            a = w.grad.sum().item()
+            run((w * 3).sum())
+            b = w.grad.sum().item()
+    """,
+    "held_grad_across_unknown_code": """
+        def f(w, run):
+            g = w.grad
+            a = g.sum().item()
+            run((w * 3).sum())
+            b = g.sum().item()
+    """,
 }
 
 
@@ -1229,12 +1326,89 @@ NEGATIVES_202 = {
             bump()
             k = x.sum().item()
     """,
+    # What a closure returned may be ``x`` (differential reproduction 92).
+    "read_through_a_closures_result": """
+        def f(x):
+            def g():
+                return x
+            t = g()
+            k = t.sum().item()
+            x.mul_(2)
+            k = t.sum().item()
+    """,
+    "written_through_a_global_it_was_given_to": """
+        def f(x):
+            keep(x)
+            k = x.sum().item()
+            REG[-1].mul_(2)
+            k = x.sum().item()
+    """,
+    # A backward() run by unknown code (differential reproduction 95).
+    "grad_cleared_across_unknown_code": """
+        def f(w, run):
+            w.grad = None
+            run((w * 3).sum())
+            w.grad = None
+    """,
 }
 
 
 @pytest.mark.parametrize("source", NEGATIVES_202.values(), ids=NEGATIVES_202.keys())
 def test_atn202_negative(source):
     assert codes(source, ATN202) == []
+
+
+def test_what_unknown_code_returns_is_apart_from_what_it_cannot_reach():
+    # ``x`` is a parameter no nested scope uses, never given away: what
+    # ``get()`` returns cannot be it, whichever way the write goes.
+    source = """
+    def f(x, get):
+        t = get()
+        a = x.sum().item()
+        t.add_(1)
+        b = x.sum().item()
+        k = t.sum().item()
+        x.mul_(2)
+        k = t.sum().item()
+    """
+    assert codes(source, BOTH) == [(6, "ATN201"), (9, "ATN202"), (9, "ATN201")]
+    assert "    b = a\n" in fixed(source, ATN201)
+
+
+def test_an_address_taken_or_compared_changes_nothing():
+    source = """
+    def f(x, y):
+        a = x.sum().item()
+        same = x.data_ptr() == y.data_ptr()
+        b = x.sum().item()
+    """
+    assert codes(source, ATN201) == [(5, "ATN201")]
+
+
+def test_grad_read_across_code_that_runs_no_backward():
+    source = """
+    def f(w):
+        a = w.grad.sum().item()
+        y = w.detach() * 2
+        b = w.grad.sum().item()
+    """
+    assert codes(source, ATN201) == [(5, "ATN201")]
+
+
+def test_what_was_given_away_is_apart_from_what_nothing_else_reaches():
+    # ``x`` went to ``keep``, but ``y`` never left the function: a write to
+    # ``y`` cannot reach ``x``, nor a write to ``REG``'s item a read of ``y``.
+    source = """
+    def f(x, y):
+        keep(x)
+        a = x.sum().item()
+        y.add_(1)
+        b = x.sum().item()
+        k = y.sum().item()
+        REG[-1].mul_(2)
+        k = y.sum().item()
+    """
+    assert codes(source, BOTH) == [(6, "ATN201"), (9, "ATN202"), (9, "ATN201")]
 
 
 # --------------------------------------------------------------------- composition
