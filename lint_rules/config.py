@@ -67,9 +67,17 @@ DEFAULT_HOT_PATH_METHODS: tuple[str, ...] = (
 )
 
 #: Names of values that live on the host (glob patterns on the last part of
-#: a name or attribute chain: ``seq_lens_cpu``, ``self.kv_indptr_host``):
-#: ATN203 does not report a sync of them.
-DEFAULT_HOST_TENSOR_NAMES: tuple[str, ...] = ("*_cpu", "*_cpu_*", "*_host", "*_np")
+#: a name or attribute chain: ``seq_lens_cpu``, ``self.kv_indptr_host``; the
+#: host halves ``buf.cpu`` and ``buf.np`` of a pinned host/device pair, vLLM's
+#: ``CpuGpuBuffer``): ATN203 does not report a sync of them.
+DEFAULT_HOST_TENSOR_NAMES: tuple[str, ...] = (
+    "*_cpu",
+    "*_cpu_*",
+    "*_host",
+    "*_np",
+    "cpu",
+    "np",
+)
 
 #: Decorators of functions a JIT compiler turns into kernels (qualified
 #: names, glob patterns): ATN301 leaves their loop aliases to the compiler.

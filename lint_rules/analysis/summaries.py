@@ -174,6 +174,7 @@ class ModuleSummaries:
         self._method_texts: dict[str, list[FunctionNode]] | None = None
         #: ``call_sites``' answers, and the mentions of each name asked.
         self._call_sites: dict[FunctionNode, list[CallSite] | None] = {}
+        self._module_call_sites: dict[FunctionNode, list[CallSite] | None] = {}
         # The module's wide nodes, for its walks by rows (``walk_rows``).
         self._wide: dict[ast.AST, WideNode] = {}
         self._name_mentions: dict[
@@ -378,10 +379,31 @@ class ModuleSummaries:
             found = self._call_sites[function] = self._find_call_sites(function)
         return found
 
-    def _find_call_sites(self, function: FunctionNode) -> list[CallSite] | None:
+    def module_call_sites(self, function: FunctionNode) -> list[CallSite] | None:
+        """Every call of ``function`` the module holds, in source order, for
+        a public function too, when each mention of its name (the conditions
+        of ``call_sites``, its name in no string of the module) is the called
+        expression of a call; None otherwise. Unlike ``call_sites``, code
+        elsewhere may call a public function: these are the calls by which
+        the module's own code reaches it (``hot_paths``' chains)."""
+        found = self._module_call_sites.get(function)
+        if found is None and function not in self._module_call_sites:
+            found = self._find_call_sites(function, public=True)
+            if found is not None and self.spelled_in_a_string(function.name):
+                found = None
+            self._module_call_sites[function] = found
+        return found
+
+    def _find_call_sites(
+        self, function: FunctionNode, public: bool = False
+    ) -> list[CallSite] | None:
         info = self.model._info_of(function)
-        if info is None or info.parent is not None or not _private(function.name):
+        if info is None or info.parent is not None:
             return None
+        if not public and not _private(function.name):
+            return None
+        if function.name.startswith("__") and function.name.endswith("__"):
+            return None  # (Python itself calls a dunder: ``obj(x)``, ``a + b``)
         name = function.name
         cls = info.cls
         if cls is None:
@@ -401,8 +423,12 @@ class ModuleSummaries:
             c.name for c in self.model.classes
         }  # (``Class._m(obj, ...)`` passes the instance itself)
         sites: list[CallSite] = []
+        aliases: list[str] = []
         for node, parents in mentions:
             parent = parents.get(node)
+            if public and cls is not None and _method_alias(node, parent):
+                aliases.append(parent.targets[0].attr)  # type: ignore[union-attr]
+                continue
             if not (isinstance(parent, ast.Call) and parent.func is node):
                 return None
             if cls is None:
@@ -421,6 +447,33 @@ class ModuleSummaries:
                     bind_arguments(function, parent, bound),
                 )
             )
+        for alias in dict.fromkeys(aliases):
+            # (``self.update = self.update_single_wrapper``: every call of an
+            # attribute named ``update`` may be one of it; one the module
+            # never calls is a callback handed to other code)
+            if self.spelled_in_a_string(alias) or not any(
+                type(parents.get(node)) is ast.Call and parents.get(node).func is node  # type: ignore[union-attr]
+                for node, parents in self._mentions(alias)
+            ):
+                return None
+            for node, parents in self._mentions(alias):
+                parent = parents.get(node)
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    continue  # (a store runs nothing)
+                if not (
+                    type(node) is ast.Attribute
+                    and isinstance(parent, ast.Call)
+                    and parent.func is node
+                ):
+                    return None
+                sites.append(
+                    CallSite(
+                        _caller(parent, parents),
+                        parent,
+                        bind_arguments(function, parent, True),
+                    )
+                )
+        sites.sort(key=lambda site: (site.call.lineno, site.call.col_offset))
         return sites
 
     def _mentions(self, name: str) -> list[tuple[ast.AST, dict[ast.AST, ast.AST]]]:
@@ -764,6 +817,18 @@ def _may_write_form(text: str) -> bool:
 #: ``]`` and ``=`` with what Python allows between (it starts with a literal,
 #: which the regular expression engine scans for at C speed).
 _SUBSCRIPT_STORE = re.compile(r"\](?:\s|\\)*=")
+
+
+def _method_alias(node: ast.AST, parent: ast.AST | None) -> bool:
+    """Whether ``node`` (a mention of a method's name) is the value stored
+    to an attribute of an object, alone: ``self.update = self._m``."""
+    return (
+        type(node) is ast.Attribute
+        and type(parent) is ast.Assign
+        and parent.value is node  # type: ignore[attr-defined]
+        and len(parent.targets) == 1  # type: ignore[attr-defined]
+        and type(parent.targets[0]) is ast.Attribute  # type: ignore[attr-defined]
+    )
 
 
 def _summarizable(function: ast.AST) -> bool:

@@ -29,7 +29,7 @@ from lint_rules.analysis.nodes import (
     walk,
     walk_rows,
 )
-from lint_rules.analysis.summaries import _private
+from lint_rules.analysis.summaries import _private, module_summaries
 from lint_rules.analysis.torch_api import HOST_FACTORIES
 from lint_rules.context import Context
 from lint_rules.diagnostics import Finding
@@ -223,7 +223,8 @@ class HostSyncInHotPath(Rule):
     mask as one element of a tuple index, `q[m, :]`; a mask is a
     comparison, `~` of one, or a local bound to one or to a tensor of
     booleans torch makes, `torch.tensor(f, dtype=torch.bool, device=d)`,
-    `x.bool()`), `synchronize()`, a tensor as a slice bound (`x[:indptr[-1]]`), as a
+    `x.bool()`), `synchronize()` (a device module's also given its device,
+    `torch.cuda.synchronize(d)`), a tensor as a slice bound (`x[:indptr[-1]]`), as a
     factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
     bound of the builtin `range` (`for i in range(lens.max()):`), a tensor
     given to the builtin `max`, `min` or `sorted` (which compare its
@@ -239,7 +240,8 @@ class HostSyncInHotPath(Rule):
     reported only where the value is known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
     a list it would be a Python value), a reduction, arithmetic with a
     tensor, a comparison of one (`t = lens.max() > 0`; not `is`, `in` or a
-    chain), a `torch` function's result, a name declared `torch.Tensor`, or
+    chain), a `torch` function's result, a name declared `torch.Tensor`
+    (or one of torch's typed tensor classes, `torch.LongTensor`), or
     a local every binding of which is one, an attribute `self.X` every
     assignment of which in the class's methods (and in its bases' and
     subclasses' of the module) is a tensor not on the host (`None` too,
@@ -273,7 +275,9 @@ class HostSyncInHotPath(Rule):
     (a global the module binds only to numbers, `STEPS = 1000`, too; an
     item of a list is where its items are known to be: of `[t.cuda() for
     ...]`, of a list the function appends device tensors to, of `zip()`
-    or `enumerate()` of such, on the device), a tensor's metadata
+    or `enumerate()` of such, on the device; the element of a pair of
+    `zip()` or `enumerate()` that comes from a tensor is a row of it, where
+    the tensor is), a tensor's metadata
     (`.size()`, `.ndimension()`, `.untyped_storage().nbytes()`),
     the result of `.cpu()`, `.numpy()`, `.tolist()`, `.item()` or
     `torch.from_numpy`, a factory given no device or `device="cpu"` (any
@@ -281,15 +285,19 @@ class HostSyncInHotPath(Rule):
     local bound only to such values (in a loop, a binding that only
     reshapes the local's own value, `x = x.view(n, -1)`, keeps it; the
     bindings that may reach the read count, and an `if`/`else` before it
-    that binds the local in each arm ends those before it; inside a loop,
+    that binds the local in each arm ends those before it, and a binding
+    that a later assignment of its own block rebinds, with no `break`,
+    `continue`, `try` or `with` that may leave the block between them,
+    reaches no read outside that block; inside a loop,
     the last binding on the read's own path before it ends those the loop
     makes after the read, unless a loop that holds the read starts after
     it: `rotation = [t]` at the top of a pass, then `rotation[0]`, then
     `rotation = rotation.to(device)`, reads the list; a `while` test reads
     what its body binds; a comprehension's variable is its own, in it and
     after it; a parameter
-    rebound on the read's own path, `x = x.cpu()`, no longer holds the
-    caller's value), the result of a call that names the CPU as its device
+    rebound on the read's own path, `x = x.cpu()`, before the read or the
+    loop that holds it, no longer holds the caller's value), a parameter
+    declared a NumPy array (`x: np.ndarray`, `npt.NDArray[...]`), the result of a call that names the CPU as its device
     (`get_for_device(params, "ids", "cpu")`, `load(f, map_location="cpu")`;
     a function the rule does not read; not where another device is given
     too, `copy_blocks(x, "cpu", "cuda")`, `x.device`, `device=dev`), a
@@ -300,7 +308,12 @@ class HostSyncInHotPath(Rule):
     private to the module (`_update`, `self._plan`: one leading underscore)
     that every call of the module passes such a value. A public function
     may be called from another module with a device tensor: its parameters
-    are not known. A `torch` function's result is where its arguments are,
+    are not known, unless it runs per step only through the module's own
+    calls (its chain from an entry point passes through a caller, and it
+    is no entry point itself): on that chain its parameters hold what the
+    module's calls pass, and where every mention of its name is such a
+    call (`self.update = self.update_single_wrapper` making every call of
+    an attribute `update` one), these are read as a private function's. A `torch` function's result is where its arguments are,
     and a list of tensors given to it where its elements are
     (`torch.cat([a, b])`, `torch.stack([s.lens for s in seqs])`: not a
     Python list's place); a 0-d tensor made on the host from one number
@@ -361,7 +374,14 @@ class HostSyncInHotPath(Rule):
     default or of a private function: the per-step path reads the copy. A
     public function's parameter that defaults to None (`lens_cpu=None`) is
     an optional copy: a caller that leaves it out takes the fallback on
-    every call, so that fallback is reported.
+    every call, so that fallback is reported; unless the function runs per
+    step only through the module's own calls and each of them passes a
+    field of an object matching `host-tensor-names`
+    (`lens_cpu=batch.seq_lens_cpu`), or passes a constant that keeps it
+    out of the fallback (`use_ragged=False` where the fallback lies under
+    `if use_ragged:`). A method stored on the instance
+    (`self.update = self.update_single_wrapper`) is called by every call of
+    that attribute.
 
     ## Why is this bad?
     Each of these stalls the CPU until the GPU has finished every kernel
@@ -515,11 +535,12 @@ class HostSyncInHotPath(Rule):
             "        self._update(lens)\n"
             "    def _update(self, lens):\n        self.n = lens.tolist()\n"
         ),
-        # A public helper: another module may pass it a device tensor.
+        # A public method the engine calls itself (an entry point): another
+        # module may pass it a device tensor.
         Invalid(
             "class B:\n    def forward(self, batch):\n"
-            "        return self.n(batch.seq_lens_cpu)\n"
-            "    def n(self, lens):\n        return lens.max().item()\n"
+            "        return self.forward_decode(batch.seq_lens_cpu)\n"
+            "    def forward_decode(self, lens):\n        return lens.max().item()\n"
         ),
         # A truth test, boolean-mask indexing, and an explicit synchronize.
         Invalid(
@@ -610,7 +631,13 @@ class HostSyncInHotPath(Rule):
             # of a sync (most per-step functions have none).
             gate = _TextGate(ctx, info.node, scanned)
             assigned, masks = _local_names(info.bindings)
-            candidates = _candidates(info.node, assigned, masks, gate)
+            candidates = _candidates(
+                info.node,
+                assigned,
+                masks,
+                gate,
+                model.imported_names if gate.enabled else None,
+            )
             if not candidates:
                 continue
             if jit_compiled(info, model, ctx.options.jit_decorators, kernels_only=True):
@@ -646,7 +673,15 @@ class HostSyncInHotPath(Rule):
                             info.node.end_lineno,  # type: ignore[attr-defined]
                         )
                 fills += _host_fallbacks(
-                    info.node, rows, host_names, text, host_rows, info.bindings
+                    info.node,
+                    rows,
+                    host_names,
+                    text,
+                    host_rows,
+                    info.bindings,
+                    partial(_passed_by_callers, ctx, host_names)
+                    if len(cost.chain) > 1
+                    else None,
                 )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
@@ -1034,6 +1069,16 @@ def _with_body_end(
     return found
 
 
+def _holds_position(statement: ast.AST, position: tuple[int, int]) -> bool:
+    """Whether ``position`` lies in ``statement`` after its start (in its
+    body, for a ``with``)."""
+    return (
+        (statement.lineno, statement.col_offset)  # type: ignore[attr-defined]
+        < position
+        <= (statement.end_lineno, statement.end_col_offset)  # type: ignore[attr-defined]
+    )
+
+
 def _exclusive(bound: tuple, path: tuple) -> bool:
     """Whether a binding on the path of branches ``bound`` cannot run before
     a use on ``path`` that follows it in the source: they are in two arms of
@@ -1263,6 +1308,7 @@ def _candidates(
     assigned: frozenset[str],
     masks: frozenset[str],
     gate: _TextGate,
+    imported: frozenset[str] | None = None,
 ) -> list[ast.AST]:
     """The nodes of the function's own code (``_own_nodes`` with ``where``)
     that have the shape of a sync (``_may_sync``): statements are judged as
@@ -1273,7 +1319,7 @@ def _candidates(
     (``_TextGate.marks``): a statement's expressions are judged by them,
     and below an expression's root only the nodes spanning one are walked
     (a node of a sync's shape spans its word or its ``[``, and so does
-    every node above it)."""
+    every node above it). ``imported``: as ``_may_sync``'s."""
     found: list[ast.AST] = []
     mask_words = (
         re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(masks))) + r")\b")
@@ -1290,7 +1336,7 @@ def _candidates(
         else:
             rows = gate.rows_matching(_SYNC_ROWS, first, last)
     for node, _, roots in _structure(function, _SKIP_UNREPORTED, rows):
-        if _may_sync(node, assigned, masks):
+        if _may_sync(node, assigned, masks, imported):
             found.append(node)
         if not roots:
             continue
@@ -1316,7 +1362,7 @@ def _candidates(
                     or (mask_words is not None and mask_words.search(segment))
                 ):
                     continue
-            _marked_candidates(roots, marks, assigned, masks, found)
+            _marked_candidates(roots, marks, assigned, masks, found, imported)
             continue
         if gate.enabled:
             segment = gate.span(roots)
@@ -1331,7 +1377,9 @@ def _candidates(
                 continue
         for root in roots:
             for child in _expression_nodes(root, _SKIP_UNREPORTED):
-                if type(child) in _SHAPES and _may_sync(child, assigned, masks):
+                if type(child) in _SHAPES and _may_sync(
+                    child, assigned, masks, imported
+                ):
                     found.append(child)
     return found
 
@@ -1349,6 +1397,7 @@ def _marked_candidates(
     assigned: frozenset[str],
     masks: frozenset[str],
     found: list[ast.AST],
+    imported: frozenset[str] | None = None,
 ) -> None:
     """Add the nodes of ``roots`` (one after the other) that have the shape
     of a sync, in the order of ``_expression_nodes`` (with
@@ -1368,7 +1417,7 @@ def _marked_candidates(
         kind = type(node)
         if kind is ast.Lambda:
             continue
-        if kind in shapes and _may_sync(node, assigned, masks):
+        if kind in shapes and _may_sync(node, assigned, masks, imported):
             found.append(node)
         if kind is ast.IfExp and _SKIP_UNREPORTED:
             skipped = _skipped_branch(node.test)  # type: ignore[attr-defined]
@@ -1586,30 +1635,37 @@ def _assigned_names(bindings: list) -> frozenset[str]:
     return _local_names(bindings)[0]
 
 
-def _may_sync(node: ast.AST, assigned: frozenset[str], masks: frozenset[str]) -> bool:
+def _may_sync(
+    node: ast.AST,
+    assigned: frozenset[str],
+    masks: frozenset[str],
+    imported: frozenset[str] | None = None,
+) -> bool:
     """Whether ``node`` has the shape of a sync ``_Provenance.sync`` may
     report: a shortcut beside it (``tests/rules/test_atn203.py`` checks the two
-    agree)."""
+    agree). ``imported``: the names an import of the module binds (None:
+    any name may be; ``_may_be_tensor_test``)."""
     kind = type(node)
     if kind is ast.Call:
         func = node.func  # type: ignore[attr-defined]
         name = func.attr if type(func) is ast.Attribute else getattr(func, "id", None)
         return name in _SYNC_CALL_NAMES
     if kind in (ast.If, ast.While, ast.Assert, ast.IfExp):
-        return _may_be_tensor_test(_tested(node.test), assigned)  # type: ignore[attr-defined]
+        return _may_be_tensor_test(_tested(node.test), assigned, imported)  # type: ignore[attr-defined]
     if kind is ast.BoolOp:
         return any(
-            _may_be_tensor_test(_tested(value), assigned)
+            _may_be_tensor_test(_tested(value), assigned, imported)
             for value in node.values[:-1]  # type: ignore[attr-defined]
         )
     if kind is ast.UnaryOp:
         return type(node.op) is ast.Not and _may_be_tensor_test(  # type: ignore[attr-defined]
             _tested(node.operand),  # type: ignore[attr-defined]
             assigned,
+            imported,
         )
     if kind is ast.comprehension:
         return any(
-            _may_be_tensor_test(_tested(test), assigned)
+            _may_be_tensor_test(_tested(test), assigned, imported)
             for test in node.ifs  # type: ignore[attr-defined]
         )
     if kind is ast.Subscript:
@@ -1653,10 +1709,24 @@ def _tested(test: ast.expr) -> ast.expr:
     return test
 
 
-def _may_be_tensor_test(test: ast.expr, assigned: frozenset[str]) -> bool:
+def _may_be_tensor_test(
+    test: ast.expr, assigned: frozenset[str], imported: frozenset[str] | None = None
+) -> bool:
+    """Whether ``_Provenance._tensor_truth`` may find ``test`` a tensor: the
+    forms it answers no to before asking where a value lives are left out
+    (a comparison by ``is`` or ``in``; a call whose name no scope can make
+    a truth function or a reduction, or, called by a bare name, that no
+    import of the module binds: ``imported``, None: any name may be)."""
     kind = type(test)
-    if kind is ast.Call or kind is ast.Compare or kind is ast.Subscript:
+    if kind is ast.Subscript:
         return True
+    if kind is ast.Compare:
+        return not any(type(op) in _IDENTITY_OPS for op in test.ops)  # type: ignore[attr-defined]
+    if kind is ast.Call:
+        func = test.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute:
+            return func.attr in _TRUTH_NAMES or func.attr in _REDUCTIONS
+        return type(func) is ast.Name and (imported is None or func.id in imported)
     return kind is ast.Name and test.id in assigned  # type: ignore[attr-defined]
 
 
@@ -1814,6 +1884,13 @@ class _Provenance:
             tuple,
             list[tuple[int, tuple[int, int], tuple[int, int], tuple[int, int] | None]],
         ] = {}
+        #: The positions of the bindings made by statements that may
+        #: complete without binding their names, or bind them from their
+        #: own value (a loop's target, ``+=``), and of the ``break`` and
+        #: ``continue`` statements: for ``_overwritten``. Filled with the
+        #: bindings.
+        self._uncertain_at: set[tuple[int, int]] = set()
+        self._exits: list[tuple[int, int]] = []
 
     def imported(self, name: str) -> bool:
         """Whether ``name`` may be bound by an import (a necessary condition
@@ -1847,6 +1924,8 @@ class _Provenance:
                     self.declared,
                     self._certain,
                     self._ifs_at,
+                    self._uncertain_at,
+                    self._exits,
                     self._comprehension_scopes,
                     while_tests,
                     loop_extents,
@@ -1893,6 +1972,10 @@ class _Provenance:
                     names = _certainly_bound(node)
                     if names:
                         self._certain.setdefault(path, set()).update(names)
+                elif kind is ast.AugAssign:
+                    self._uncertain_at.add((node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
+                elif kind is ast.For or kind is ast.AsyncFor:
+                    self._uncertain_at.add((node.lineno, node.col_offset))  # type: ignore[attr-defined]
                 if kind is ast.With or kind is ast.AsyncWith:
                     with_paths[id(node)] = path
             elif kind is ast.If:
@@ -1907,6 +1990,8 @@ class _Provenance:
                             _with_body_end(node, self._withs, path, with_paths),
                         )
                     )
+            elif kind is ast.Break or kind is ast.Continue:
+                self._exits.append((node.lineno, node.col_offset))  # type: ignore[attr-defined]
             elif kind is ast.Global or kind is ast.Nonlocal:
                 self._not_guarded.update(node.names)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
@@ -1984,6 +2069,8 @@ class _Provenance:
                 self.declared,
                 self._certain,
                 self._ifs_at,
+                self._uncertain_at,
+                self._exits,
                 self._comprehension_scopes,
                 while_tests,
                 loop_extents,
@@ -2067,9 +2154,14 @@ class _Provenance:
                 and len(value.elts) == len(target.elts)
                 else None
             )
+            pairs = _pair_sources(value, len(target.elts)) if values is None else None
             for index, element in enumerate(target.elts):
                 if values is not None:
                     self._bind(element, values[index], path, position)
+                elif pairs is not None:
+                    # An element of a pair of ``zip`` or ``enumerate``.
+                    part = _PairPart(_Part(value), pairs[0], pairs[1][index])  # type: ignore[arg-type]
+                    self._bind(element, part, path, position)
                 else:
                     # One of several results: host when the whole is.
                     part = _Part(value) if value is not None else None  # type: ignore[arg-type]
@@ -2134,10 +2226,10 @@ class _Provenance:
         ):
             # (in a loop's body, or in a ``while``'s test, which its body's
             # bindings reach on the next pass)
-            reaching = self._reaching_in_loop(name, found, path, position)
+            reaching, entry = self._reaching_in_loop(name, found, path, position)
             if own:
                 reaching = [index for index in reaching if found[index][2] != (0, 0)]
-            return reaching, True
+            return self._overwritten(name, found, reaching, path, position), entry
         before = [
             index
             for index in every
@@ -2154,10 +2246,73 @@ class _Provenance:
         if not on_path:
             # None certainly ran: those that may have (a parameter's value too).
             if covered is not None:
-                return before, False
-            return (before if before and name not in self.params else every), True
+                return self._overwritten(name, found, before, path, position), False
+            if before and name not in self.params:
+                return self._overwritten(name, found, before, path, position), True
+            return every, True
         last = on_path[-1]
-        return [index for index in before if index >= last], False
+        reaching = [index for index in before if index >= last]
+        return self._overwritten(name, found, reaching, path, position), False
+
+    def _overwritten(
+        self,
+        name: str,
+        found: list,
+        reaching: list[int],
+        path: tuple,
+        position: tuple[int, int],
+    ) -> list[int]:
+        """``reaching`` without the bindings made in a block that does not
+        hold the use (at ``position``, on ``path``) and bound again later in
+        that same block by a statement that binds the name whenever it
+        completes (``x = t[i]`` then ``x = x.to("cpu")`` in an ``if`` arm,
+        the use after the ``if``): control leaves the block, toward the use,
+        only past that statement. Not where it may leave between them: a
+        ``break`` or ``continue`` between the two, a ``try`` whose body,
+        handler or ``else`` holds the block but not the use (an exception
+        raised between them goes to its handlers, its ``finally`` or past
+        it), a ``with`` whose body holds the later statement but not the use
+        (its manager may swallow the exception); nor for a name a call may
+        rebind (``global``, ``nonlocal``, a nested function's)."""
+        if len(reaching) < 2:
+            return reaching
+        if name in self._not_guarded or name in self._closure_names:
+            return reaching
+        return [
+            index
+            for index in reaching
+            if found[index][1] == path[: len(found[index][1])]
+            or not self._rebound_after(name, found, index, path, position)
+        ]
+
+    def _rebound_after(
+        self,
+        name: str,
+        found: list,
+        index: int,
+        path: tuple,
+        position: tuple[int, int],
+    ) -> bool:
+        """Whether binding ``index`` is bound again by a later binding of
+        the same block that control cannot leave it before, toward a use at
+        ``position`` on ``path`` (``_overwritten``)."""
+        _, bound, at = found[index]
+        if any(entry[3] == _TRY and entry not in path for entry in bound):
+            return False
+        uncertain = self._uncertain_at
+        for _, other_bound, other_at in found:
+            if other_at <= at or other_bound != bound or other_at in uncertain:
+                continue
+            if any(at < exit_at < other_at for exit_at in self._exits):
+                continue
+            if any(
+                _holds_position(statement, other_at)
+                and not _holds_position(statement, position)
+                for statement in self._withs
+            ):
+                continue
+            return True
+        return False
 
     def _comprehension_bindings(
         self, found: list, own: list[int], use: ast.Name
@@ -2194,10 +2349,12 @@ class _Provenance:
         the use and starts after it (its back edge reaches the use without
         passing it; a ``while`` whose test holds the use counts). All of
         them where there is none such, and for a name a call may rebind
-        (``global``, ``nonlocal``)."""
+        (``global``, ``nonlocal``). With whether the value the name had on
+        entry (a parameter's argument) may reach the use: not past such a
+        binding (``x = x.cpu()`` before the loop, ``x[i].tolist()`` in it)."""
         every = list(range(len(found)))
         if name in self._not_guarded or name in self._closure_names:
-            return every
+            return every, True
         on_path = [
             index
             for index, (_, bound, at) in enumerate(found)
@@ -2206,7 +2363,7 @@ class _Provenance:
             and bound == path[: len(bound)]
         ]
         if not on_path:
-            return every
+            return every, True
         last_at = found[on_path[-1]][2]
         open_loops = [
             (start, end)
@@ -2218,7 +2375,7 @@ class _Provenance:
             for index, (_, bound, at) in enumerate(found)
             if (last_at <= at < position and not _exclusive(bound, path))
             or any(start <= at <= end for start, end in open_loops)
-        ]
+        ], False
 
     @cached_property
     def _while_tests(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -2305,6 +2462,8 @@ class _Provenance:
         if expr is None or depth > 20:
             return UNKNOWN
         if isinstance(expr, _Part):
+            if type(expr) is _PairPart and self._tensor_pair_source(expr):
+                return self._where_part(expr.source, depth + 1)  # type: ignore[attr-defined]
             return self._where_part(expr.whole, depth + 1)
         if isinstance(expr, _Parameter):
             return self.parameter(expr.name)
@@ -2405,6 +2564,19 @@ class _Provenance:
         place = self.where(whole, depth)  # type: ignore[arg-type]
         return place if place in _ON_HOST else UNKNOWN
 
+    def _tensor_pair_source(self, part: _PairPart) -> bool:
+        """Whether ``part`` is a row of a tensor: an element of a pair of
+        Python's ``zip`` or ``enumerate`` whose iterable is a tensor
+        (``for m, e in zip(masks, experts)``, ``masks`` a comparison), where
+        a loop over that tensor alone would bind its rows. (Of any other
+        iterable the pair is judged as a whole, as before.)"""
+        source = part.source
+        return (
+            source is not None
+            and self.scope.is_builtin(part.builtin)  # type: ignore[attr-defined]
+            and self.is_tensor(source, maybe_none=True)  # (None is no iterable)
+        )
+
     def _device_items(self, whole: object, depth: int) -> str | None:
         """DEVICE where every item of ``whole`` is known to be a device
         value, ``_MAYBE_DEVICE`` where some part may be one, None where
@@ -2419,7 +2591,9 @@ class _Provenance:
         if depth > 20 or whole is None:
             return None
         kind = type(whole)
-        if kind is _Part:  # (an item of an item)
+        if kind is _PairPart and self._tensor_pair_source(whole):  # type: ignore[arg-type]
+            return self._device_items(_Part(whole.source), depth + 1)  # type: ignore[attr-defined]
+        if kind is _Part or kind is _PairPart:  # (an item of an item)
             inner = whole.whole  # type: ignore[attr-defined]
             parts = self._pair_parts(inner, depth + 1)
             if parts is not None:
@@ -2750,10 +2924,14 @@ class _Provenance:
     def parameter(self, name: str) -> str:
         """Where the value a parameter receives lives: a Python value by its
         annotation (``n: int``), else what every call of the module passes
-        it, where the function is private to the module (``_Callers``)."""
+        it, where the function is private to the module or runs per step
+        only through its calls (``_Callers``)."""
         annotation = self.params[name]
-        if annotation is not None and _host_annotation(annotation):
-            return PYTHON
+        if annotation is not None:
+            if _host_annotation(annotation):
+                return PYTHON
+            if _numpy_annotation(annotation, self.scope):
+                return HOST
         if self._parameter is None:
             return UNKNOWN
         return self._parameter(self._function, name)
@@ -3086,7 +3264,9 @@ class _Provenance:
                 if self.where(receiver) not in _ON_HOST:
                     return '`.to("cpu")`', receiver
                 return None
-            if method == "synchronize" and not call.args:
+            if method == "synchronize" and (
+                not call.args or self._device_synchronize(func)
+            ):
                 return f"`{_dotted(func) or 'synchronize'}()`", None
             if method in _BOOL_METHODS:
                 return self._bool_sync(call)
@@ -3132,6 +3312,19 @@ class _Provenance:
                 ):
                     return f"`{func.id}()` of a tensor", arg
         return None
+
+    def _device_synchronize(self, func: ast.Attribute) -> bool:
+        """Whether ``func`` is a device module's ``synchronize``, which waits
+        for the device named by its argument as it does without one
+        (``torch.cuda.synchronize(device)``); ``torch.cpu``'s waits for nothing."""
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified is None or qualified == "torch.cpu.synchronize":
+            return False
+        module, _, last = qualified.rpartition(".")
+        return last == "synchronize" and module.partition(".")[0] in (
+            "torch",
+            "torch_npu",
+        )
 
     def _bool_sync(self, call: ast.Call) -> tuple[str, None] | None:
         """``torch.equal(a, b)``, ``torch.allclose``, ``torch.is_nonzero``
@@ -3517,6 +3710,47 @@ class _Part:
         self.whole = whole
 
 
+class _PairPart(_Part):
+    """One element of an item of ``zip(a, b, ...)`` or ``enumerate(a)``
+    unpacked into as many targets (``for m, e in zip(masks, experts)``):
+    where the builtin is Python's, the element is an item of the iterable
+    it comes from (``source``; None for ``enumerate``'s count, a Python
+    number), as a loop over that iterable alone would bind; else one
+    element of an item of ``whole``, as any unpacking."""
+
+    __slots__ = ("builtin", "source")
+
+    def __init__(self, whole: _Part, builtin: str, source: ast.expr | None) -> None:
+        super().__init__(whole)  # type: ignore[arg-type]
+        self.builtin = builtin
+        self.source = source
+
+
+def _pair_sources(value: object, count: int) -> tuple[str, list] | None:
+    """(the builtin's name, the iterable each of ``count`` targets takes an
+    item of) where ``value`` is what a loop over ``zip(...)`` or
+    ``enumerate(...)`` binds and the targets match its items (no starred
+    argument; ``enumerate``'s count: None); else None."""
+    if type(value) is not _Part:
+        return None
+    call = value.whole
+    if type(call) is not ast.Call or type(call.func) is not ast.Name:
+        return None
+    args = call.args
+    if not args or any(type(arg) is ast.Starred for arg in args):
+        return None
+    name = call.func.id
+    if name == "zip":
+        if len(args) != count or any(k.arg != "strict" for k in call.keywords):
+            return None
+        return name, list(args)
+    if name == "enumerate":
+        if len(args) != 1 or count != 2 or any(k.arg != "start" for k in call.keywords):
+            return None
+        return name, [None, args[0]]
+    return None
+
+
 class _Parameter:
     """The value a parameter receives, among the bindings of its name."""
 
@@ -3529,7 +3763,8 @@ class _Parameter:
 class _Callers:
     """Where the parameters of the module's private functions live, by what
     every call of the module passes them (``summaries.CALLERS`` says which
-    functions' calls are all known): a parameter is on the host when every
+    functions' calls are all known), and of its public functions that run
+    per step only through the module's calls (``_via_the_module``): a parameter is on the host when every
     call passes it a host value (``kv_lens_cpu``, a ``.cpu()`` result, a
     Python number, a default of ``None``), on the device when one may pass
     a device value; a call whose argument is not known (``*args``, a call
@@ -3596,6 +3831,8 @@ class _Callers:
             return UNKNOWN
         summaries = module_summaries(self._ctx.model)
         sites = summaries.call_sites(function)  # type: ignore[arg-type]
+        if sites is None and self._via_the_module(function):
+            sites = summaries.module_call_sites(function)  # type: ignore[arg-type]
         if not sites:
             return UNKNOWN
         defaults = {id(d) for d in function.args.defaults} | {  # type: ignore[attr-defined]
@@ -3623,6 +3860,14 @@ class _Callers:
         if joined != UNKNOWN and summaries.spelled_in_a_string(function.name):  # type: ignore[attr-defined]
             return UNKNOWN  # a call by a string may pass anything
         return joined
+
+    def _via_the_module(self, function: ast.AST) -> bool:
+        """Whether ``function`` (a public one) runs per step only through
+        the module's own calls: its chain from an entry point passes through
+        a caller. On that chain its parameters hold what those calls pass,
+        whatever code elsewhere may pass it."""
+        cost = self._ctx.hot_paths.per_step(function)  # type: ignore[arg-type]
+        return cost is not None and len(cost.chain) > 1
 
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
@@ -3833,6 +4078,14 @@ class _Attributes:
                 for member in facts.family or ()
             )
         return facts.confirmed
+
+    def _via_the_module(self, function: ast.AST) -> bool:
+        """Whether ``function`` (a public one) runs per step only through
+        the module's own calls: its chain from an entry point passes through
+        a caller. On that chain its parameters hold what those calls pass,
+        whatever code elsewhere may pass it."""
+        cost = self._ctx.hot_paths.per_step(function)  # type: ignore[arg-type]
+        return cost is not None and len(cost.chain) > 1
 
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
@@ -4425,12 +4678,22 @@ def _numeric(node: ast.expr) -> bool:
 
 
 def _host_annotation(annotation: ast.expr) -> bool:
+    """Whether a value declared ``annotation`` is a Python value, its parts
+    too: ``int``, ``list[int]``, ``int | None``; not a container declared
+    to hold tensors (``tuple[torch.Tensor, torch.Tensor]``,
+    ``list["Tensor"]``: each where it was made)."""
     if isinstance(annotation, ast.Name):
         return annotation.id in _HOST_ANNOTATIONS
     if isinstance(annotation, ast.Subscript):
-        return _host_annotation(annotation.value)
+        return _host_annotation(annotation.value) and not _names_a_tensor(
+            annotation.slice
+        )
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        return annotation.value.split("[")[0].strip() in _HOST_ANNOTATIONS
+        try:  # (a forward reference: ``"list[int]"``)
+            parsed = ast.parse(annotation.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError):
+            return False
+        return not isinstance(parsed, ast.Constant) and _host_annotation(parsed)
     if isinstance(annotation, ast.BinOp):  # int | None
         return all(
             _host_annotation(side) or _is_none(side)
@@ -4439,8 +4702,50 @@ def _host_annotation(annotation: ast.expr) -> bool:
     return False
 
 
-def _is_none(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value is None
+def _names_a_tensor(annotation: ast.expr) -> bool:
+    """Whether a type annotation spells ``Tensor`` (``torch.Tensor``, a
+    forward reference ``"torch.Tensor"``) anywhere in it."""
+    for node in ast.walk(annotation):
+        kind = type(node)
+        if (
+            (kind is ast.Name and node.id == "Tensor")  # type: ignore[attr-defined]
+            or (kind is ast.Attribute and node.attr == "Tensor")  # type: ignore[attr-defined]
+            or (
+                kind is ast.Constant
+                and isinstance(node.value, str)  # type: ignore[attr-defined]
+                and "Tensor" in node.value  # type: ignore[attr-defined]
+            )
+        ):
+            return True
+    return False
+
+
+#: NumPy's array types, as an annotation names them (``np.ndarray``,
+#: ``npt.NDArray[np.int32]``): a value in host memory.
+_NUMPY_ARRAY_TYPES = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
+
+
+def _numpy_annotation(annotation: ast.expr, scope) -> bool:
+    """Whether ``annotation`` declares a NumPy array (``np.ndarray``,
+    ``npt.NDArray[...]``, ``Optional[...]`` or ``... | None`` of one, as an
+    expression or a string), its names resolved through the module's
+    imports."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = (annotation.left, annotation.right)
+        return all(
+            _is_none(side) or _numpy_annotation(side, scope) for side in sides
+        ) and not all(_is_none(side) for side in sides)
+    if isinstance(annotation, ast.Subscript):
+        container = scope.qualified_name(annotation.value)
+        if container in ("typing.Optional",):
+            return _numpy_annotation(annotation.slice, scope)
+        annotation = annotation.value
+    return scope.qualified_name(annotation) in _NUMPY_ARRAY_TYPES
 
 
 def _is_cpu(expr: ast.expr) -> bool:
@@ -4588,8 +4893,30 @@ def _tensor_function(qualified: str) -> bool:
     return not name.startswith(("is_", "get_", "set_", "can_", "_"))
 
 
+#: torch's typed tensor classes (``torch.LongTensor``: a tensor of that
+#: dtype, on the CPU when made by calling the class, but a name declared
+#: one may hold any tensor of the dtype, as Hugging Face's models declare
+#: their ``input_ids``).
+_TYPED_TENSORS = frozenset(
+    f"{kind}Tensor"
+    for kind in (
+        "Long",
+        "Int",
+        "Short",
+        "Char",
+        "Byte",
+        "Bool",
+        "Float",
+        "Double",
+        "Half",
+        "BFloat16",
+    )
+)
+
+
 def _tensor_annotation(annotation: ast.expr, maybe_none: bool) -> bool:
-    """``torch.Tensor`` or ``Tensor`` (and, with ``maybe_none``,
+    """``torch.Tensor``, ``torch.LongTensor`` (``_TYPED_TENSORS``) or
+    ``Tensor`` (and, with ``maybe_none``,
     ``Optional[...]`` or ``... | None`` of it), as an expression or a string."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
@@ -4599,9 +4926,11 @@ def _tensor_annotation(annotation: ast.expr, maybe_none: bool) -> bool:
     if isinstance(annotation, ast.Name):
         return annotation.id == "Tensor"
     if isinstance(annotation, ast.Attribute):
-        return annotation.attr == "Tensor" and _dotted(annotation) in (
-            "torch.Tensor",
-            "th.Tensor",
+        dotted = _dotted(annotation)
+        return dotted in ("torch.Tensor", "th.Tensor") or (
+            dotted is not None
+            and dotted.startswith(("torch.", "th."))
+            and dotted.split(".", 1)[1] in _TYPED_TENSORS
         )
     if not maybe_none:
         return False
@@ -4788,6 +5117,7 @@ def _host_fallbacks(
     text: str | None,
     host_rows: list[int] | None,
     bindings: list,
+    passed: Callable[[ast.AST, str, list[tuple[ast.expr, bool]]], bool] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans of the function's own code that run only where a host copy
     is missing, a fallback beside the path that reads the copy: the arm of an
@@ -4819,16 +5149,32 @@ def _host_fallbacks(
     if text is not None and "None" not in text or host_rows == []:
         return []
 
+    # (the ``if`` whose test is read: its guards, for ``passed``)
+    current: list[ast.stmt | None] = [None]
+
     def provided(subject: ast.expr) -> bool:
-        return _provided_copy(subject, function, host_names, bindings)
+        if passed is None:
+            return _provided_copy(subject, function, host_names, bindings)
+        stmt = current[0]
+        return _provided_copy(
+            subject,
+            function,
+            host_names,
+            bindings,
+            lambda f, name: passed(
+                f, name, [] if stmt is None else _guards(function, stmt)
+            ),
+        )
 
     spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for stmt, block, index in _ifs_over(function, rows):
+        current[0] = stmt
         missing = _host_missing(stmt.test, host_names, provided)  # type: ignore[attr-defined]
         if missing is not None:
             arm = _arm_when(stmt, block, index, missing)
             if arm:
                 spans.append(_block_span(arm))
+    current[0] = None
     if text is not None and "else" not in text:
         return spans
     # (a conditional expression spanning a row is found with its ancestors,
@@ -4951,7 +5297,11 @@ def _none_compared(test: ast.expr) -> ast.expr | None:
 
 
 def _provided_copy(
-    subject: ast.expr, function: ast.AST, host_names: GlobMatcher, bindings: list
+    subject: ast.expr,
+    function: ast.AST,
+    host_names: GlobMatcher,
+    bindings: list,
+    passed: Callable[[ast.AST, str], bool] | None = None,
 ) -> bool:
     """Whether the host copy ``subject`` (``_host_fallbacks``) is one the
     per-step caller is expected to hand over: an attribute; a local every
@@ -4967,10 +5317,14 @@ def _provided_copy(
     for index, arg in enumerate(positional):
         if arg.arg == name:
             default_at = index - (len(positional) - len(args.defaults))
-            return default_at < 0 or _private(function.name)  # type: ignore[attr-defined]
+            if default_at < 0 or _private(function.name):  # type: ignore[attr-defined]
+                return True
+            return passed is not None and passed(function, name)
     for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
         if arg.arg == name:
-            return default is None or _private(function.name)  # type: ignore[attr-defined]
+            if default is None or _private(function.name):  # type: ignore[attr-defined]
+                return True
+            return passed is not None and passed(function, name)
     found = False
     for stmt, _ in bindings:
         if type(stmt) is not ast.Assign:
@@ -4989,6 +5343,124 @@ def _provided_copy(
             return False
         found = True
     return found
+
+
+def _passed_by_callers(
+    ctx: Context,
+    host_names: GlobMatcher,
+    function: ast.AST,
+    name: str,
+    guards: list[tuple[ast.expr, bool]],
+) -> bool:
+    """Whether every call of ``function`` the module holds (at least one;
+    ``module_call_sites``) that can reach the fallback passes its parameter
+    ``name`` a host copy its own caller is handed per step: a field of an
+    object matching ``host_names`` (``forward_batch.extend_prefix_lens_cpu``).
+    A call cannot reach it where it passes a constant that makes one of
+    the fallback's ``guards`` (the tests of the ``if`` statements around
+    it, each with the arm it lies in) false: ``use_ragged=False`` under
+    ``if use_ragged:``, where the function never rebinds the parameter.
+    Asked of a function per step only through the module's own calls (its
+    chain from an entry point passes through a caller): on that chain the
+    copy is there, whatever a caller elsewhere may leave out."""
+    sites = module_summaries(ctx.model).module_call_sites(function)  # type: ignore[arg-type]
+    if not sites:
+        return False
+    switches = _parameter_switches(function, guards)
+    for site in sites:
+        if site.caller is None:
+            return False
+        value = site.arguments.get(name)
+        if value is None:
+            call = site.call
+            if any(type(a) is ast.Starred for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            ):
+                return False
+            # (a call that does not fit the signature raises before the
+            # body runs: ``bind_arguments`` binds nothing of it)
+            continue
+        if type(value) is ast.Attribute and host_names.match(value.attr) is not None:  # type: ignore[attr-defined]
+            continue
+        if any(
+            type(argument) is ast.Constant and bool(argument.value) is not needed  # type: ignore[attr-defined]
+            for argument, needed in (
+                (site.arguments.get(switch), needed) for switch, needed in switches
+            )
+        ):
+            continue  # (this call never reaches the fallback)
+        return False
+    return True
+
+
+def _parameter_switches(
+    function: ast.AST, guards: list[tuple[ast.expr, bool]]
+) -> list[tuple[str, bool]]:
+    """(parameter, the truth it must have) for each of the ``guards`` that
+    tests a parameter alone (``if use_ragged:``, ``if not flag:``) the
+    function never rebinds: a call passing the other truth never gets
+    past it."""
+    args = function.args  # type: ignore[attr-defined]
+    names = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    switches: list[tuple[str, bool]] = []
+    for test, truth in guards:
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:  # type: ignore[attr-defined]
+            test, truth = test.operand, not truth  # type: ignore[attr-defined]
+        if type(test) is ast.Name and test.id in names:  # type: ignore[attr-defined]
+            switches.append((test.id, truth))  # type: ignore[attr-defined]
+    if not switches:
+        return switches
+    rebound = {
+        node.id
+        for node in ast.walk(function)
+        if type(node) is ast.Name and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+    }
+    return [(name, truth) for name, truth in switches if name not in rebound]
+
+
+def _guards(function: ast.AST, target: ast.stmt) -> list[tuple[ast.expr, bool]]:
+    """The tests of the ``if`` statements of the function's own code that
+    hold ``target``, outermost first, each with whether ``target`` lies in
+    its body (True) or its ``else`` (False)."""
+    row = target.lineno
+    guards: list[tuple[ast.expr, bool]] = []
+    block = function.body  # type: ignore[attr-defined]
+    while True:
+        for stmt in block:
+            if stmt is target:
+                return guards
+            if not (stmt.lineno <= row <= stmt.end_lineno):  # type: ignore[operator]
+                continue
+            if type(stmt) in _SCOPE_TYPES:
+                return []
+            inner = None
+            if type(stmt) is ast.If:
+                for field, truth in (("body", True), ("orelse", False)):
+                    arm = getattr(stmt, field)
+                    if arm and arm[0].lineno <= row <= arm[-1].end_lineno:
+                        guards.append((stmt.test, truth))
+                        inner = arm
+                        break
+            else:
+                blocks = [
+                    getattr(stmt, field, None) or []
+                    for field in ("body", "orelse", "finalbody")
+                ]
+                blocks += [h.body for h in getattr(stmt, "handlers", ())]
+                blocks += [c.body for c in getattr(stmt, "cases", ())]
+                for candidate in blocks:
+                    if (
+                        candidate
+                        and candidate[0].lineno <= row <= candidate[-1].end_lineno
+                    ):
+                        inner = candidate
+                        break
+            if inner is None:
+                return []
+            block = inner
+            break
+        else:
+            return []
 
 
 #: The statements holding blocks of statements (nested scopes apart).

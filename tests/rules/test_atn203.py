@@ -55,6 +55,11 @@ SYNCS = {
     "mask_new_ones_bool": "m = lens.new_ones(n, dtype=bool)\nx = q[:, m]\n",
     "cuda_synchronize": "torch.cuda.synchronize()\n",
     "stream_synchronize": "self.stream.synchronize()\n",
+    # A device module's synchronize waits for the device it is told as it
+    # does without one (ktransformers' per-step decode, each device in turn).
+    "cuda_synchronize_device": "torch.cuda.synchronize(q.device)\n",
+    "cuda_module_synchronize_device": "from torch import cuda\ncuda.synchronize(0)\n",
+    "accelerator_synchronize_device": "torch.accelerator.synchronize(q.device)\n",
     # A tensor that Python reads as an int: slice bounds and sizes.
     "slice_bound": "last = torch.cumsum(lens, 0)[-1]\nx = q[:last]\n",
     "slice_bound_in_tuple": "x = q[:, 1 : torch.sum(lens) + 1]\n",
@@ -213,6 +218,15 @@ SYNCS = {
         "d = {}\nd['a'] = torch.cumsum(lens.cuda(), 0)\nx = [p.tolist() for k, p in d.items()]\n"
     ),
     "row_of_a_device_tensor": "for row in lens.cuda():\n    x = row.tolist()\n",
+    # An element of a pair of zip() or enumerate() whose iterable is a
+    # tensor is a row of it, as a loop over the tensor alone binds.
+    "row_of_a_tensor_in_zip": (
+        "masks = lens.unsqueeze(-1) == torch.arange(8, device=q.device)\n"
+        "for mask, expert in zip(masks, self.experts):\n    i, j = torch.where(mask)\n"
+    ),
+    "row_of_a_tensor_in_enumerate": (
+        "for i, row in enumerate(lens.cuda() > 0, start=1):\n    x = torch.where(row)\n"
+    ),
     # Imported under another name: its truth in a test is still read.
     "aliased_equal_as_test": (
         "from torch import equal as same\nif same(lens.cuda(), q):\n    pass\n"
@@ -410,6 +424,17 @@ HOST_VALUES = {
         "    x = t.item()\n"
         "for s in sorted(batch.seqs):\n    y = s.lens().tolist()\n"
     ),
+    # The host halves of a pinned host/device pair (vLLM's CpuGpuBuffer):
+    # `buf.cpu` and its NumPy view `buf.np` (names in `host-tensor-names`).
+    "host_halves_of_a_buffer_pair": (
+        "x = self.seq_lens.np[:n].max().item()\ny = self.seq_lens.cpu[:n].tolist()\n"
+    ),
+    # A pair of zip() or enumerate() of a tensor's rows, the tensor on the
+    # host; enumerate's count; a zip that is not Python's.
+    "row_of_a_host_tensor_in_zip": (
+        "for row, e in zip(batch.lens_cpu, self.experts):\n    x = row.tolist()\n"
+        "for i, row in enumerate(batch.lens_cpu):\n    y = row.item()\n    z = q[:i]\n"
+    ),
     # What a method of a device value gives may be no tensor (a module's
     # names; a storage's handles).
     "items_of_a_modules_method": (
@@ -433,6 +458,20 @@ HOST_VALUES = {
 
 @pytest.mark.parametrize("body", HOST_VALUES.values(), ids=HOST_VALUES.keys())
 def test_host_values_are_not_reported(body: str) -> None:
+    assert findings(body) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # The CPU's synchronize waits for nothing.
+        "torch.cpu.synchronize(q.device)\n",
+        # Another object's synchronize given an argument: not known a wait.
+        "self.pool.synchronize(q)\n",
+        "synchronize(q.device)\n",
+    ],
+)
+def test_a_synchronize_given_an_argument_not_of_a_device_module(body: str) -> None:
     assert findings(body) == []
 
 
@@ -585,6 +624,192 @@ def test_a_parameter_rebound_before_the_read_no_longer_holds_the_callers_value()
     assert len(findings(body)) == 2
 
 
+OVERWRITTEN_IN_ITS_BLOCK = {
+    # Bound again later in the same arm: only the later binding leaves it.
+    "if_arm": "t = batch.lens_cpu\nif n:\n    t = lens\n    t = batch.lens_cpu\nx = t.tolist()\n",
+    # A statement between them that does not leave the block.
+    "call_between": (
+        "t = batch.lens_cpu\nif n:\n    t = lens\n    q.add_(1)\n"
+        "    t = batch.lens_cpu\nx = t.tolist()\n"
+    ),
+    # A `with` that holds both and the use: what it swallows skips the use.
+    "with_holds_the_use": (
+        "t = batch.lens_cpu\nwith self.ctx:\n    if n:\n        t = lens\n"
+        "        t = batch.lens_cpu\n    x = t.tolist()\n"
+    ),
+    # A `try` whose body holds the block and the use alike.
+    "try_holds_the_use": (
+        "t = batch.lens_cpu\ntry:\n    if n:\n        t = lens\n"
+        "        t = batch.lens_cpu\n    x = t.tolist()\nexcept E:\n    pass\n"
+    ),
+    # In a loop: the use of the next pass sees the later binding only.
+    "loop_back_edge": (
+        "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    if q:\n"
+        "        t = lens\n        t = batch.lens_cpu\n"
+    ),
+    # An unpacking and an annotated assignment bind whenever they complete.
+    "unpacking": (
+        "t = batch.lens_cpu\nif n:\n    t, u = lens, lens\n"
+        "    t, u = batch.lens_cpu, batch.lens_cpu\nx = t.tolist()\n"
+    ),
+    "annotated": (
+        "t = batch.lens_cpu\nif n:\n    t = lens\n    t: object = batch.lens_cpu\n"
+        "x = t.tolist()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "body", OVERWRITTEN_IN_ITS_BLOCK.values(), ids=OVERWRITTEN_IN_ITS_BLOCK.keys()
+)
+def test_a_binding_its_own_block_binds_again_does_not_leave_it(body: str) -> None:
+    assert findings(body) == []
+
+
+LEAVES_ITS_BLOCK = {
+    # `break` or `continue` between them leaves the block with the first.
+    "break": (
+        "t = batch.lens_cpu\nfor i in range(n):\n    t = lens\n    if q:\n"
+        "        break\n    t = batch.lens_cpu\nx = t.tolist()\n"
+    ),
+    "continue": (
+        "t = batch.lens_cpu\nfor i in range(n):\n    x = t.tolist()\n    t = lens\n"
+        "    if q:\n        continue\n    t = batch.lens_cpu\n"
+    ),
+    # A `try` body whose handler goes on to the use: the exception raised
+    # between the two bindings leaves the first.
+    "try_body": (
+        "t = batch.lens_cpu\ntry:\n    t = lens\n    q.add_(1)\n"
+        "    t = batch.lens_cpu\nexcept E:\n    pass\nx = t.tolist()\n"
+    ),
+    "try_handler": (
+        "t = batch.lens_cpu\ntry:\n    pass\nexcept E:\n    t = lens\n    q.add_(1)\n"
+        "    t = batch.lens_cpu\nfinally:\n    x = t.tolist()\n"
+    ),
+    # A `with` whose body holds the later binding and not the use: its
+    # manager may swallow what was raised before it.
+    "with_body": (
+        "t = batch.lens_cpu\nif n:\n    t = lens\n    with self.ctx:\n"
+        "        t = batch.lens_cpu\nx = t.tolist()\n"
+    ),
+    # Not a binding made whenever it completes: `+=`, a loop's target,
+    # a binding nested in a further branch.
+    "augmented": "t = batch.lens_cpu\nif n:\n    t = lens\n    t += n\nx = t.tolist()\n",
+    "loop_target": (
+        "t = batch.lens_cpu\nif n:\n    t = lens\n    for t in batch.cpu_lists:\n"
+        "        pass\nx = t.tolist()\n"
+    ),
+    "nested_branch": (
+        "t = batch.lens_cpu\nif n:\n    t = lens\n    if q:\n        t = batch.lens_cpu\n"
+        "x = t.tolist()\n"
+    ),
+    # A name a nested function rebinds through `nonlocal`.
+    "nonlocal": (
+        "t = batch.lens_cpu\ndef g():\n    nonlocal t\n    t = lens\nif n:\n"
+        "    t = lens\n    g()\n    t = batch.lens_cpu\nx = t.tolist()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("body", LEAVES_ITS_BLOCK.values(), ids=LEAVES_ITS_BLOCK.keys())
+def test_a_binding_that_may_leave_its_block_before_the_next_one_still_reaches(
+    body: str,
+) -> None:
+    (finding,) = findings(body)
+    assert "`.tolist()`" in finding.message
+
+
+def test_a_parameter_rebound_before_a_loop_no_longer_holds_the_callers_value() -> None:
+    # Rebound on the read's own path before the loop that holds the read.
+    (finding,) = findings(
+        "lens = lens.cpu()\nfor i in range(n):\n    x = lens[i].tolist()\n"
+    )
+    assert "`.cpu()`" in finding.message
+    # Rebound in the loop before the read: likewise.
+    body = "for i in range(n):\n    lens = lens.cpu()\n    x = lens[i].tolist()\n"
+    (finding,) = findings(body)
+    assert "`.cpu()`" in finding.message
+    # Rebound in one arm only: the caller's value may reach the read.
+    body = (
+        "if n:\n    lens = lens.cpu()\nfor i in range(n):\n    x = lens[i].tolist()\n"
+    )
+    assert len(findings(body)) == 2
+
+
+def test_the_device_half_of_a_buffer_pair_is_still_read() -> None:
+    body = "x = self.seq_lens.gpu[:n].max().item()\ny = self.seq_lens.np[:n].max().item()\n"
+    (finding,) = findings(body)
+    assert finding.location.row == 6
+
+
+def test_a_name_declared_a_typed_tensor_is_a_tensor() -> None:
+    source = """
+        from typing import Optional
+
+        import torch
+
+        class B:
+            def forward(self, a: torch.LongTensor, b: Optional[torch.BoolTensor],
+                        c: torch.LongTensorish, d: Optional[torch.Tensor]):
+                if a[0] == 0:
+                    pass
+                for i, row in enumerate(b):
+                    x = torch.where(row)
+                if c[0] == 0:
+                    pass
+                for i, row in enumerate(d):
+                    y = torch.where(row)
+        """
+    # `c` names no tensor class: its element's comparison is not known to
+    # be a tensor.
+    found = _module(source)
+    assert [finding.location.row for finding in found] == [9, 12, 16]
+
+
+def test_only_pythons_zip_pairs_the_rows_of_a_tensor() -> None:
+    source = """
+        import torch
+        from mylib import zip
+
+        class B:
+            def forward(self, batch, q):
+                masks = batch.lens_cpu > 0
+                for mask, e in zip(masks, q):
+                    x = mask.tolist()
+        """
+    # Another function's pairs are not known: their element neither.
+    (finding,) = _module(source)
+    assert "`.tolist()`" in finding.message
+    # Python's pairs a row of the host tensor with an item of `q`.
+    assert _module(source.replace("from mylib import zip", "")) == []
+
+
+def test_a_parameter_declared_a_numpy_array_is_on_the_host() -> None:
+    source = """
+        from typing import Optional
+
+        import numpy as np
+        import numpy.typing as npt
+        import torch
+
+        class B:
+            def forward(self, a: np.ndarray, b: "np.ndarray", c: Optional[np.ndarray],
+                        d: npt.NDArray[np.int32], e: np.ndarray | None, f: torch.Tensor,
+                        g: ndarray, h: Optional[object]):
+                x = a[0].item()
+                x = b.max().item()
+                x = c.tolist()
+                x = d[1].item()
+                x = e.sum().item()
+                x = f.sum().item()
+                x = g.sum().item()
+                x = h.item()
+        """
+    # `f` is a tensor; `g` names no NumPy import; `h` is not an array.
+    found = _module(source)
+    assert [finding.location.row for finding in found] == [17, 18, 19]
+
+
 def test_a_parameter_rebound_only_within_an_expression_may_keep_its_value() -> None:
     # A `:=` in an arm of a conditional expression or an operand of `and`
     # after the first may not run: the caller's value may reach the read
@@ -633,19 +858,52 @@ def test_the_shape_shortcut_keeps_every_sync_the_rule_reports() -> None:
         + textwrap.indent(body, "    ")
         for body in (*SYNCS.values(), *HOST_VALUES.values())
     ]
+    texts += [*TRUTH_TEXTS, *SHAPE_TEXTS]
     reported = 0
     for text in texts:
         model = ModuleModel(ast.parse(text))
         host_names = _host_name_matcher(("*_cpu", "*_host", "*_np"))
         for info in model.functions:
-            where = _Provenance(info.node, partial(model.scope, info.node), host_names)
             assigned = _assigned_names(info.bindings)
             masks = _mask_names(info.bindings)
-            for node in _own_nodes(info.node):
-                if where.sync(node) is not None:
-                    reported += 1
-                    assert _may_sync(node, assigned, masks), ast.dump(node)
-    assert reported >= len(SYNCS)
+            # (with the module's imported names, as the rule asks with the
+            # pre-filters on, and without: any name may be imported)
+            for imported in (None, model.imported_names):
+                where = _Provenance(
+                    info.node,
+                    partial(model.scope, info.node),
+                    host_names,
+                    None,
+                    imported,
+                )
+                for node in _own_nodes(info.node):
+                    if where.sync(node) is not None:
+                        reported += 1
+                        assert _may_sync(node, assigned, masks, imported), ast.dump(
+                            node
+                        )
+    assert reported >= 2 * len(SYNCS)
+
+
+#: Truth tests of every form ``_may_be_tensor_test`` judges, of tensors and
+#: of Python values (``test_the_shape_shortcut_keeps_every_sync_the_rule_reports``).
+SHAPE_TEXTS = (
+    "import torch\nfrom torch import any as tany, sum as total\n"
+    "from helpers import ready\n"
+    "def forward(self, a, b, d):\n"
+    "    m = torch.zeros(4, device='cuda')\n"
+    "    n = m.sum()\n"
+    "    if m > 0:\n        pass\n"
+    "    if m is None or m in d or m is not b:\n        pass\n"
+    "    if m.any() and m.sum() and m.max() > 0:\n        pass\n"
+    "    assert tany(m) and total(m), ready(m)\n"
+    "    while not n.all():\n        pass\n"
+    "    x = 1 if m[0] else 2\n"
+    "    y = [v for v in d if m.sum(v)]\n"
+    "    if ready(m) or self.ready(m) or d[0](m) or n:\n        pass\n"
+    "    if torch.equal(m, m) and not (m == 1):\n        pass\n"
+    "    return x, y\n",
+)
 
 
 GATE_TEXTS = (
@@ -729,22 +987,23 @@ def test_the_text_gate_finds_every_candidate_the_full_walk_finds() -> None:
     for ctx, info in _gate_cases():
         assigned = _assigned_names(info.bindings)
         masks = _mask_names(info.bindings)
-        full = {
-            id(node)
-            for node in _own_nodes(info.node, True)
-            if _may_sync(node, assigned, masks)
-        }
-        for enabled in (True, False):
-            previous = prefilter.set_enabled(enabled)
-            try:
-                gate = _TextGate(ctx, info.node)
-                found = _candidates(info.node, assigned, masks, gate)
-            finally:
-                prefilter.set_enabled(previous)
-            assert {id(node) for node in found} == full
-            assert len(found) == len(full)
-        compared += len(full)
-    assert compared > 50
+        for imported in (None, ctx.model.imported_names):
+            full = {
+                id(node)
+                for node in _own_nodes(info.node, True)
+                if _may_sync(node, assigned, masks, imported)
+            }
+            for enabled in (True, False):
+                previous = prefilter.set_enabled(enabled)
+                try:
+                    gate = _TextGate(ctx, info.node)
+                    found = _candidates(info.node, assigned, masks, gate, imported)
+                finally:
+                    prefilter.set_enabled(previous)
+                assert {id(node) for node in found} == full
+                assert len(found) == len(full)
+            compared += len(full)
+    assert compared > 100
 
 
 def test_marks_read_off_an_enclosing_function_are_those_of_a_scan() -> None:
@@ -1055,6 +1314,58 @@ def test_truth_tests_are_judged_alike_without_building_scopes() -> None:
     assert "scope" not in fast.__dict__
 
 
+def test_the_truth_test_shape_keeps_every_truth_the_rule_reads() -> None:
+    """``_may_be_tensor_test`` answers yes to every test but a name that
+    ``_tensor_truth`` finds a tensor, with the module's imported names and without; and no
+    to the forms it leaves out (``is``, ``in``, calls no scope can make a
+    truth function or a reduction)."""
+    import ast
+    from functools import partial
+
+    from lint_rules.config import Settings
+    from lint_rules.context import Context
+    from lint_rules.rules.atn203_host_sync_in_hot_path import (
+        _assigned_names,
+        _may_be_tensor_test,
+        _Provenance,
+    )
+
+    cases = [*_gate_cases()]
+    for text in (*TRUTH_TEXTS, *SHAPE_TEXTS):
+        ctx = Context(text, ast.parse(text), "x.py", Settings().options)
+        cases += [(ctx, info) for info in ctx.model.functions]
+    truths = 0
+    for ctx, info in cases:
+        assigned = _assigned_names(info.bindings)
+        for imported in (None, ctx.model.imported_names):
+            where = _Provenance(
+                info.node, partial(ctx.model.scope, info.node), None, None, imported
+            )
+            for node in ast.walk(info.node):
+                # (of a name, only the function's own locals are asked of:
+                # a choice of the rule's, not a shortcut)
+                if (
+                    isinstance(node, ast.expr)
+                    and type(node) is not ast.Name
+                    and where._tensor_truth(node)
+                ):
+                    truths += 1
+                    assert _may_be_tensor_test(node, assigned, imported), ast.dump(node)
+    assert truths >= 12
+
+    def shape(test: str, imported: frozenset[str] | None) -> bool:
+        node = ast.parse(test, mode="eval").body
+        return _may_be_tensor_test(node, frozenset({"m"}), imported)
+
+    for test in ("m is None", "m in d", "m is not b < 2", "self.ready(m)", "d[0](m)"):
+        assert not shape(test, None), test
+    assert not shape("ready(m)", frozenset({"tany"}))
+    for test in ("m > 0", "m.any()", "m.sum()", "m[0]", "m", "tany(m)", "ready(m)"):
+        assert shape(test, None), test
+    assert shape("tany(m)", frozenset({"tany"}))
+    assert not shape("n", None)
+
+
 def test_aliased_truth_functions_are_reported() -> None:
     text = TRUTH_TEXTS[1]
     found = [f for f in check_source(text, "x.py", SETTINGS) if f.code == "ATN203"]
@@ -1112,10 +1423,44 @@ def test_a_private_helper_is_judged_by_what_every_call_of_the_module_passes() ->
     assert finding.location.row == 14 and finding.location.column == 35
 
 
+def test_a_public_helper_per_step_only_through_the_module_is_judged_by_its_calls():
+    # On the chain from ``forward``, ``update`` receives what the module's
+    # calls pass; a caller elsewhere is on no chain the module shows.
+    source = """
+        class Updater:
+            def __init__(self):
+                self.update = self.update_single
+
+            def update_single(self, lens, dev):
+                return lens.tolist(), dev.tolist()
+
+        class B:
+            def __init__(self):
+                self.updater = Updater()
+
+            def forward(self, b):
+                self.helper(b.lens_cpu)
+                self.updater.update(b.kv_lens_cpu, b.lens)
+
+            def helper(self, lens):
+                return lens.tolist()
+        """
+    (finding,) = _module(source)
+    assert (finding.location.row, finding.location.column) == (7, 31)  # dev
+    assert "forward -> update_single" in finding.message
+
+
 CALLERS_UNKNOWN = {
-    # A public method may be called from another module, with anything.
-    "public": (
+    # A public method the engine calls itself (an entry point) may be
+    # called from another module, with anything.
+    "public_entry": (
+        "class B:\n    def forward(self, b):\n        self.forward_decode(b.lens_cpu)\n"
+        "    def forward_decode(self, lens):\n        return lens.tolist()\n"
+    ),
+    # A public helper whose name is also used otherwise than called.
+    "public_stored": (
         "class B:\n    def forward(self, b):\n        self.update(b.lens_cpu)\n"
+        "        return self.update\n"
         "    def update(self, lens):\n        return lens.tolist()\n"
     ),
     # One call passes a value not known to be on the host.
@@ -1253,6 +1598,38 @@ def test_a_tensor_declared_by_its_annotation_is_known_to_be_one() -> None:
     # ``opt`` itself may be None, a bound that is no sync: not reported.
     assert "the tensor `last` as a slice bound" in found[0].message
     assert "the tensor `d` as a size of `empty()`" in found[2].message
+
+
+@pytest.mark.parametrize(
+    ("annotation", "reported"),
+    [
+        ("list[int]", False),
+        ("'list[int]'", False),
+        ("tuple[int, ...]", False),
+        ("dict[str, int]", False),
+        ("list[torch.Tensor]", True),
+        ("tuple[torch.Tensor, torch.Tensor]", True),
+        ("list[torch.Tensor | None]", True),
+        ("'list[torch.Tensor]'", True),
+        ("list['Tensor']", True),
+    ],
+)
+def test_a_container_declared_to_hold_tensors_is_no_python_value(
+    annotation: str, reported: bool
+) -> None:
+    source = textwrap.dedent(
+        f"""
+        import torch
+
+        class Backend:
+            def forward(self, lens: {annotation}):
+                for t in lens:
+                    t.item()
+                return lens[0].tolist()
+        """
+    )
+    found = check_source(source, "b.py", SETTINGS)
+    assert len(found) == (2 if reported else 0)
 
 
 def test_a_loop_carried_bound_is_a_tensor_when_every_binding_adds_one() -> None:

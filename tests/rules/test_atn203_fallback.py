@@ -248,3 +248,153 @@ def test_glob_literals_every_matching_name_holds(globs, literals):
         for name in ("seq_lens_cpu", "x_cpu_y", "lens_cpu", "lensXcpu", "a_host"):
             if pattern.match(name):
                 assert any(literal in name for literal in literals)
+
+
+def module_findings(source: str):
+    return check_source(textwrap.dedent(source), "b.py", SETTINGS)
+
+
+_HELPER = """
+import torch
+
+class Backend:
+    def update(self, lens, use_ragged, lens_cpu=None):
+        if use_ragged:
+            if lens_cpu is None:
+                return lens.sum().item()
+            return sum(lens_cpu)
+        return 0
+
+    def forward_decode(self, batch):
+        return self.update(batch.seq_lens, True, {passed})
+"""
+
+
+def test_an_optional_copy_every_call_of_the_module_passes_is_provided():
+    # A public helper per step only through the module's own calls: on that
+    # chain the copy is there.
+    source = _HELPER.format(passed="lens_cpu=batch.seq_lens_cpu")
+    assert module_findings(source) == []
+    source = _HELPER.format(passed="batch.seq_lens_cpu")
+    assert module_findings(source) == []
+
+
+@pytest.mark.parametrize(
+    "passed", ["", "None", "lens_cpu=batch.seq_lens", "lens_cpu=lens_cpu_local"]
+)
+def test_a_call_of_the_module_that_leaves_the_copy_out_keeps_the_fallback(passed):
+    source = _HELPER.format(passed=passed).replace(
+        "def forward_decode(self, batch):",
+        "def forward_decode(self, batch):\n        lens_cpu_local = batch.x",
+    )
+    (finding,) = module_findings(source)
+    assert "forward_decode -> update" in finding.message
+
+
+_SWITCHED = """
+import torch
+
+class Backend:
+    def update(self, lens, use_ragged, lens_cpu=None):
+        if {test}:
+            if lens_cpu is None:
+                return lens.sum().item()
+        return 0
+
+    def forward_decode(self, batch):
+        self.update(batch.seq_lens, {switch})
+
+    def forward_extend(self, batch):
+        self.update(batch.seq_lens, True, lens_cpu=batch.seq_lens_cpu)
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "switch"),
+    [("use_ragged", "False"), ("use_ragged", "0"), ("not use_ragged", "True")],
+)
+def test_a_call_whose_constant_argument_skips_the_fallback_does_not_reach_it(
+    test, switch
+):
+    assert module_findings(_SWITCHED.format(test=test, switch=switch)) == []
+
+
+@pytest.mark.parametrize(
+    ("test", "switch"),
+    [
+        ("use_ragged", "True"),  # it reaches the fallback
+        ("use_ragged", "flag"),  # not known
+        ("not use_ragged", "False"),
+        ("use_ragged and lens is not None", "False"),  # not the parameter alone
+    ],
+)
+def test_a_call_that_may_reach_the_fallback_without_the_copy_keeps_it(test, switch):
+    (finding,) = module_findings(
+        _SWITCHED.format(test=test, switch=switch).replace(
+            "def forward_decode(self, batch):", "def forward_decode(self, batch, flag):"
+        )
+    )
+    assert ".item()" in finding.message
+
+
+def test_a_switch_the_function_rebinds_is_not_read_off_its_callers():
+    source = _SWITCHED.format(test="use_ragged", switch="False").replace(
+        "        if use_ragged:",
+        "        use_ragged = lens.numel() > 0\n        if use_ragged:",
+    )
+    (finding,) = module_findings(source)
+    assert ".item()" in finding.message
+
+
+def test_calls_through_a_method_stored_on_the_instance_are_its_calls():
+    # ``self.update = self.update_single_wrapper`` (SGLang's updaters): every
+    # call of an attribute ``update`` may be one of it; one that does not fit
+    # its signature raises before its body runs.
+    source = """
+    import torch
+
+    class Updater:
+        def __init__(self):
+            self.update = self.update_single_wrapper
+
+        def update_single_wrapper(self, lens, lens_cpu=None):
+            if lens_cpu is None:
+                return lens.sum().item()
+            return sum(lens_cpu)
+
+    class Backend:
+        def __init__(self):
+            self.updater = Updater()
+            self.cache = {{}}
+
+        def forward_decode(self, batch):
+            self.cache.update(a=1)
+            return self.updater.update(batch.seq_lens, {passed})
+    """
+    assert module_findings(source.format(passed="batch.seq_lens_cpu")) == []
+    (finding,) = module_findings(source.format(passed="None"))
+    assert "update_single_wrapper" in finding.message
+
+
+def test_an_entry_point_keeps_its_optional_copy_whatever_the_module_passes():
+    # The engine calls ``forward_extend`` itself, and may leave the copy out.
+    source = """
+    import torch
+
+    class Backend:
+        def forward_extend(self, lens, lens_cpu=None):
+            if lens_cpu is None:
+                return lens.sum().item()
+            return sum(lens_cpu)
+
+        def forward_decode(self, batch):
+            return self.forward_extend(batch.seq_lens, batch.seq_lens_cpu)
+    """
+    (finding,) = module_findings(source)
+    assert ".item()" in finding.message
+
+
+def test_a_helper_named_in_a_string_may_be_called_without_the_copy():
+    source = _HELPER.format(passed="batch.seq_lens_cpu") + '\nNAME = "update"\n'
+    (finding,) = module_findings(source)
+    assert ".item()" in finding.message
