@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -52,11 +53,27 @@ def _environment() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
+#: ``site``'s report of an exception raised by a line of a ``.pth`` file
+#: (an editable install's path hook) while the interpreter starts; ``site``
+#: prints it, ignores the rest of that file and goes on starting.
+_PTH_ERROR = re.compile(
+    r"Error processing line \d+ of [^\n]*:\n\n(?:(?:  [^\n]*)?\n)*?"
+    r"\nRemainder of file ignored\n"
+)
+
+
 def _traceback(stderr: bytes, signum: int) -> str | None:
     """A traceback the command printed, if any; not counting Python's own
-    report of a Ctrl-C that came while the interpreter was starting, before
-    attnlint's code ran (it ends in ``KeyboardInterrupt``)."""
+    reports of a Ctrl-C that came while the interpreter was starting, before
+    attnlint's code ran: one that ends the interpreter (the text ends in
+    ``KeyboardInterrupt``) and ``site``'s report of one that stopped a
+    ``.pth`` line (the interpreter goes on, and attnlint runs to its end)."""
     text = stderr.decode("utf-8", "replace")
+    if signum == signal.SIGINT:
+        text = _PTH_ERROR.sub(
+            lambda match: "" if "KeyboardInterrupt" in match.group() else match.group(),
+            text,
+        )
     if "Traceback" not in text and "Fatal Python error" not in text:
         return None
     if signum == signal.SIGINT and text.rstrip().endswith("KeyboardInterrupt"):

@@ -225,3 +225,38 @@ def test_a_worker_orphaned_while_reporting_an_error_writes_nothing(monkeypatch) 
     assert alive._stream.getvalue() == (
         "Process ForkPoolWorker-2:\nTraceback (most recent call last):\n"
     )
+
+
+_PTH_REPORT = (
+    "Error processing line 1 of /v/site-packages/__editable__.attnlint-0.1.0.pth:\n"
+    "\n"
+    "  Traceback (most recent call last):\n"
+    '    File "/usr/lib/python3.11/functools.py", line 972, in __set_name__\n'
+    "      def __set_name__(self, owner, name):\n"
+    "      \n"
+    "  KeyboardInterrupt\n"
+    "  \n"
+    "  The above exception was the direct cause of the following exception:\n"
+    "  \n"
+    "  Traceback (most recent call last):\n"
+    '    File "<frozen site>", line 186, in addpackage\n'
+    "  RuntimeError: Error calling __set_name__ on 'cached_property' instance\n"
+    "\n"
+    "Remainder of file ignored\n"
+)
+
+
+def test_a_ctrl_c_while_site_reads_a_pth_file_is_not_attnlints_traceback() -> None:
+    """A SIGINT that lands while ``site`` runs an editable install's ``.pth``
+    line is reported by ``site`` itself, which goes on starting Python:
+    not a traceback of attnlint's. Anything else printed still counts."""
+    from tests.fault_injection import _traceback
+
+    sigint, sigterm = SIGNALS["SIGINT"], SIGNALS["SIGTERM"]
+    assert _traceback(_PTH_REPORT.encode(), sigint) is None
+    attnlint_own = 'Traceback (most recent call last):\n  File "x"\nValueError: x\n'
+    assert _traceback((_PTH_REPORT + attnlint_own).encode(), sigint)
+    # Not a Ctrl-C: the .pth line failed for another reason.
+    other = _PTH_REPORT.replace("KeyboardInterrupt", "ImportError: no module")
+    assert _traceback(other.encode(), sigint)
+    assert _traceback(_PTH_REPORT.encode(), sigterm)
