@@ -3485,4 +3485,153 @@ def case_cleared_again(x):
     w.grad = None
     return w.grad
 """,
+    # 96. ATN201 reused a ``.item()`` of ``x`` across a ``match`` whose
+    # patterns or guard ran a class of the module on the subject: a class
+    # pattern's named or positional (``__match_args__``) attribute ran a
+    # property's getter, a value pattern ``__eq__``, a sequence pattern
+    # ``__len__`` and ``__getitem__``, a mapping pattern ``get``, a guard a
+    # property or ``__bool__``; each changed ``x``. ATN202 deleted a repeated
+    # ``s = x.sum().item()`` so. The operators' special methods counted, the
+    # patterns' did not.
+    "match_patterns_run_class_code": """
+import collections.abc
+
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Prop(t), Seq(t), Eq(t), Getter(t))
+
+
+class Prop:
+    __match_args__ = ("v",)
+
+    def __init__(self, t):
+        self._t = t
+
+    @property
+    def v(self):
+        self._t.add_(1)
+        return 1
+
+
+class Seq:
+    def __init__(self, t):
+        self._t = t
+
+    def __len__(self):
+        self._t.add_(1)
+        return 1
+
+    def __getitem__(self, i):
+        self._t.add_(1)
+        if i:
+            raise IndexError
+        return 1
+
+
+collections.abc.Sequence.register(Seq)
+
+
+class Eq:
+    def __init__(self, t):
+        self._t = t
+
+    def __eq__(self, other):
+        self._t.add_(1)
+        return False
+
+    __hash__ = object.__hash__
+
+
+class Getter:
+    def __init__(self, t):
+        self._t = t
+
+    def get(self, key, default=None):
+        self._t.add_(1)
+        return 1
+
+    def keys(self):
+        return ["k"]
+
+    def __len__(self):
+        return 1
+
+
+collections.abc.Mapping.register(Getter)
+
+
+def case_keyword(x, p, s, e, g):
+    a = x.sum().item()
+    match p:
+        case Prop(v=1):
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_positional(x, p, s, e, g):
+    a = x.sum().item()
+    match p:
+        case Prop(1):
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_sequence(x, p, s, e, g):
+    a = x.sum().item()
+    match s:
+        case [1]:
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_value(x, p, s, e, g):
+    a = x.sum().item()
+    match e:
+        case 1:
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_mapping(x, p, s, e, g):
+    a = x.sum().item()
+    match g:
+        case {"k": 1}:
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_guard_attribute(x, p, s, e, g):
+    a = x.sum().item()
+    match 1:
+        case _ if p.v:
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_guard_truth(x, p, s, e, g):
+    a = x.sum().item()
+    match 1:
+        case _ if s:
+            pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_deleted(x, p, s, e, g):
+    s = x.sum().item()
+    match p:
+        case Prop(v=1):
+            pass
+    s = x.sum().item()
+    return s
+""",
 }

@@ -98,6 +98,10 @@ _NOT_RUN_BY_CALLS = frozenset(
         "__format__",
     }
 )
+#: A sequence or mapping pattern takes the subject's length and items.
+_SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
+#: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).
+_MAPPING_METHODS = ("get", "keys")
 #: Formatting by ``%`` runs these of the operand.
 _FORMAT_HOOKS = ("__str__", "__repr__", "__format__", "__index__", "__float__")
 
@@ -182,6 +186,42 @@ class ClassHooks:
     def load_may_run_code(self, value: ast.expr) -> bool:
         """Whether evaluating ``value`` may run code of the module's classes."""
         return any(self._runs_code(node) for node in ast.walk(value))
+
+    def pattern_may_run_code(self, pattern: ast.pattern) -> bool:
+        """Whether matching ``pattern`` (a ``case`` of a ``match``) may run
+        code of the module's classes on the subject or its parts: a value
+        pattern compares with ``==`` (``__eq__``), a sequence pattern takes
+        the length and items (``__len__``, ``__getitem__``, ``__iter__``), a
+        mapping pattern the length and ``get`` (``keys`` and items for
+        ``**rest``), a class pattern ``isinstance`` (a metaclass's
+        ``__instancecheck__``) and attributes, named (``C(v=1)``) or by
+        ``__match_args__`` (``C(1)``): a property's getter, ``__getattr__``."""
+        dunders = self.dunders
+        loads = any(h in dunders for h in _LOAD_HOOKS)
+        for node in ast.walk(pattern):
+            if isinstance(node, ast.MatchValue):
+                if "__eq__" in dunders or self.load_may_run_code(node.value):
+                    return True
+            elif isinstance(node, ast.MatchSequence):
+                if any(h in dunders for h in _SEQUENCE_HOOKS):
+                    return True
+            elif isinstance(node, ast.MatchMapping):
+                if any(h in dunders for h in _SEQUENCE_HOOKS) or any(
+                    self.defines(name) for name in _MAPPING_METHODS
+                ):
+                    return True
+                if any(self.load_may_run_code(key) for key in node.keys):
+                    return True
+            elif isinstance(node, ast.MatchClass):
+                if "__instancecheck__" in dunders or self.load_may_run_code(node.cls):
+                    return True
+                if node.patterns and (loads or self.active):
+                    return True  # ``__match_args__`` may name any attribute
+                if node.kwd_attrs and (
+                    loads or any(name in self.active for name in node.kwd_attrs)
+                ):
+                    return True
+        return False
 
     def runs_code(self, node: ast.AST) -> bool:
         """Whether evaluating ``node`` itself (not its parts) may run code of

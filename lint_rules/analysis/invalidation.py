@@ -1571,6 +1571,19 @@ class Invalidation:
                 roots = [stmt.iter]  # type: ignore[attr-defined]
             elif role == "target":
                 roots = [stmt.target]  # type: ignore[attr-defined]
+            elif role == "case":
+                # A pattern matches by running the subject's code; the guard
+                # is a truth test.
+                case = self._part(block)
+                if not isinstance(case, ast.match_case):
+                    return True
+                if hooks.pattern_may_run_code(case.pattern):
+                    return True
+                if case.guard is None:
+                    continue
+                if truth:
+                    return True
+                roots = [case.guard]
             else:
                 continue
             for root in roots:

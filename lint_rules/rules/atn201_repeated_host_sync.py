@@ -134,7 +134,8 @@ class RepeatedHostSync(Rule):
     defines a special method that code between the two may run (an
     operator's `__add__`, a subscript's `__getitem__`, a truth test's
     `__bool__` or `__len__` in `if o:` or `assert o`, a loop's
-    `__iter__`), the operators are not plain: the fix is unsafe too.
+    `__iter__`, a `match` pattern's `__eq__`, `__len__` or the property
+    a class pattern reads), the operators are not plain: the fix is unsafe too.
     So it is where one of torch's global modes that decide a value may
     change in between (the chain would compute another value from the
     same tensor): autocast, the default dtype, flushing denormals, the

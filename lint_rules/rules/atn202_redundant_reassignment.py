@@ -102,7 +102,7 @@ class RedundantReassignment(Rule):
     less, and the fix is unsafe; so it is where such a class defines a
     special method that code between the two statements may run (an
     operator's, a subscript's, a truth test's `__bool__`, a loop's
-    `__iter__`), which may change what the value reads.
+    `__iter__`, a `match` pattern's), which may change what the value reads.
 
     It is unsafe, too, where the value computes (a call, an operator, a
     subscript, a view attribute: not a name, a constant or a plain

@@ -2026,6 +2026,65 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+MATCHED = """
+class Box:
+    __match_args__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+    {member}
+
+
+def step(t, o):
+    a = t.sum().item()
+    match o:
+        case {pattern}:
+            pass
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("member", "pattern"),
+    [
+        # a class pattern reads attributes: named, or by ``__match_args__``
+        ("@property\n    def p(self):\n        return 1", "Box(p=1)"),
+        ("@property\n    def p(self):\n        return 1", "Box(1)"),
+        # a value pattern compares with ``==``
+        ("def __eq__(self, other):\n        return False", "1"),
+        ("def __eq__(self, other):\n        return False", "1 | 2"),
+        # a sequence pattern takes the length and the items
+        ("def __len__(self):\n        return 1", "[_]"),
+        ("def __getitem__(self, i):\n        return 1", "[1, *_]"),
+        # a mapping pattern calls ``get``
+        ("def get(self, key, default=None):\n        return 1", '{"k": 1}'),
+        # a guard is a truth test, and may load attributes
+        ("def __bool__(self):\n        return True", "_ if o"),
+        ("@property\n    def p(self):\n        return 1", "_ if o.p"),
+    ],
+)
+def test_a_match_that_runs_class_code_makes_the_fix_unsafe(member, pattern):
+    # Matching runs the subject's code: a property's getter, ``__eq__``,
+    # ``__len__``, ``get``; a guard its ``__bool__``. Code of the module's
+    # class may change the tensor (reproduction 96).
+    source = MATCHED.format(member=member, pattern=pattern)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    # Patterns that run no class code: captures, wildcards, singletons, and
+    # a class pattern with no attributes.
+    for plain in ("_", "q", "None", "Box()", "Box() as q"):
+        found = check_source(
+            MATCHED.format(member=member, pattern=plain), "t.py", ATN201
+        )
+        assert [(f.code, f.fix.applicability.value) for f in found] == [
+            ("ATN201", "safe")
+        ], plain
+
+
 PROPERTY = """
 import functools
 
