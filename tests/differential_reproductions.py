@@ -3634,4 +3634,75 @@ def case_deleted(x, p, s, e, g):
     s = x.sum().item()
     return s
 """,
+    # 97. ATN201 reused a ``.item()`` of ``x`` across ``g = None`` (``del g``,
+    # ``gens.clear()``) that dropped the last reference to a suspended
+    # generator of the module: closing it ran the ``finally`` (or the
+    # ``with`` exit) around its ``yield``, which changed ``x``; ATN202
+    # deleted a repeated ``s = x.max().item()`` so. A module whose
+    # generators clean up around a ``yield`` runs code wherever a reference
+    # drops, as one whose class defines ``__del__`` does.
+    "generator_closed_by_a_dropped_reference": """
+import contextlib
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def steps(t):
+    try:
+        yield 1
+    finally:
+        t.add_(1)
+
+
+def steps_with(t):
+    with contextlib.ExitStack() as stack:
+        stack.callback(t.add_, 1)
+        yield 1
+
+
+def case_rebound(x):
+    g = steps(x)
+    next(g)
+    a = x.max().item()
+    g = None
+    b = x.max().item()
+    return a, b
+
+
+def case_deleted(x):
+    g = steps_with(x)
+    next(g)
+    a = x.max().item()
+    del g
+    b = x.max().item()
+    return a, b
+
+
+def case_nested_cleared(x):
+    def gen():
+        try:
+            yield 1
+        finally:
+            x.add_(1)
+
+    gens = [gen()]
+    next(gens[0])
+    a = x.max().item()
+    gens.clear()
+    b = x.max().item()
+    return a, b
+
+
+def case_repeated(x):
+    g = steps(x)
+    next(g)
+    s = x.max().item()
+    del g
+    s = x.max().item()
+    return s
+""",
 }

@@ -15,7 +15,7 @@ import ast
 import weakref
 
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import statements_under
+from lint_rules.analysis.nodes import TryStar, statements_under
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -278,14 +278,20 @@ _FINALIZING: weakref.WeakKeyDictionary[Scope, bool] = weakref.WeakKeyDictionary(
 
 def module_runs_finalizers(scope: Scope) -> bool:
     """Whether code of the module may run when a reference is dropped: a
-    class of it defines ``__del__``, or it imports ``weakref`` (a callback
-    of ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``). Such
+    class of it defines ``__del__``, a generator of it has a ``finally``,
+    handlers or a ``with`` around a ``yield`` (closed when dropped while
+    suspended there), or it imports ``weakref`` (a callback of
+    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``). Such
     code runs at any rebinding, ``del`` or temporary, where nothing shows
     a call."""
     module = scope.module
     found = _FINALIZING.get(module)
     if found is None:
         found = "__del__" in module_class_hooks(scope).dunders
+        if not found:
+            found = any(
+                _cleans_up_a_yield(node) for node in statements_under(module.node)
+            )
         if not found:
             # (an import is a statement, never part of an expression: those
             # a model's scan collected, else a walk of the statements)
@@ -307,6 +313,31 @@ def module_runs_finalizers(scope: Scope) -> bool:
 
 
 _FINALIZER_MODULES = frozenset({"weakref", "gc"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _cleans_up_a_yield(node: ast.AST) -> bool:
+    """Whether ``node`` is a ``try`` with a ``finally`` or handlers, or a
+    ``with``, around a ``yield`` of its own scope: a generator suspended
+    there runs that code when it is closed, which dropping its last
+    reference does (``g = None``, ``del g``, ``gens.clear()``)."""
+    if isinstance(node, ast.With | ast.AsyncWith):
+        parts: list[ast.AST] = list(node.body)
+    elif isinstance(node, ast.Try | TryStar):
+        if not (node.finalbody or node.handlers):
+            return False
+        parts = [*node.body, *node.handlers, *node.orelse]
+    else:
+        return False
+    stack = parts
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.Yield | ast.YieldFrom):
+            return True
+        if isinstance(child, _SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(child))
+    return False
 
 
 # The module's scope -> its ``ClassHooks``, for analyses that have a scope

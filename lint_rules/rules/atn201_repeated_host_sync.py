@@ -87,7 +87,9 @@ class RepeatedHostSync(Rule):
     a special method of its class that an operator, a truth test or a
     builtin runs (`o + 1`, `if o:`, `len(o)`, `{o: 1}`), a property or
     descriptor an attribute load runs, a finalizer (`__del__`, a weakref
-    callback). A module that replaces torch's functions or builtins
+    callback, the `finally` or `with` around a generator's `yield`, which
+    runs where the last reference to the suspended generator drops). A
+    module that replaces torch's functions or builtins
     (`torch.Tensor.item = f`, `builtins.len = g`), defines a tensor
     subclass with its own methods or a `__torch_function__`, or installs
     a trace, profile or audit hook has no safe fix of any rule.

@@ -289,6 +289,12 @@ class RedundantReassignment(Rule):
             # them), asked along the chain as ``_group_pairs`` asks its
             # questions: thousands of equal statements cost thousands of
             # questions over short stretches, not their square.
+            # A constant bound to a local nothing else sees or rebinds: no
+            # code of the module that runs in between (a finalizer, a special
+            # method) can change the value or the name.
+            constant = _constant(statements[0].value) and _private_name(
+                flow, statements[0].targets[0]
+            )
             modes: dict[ast.Assign, tuple[ast.Assign, bool]] = {}
             for first, near, second, applicability in _group_pairs(
                 flow, analysis, statements
@@ -304,7 +310,8 @@ class RedundantReassignment(Rule):
                     between = (
                         point1 is None
                         or point2 is None
-                        or analysis.class_code_between(point1, point2)
+                        or not constant
+                        and analysis.class_code_between(point1, point2)
                     )
                     # ``with torch.no_grad():``, ``torch.set_default_dtype``
                     # or unknown code in between: the same operations may
@@ -675,6 +682,23 @@ _INERT = (
     ast.Starred,
     ast.Load,
 )
+
+
+def _constant(value: ast.expr) -> bool:
+    """Whether ``value`` is a constant or a tuple of them: an immutable
+    value that reads nothing."""
+    if isinstance(value, ast.Tuple):
+        return all(_constant(item) for item in value.elts)
+    return isinstance(value, ast.Constant)
+
+
+def _private_name(flow: FunctionFlow, target: ast.expr) -> bool:
+    """Whether ``target`` is a local name no other scope sees or rebinds."""
+    return (
+        isinstance(target, ast.Name)
+        and flow.is_private_local(target.id)
+        and not any(event.nested for event in flow.events_of(target.id))
+    )
 
 
 def _may_compute(value: ast.expr) -> bool:

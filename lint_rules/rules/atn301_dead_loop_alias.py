@@ -317,7 +317,8 @@ class DeadLoopAlias(Rule):
             fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
             message += (
                 "; this module has finalizers (`__del__`, weakref or gc "
-                "callbacks), which the alias's hold on its value may delay"
+                "callbacks, a generator's cleanup around its `yield`), which "
+                "the alias's hold on its value may delay"
             )
         return ctx.report(self, stmt, message, fix)
 

@@ -2181,6 +2181,79 @@ def test_a_module_with_finalizers_has_no_safe_reuse(imported):
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+GENERATOR = """
+import contextlib
+
+
+def steps(t):
+{body}
+
+
+def step(t, g):
+    a = t.sum().item()
+    g = None
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "finalizing"),
+    [
+        ("    try:\n        yield 1\n    finally:\n        t.add_(1)", True),
+        (
+            "    try:\n        yield 1\n    except BaseException:\n        t.add_(1)",
+            True,
+        ),
+        ("    with contextlib.ExitStack():\n        yield 1", True),
+        (
+            "    def inner():\n        try:\n            yield 1\n"
+            "        finally:\n            t.add_(1)\n    return inner",
+            True,
+        ),
+        # no code around the ``yield``: closing it runs nothing
+        ("    yield 1\n    t.add_(1)", False),
+        ("    try:\n        t.add_(1)\n    finally:\n        pass\n    yield 1", False),
+        # the ``yield`` is the lambda's: ``steps`` is no generator
+        ("    with contextlib.ExitStack():\n        return lambda: (yield)", False),
+    ],
+)
+def test_a_module_whose_generators_clean_up_has_no_safe_reuse(body, finalizing):
+    # Dropping the last reference to a suspended generator closes it: the
+    # ``finally`` or ``with`` exit around its ``yield`` runs where a
+    # reference drops (reproduction 97).
+    source = GENERATOR.format(body=body)
+    found = check_source(source, "t.py", ATN201)
+    expected = "unsafe" if finalizing else "safe"
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", expected)
+    ]
+
+
+def test_a_repeated_constant_of_a_local_stays_safe_where_finalizers_run():
+    # A finalizer cannot change a constant, nor rebind a local no other scope
+    # sees; a name a nested scope rebinds it may.
+    source = dedent("""
+        import weakref
+
+        def step(t, p):
+            a = None
+            p = None
+            a = None
+            return a
+    """)
+    found = check_source(source, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN202", "safe")]
+    nested = source.replace(
+        "    return a\n",
+        "    def later():\n        nonlocal a\n        a = 1\n    return a, later\n",
+    )
+    found = check_source(nested, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+
+
 def test_a_call_of_an_object_with_call_keeps_builtins_plain():
     # ``__call__`` runs only where the object is called (unknown code, seen):
     # ``len(xs)`` in between stays a plain builtin.
