@@ -3705,4 +3705,95 @@ def case_repeated(x):
     s = x.max().item()
     return s
 """,
+    # 98. ATN201 reused a ``.item()`` of ``x`` across ``print(r)``,
+    # ``str(s)``, ``format(f, "")``, ``"{}".format(f)`` or ``f"{f}"``, whose
+    # object's class (of the module) defines ``__repr__``, ``__str__`` or
+    # ``__format__`` that changed ``x``; ATN202 deleted a repeated ``q =
+    # x.sum().item()`` so. Formatting was read only as a change of the
+    # formatted value, not as code of the module's class that may change
+    # anything.
+    "formatting_runs_class_code": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, R(t), S(t), F(t))
+
+
+class R:
+    def __init__(self, t):
+        self.t = t
+
+    def __repr__(self):
+        self.t.add_(1)
+        return "R"
+
+
+class S:
+    def __init__(self, t):
+        self.t = t
+
+    def __str__(self):
+        self.t.add_(1)
+        return "S"
+
+
+class F:
+    def __init__(self, t):
+        self.t = t
+
+    def __format__(self, spec):
+        self.t.add_(1)
+        return "F"
+
+
+def case_print(x, r, s, f):
+    a = x.sum().item()
+    print(r)
+    b = x.sum().item()
+    return a, b
+
+
+def case_str(x, r, s, f):
+    a = x.sum().item()
+    y = str(s)
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_format(x, r, s, f):
+    a = x.sum().item()
+    y = format(f, "")
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_str_format(x, r, s, f):
+    a = x.sum().item()
+    y = "{}".format(f)
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_fstring(x, r, s, f):
+    a = x.sum().item()
+    y = f"{f}"
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_fstring_repr(x, r, s, f):
+    a = x.sum().item()
+    y = f"{[r]}"
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_repeated(x, r, s, f):
+    q = x.sum().item()
+    print(r)
+    q = x.sum().item()
+    return q
+""",
 }

@@ -68,15 +68,15 @@ _SUBSCRIPT_HOOKS = (
     "__eq__",
 )
 #: Special methods only a class statement or a call of the class runs (each
-#: seen where it stands), that formatting runs (read by the analyses as
-#: formatting), that a ``with`` runs (read as such; a builtin or a torch
-#: function enters no context), or ``__call__``, which a call of the object
-#: shows (unknown code) and builtins run only by ``key=`` or when their lazy
-#: result is iterated (both read as running code); ``__del__`` is read as a
-#: finalizer and ``__torch_function__`` makes the module's fixes unsafe
-#: (``torch_overrides``). Any other may run inside a builtin or a torch
-#: function given the object (``len(o)``, ``range(o)``, ``hash(o)``,
-#: ``max(o, 1)``).
+#: seen where it stands), that a ``with`` runs (read as such; a builtin or a
+#: torch function enters no context), or ``__call__``, which a call of the
+#: object shows (unknown code) and builtins run only by ``key=`` or when
+#: their lazy result is iterated (both read as running code); ``__del__`` is
+#: read as a finalizer and ``__torch_function__`` makes the module's fixes
+#: unsafe (``torch_overrides``). Any other may run inside a builtin or a
+#: torch function given the object (``len(o)``, ``range(o)``, ``hash(o)``,
+#: ``max(o, 1)``; ``print(o)``, ``str(o)`` and ``"{}".format(o)`` its
+#: ``__str__``, ``__repr__`` or ``__format__``).
 _NOT_RUN_BY_CALLS = frozenset(
     {
         "__call__",
@@ -93,11 +93,10 @@ _NOT_RUN_BY_CALLS = frozenset(
         "__init_subclass__",
         "__set_name__",
         "__class_getitem__",
-        "__repr__",
-        "__str__",
-        "__format__",
     }
 )
+#: What formatting a value runs (an f-string's ``{o}``, ``str(o)``).
+FORMATTING_HOOKS = frozenset({"__str__", "__repr__", "__format__"})
 #: A sequence or mapping pattern takes the subject's length and items.
 _SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
 #: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).

@@ -78,7 +78,12 @@ import enum
 import weakref
 from collections.abc import Container, Iterable, Iterator
 
-from lint_rules.analysis.class_hooks import module_class_hooks, module_runs_finalizers
+from lint_rules.analysis.class_hooks import (
+    FORMATTING_HOOKS,
+    ClassHooks,
+    module_class_hooks,
+    module_runs_finalizers,
+)
 from lint_rules.analysis.flow import Block, FunctionFlow, Kind
 from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -102,6 +107,7 @@ from lint_rules.analysis.torch_api import (
     sets_global_mode,
     written_arguments,
 )
+from lint_rules.analysis.value_kinds import number_names
 from lint_rules.records import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -1517,6 +1523,45 @@ class Invalidation:
         blocks = self.flow.blocks  # in index order
         return {blocks[index] for index in forward}
 
+    def _builtin_of_numbers(self, call: ast.Call, hooks: ClassHooks) -> bool:
+        """Whether ``call`` is a builtin (``print``, ``str``, ``format``)
+        given only constants and names that always hold a number, or
+        f-strings of those: it runs no special method of the module's
+        classes. (``print`` writes to ``sys.stdout``, which may be an object
+        of one whose ``write`` is the module's.)"""
+        func = call.func
+        if not isinstance(func, ast.Name) or not self.is_builtin(
+            func.id, _NUMBER_BUILTINS
+        ):
+            return False
+        if func.id == "print" and hooks.defines("write"):
+            return False
+        # (an annotation ``n: int`` is not checked at the call)
+        numbers = number_names(self.flow, self.names, annotations=False)
+        values = [*call.args, *(keyword.value for keyword in call.keywords)]
+        for value in values:
+            if isinstance(value, ast.JoinedStr):
+                parts = [
+                    part.value
+                    for part in value.values
+                    if isinstance(part, ast.FormattedValue)
+                ]
+                if any(
+                    part.format_spec is not None
+                    for part in value.values
+                    if isinstance(part, ast.FormattedValue)
+                ):
+                    return False
+            else:
+                parts = [value]
+            for part in parts:
+                if isinstance(part, ast.Constant):
+                    continue
+                if isinstance(part, ast.Name) and part.id in numbers:
+                    continue
+                return False
+        return True
+
     def class_code_between(self, first: Point, second: Point) -> bool:
         """Whether a special method a class of the module defines may run
         between ``first`` and ``second`` (their own statements included):
@@ -1541,6 +1586,8 @@ class Invalidation:
         truth = bool({"__bool__", "__len__"} & dunders)
         iteration = bool({"__iter__", "__getitem__", "__next__"} & dunders)
         hashing = bool({"__hash__", "__eq__"} & dunders)
+        # ``f"{o}"`` runs ``o.__format__`` (``__str__``, ``__repr__``).
+        formatting = bool(FORMATTING_HOOKS & dunders)
         # The syncs' own chains run no class code but torch's (a module that
         # changes torch's code has no safe fix: ``torch_overrides``).
         own = {id(node) for node in walk_nodes(first.node)}
@@ -1594,10 +1641,17 @@ class Invalidation:
                         hooks.run_by_calls
                         and isinstance(node, ast.Call)
                         and id(node) not in own
+                        and not self._builtin_of_numbers(node, hooks)
                     ):
                         return True  # ``len(o)`` runs ``o.__len__``
                     if hashing and isinstance(node, _HASHING):
                         return True  # ``{o: 1}`` runs ``o.__hash__``
+                    if (
+                        formatting
+                        and isinstance(node, ast.FormattedValue)
+                        and id(node) not in own
+                    ):
+                        return True  # ``f"{o}"`` runs ``o.__format__``
                     if iteration and (
                         isinstance(node, ast.Starred)
                         or isinstance(node, ast.Tuple | ast.List)
@@ -2045,6 +2099,10 @@ _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
 #: Nodes whose evaluation may run code of the module's classes (an
 #: attribute's property or descriptor, ``__getattr__``, ``__setattr__``...).
 _CLASS_CODE = (*_OPERATIONS, ast.Attribute, ast.AugAssign)
+#: Builtins that run only the special methods of what they are given.
+_NUMBER_BUILTINS = frozenset(
+    {"print", "str", "repr", "format", "int", "float", "bool", "abs", "round"}
+)
 #: Nodes that hash their keys (``__hash__``, ``__eq__``).
 _HASHING = (ast.Dict, ast.Set, ast.DictComp, ast.SetComp)
 

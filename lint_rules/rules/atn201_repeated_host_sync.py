@@ -85,7 +85,8 @@ class RepeatedHostSync(Rule):
     whatever torch's method of the name does. Code of the module that runs
     where nothing shows a call makes the fix unsafe (the finding stays):
     a special method of its class that an operator, a truth test or a
-    builtin runs (`o + 1`, `if o:`, `len(o)`, `{o: 1}`), a property or
+    builtin runs (`o + 1`, `if o:`, `len(o)`, `{o: 1}`; formatting,
+    `print(o)` or `f"{o}"`, its `__repr__`, `__str__` or `__format__`), a property or
     descriptor an attribute load runs, a finalizer (`__del__`, a weakref
     callback, the `finally` or `with` around a generator's `yield`, which
     runs where the last reference to the suspended generator drops). A

@@ -2026,6 +2026,52 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+FORMATTED = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return "B"
+
+
+def step(t, o):
+    a = t.sum().item()
+    {between}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "between"),
+    [
+        ("__repr__", "print(o)"),
+        ("__repr__", "c = f'{[o]}'"),
+        ("__str__", "c = str(o)"),
+        ("__str__", "c = f'{o!s}'"),
+        ("__format__", "c = format(o, '')"),
+        ("__format__", "c = '{}'.format(o)"),
+        ("__format__", "c = f'{o}'"),
+    ],
+)
+def test_formatting_that_may_run_the_modules_class_makes_the_fix_unsafe(
+    method, between
+):
+    # ``print(o)``, ``str(o)`` and ``f"{o}"`` run ``__repr__``, ``__str__``
+    # or ``__format__``: code of the module's class, which may change the
+    # tensor whatever object it is given (reproduction 98).
+    source = FORMATTED.format(method=method, between=between)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
 MATCHED = """
 class Box:
     __match_args__ = ("t",)
