@@ -498,3 +498,88 @@ def test_glob_matcher_answers_as_its_pattern_asked_again_and_past_its_limit():
             matched += expected
     assert matched == 3 * 7
     assert len(matcher._answers) <= 7
+
+
+MEMO = """
+import functools
+from functools import lru_cache
+import torch
+
+
+@functools.lru_cache(maxsize=10)
+def geometry(shape: tuple[int, ...], device: torch.device, tile: int = 64):
+    return check(shape, device)
+
+
+def check(shape, device):
+    return shape
+
+
+class Builder:
+    def build(self, shape: tuple[int, int, int], device):
+        return geometry(shape, device), self.layout(shape)
+
+    @functools.cache
+    def layout(self, shape: "tuple[int, int, int] | None", mode: "Literal['a']" = "a"):
+        return self._tiles(shape)
+
+    def _tiles(self, shape):
+        return shape
+"""
+
+
+@pytest.mark.parametrize("filtering", [True, False])
+def test_a_memoized_function_of_values_spreads_nothing(filtering: bool) -> None:
+    # Its body runs once per distinct arguments (a shape, a geometry), not
+    # once per call: neither it nor what only it calls runs per step.
+    before = prefilter.set_enabled(filtering)
+    try:
+        found = costs(MEMO, hot_methods=("*Builder.build",))
+    finally:
+        prefilter.set_enabled(before)
+    assert found["Builder.build"] == "per step (build)"
+    assert found["geometry"] == "unknown"
+    assert found["check"] == "unknown"
+    assert found["Builder.layout"] == "unknown"
+    assert found["Builder._tiles"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A tensor hashes by identity: a new one each step runs the body.
+        ("shape: tuple[int, ...], device", "shape: torch.Tensor, device"),
+        # So may an object, a bare tuple (of anything) or an undeclared one.
+        ("shape: tuple[int, ...], device", "shape: tuple, device"),
+        ("shape: tuple[int, ...], device", "shape: tuple[torch.Tensor], device"),
+        ("shape: tuple[int, ...], device", "shape: Geometry, device"),
+        ("shape: tuple[int, ...], device", "shape, device"),
+        ("def geometry(shape", "def geometry(*shapes, shape"),
+        # A cache that keeps nothing, or whose size the code does not say.
+        ("lru_cache(maxsize=10)", "lru_cache(maxsize=0)"),
+        ("lru_cache(maxsize=10)", "lru_cache(0)"),
+        ("lru_cache(maxsize=10)", "lru_cache(maxsize=SIZE)"),
+        ("lru_cache(maxsize=10)", "lru_cache(**OPTIONS)"),
+        # Not functools' cache.
+        ("@functools.lru_cache(maxsize=10)", "@other.lru_cache(maxsize=10)"),
+    ],
+)
+def test_a_cache_that_may_miss_every_call_still_runs_per_step(
+    old: str, new: str
+) -> None:
+    found = costs(MEMO.replace(old, new, 1), hot_methods=("*Builder.build",))
+    assert found["geometry"] == "per step (build -> geometry)"
+    assert found["check"] == "per step (build -> geometry -> check)"
+
+
+def test_a_memoized_function_named_by_lru_cache_of_its_import_or_unbounded() -> None:
+    for decorator in ("@lru_cache", "@lru_cache(None)", "@lru_cache(maxsize=None)"):
+        source = MEMO.replace("@functools.lru_cache(maxsize=10)", decorator)
+        found = costs(source, hot_methods=("*Builder.build",))
+        assert found["geometry"] == "unknown", decorator
+
+
+def test_a_memoized_method_declared_an_object_runs_per_step() -> None:
+    source = MEMO.replace('shape: "tuple[int, int, int] | None"', "shape: object")
+    found = costs(source, hot_methods=("*Builder.build",))
+    assert found["Builder.layout"] == "per step (build -> layout)"

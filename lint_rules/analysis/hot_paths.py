@@ -21,7 +21,13 @@ A call that runs once per object spreads nothing: one in the arm of ``if
 self.F:`` that clears its flag (``self.F = False``), or of a method that
 clears the flag guarding the call (``if self.calculate_kv_scales:
 self.calc_kv_scales(k)``, which sets it False), where no other code of the
-module sets the flag again (``_CallGraph.once_calls``).
+module sets the flag again (``_CallGraph.once_calls``). Nor does a call of
+a memoized function (``@functools.cache``, ``@functools.lru_cache``) whose
+parameters are all declared values that hash by what they hold (``int``,
+``tuple[int, ...]``, ``torch.device``: ``memoized``): its body runs once
+for each distinct set of arguments, a geometry or a shape, not once per
+call; a tensor, an object or an undeclared parameter hashes by identity
+(or may), and a call with a new one runs the body again.
 
 Nothing here imports more than ``ast``, ``fnmatch`` and the node walks: it is on the
 check path.
@@ -274,6 +280,7 @@ class HotPaths:
                 self._text_rows,
                 self._model.tree,
                 partial(_spelled_in_a_string, self._model),
+                partial(memoized, model=self._model),
             )
         return self._graph
 
@@ -350,7 +357,12 @@ class _CallGraph:
         rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
         tree: ast.Module | None = None,
         spelled: Callable[[str], bool] | None = None,
+        memoized: Callable[[FunctionInfo], bool] | None = None,
     ) -> None:
+        #: Whether a function's body runs once per distinct arguments
+        #: (``memoized``): a call of it spreads nothing.
+        self._memoized = memoized
+        self._memo: dict[FunctionInfo, bool] = {}
         #: The rows holding one of some names (``HotPaths``); None: every
         #: expression is walked (the pre-filters are off).
         self._rows = rows
@@ -499,7 +511,17 @@ class _CallGraph:
                         targets.append(init)
             elif isinstance(func, ast.Attribute):
                 targets.extend(self._method_targets(info, func))
+        if self._memoized is not None and targets:
+            targets = [target for target in targets if not self._is_memoized(target)]
         return targets
+
+    def _is_memoized(self, info: FunctionInfo) -> bool:
+        found = self._memo.get(info)
+        if found is None:
+            found = self._memo[info] = bool(
+                info.node.decorator_list and self._memoized(info)  # type: ignore[misc]
+            )
+        return found
 
     def once_calls(self, info: FunctionInfo) -> set[ast.Call]:
         """The calls of ``info``'s own code that run once per object: those
@@ -1019,6 +1041,119 @@ def jit_compiled(
                     return True
         current = current.parent
     return False
+
+
+#: Decorators that memoize a function on its arguments.
+MEMOIZERS: frozenset[str] = frozenset(("functools.cache", "functools.lru_cache"))
+
+#: Types whose values hash by what they hold (a cache on them hits again
+#: when the same value comes back): as declared, bare or dotted.
+_VALUE_TYPES: frozenset[str] = frozenset(
+    (
+        "int",
+        "float",
+        "bool",
+        "str",
+        "bytes",
+        "None",
+        "torch.device",
+        "torch.dtype",
+        "torch.Size",
+    )
+)
+#: Containers of them that hash by their items.
+_VALUE_CONTAINERS: frozenset[str] = frozenset(
+    ("tuple", "Tuple", "typing.Tuple", "frozenset", "FrozenSet", "typing.FrozenSet")
+)
+_OPTIONAL: frozenset[str] = frozenset(("Optional", "typing.Optional"))
+_LITERAL: frozenset[str] = frozenset(("Literal", "typing.Literal"))
+
+
+def memoized(info: FunctionInfo, model: ModuleModel) -> bool:
+    """Whether ``info``'s function is memoized (``@functools.cache``,
+    ``@functools.lru_cache``, ``@lru_cache(maxsize=n)`` but not
+    ``maxsize=0``, which keeps nothing) and each of its parameters (but
+    ``self`` and ``cls`` of a method) is declared a value that hashes by
+    what it holds (``_VALUE_TYPES``, a tuple or frozenset of them,
+    ``Optional`` or ``| None`` of one, a ``Literal``): a call runs the body
+    only for arguments not seen before."""
+    decorators = info.node.decorator_list
+    if not decorators:
+        return False
+    scope = model.scope(info.node)
+    cached = False
+    for decorator in decorators:
+        target = decorator.func if type(decorator) is ast.Call else decorator
+        if scope.qualified_name(target) not in MEMOIZERS:
+            continue
+        if type(decorator) is ast.Call and not _keeps_entries(decorator):
+            return False
+        cached = True
+    if not cached:
+        return False
+    args = info.node.args
+    if args.vararg is not None or args.kwarg is not None:
+        return False
+    parameters = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if info.cls is not None and parameters and parameters[0].arg in ("self", "cls"):
+        parameters = parameters[1:]
+    return all(
+        parameter.annotation is not None and _value_type(parameter.annotation)
+        for parameter in parameters
+    )
+
+
+def _keeps_entries(call: ast.Call) -> bool:
+    """Whether ``lru_cache(...)`` keeps entries: not ``maxsize=0`` (nor a
+    size the code does not say)."""
+    size = call.args[0] if call.args else None
+    for keyword in call.keywords:
+        if keyword.arg == "maxsize":
+            size = keyword.value
+        elif keyword.arg is None:
+            return False  # (``**options``: not known)
+    if size is None:
+        return True
+    if type(size) is ast.Constant:
+        return size.value is None or (type(size.value) is int and size.value > 0)
+    return False
+
+
+def _value_type(annotation: ast.expr) -> bool:
+    """Whether ``annotation`` declares a value that hashes by what it holds."""
+    if type(annotation) is ast.Constant:
+        if annotation.value is None:
+            return True
+        if type(annotation.value) is str:
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return False
+            return _value_type(annotation)
+        return annotation.value is Ellipsis
+    if type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr:
+        return _value_type(annotation.left) and _value_type(annotation.right)
+    if type(annotation) is ast.Subscript:
+        outer = _dotted_name(annotation.value)
+        if outer in _LITERAL:
+            return True
+        if outer in _OPTIONAL or outer in _VALUE_CONTAINERS:
+            inner = annotation.slice
+            items = inner.elts if type(inner) is ast.Tuple else [inner]
+            return all(_value_type(item) for item in items)
+        return False
+    return _dotted_name(annotation) in _VALUE_TYPES
+
+
+def _dotted_name(expr: ast.expr) -> str | None:
+    parts: list[str] = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    parts.append(expr.id)  # type: ignore[attr-defined]
+    return ".".join(reversed(parts))
 
 
 def _spelled_in_a_string(model: ModuleModel, name: str) -> bool:

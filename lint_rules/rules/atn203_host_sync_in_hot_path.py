@@ -269,7 +269,14 @@ class HostSyncInHotPath(Rule):
     `*MetadataBuilder.build`, FlashInfer's `*Wrapper.plan`/`run`), or when
     such a function of the module calls it (`self.m()`, `m()`); capture and
     warm-up methods (`capture*`, `*_capture_*`, `*warmup*`), `__init__` and
-    the `graph-state-methods` run at start-up.
+    the `graph-state-methods` run at start-up. A memoized function
+    (`@functools.cache`, `@functools.lru_cache`) whose parameters are all
+    declared values that hash by what they hold (`int`, `tuple[int, ...]`,
+    `torch.device`) runs once per distinct arguments, a shape or a
+    geometry: a call of it does not make it, or what only it calls, run
+    per step (a tensor, an object or an undeclared parameter hashes by
+    identity, or may: a cache on one may miss every step, and stays per
+    step).
 
     A value lives on the host when it is a Python number, list or literal
     (a global the module binds only to numbers, `STEPS = 1000`, too; an
@@ -455,6 +462,14 @@ class HostSyncInHotPath(Rule):
         "    def _n(self, lens):\n        return lens.max().item()\n",
         # A function nothing per step calls.
         "def summarize(lens):\n    return lens.max().item()\n",
+        # A memoized function of values: it runs once per geometry.
+        "import functools\nimport torch\n"
+        "@functools.lru_cache(maxsize=8)\n"
+        "def geometry(shape: tuple[int, ...], device: torch.device):\n"
+        "    sizes = torch.tensor(shape, device=device)\n"
+        "    assert int(sizes.min()) > 0\n    return sizes\n"
+        "class B:\n    def forward(self, x):\n"
+        "        return geometry(tuple(x.shape), x.device)\n",
         # A Python truth test.
         "class B:\n    def forward(self, q, use_cache):\n"
         "        if use_cache and q is not None:\n            return q\n",
@@ -563,6 +578,13 @@ class HostSyncInHotPath(Rule):
             "import torch\nclass B:\n    def __init__(self, n):\n"
             "        self.indptr = torch.zeros(n + 1, device='cuda')\n"
             "    def forward(self, x):\n        return x[: self.indptr[-1]]\n"
+        ),
+        # A cache keyed by a tensor (its identity) may miss every step.
+        Invalid(
+            "import functools\nimport torch\n"
+            "@functools.lru_cache(maxsize=8)\n"
+            "def check(sizes: torch.Tensor):\n    return int(sizes.min())\n"
+            "class B:\n    def forward(self, x):\n        return check(x)\n"
         ),
         # A "cache" in a local, or an arm that does not store it, runs per step.
         Invalid(
