@@ -863,19 +863,64 @@ def _word_starts(
 ) -> list[int]:
     """Where a match of ``_SYNC_WORDS`` (in bytes, of its bytes pattern: an ASCII ``\\b``)
     starts from offset ``begin`` to ``end``, in order, in an ASCII text or
-    in bytes: each occurrence of one of the ``words`` (found by ``find``, at
-    C speed: a tenth of the regular expression's cost, which tries each
-    position) that is a whole word, its neighbours no ASCII word
-    character. ``begin`` and ``end`` are where rows start (or the text's
+    in bytes. ``begin`` and ``end`` are where rows start (or the text's
     ends): a row break lies before each, and no word crosses it. (Whole
     words cannot overlap, nor one be two of the ``words``.)
 
-    Only the ``words`` that are a run of the span's ASCII word characters
-    are looked for: its runs are split off at C speed (each unit that is
-    no ASCII word character a space), one pass in place of a search per
-    word. A whole word is such a run (its neighbours are no word
-    characters; at the span's ends, a run may be cut short, which keeps
-    more words, never fewer)."""
+    The span's units that are no ASCII word character become spaces (at C
+    speed, its UTF-8 bytes for a text), with a space at each end: a whole
+    word is then one of the ``words`` between two spaces, found by one
+    scan of a pattern that starts with a literal space (the engine skips
+    to each space, and tries the words only where one of their first
+    letters follows). Each unit keeps its offset. A text that is not ASCII
+    (which the gate never scans: it scans the text's bytes) is searched
+    word by word (``_word_starts_by_find``)."""
+    span = text[begin:end]
+    if type(span) is str:
+        if not span.isascii():
+            return _word_starts_by_find(text, begin, end, words)
+        span = span.encode("ascii")
+    key = words if type(words) is tuple else tuple(words)
+    pattern = _WORD_PATTERNS.get(key)
+    if pattern is None:
+        pattern = _WORD_PATTERNS[key] = _spaced_words(key)
+    runs = b" " + span.translate(_ASCII_RUNS) + b" "  # type: ignore[arg-type]
+    return [begin + match.start() for match in pattern.finditer(runs)]
+
+
+def _spaced_words(words: tuple[str, ...] | tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A pattern matching a space and one of ``words`` followed by a space
+    (looked at, not taken: the next word's own space): where it starts, in
+    a text whose units that are no ASCII word character are spaces and
+    with a space before it, is where the word starts in the text."""
+    encoded = sorted(
+        {word if type(word) is bytes else word.encode("ascii") for word in words},  # type: ignore[union-attr]
+        key=lambda word: (-len(word), word),
+    )
+    first = bytes(sorted({word[0] for word in encoded}))
+    return re.compile(
+        b" (?=["
+        + re.escape(first)
+        + b"])(?:"
+        + b"|".join(map(re.escape, encoded))
+        + b")(?= )"
+    )
+
+
+#: ``_spaced_words`` of each list of words asked (``_word_starts``).
+_WORD_PATTERNS: dict[tuple, re.Pattern[bytes]] = {}
+
+
+def _word_starts_by_find(
+    text: str | bytes, begin: int, end: int, words: list[str] | tuple[bytes, ...]
+) -> list[int]:
+    """``_word_starts``, each occurrence of one of the ``words`` found by
+    ``find`` and kept where it is a whole word, its neighbours no ASCII
+    word character. Only the ``words`` that are a run of the span's ASCII
+    word characters are looked for: its runs are split off at C speed
+    (each unit that is no ASCII word character a space). A whole word is
+    such a run (its neighbours are no word characters; at the span's ends,
+    a run may be cut short, which keeps more words, never fewer)."""
     found: list[int] = []
     find = text.find
     units = _WORD_UNITS
