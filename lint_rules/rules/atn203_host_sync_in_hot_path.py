@@ -648,12 +648,15 @@ class HostSyncInHotPath(Rule):
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
             rows = sorted({_extent(node)[0][0] for node in candidates})
+            # (the ``if``s both kinds of fill are read off, found once)
+            ifs = list(_ifs_over(info.node, rows))
             fills = _cache_fills(
                 info.node,
                 assigned,
                 info.cls is not None,
                 rows,
                 gate.span if gate.enabled else None,
+                ifs,
             )
             # ... and so does the arm of a flag of the instance that the arm
             # clears (``if self.F: ...; self.F = False``).
@@ -682,6 +685,7 @@ class HostSyncInHotPath(Rule):
                     partial(_passed_by_callers, ctx, host_names)
                     if len(cost.chain) > 1
                     else None,
+                    ifs,
                 )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
@@ -5053,6 +5057,7 @@ def _cache_fills(
     method: bool,
     rows: list[int],
     span: Callable[[list[ast.AST]], str] | None = None,
+    ifs: list[tuple[ast.If, list[ast.stmt], int]] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans (start and end row and column) of the blocks of the
     function's own code that fill a cache slot kept on an object that
@@ -5075,12 +5080,13 @@ def _cache_fills(
     Only the spans that hold one of the sorted ``rows`` (the candidates')
     matter: an ``if`` is read only where one lies from it to its block's
     end, which holds every span it can give. ``span`` gives the text of
-    statements, for a pre-filter (``_alias_value``); None without one."""
+    statements, for a pre-filter (``_alias_value``); None without one.
+    ``ifs``: ``_ifs_over(function, rows)``, where already found."""
     args = function.args  # type: ignore[attr-defined]
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
     fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for stmt, block, index in _ifs_over(function, rows):
+    for stmt, block, index in _ifs_over(function, rows) if ifs is None else ifs:
         found = _slot_test(stmt.test, block, index, assigned, span)  # type: ignore[attr-defined]
         if found is None:
             continue
@@ -5163,6 +5169,7 @@ def _host_fallbacks(
     host_rows: list[int] | None,
     bindings: list,
     passed: Callable[[ast.AST, str, list[tuple[ast.expr, bool]]], bool] | None = None,
+    ifs: list[tuple[ast.If, list[ast.stmt], int]] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans of the function's own code that run only where a host copy
     is missing, a fallback beside the path that reads the copy: the arm of an
@@ -5190,7 +5197,8 @@ def _host_fallbacks(
     pre-filter: a test naming a copy holds one, and so does each
     node spanning it (a conditional expression among them). A conditional
     expression sought spans both one of ``rows`` and one of ``host_rows``:
-    the walk follows the shorter list."""
+    the walk follows the shorter list. ``ifs``: ``_ifs_over(function,
+    rows)``, where already found."""
     if text is not None and "None" not in text or host_rows == []:
         return []
 
@@ -5212,7 +5220,7 @@ def _host_fallbacks(
         )
 
     spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for stmt, block, index in _ifs_over(function, rows):
+    for stmt, block, index in _ifs_over(function, rows) if ifs is None else ifs:
         current[0] = stmt
         missing = _host_missing(stmt.test, host_names, provided)  # type: ignore[attr-defined]
         if missing is not None:
