@@ -355,7 +355,7 @@ def test_store_and_call_filters_on_backend_shaped_programs(source):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    text=st.text(alphabet="ab_1Z9 .(\t#-é\nｂ", max_size=40),
+    text=st.text(alphabet="ab_1Z9 .(\t#-é\nｂ\ud800", max_size=40),
     names=st.lists(st.text(alphabet="ab_1é", min_size=1, max_size=4), max_size=6),
 )
 def test_spelled_words_is_spells_word_for_each_name(text, names):

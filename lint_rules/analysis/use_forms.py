@@ -231,21 +231,22 @@ def spelled_words(text: str, names: Iterable[str]) -> list[str]:
     for name in names:
         if name.isascii() and name.isidentifier():
             if words is None:
-                if text.isascii():  # (its words split off at C speed)
-                    words = set(
-                        text.encode().translate(_ASCII_WORD_BYTES).decode().split()
-                    )
-                else:
-                    words = set(_ASCII_WORD.findall(text))
+                # (its words split off at C speed: in the UTF-8 bytes of a
+                # text that is not ASCII, each byte of another character is
+                # no ASCII word character, and so a space, as the character
+                # ends a run of ASCII word characters in the text)
+                words = set(
+                    text.encode("utf-8", "surrogatepass")
+                    .translate(_ASCII_WORD_BYTES)
+                    .decode("ascii")
+                    .split()
+                )
             if name in words:
                 found.append(name)
         elif spells_word(text, name):
             found.append(name)
     return found
 
-
-# A maximal run of ASCII word characters (``_WORD_CHARS``).
-_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 # Each byte kept where it is one of ``_WORD_CHARS``, else a space: an ASCII
 # text's maximal runs of them are then its ``split()``.

@@ -670,12 +670,15 @@ class HostSyncInHotPath(Rule):
             # A sync that fills a cache kept on an object runs once per
             # object, not per step.
             rows = sorted({_extent(node)[0][0] for node in candidates})
+            # (the ``if``s both kinds of fill are read off, found once)
+            ifs = list(_ifs_over(info.node, rows))
             fills = _cache_fills(
                 info.node,
                 assigned,
                 info.cls is not None,
                 rows,
                 gate.span if gate.enabled else None,
+                ifs,
             )
             # ... and so does the arm of a flag of the instance that the arm
             # clears (``if self.F: ...; self.F = False``).
@@ -704,6 +707,7 @@ class HostSyncInHotPath(Rule):
                     partial(_passed_by_callers, ctx, host_names)
                     if len(cost.chain) > 1
                     else None,
+                    ifs,
                 )
             if fills:
                 candidates = [node for node in candidates if not _in_fill(node, fills)]
@@ -885,19 +889,64 @@ def _word_starts(
 ) -> list[int]:
     """Where a match of ``_SYNC_WORDS`` (in bytes, of its bytes pattern: an ASCII ``\\b``)
     starts from offset ``begin`` to ``end``, in order, in an ASCII text or
-    in bytes: each occurrence of one of the ``words`` (found by ``find``, at
-    C speed: a tenth of the regular expression's cost, which tries each
-    position) that is a whole word, its neighbours no ASCII word
-    character. ``begin`` and ``end`` are where rows start (or the text's
+    in bytes. ``begin`` and ``end`` are where rows start (or the text's
     ends): a row break lies before each, and no word crosses it. (Whole
     words cannot overlap, nor one be two of the ``words``.)
 
-    Only the ``words`` that are a run of the span's ASCII word characters
-    are looked for: its runs are split off at C speed (each unit that is
-    no ASCII word character a space), one pass in place of a search per
-    word. A whole word is such a run (its neighbours are no word
-    characters; at the span's ends, a run may be cut short, which keeps
-    more words, never fewer)."""
+    The span's units that are no ASCII word character become spaces (at C
+    speed, its UTF-8 bytes for a text), with a space at each end: a whole
+    word is then one of the ``words`` between two spaces, found by one
+    scan of a pattern that starts with a literal space (the engine skips
+    to each space, and tries the words only where one of their first
+    letters follows). Each unit keeps its offset. A text that is not ASCII
+    (which the gate never scans: it scans the text's bytes) is searched
+    word by word (``_word_starts_by_find``)."""
+    span = text[begin:end]
+    if type(span) is str:
+        if not span.isascii():
+            return _word_starts_by_find(text, begin, end, words)
+        span = span.encode("ascii")
+    key = words if type(words) is tuple else tuple(words)
+    pattern = _WORD_PATTERNS.get(key)
+    if pattern is None:
+        pattern = _WORD_PATTERNS[key] = _spaced_words(key)
+    runs = b" " + span.translate(_ASCII_RUNS) + b" "  # type: ignore[arg-type]
+    return [begin + match.start() for match in pattern.finditer(runs)]
+
+
+def _spaced_words(words: tuple[str, ...] | tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A pattern matching a space and one of ``words`` followed by a space
+    (looked at, not taken: the next word's own space): where it starts, in
+    a text whose units that are no ASCII word character are spaces and
+    with a space before it, is where the word starts in the text."""
+    encoded = sorted(
+        {word if type(word) is bytes else word.encode("ascii") for word in words},  # type: ignore[union-attr]
+        key=lambda word: (-len(word), word),
+    )
+    first = bytes(sorted({word[0] for word in encoded}))
+    return re.compile(
+        b" (?=["
+        + re.escape(first)
+        + b"])(?:"
+        + b"|".join(map(re.escape, encoded))
+        + b")(?= )"
+    )
+
+
+#: ``_spaced_words`` of each list of words asked (``_word_starts``).
+_WORD_PATTERNS: dict[tuple, re.Pattern[bytes]] = {}
+
+
+def _word_starts_by_find(
+    text: str | bytes, begin: int, end: int, words: list[str] | tuple[bytes, ...]
+) -> list[int]:
+    """``_word_starts``, each occurrence of one of the ``words`` found by
+    ``find`` and kept where it is a whole word, its neighbours no ASCII
+    word character. Only the ``words`` that are a run of the span's ASCII
+    word characters are looked for: its runs are split off at C speed
+    (each unit that is no ASCII word character a space). A whole word is
+    such a run (its neighbours are no word characters; at the span's ends,
+    a run may be cut short, which keeps more words, never fewer)."""
     found: list[int] = []
     find = text.find
     units = _WORD_UNITS
@@ -5030,6 +5079,7 @@ def _cache_fills(
     method: bool,
     rows: list[int],
     span: Callable[[list[ast.AST]], str] | None = None,
+    ifs: list[tuple[ast.If, list[ast.stmt], int]] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans (start and end row and column) of the blocks of the
     function's own code that fill a cache slot kept on an object that
@@ -5052,12 +5102,13 @@ def _cache_fills(
     Only the spans that hold one of the sorted ``rows`` (the candidates')
     matter: an ``if`` is read only where one lies from it to its block's
     end, which holds every span it can give. ``span`` gives the text of
-    statements, for a pre-filter (``_alias_value``); None without one."""
+    statements, for a pre-filter (``_alias_value``); None without one.
+    ``ifs``: ``_ifs_over(function, rows)``, where already found."""
     args = function.args  # type: ignore[attr-defined]
     parameters = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     instance = _instance_parameter(function) if method and parameters else None
     fills: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for stmt, block, index in _ifs_over(function, rows):
+    for stmt, block, index in _ifs_over(function, rows) if ifs is None else ifs:
         found = _slot_test(stmt.test, block, index, assigned, span)  # type: ignore[attr-defined]
         if found is None:
             continue
@@ -5140,6 +5191,7 @@ def _host_fallbacks(
     host_rows: list[int] | None,
     bindings: list,
     passed: Callable[[ast.AST, str, list[tuple[ast.expr, bool]]], bool] | None = None,
+    ifs: list[tuple[ast.If, list[ast.stmt], int]] | None = None,
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The spans of the function's own code that run only where a host copy
     is missing, a fallback beside the path that reads the copy: the arm of an
@@ -5167,7 +5219,8 @@ def _host_fallbacks(
     pre-filter: a test naming a copy holds one, and so does each
     node spanning it (a conditional expression among them). A conditional
     expression sought spans both one of ``rows`` and one of ``host_rows``:
-    the walk follows the shorter list."""
+    the walk follows the shorter list. ``ifs``: ``_ifs_over(function,
+    rows)``, where already found."""
     if text is not None and "None" not in text or host_rows == []:
         return []
 
@@ -5189,7 +5242,7 @@ def _host_fallbacks(
         )
 
     spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for stmt, block, index in _ifs_over(function, rows):
+    for stmt, block, index in _ifs_over(function, rows) if ifs is None else ifs:
         current[0] = stmt
         missing = _host_missing(stmt.test, host_names, provided)  # type: ignore[attr-defined]
         if missing is not None:

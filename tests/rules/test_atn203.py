@@ -1057,8 +1057,9 @@ def test_marks_read_off_an_enclosing_function_are_those_of_a_scan() -> None:
 
 def test_the_sync_word_scans_match_the_plain_alternation() -> None:
     """``_SYNC_WORDS`` and ``_SYNC_ROWS`` look ahead at a first letter
-    before the alternation (for speed), and ``_word_starts`` finds each
-    word with ``find``: the same matches as the plain ``\\b(?:...)\\b``, in
+    before the alternation (for speed), ``_word_starts`` finds the words
+    between the spaces of a text whose other units are spaces, and
+    ``_word_starts_by_find`` each word with ``find``: the same matches as the plain ``\\b(?:...)\\b``, in
     an ASCII text and in UTF-8 bytes, from any row's start to any later
     one's (or the text's end)."""
     import random
@@ -1072,6 +1073,7 @@ def test_the_sync_word_scans_match_the_plain_alternation() -> None:
         _SYNC_WORD_LIST,
         _SYNC_WORDS,
         _word_starts,
+        _word_starts_by_find,
     )
 
     plain = r"\b(?:" + "|".join(sorted(_SYNC_CALL_NAMES)) + r"|if|and|or|not)\b"
@@ -1133,6 +1135,11 @@ def test_the_sync_word_scans_match_the_plain_alternation() -> None:
             for begin, end in pairs:
                 want = [m.start() for m in pattern.finditer(data, begin, end)]  # type: ignore[arg-type]
                 assert _word_starts(data, begin, end, words) == want, (
+                    sample,
+                    begin,
+                    end,
+                )
+                assert _word_starts_by_find(data, begin, end, words) == want, (
                     sample,
                     begin,
                     end,
