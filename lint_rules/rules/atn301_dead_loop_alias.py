@@ -310,10 +310,13 @@ class DeadLoopAlias(Rule):
             fix is not None
             and fix.applicability is Applicability.SAFE
             and module_runs_finalizers(ctx.model.scope(flow.function))
+            and not read_names
+            <= number_names(flow, ctx.model.scope(flow.function), annotations=False)
         ):
             # The alias keeps its object alive until it is rebound: without
             # it, a finalizer of the module (``__del__``, a weakref callback)
-            # runs at another point of the loop.
+            # runs at another point of the loop. (A number, of names that
+            # always hold one, refers to nothing and has no finalizer.)
             fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
             message += (
                 "; this module has finalizers (`__del__`, weakref or gc "

@@ -174,6 +174,13 @@ def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
     found = check_source(dedent(plain), "t.py", SETTINGS)
     atn301 = [f for f in found if f.code == "ATN301"]
     assert [f.fix.applicability.value for f in atn301] == ["safe"]
+    # A number of names that always hold one refers to nothing and has no
+    # finalizer: holding it delays none.
+    numbers = source.replace("for i in xs:", "for i in range(len(xs)):")
+    found = check_source(dedent(numbers), "t.py", SETTINGS)
+    atn301 = [f for f in found if f.code == "ATN301"]
+    assert [f.fix.applicability.value for f in atn301] == ["safe"]
+    assert "finalizers" not in atn301[0].message
 
 
 @pytest.mark.parametrize(
