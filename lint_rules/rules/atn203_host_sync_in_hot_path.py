@@ -4150,14 +4150,6 @@ class _Attributes:
             )
         return facts.confirmed
 
-    def _via_the_module(self, function: ast.AST) -> bool:
-        """Whether ``function`` (a public one) runs per step only through
-        the module's own calls: its chain from an entry point passes through
-        a caller. On that chain its parameters hold what those calls pass,
-        whatever code elsewhere may pass it."""
-        cost = self._ctx.hot_paths.per_step(function)  # type: ignore[arg-type]
-        return cost is not None and len(cost.chain) > 1
-
     def _provenance(self, function: ast.AST) -> _Provenance:
         found = self._provenances.get(function)
         if found is None:
