@@ -276,7 +276,8 @@ class HostSyncInHotPath(Rule):
     geometry: a call of it does not make it, or what only it calls, run
     per step (a tensor, an object or an undeclared parameter hashes by
     identity, or may: a cache on one may miss every step, and stays per
-    step).
+    step, unless the call gives it what a memoized function of values of
+    the module returned, the same object on a hit).
 
     A value lives on the host when it is a Python number, list or literal
     (a global the module binds only to numbers, `STEPS = 1000`, too; an
