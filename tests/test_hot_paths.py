@@ -572,6 +572,92 @@ def test_a_cache_that_may_miss_every_call_still_runs_per_step(
     assert found["check"] == "per step (build -> geometry -> check)"
 
 
+CHAINED_MEMO = """
+import functools
+import torch
+
+
+@functools.lru_cache(maxsize=8)
+def block_sizes(shape: tuple[int, ...], device: torch.device):
+    return torch.tensor(shape, device=device)
+
+
+@functools.lru_cache(maxsize=8)
+def non_pad_index(sizes: torch.Tensor, block: int, mode=None):
+    return check(sizes)
+
+
+def check(sizes):
+    return sizes
+
+
+class Builder:
+    def build(self, shape: tuple[int, int, int], device):
+        sizes = block_sizes(shape, device)
+        return non_pad_index(sizes, 64), non_pad_index(block_sizes(shape, device), 8)
+"""
+
+
+@pytest.mark.parametrize("filtering", [True, False])
+def test_a_memoized_function_given_a_memoized_result_spreads_nothing(
+    filtering: bool,
+) -> None:
+    # ``non_pad_index(sizes, ...)`` is keyed on a tensor's identity, but
+    # ``sizes`` is what a memoized function of values returned: on a hit the
+    # same object, so the outer cache hits again (vllm-omni's and
+    # fastvideo's VSA tile metadata).
+    before = prefilter.set_enabled(filtering)
+    try:
+        found = costs(CHAINED_MEMO, hot_methods=("*Builder.build",))
+    finally:
+        prefilter.set_enabled(before)
+    assert found["Builder.build"] == "per step (build)"
+    assert found["block_sizes"] == "unknown"
+    assert found["non_pad_index"] == "unknown"
+    assert found["check"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A new tensor each call, or a name also bound to one.
+        ("sizes = block_sizes(shape, device)", "sizes = torch.tensor(shape)"),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n        sizes = sizes + 1",
+        ),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n        sizes += 1",
+        ),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n"
+            "        for sizes in shape:\n            pass",
+        ),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes, n = block_sizes(shape, device), 1",
+        ),
+        ("def build(self, shape", "def build(self, sizes, shape"),
+        # An identity-keyed argument that is no such result.
+        ("non_pad_index(sizes, 64)", "non_pad_index(sizes, 64, mode=[])"),
+        ("non_pad_index(sizes, 64)", "non_pad_index(*[sizes, 64])"),
+        # The inner function is keyed by identity itself: a miss each call.
+        ("shape: tuple[int, ...], device: torch.device", "shape, device"),
+        ("block_sizes(shape, device), 8)", "block_sizes(*shape), 8)"),
+    ],
+)
+def test_a_memoized_function_given_a_new_object_still_runs_per_step(
+    old: str, new: str
+) -> None:
+    source = CHAINED_MEMO.replace(old, new, 1)
+    assert source != CHAINED_MEMO
+    found = costs(source, hot_methods=("*Builder.build",))
+    assert found["non_pad_index"] == "per step (build -> non_pad_index)"
+    assert found["check"] == "per step (build -> non_pad_index -> check)"
+
+
 def test_a_memoized_function_named_by_lru_cache_of_its_import_or_unbounded() -> None:
     for decorator in ("@lru_cache", "@lru_cache(None)", "@lru_cache(maxsize=None)"):
         source = MEMO.replace("@functools.lru_cache(maxsize=10)", decorator)

@@ -357,12 +357,13 @@ class _CallGraph:
         rows: Callable[[frozenset[str], int, int], list[int]] | None = None,
         tree: ast.Module | None = None,
         spelled: Callable[[str], bool] | None = None,
-        memoized: Callable[[FunctionInfo], bool] | None = None,
+        memoized: Callable[[FunctionInfo], tuple[ast.arg, ...] | None] | None = None,
     ) -> None:
         #: Whether a function's body runs once per distinct arguments
-        #: (``memoized``): a call of it spreads nothing.
+        #: (``memoized``: its parameters keyed by identity, or None): a call
+        #: of it spreads nothing where those get what they got before.
         self._memoized = memoized
-        self._memo: dict[FunctionInfo, bool] = {}
+        self._memo: dict[FunctionInfo, tuple[ast.arg, ...] | None] = {}
         #: The rows holding one of some names (``HotPaths``); None: every
         #: expression is walked (the pre-filters are off).
         self._rows = rows
@@ -504,6 +505,10 @@ class _CallGraph:
             if isinstance(func, ast.Name):
                 target = self.module_functions.get(func.id)
                 if target is not None:
+                    if self._memoized is not None and self._hits_again(
+                        info, target, node
+                    ):
+                        continue
                     targets.append(target)
                 elif func.id in classes_by_name:  # constructing: __init__
                     init = self.method_of(classes_by_name[func.id], "__init__")
@@ -516,12 +521,103 @@ class _CallGraph:
         return targets
 
     def _is_memoized(self, info: FunctionInfo) -> bool:
-        found = self._memo.get(info)
-        if found is None:
-            found = self._memo[info] = bool(
-                info.node.decorator_list and self._memoized(info)  # type: ignore[misc]
-            )
+        return self._keyed_by(info) == ()
+
+    def _keyed_by(self, info: FunctionInfo) -> tuple[ast.arg, ...] | None:
+        """None where ``info``'s function is not memoized (``memoized``),
+        else its parameters not declared values (a call hits the cache
+        again only when each of them is given the same object)."""
+        if info in self._memo:
+            return self._memo[info]
+        found = None
+        if info.node.decorator_list:
+            found = self._memoized(info)  # type: ignore[misc]
+        self._memo[info] = found
         return found
+
+    def _hits_again(
+        self, caller: FunctionInfo, target: FunctionInfo, call: ast.Call
+    ) -> bool:
+        """Whether ``call`` (of the module function ``target``, by name)
+        runs ``target``'s body only once per distinct set of values: the
+        function is memoized, and each parameter not declared a value is
+        given a result of a memoized function of values of the module
+        (``sizes = block_sizes(shape, device)``, then ``index(sizes,
+        n)``): a cache hit returns the object it returned before, so the
+        outer cache hits again too (``_stable``). A parameter left to its
+        default gets the one object the ``def`` made."""
+        keyed = self._keyed_by(target)
+        if not keyed:
+            return False  # (not memoized, or of values: ``_is_memoized``)
+        args = target.node.args
+        if any(type(arg) is ast.Starred for arg in call.args) or any(
+            keyword.arg is None for keyword in call.keywords
+        ):
+            return False
+        given: dict[str, ast.expr] = {}
+        positional = [*args.posonlyargs, *args.args]
+        if len(call.args) > len(positional):
+            return False
+        for parameter, arg in zip(positional, call.args, strict=False):
+            given[parameter.arg] = arg
+        for keyword in call.keywords:
+            given[keyword.arg] = keyword.value  # type: ignore[index]
+        return all(
+            parameter.arg not in given or self._stable(caller, given[parameter.arg])
+            for parameter in keyed
+        )
+
+    def _stable(self, caller: FunctionInfo, value: ast.expr) -> bool:
+        """Whether ``value`` is the result of a call of a memoized function
+        of values of the module (``_stable_call``), or a name ``caller``
+        binds only to such results, each by a plain assignment of that name
+        alone (in its own code or a nested function's; no parameter,
+        ``global`` or ``nonlocal`` of that name)."""
+        if type(value) is ast.Call:
+            return self._stable_call(value)  # type: ignore[arg-type]
+        if type(value) is not ast.Name:
+            return False
+        name = value.id  # type: ignore[attr-defined]
+        stores = assigned = 0
+        for node in ast.walk(caller.node):
+            kind = type(node)
+            if kind is ast.Name:
+                if node.id == name and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    stores += 1
+            elif kind is ast.Assign:
+                targets = node.targets  # type: ignore[attr-defined]
+                if (
+                    len(targets) == 1
+                    and type(targets[0]) is ast.Name
+                    and targets[0].id == name
+                ):
+                    if type(node.value) is not ast.Call or not self._stable_call(  # type: ignore[attr-defined]
+                        node.value  # type: ignore[attr-defined]
+                    ):
+                        return False
+                    assigned += 1
+            elif kind is ast.arg:
+                if node.arg == name:  # type: ignore[attr-defined]
+                    return False
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                if name in node.names:  # type: ignore[attr-defined]
+                    return False
+        return stores > 0 and stores == assigned
+
+    def _stable_call(self, call: ast.Call) -> bool:
+        """Whether ``call`` calls a memoized function of values of the
+        module by name (no ``*args`` or ``**kwargs``): on a hit, the object
+        it returned before."""
+        func = call.func
+        if type(func) is not ast.Name:
+            return False
+        target = self.module_functions.get(func.id)  # type: ignore[attr-defined]
+        return (
+            target is not None
+            and self._is_memoized(target)
+            and not any(type(arg) is ast.Starred for arg in call.args)
+            and all(keyword.arg is not None for keyword in call.keywords)
+        )
 
     def once_calls(self, info: FunctionInfo) -> set[ast.Call]:
         """The calls of ``info``'s own code that run once per object: those
@@ -1069,17 +1165,19 @@ _OPTIONAL: frozenset[str] = frozenset(("Optional", "typing.Optional"))
 _LITERAL: frozenset[str] = frozenset(("Literal", "typing.Literal"))
 
 
-def memoized(info: FunctionInfo, model: ModuleModel) -> bool:
-    """Whether ``info``'s function is memoized (``@functools.cache``,
+def memoized(info: FunctionInfo, model: ModuleModel) -> tuple[ast.arg, ...] | None:
+    """None where ``info``'s function is not memoized (``@functools.cache``,
     ``@functools.lru_cache``, ``@lru_cache(maxsize=n)`` but not
-    ``maxsize=0``, which keeps nothing) and each of its parameters (but
-    ``self`` and ``cls`` of a method) is declared a value that hashes by
-    what it holds (``_VALUE_TYPES``, a tuple or frozenset of them,
-    ``Optional`` or ``| None`` of one, a ``Literal``): a call runs the body
-    only for arguments not seen before."""
+    ``maxsize=0``, which keeps nothing; nor one of ``*args`` or
+    ``**kwargs``); else its parameters (but ``self`` and ``cls`` of a
+    method) not declared a value that hashes by what it holds
+    (``_VALUE_TYPES``, a tuple or frozenset of them, ``Optional`` or ``|
+    None`` of one, a ``Literal``): none, and a call runs the body only for
+    arguments not seen before; some, and only where each of them is given
+    the object it was given before (``_CallGraph._hits_again``)."""
     decorators = info.node.decorator_list
     if not decorators:
-        return False
+        return None
     scope = model.scope(info.node)
     cached = False
     for decorator in decorators:
@@ -1087,19 +1185,20 @@ def memoized(info: FunctionInfo, model: ModuleModel) -> bool:
         if scope.qualified_name(target) not in MEMOIZERS:
             continue
         if type(decorator) is ast.Call and not _keeps_entries(decorator):
-            return False
+            return None
         cached = True
     if not cached:
-        return False
+        return None
     args = info.node.args
     if args.vararg is not None or args.kwarg is not None:
-        return False
+        return None
     parameters = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     if info.cls is not None and parameters and parameters[0].arg in ("self", "cls"):
         parameters = parameters[1:]
-    return all(
-        parameter.annotation is not None and _value_type(parameter.annotation)
+    return tuple(
+        parameter
         for parameter in parameters
+        if parameter.annotation is None or not _value_type(parameter.annotation)
     )
 
 

@@ -276,7 +276,8 @@ class HostSyncInHotPath(Rule):
     geometry: a call of it does not make it, or what only it calls, run
     per step (a tensor, an object or an undeclared parameter hashes by
     identity, or may: a cache on one may miss every step, and stays per
-    step).
+    step, unless the call gives it what a memoized function of values of
+    the module returned, the same object on a hit).
 
     A value lives on the host when it is a Python number, list or literal
     (a global the module binds only to numbers, `STEPS = 1000`, too; an
@@ -3694,7 +3695,10 @@ class _Provenance:
     def _made_by(self, name: str, sync: ast.AST) -> bool:
         """Whether the local ``name`` holds only what ``sync`` makes: every
         binding of it in the function is a value that holds ``sync``
-        (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``), and it
+        (``seq_lens_cpu = seq_lens.cpu()``, ``... if c else None``) or one
+        that brings no copy of its own (``seq_lens_cpu = None`` before it,
+        ``seq_lens_cpu = seq_lens_cpu[:n]`` after: ``_no_copy_of_its_own``),
+        at least one of them holding ``sync``, and it
         is no parameter, no ``global`` or ``nonlocal``, no name a nested
         function rebinds; and every attribute of that name the function
         names is the target of such an assignment (``out.lens_cpu =
@@ -3706,11 +3710,18 @@ class _Provenance:
         found = self.bindings.get(name, ())
         if found and name in self._closure_names:
             return False
+        made_here = False
         for value, _, _ in found:
             if isinstance(value, _Part):
                 value = value.whole
-            if not isinstance(value, ast.expr) or not _holds(value, sync):
+            if not isinstance(value, ast.expr):
                 return False
+            if _holds(value, sync):
+                made_here = True
+            elif not _no_copy_of_its_own(value, name):
+                return False
+        if found and not made_here:
+            return False
         made: set[int] = set()
         named = False
         for node in ast.walk(self._function):
@@ -3722,6 +3733,24 @@ class _Provenance:
                     return False
                 named = True
         return bool(found) or named
+
+
+def _no_copy_of_its_own(value: ast.expr, name: str) -> bool:
+    """Whether binding ``name`` to ``value`` brings no host copy of its
+    own: ``None`` (a placeholder, ``x_cpu = None`` before ``x_cpu =
+    x.cpu()``) or a value made from ``name`` itself (``x_cpu =
+    x_cpu[:n]``, ``x_cpu = x_cpu.long()``: what the name held before)."""
+    if type(value) is ast.Constant:
+        return value.value is None
+    while True:
+        kind = type(value)
+        if kind is ast.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif kind is ast.Call and type(value.func) is ast.Attribute:  # type: ignore[attr-defined]
+            value = value.func.value  # type: ignore[attr-defined]
+        else:
+            break
+    return type(value) is ast.Name and value.id == name  # type: ignore[attr-defined]
 
 
 def _holds(outer: ast.expr, inner: ast.AST) -> bool:

@@ -544,6 +544,28 @@ def test_the_host_copy_a_sync_makes_is_not_named_as_one_at_hand() -> None:
     assert "the function already has `lens_host` on the host" in given.message
 
 
+def test_a_placeholder_or_a_slice_of_the_copy_is_no_copy_at_hand() -> None:
+    # ``x_cpu = None`` before the sync's ``x_cpu = x.to("cpu")``, and
+    # ``x_cpu = x_cpu[:n]`` after it (vllm-omni's pooler payload, LMCache's
+    # failed-block lookup): the name holds this sync's copy or nothing.
+    (placeholder,) = findings(
+        "lens_host = None\nif n:\n    lens_host = lens.to('cpu')\nreturn lens_host\n"
+    )
+    assert "already has" not in placeholder.message
+    (sliced,) = findings(
+        "lens_host = lens.to(device='cpu', dtype=t)\n"
+        "lens_host = lens_host[:n].long()\nreturn lens_host\n"
+    )
+    assert "already has" not in sliced.message
+    # A placeholder beside a copy of something else, or a slice of another
+    # name, is a copy the function has: it is still named.
+    (other,) = findings(
+        "lens_host = None\nif m:\n    lens_host = other[:n]\n"
+        "y = lens.to('cpu')\nreturn lens_host, y\n"
+    )
+    assert "the function already has `lens_host` on the host" in other.message
+
+
 def test_the_attribute_a_sync_stores_into_is_not_named_as_a_copy_at_hand() -> None:
     # ``out.lens_cpu = out.lens.cpu()`` (vllm's multi-step runner): the
     # attribute is this sync's copy; one the function reads, or stores from
