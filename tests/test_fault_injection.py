@@ -139,7 +139,6 @@ import multiprocessing, os, signal, sys, time
 from pathlib import Path
 from lint_rules import runner
 from lint_rules.config import Settings
-
 fork = multiprocessing.get_context("fork")
 pools = []
 start_worker = runner._start_worker
@@ -189,7 +188,7 @@ def test_a_signal_before_the_workers_set_their_handlers_stops_them(tmp_path) -> 
         text=True,
         timeout=60,
     )
-    assert result.stdout.strip() == "stopped", result.stderr
+    assert result.stdout.strip() == "stopped", (result.returncode, result.stderr)
 
 
 def test_a_worker_orphaned_while_reporting_an_error_writes_nothing(monkeypatch) -> None:
