@@ -3796,4 +3796,148 @@ def case_repeated(x, r, s, f):
     q = x.sum().item()
     return q
 """,
+    # 99. ATN201 reused a ``.item()`` of ``x`` across code of the module's
+    # class that the class statement's own block did not show: a special
+    # method bound by a lambda (``__bool__ = lambda self: ...``), defined
+    # under an ``if`` of the class body, stored into the class afterwards
+    # (``P.__invert__ = f``, ``setattr(P, "__pos__", g)``), or bound by a
+    # class made with ``type(name, bases, namespace)``. Each changed ``x``;
+    # each case uses a special method of its own, so each differs alone.
+    # And ATN101 rewrote ``h.new_zeros(6)`` to ``h.new_empty(6)`` where the
+    # module's class binds both by lambdas (its ``new_empty`` returns a
+    # tensor it keeps, which the write then changed).
+    "special_methods_bound_otherwise": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, L(t), N(t), P(t), Q(t), H())
+
+
+class L:
+    def __init__(self, t):
+        self.t = t
+
+    __bool__ = lambda self: self.t.add_(1) is None
+
+
+class H:
+    def __init__(self):
+        self.buf = torch.full((6,), 7.0)
+
+    new_zeros = lambda self, n: torch.zeros(n)
+    new_empty = lambda self, n: self.buf
+
+
+class N:
+    def __init__(self, t):
+        self.t = t
+
+    if True:
+
+        def __neg__(self):
+            self.t.add_(1)
+            return 0
+
+
+class P:
+    def __init__(self, t):
+        self.t = t
+
+
+def _invert(self):
+    self.t.add_(1)
+    return 0
+
+
+P.__invert__ = _invert
+setattr(P, "__pos__", _invert)
+
+
+def _init(self, t):
+    self.t = t
+
+
+Q = type("Q", (), {"__init__": _init, "__matmul__": lambda self, o: _invert(self)})
+
+
+def case_lambda(x, l, n, p, q, h):
+    a = x.sum().item()
+    if l:
+        pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_lambda_new_empty(x, l, n, p, q, h):
+    y = h.new_zeros(6)
+    y.copy_(x)
+    return y, h.buf
+
+
+def case_nested_block(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = -n
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_stored(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = ~p
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_setattr(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = +p
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_type(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = q @ 1
+    b = x.sum().item()
+    return a, b, r
+""",
+    # 100. ATN201 reused a ``.item()`` of ``x`` across ``m["k"]``, and
+    # ATN202 deleted a repeated ``s = x.sum().item()`` across it, where
+    # ``m`` is a dict subclass of the module whose ``__missing__`` (run for
+    # a key the dict lacks) changed ``x``: a subscript's hooks did not
+    # name ``__missing__``.
+    "dict_missing_runs_class_code": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, M(t))
+
+
+class M(dict):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, key):
+        self.t.add_(1)
+        return 0
+
+
+def case_reused(x, m):
+    a = x.sum().item()
+    v = m["k"]
+    b = x.sum().item()
+    return a, b, v
+
+
+def case_repeated(x, m):
+    s = x.sum().item()
+    v = m["k"]
+    s = x.sum().item()
+    return s, v
+""",
 }

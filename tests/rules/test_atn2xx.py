@@ -2026,6 +2026,110 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+BOUND_OTHERWISE = """
+import torch
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+{inside}
+
+def _bump(self, *args):
+    self.t.add_(1)
+    return 0
+{outside}
+
+def step(t, o):
+    a = t.sum().item()
+    c = -o
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside"),
+    [
+        # a lambda in the class body is a method
+        ("    __neg__ = lambda self: self.t.add_(1)", ""),
+        # a def under an ``if`` or ``try`` of the class body binds in it
+        ("    if True:\n        def __neg__(self):\n            return 0", ""),
+        (
+            "    try:\n        __neg__ = _bump\n    except NameError:\n        pass",
+            "",
+        ),
+        # stored into the class afterwards, by a store or ``setattr``
+        ("", "Box.__neg__ = _bump"),
+        ("", "setattr(Box, '__neg__', _bump)"),
+        # a name ``setattr`` does not spell may be any special method
+        ("", "NAME = '__neg__'\nsetattr(Box, NAME, _bump)"),
+        # a class made by ``type``
+        ("", "Made = type('Made', (), {'__neg__': _bump})"),
+        ("", "Made = type('Made', (), dict(__neg__=_bump))"),
+    ],
+)
+def test_a_special_method_bound_otherwise_than_by_a_def_makes_the_fix_unsafe(
+    inside, outside
+):
+    # ``-o`` runs ``__neg__`` of the module's class however the class binds
+    # it: a lambda, a ``def`` in a block of the class body, a store or a
+    # ``setattr`` on the class, the namespace given to ``type``.
+    source = BOUND_OTHERWISE.format(inside=inside, outside=outside)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    # (a name not spelled may be ``__getattr__`` too: the chain's message)
+    assert "class of this module" in found[0].message or (
+        "special method" in found[0].message
+    )
+
+
+def test_data_bound_on_a_class_is_no_special_method():
+    # ``__hash__ = None``, ``__slots__``, a docstring stored afterwards, and
+    # a plain attribute stored into an object run nothing: the fix stays safe.
+    source = BOUND_OTHERWISE.format(
+        inside="    __hash__ = None\n    __slots__ = ('t',)",
+        outside="Box.__doc__ = 'a box'\nOTHER = Box(None)\nOTHER.size = 3",
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+MISSING = """
+class Counts(dict):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, key):
+        self.t.add_(1)
+        return 0
+
+
+def step(t, counts):
+    a = t.sum().item()
+    v = counts["k"]
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+def test_a_dict_subclass_missing_makes_a_subscript_run_code():
+    # ``counts["k"]`` of a key the dict lacks runs its ``__missing__``.
+    found = check_source(MISSING, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    repeated = MISSING.replace("b = t.sum().item()", "a = t.sum().item()").replace(
+        "return a, b, v", "return a, v"
+    )
+    found = check_source(repeated, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
