@@ -3940,4 +3940,64 @@ def case_repeated(x, m):
     s = x.sum().item()
     return s, v
 """,
+    # 101. ATN201 reused a ``.item()`` of ``x`` across ``%`` formatting
+    # that ran code of the module's class the hooks of ``%`` did not name:
+    # ``"%d" % k`` its ``__int__``, ``"%(name)s" % m`` the mapping's
+    # ``__getitem__``, ``b"%s" % y`` its ``__bytes__``; each changed ``x``.
+    "percent_formatting_runs_class_code": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, K(t), Mp(t), By(t))
+
+
+class K:
+    def __init__(self, t):
+        self.t = t
+
+    def __int__(self):
+        self.t.add_(1)
+        return 3
+
+
+class Mp:
+    def __init__(self, t):
+        self.t = t
+
+    def __getitem__(self, key):
+        self.t.add_(1)
+        return key
+
+
+class By:
+    def __init__(self, t):
+        self.t = t
+
+    def __bytes__(self):
+        self.t.add_(1)
+        return b"by"
+
+
+def case_int(x, k, m, y):
+    a = x.sum().item()
+    s = "%d" % k
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_mapping(x, k, m, y):
+    a = x.sum().item()
+    s = "%(name)s" % m
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_bytes(x, k, m, y):
+    a = x.sum().item()
+    s = b"%s" % y
+    b = x.sum().item()
+    return a, b, s
+""",
 }

@@ -103,8 +103,21 @@ FORMATTING_HOOKS = frozenset({"__str__", "__repr__", "__format__"})
 _SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
 #: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).
 _MAPPING_METHODS = ("get", "keys")
-#: Formatting by ``%`` runs these of the operand.
-_FORMAT_HOOKS = ("__str__", "__repr__", "__format__", "__index__", "__float__")
+#: Formatting by ``%`` runs these of the operand: ``%s`` and ``%r`` its
+#: ``__str__`` and ``__repr__``, ``%d`` its ``__index__`` or ``__int__``
+#: (``__trunc__`` before Python 3.12), ``%f`` its ``__float__``, a bytes
+#: ``%s`` its ``__bytes__``, and ``%(key)s`` the mapping's ``__getitem__``.
+_FORMAT_HOOKS = (
+    "__str__",
+    "__repr__",
+    "__format__",
+    "__index__",
+    "__int__",
+    "__trunc__",
+    "__float__",
+    "__bytes__",
+    "__getitem__",
+)
 
 
 #: Class-level values that may be a descriptor (``property(...)``, ``Field()``,

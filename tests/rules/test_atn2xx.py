@@ -2096,6 +2096,48 @@ def test_data_bound_on_a_class_is_no_special_method():
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+PERCENT = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return {returns}
+
+
+def step(t, o):
+    a = t.sum().item()
+    c = {formatting}
+    b = t.sum().item()
+    return a, b, c
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "returns", "formatting"),
+    [
+        ("__int__", "3", '"%d" % o'),
+        ("__getitem__", "0", '"%(k)s" % o'),
+        ("__bytes__", 'b""', 'b"%s" % o'),
+        ("__float__", "1.0", '"%f" % o'),
+    ],
+)
+def test_percent_formatting_runs_the_operands_special_methods(
+    method, returns, formatting
+):
+    # ``"%d" % o`` runs ``o.__int__``, ``"%(k)s" % o`` its ``__getitem__``,
+    # ``b"%s" % o`` its ``__bytes__``: code of the module's class.
+    source = PERCENT.format(method=method, returns=returns, formatting=formatting)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
 MISSING = """
 class Counts(dict):
     def __init__(self, t):
