@@ -4000,4 +4000,194 @@ def case_bytes(x, k, m, y):
     b = x.sum().item()
     return a, b, s
 """,
+    # 102. ATN201 reused a ``.item()`` of ``x`` across an operator that
+    # runs a special method the hooks of that operator did not name, of an
+    # object of the module's class that changed ``x``: ``o in d`` of a
+    # dict (or a set) hashes ``o`` (``__hash__``), ``[0] * o`` and ``"ab" *
+    # o`` take its ``__index__``, ``xs += o`` of a list iterates ``o``
+    # (``__len__`` and ``__getitem__``), ``{**o}`` and ``d |= o`` of a dict
+    # call its ``keys``.
+    "in_hashes_the_operand": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t), {1: 2}, {1, 2})
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __hash__(self):
+        self.t.add_(1)
+        return 1
+
+
+
+def case_in_dict(x, o, d, s):
+    a = x.sum().item()
+    r = o in d
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_in_set(x, o, d, s):
+    a = x.sum().item()
+    r = o not in s
+    b = x.sum().item()
+    return a, b, r
+""",
+    "repeat_count_runs_index": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __index__(self):
+        self.t.add_(1)
+        return 2
+
+
+
+def case_list(x, o):
+    a = x.sum().item()
+    r = [0] * o
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_string(x, o):
+    a = x.sum().item()
+    r = "ab" * o
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_augmented(x, o):
+    a = x.sum().item()
+    r = [0]
+    r *= o
+    b = x.sum().item()
+    return a, b, r
+""",
+    "list_extend_iterates_the_operand": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __len__(self):
+        self.t.add_(1)
+        return 1
+
+    def __getitem__(self, i):
+        if i > 0:
+            raise IndexError
+        return i
+
+
+
+def case_iadd(x, o):
+    a = x.sum().item()
+    r = [0]
+    r += o
+    b = x.sum().item()
+    return a, b, r
+""",
+    "mapping_unpacking_runs_keys": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def keys(self):
+        self.t.add_(1)
+        return ["k"]
+
+    def __getitem__(self, key):
+        return 1
+
+
+
+def case_display(x, o):
+    a = x.sum().item()
+    r = {**o}
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_update(x, o):
+    a = x.sum().item()
+    r = {}
+    r |= o
+    b = x.sum().item()
+    return a, b, r
+""",
+    # 103. ATN201 reused a ``.item()`` of ``x`` across ``o >= 1`` and ``o
+    # <= 1``, where the module's class defines ``__lt__`` (which changed
+    # ``x``) and ``functools.total_ordering`` makes ``__ge__`` and
+    # ``__le__`` of it: the hooks of ``>=`` named only ``__ge__`` and
+    # ``__le__``.
+    "total_ordering_runs_lt": """
+import functools
+
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+@functools.total_ordering
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+    def __lt__(self, other):
+        self.t.add_(1)
+        return False
+
+
+def case_ge(x, o):
+    a = x.sum().item()
+    r = o >= 1
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_le(x, o):
+    a = x.sum().item()
+    r = o <= 1
+    b = x.sum().item()
+    return a, b, r
+""",
 }

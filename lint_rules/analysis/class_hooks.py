@@ -41,15 +41,19 @@ _UNARY = {
     ast.Invert: ("__invert__",),
     ast.Not: ("__bool__", "__len__"),
 }
+_ORDERING = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__")
 _COMPARE = {
     ast.Eq: ("__eq__",),
     ast.NotEq: ("__ne__", "__eq__"),
-    ast.Lt: ("__lt__", "__gt__"),
-    ast.LtE: ("__le__", "__ge__"),
-    ast.Gt: ("__gt__", "__lt__"),
-    ast.GtE: ("__ge__", "__le__"),
-    ast.In: ("__contains__", "__iter__", "__getitem__", "__eq__"),
-    ast.NotIn: ("__contains__", "__iter__", "__getitem__", "__eq__"),
+    # (an ordering may run any other: ``functools.total_ordering`` makes
+    # ``__ge__`` of ``__lt__``, ``__le__`` of ``__lt__`` and ``__eq__``)
+    ast.Lt: _ORDERING,
+    ast.LtE: _ORDERING,
+    ast.Gt: _ORDERING,
+    ast.GtE: _ORDERING,
+    # (``o in d`` of a dict or a set hashes ``o``)
+    ast.In: ("__contains__", "__iter__", "__getitem__", "__eq__", "__hash__"),
+    ast.NotIn: ("__contains__", "__iter__", "__getitem__", "__eq__", "__hash__"),
     ast.Is: (),
     ast.IsNot: (),
 }
@@ -99,6 +103,9 @@ _NOT_RUN_BY_CALLS = frozenset(
 )
 #: What formatting a value runs (an f-string's ``{o}``, ``str(o)``).
 FORMATTING_HOOKS = frozenset({"__str__", "__repr__", "__format__"})
+#: Iterating an object (``xs += o``, ``[*o]``) runs its ``__iter__``, or
+#: its ``__len__`` and ``__getitem__`` (and ``__length_hint__``).
+_ITERATION_HOOKS = ("__iter__", "__getitem__", "__len__", "__length_hint__")
 #: A sequence or mapping pattern takes the subject's length and items.
 _SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
 #: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).
@@ -250,6 +257,11 @@ class ClassHooks:
                     return True
         return False
 
+    def _mapping_runs_code(self) -> bool:
+        """Whether taking the keys and items of an object (``{**o}``,
+        ``f(**o)``, ``d |= o``) may run code of the module's classes."""
+        return self.defines("keys") or any(h in self.dunders for h in _ITERATION_HOOKS)
+
     def runs_code(self, node: ast.AST) -> bool:
         """Whether evaluating ``node`` itself (not its parts) may run code of
         the module's classes."""
@@ -273,12 +285,32 @@ class ClassHooks:
             names = (f"__{op}__", f"__r{op}__")
             if isinstance(node.op, ast.Mod):
                 names = (*names, *_FORMAT_HOOKS)
+            elif isinstance(node.op, ast.Mult):
+                names = (*names, "__index__")  # ``[0] * o``: a repeat count
             return any(h in dunders for h in names)
         if isinstance(node, ast.AugAssign):
             op = _BINARY.get(type(node.op))
             if op is None:
                 return True
-            return any(h in dunders for h in (f"__i{op}__", f"__{op}__", f"__r{op}__"))
+            names = (f"__i{op}__", f"__{op}__", f"__r{op}__")
+            if isinstance(node.op, ast.Mult):
+                names = (*names, "__index__")
+            elif isinstance(node.op, ast.Add):
+                # ``xs += o`` of a list extends it by iterating ``o``
+                names = (*names, *_ITERATION_HOOKS)
+            elif isinstance(node.op, ast.BitOr):
+                # ``d |= o`` of a dict updates it from ``o``'s keys and items
+                if self._mapping_runs_code():
+                    return True
+            return any(h in dunders for h in names)
+        if isinstance(node, ast.Starred):
+            return any(h in dunders for h in _ITERATION_HOOKS)
+        if isinstance(node, ast.Dict):
+            # ``{**o}`` takes ``o``'s keys and items
+            return None in node.keys and self._mapping_runs_code()
+        if isinstance(node, ast.keyword):
+            # ``f(**o)`` too
+            return node.arg is None and self._mapping_runs_code()
         if isinstance(node, ast.UnaryOp):
             unary = _UNARY.get(type(node.op))
             return unary is None or any(h in dunders for h in unary)

@@ -2098,7 +2098,14 @@ def takes_identities(function: ast.AST) -> bool:
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
 #: Nodes whose evaluation may run code of the module's classes (an
 #: attribute's property or descriptor, ``__getattr__``, ``__setattr__``...).
-_CLASS_CODE = (*_OPERATIONS, ast.Attribute, ast.AugAssign)
+_CLASS_CODE = (
+    *_OPERATIONS,
+    ast.Attribute,
+    ast.AugAssign,
+    ast.Starred,  # ``[*o]``: ``o.__iter__``
+    ast.Dict,  # ``{**o}``: ``o.keys()`` and its items
+    ast.keyword,  # ``f(**o)``
+)
 #: Builtins that run only the special methods of what they are given.
 _NUMBER_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "int", "float", "bool", "abs", "round"}

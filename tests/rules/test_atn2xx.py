@@ -2138,6 +2138,89 @@ def test_percent_formatting_runs_the_operands_special_methods(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+OPERATED = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return {returns}
+
+
+def step(t, o, d):
+    a = t.sum().item()
+    {between}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "returns", "between"),
+    [
+        ("__hash__", "1", "r = o in d"),
+        ("__hash__", "1", "r = o not in d"),
+        ("__index__", "2", "r = [0] * o"),
+        ("__index__", "2", "r = [0]\n    r *= o"),
+        ("__len__", "0", "r = [0]\n    r += o"),
+        ("__iter__", "iter(())", "r = [0]\n    r += o"),
+        ("keys", "[]", "r = {**o}"),
+        ("keys", "[]", "r = d\n    r |= o"),
+        ("keys", "[]", "r = d.get(**o)"),
+    ],
+)
+def test_operators_run_the_special_methods_they_take(method, returns, between):
+    # ``o in d`` hashes ``o``, ``[0] * o`` takes its ``__index__``, ``xs +=
+    # o`` iterates it, ``{**o}`` and ``d |= o`` call its ``keys``: code of
+    # the module's class, where it defines the method.
+    source = OPERATED.format(method=method, returns=returns, between=between)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+ORDERED = """
+import functools
+
+
+@functools.total_ordering
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __eq__(self, other):
+        return False
+
+    def {method}(self, other):
+        self.t.add_(1)
+        return False
+
+
+def step(t, o):
+    a = t.sum().item()
+    r = o {operator} 1
+    b = t.sum().item()
+    return a, b, r
+"""
+
+
+@pytest.mark.parametrize("method", ["__lt__", "__gt__", "__le__", "__ge__"])
+@pytest.mark.parametrize("operator", ["<", "<=", ">", ">="])
+def test_an_ordering_may_run_any_ordering_method(method, operator):
+    # ``functools.total_ordering`` makes the other three of the one given:
+    # ``o >= 1`` runs ``__lt__``.
+    source = ORDERED.format(method=method, operator=operator)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
 MISSING = """
 class Counts(dict):
     def __init__(self, t):
