@@ -4190,4 +4190,78 @@ def case_le(x, o):
     b = x.sum().item()
     return a, b, r
 """,
+    # 104. ATN201 reused a ``.item()`` of ``x`` across a call of unknown
+    # code (``cb()``) where ``x`` had been stored, through the value of a
+    # call that keeps nothing itself, into an object that code reaches:
+    # ``HOLD.t = torch.narrow(x, 0, 0, 3)`` (a view), ``REG.append(
+    # torch.flatten(x))`` (``x`` itself), ``D.update(zip(["k"], [x]))``,
+    # ``HOLD.t = getattr(x, "data")``; or into the module's namespace,
+    # ``globals()["K"] = x``. A call that keeps none of its arguments was
+    # taken to give none of them on, and a store into what ``globals()``
+    # returns for one into a new object.
+    "escape_through_a_calls_value": """
+import types
+
+import torch
+
+REG = []
+D = {}
+HOLD = types.SimpleNamespace(t=None)
+K = None
+
+
+def make_args():
+    return (torch.arange(6.0), poke)
+
+
+def poke():
+    for t in REG:
+        t.add_(1)
+    for t in D.values():
+        t.add_(1)
+    if HOLD.t is not None:
+        HOLD.t.add_(1)
+    if K is not None:
+        K.add_(1)
+
+
+def case_narrow(x, cb):
+    HOLD.t = torch.narrow(x, 0, 0, 3)
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_flatten(x, cb):
+    REG.append(torch.flatten(x))
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_zip(x, cb):
+    D.update(zip(["k"], [x]))
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_getattr(x, cb):
+    HOLD.t = getattr(x, "data")
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_globals(x, cb):
+    globals()["K"] = x
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+""",
 }

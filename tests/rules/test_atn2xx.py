@@ -2221,6 +2221,61 @@ def test_an_ordering_may_run_any_ordering_method(method, operator):
     ]
 
 
+CARRIED = """
+import types
+
+import torch
+
+REG = []
+D = {{}}
+HOLD = types.SimpleNamespace()
+
+
+def step(x, cb):
+    {store}
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "HOLD.t = torch.narrow(x, 0, 0, 3)",
+        "REG.append(torch.flatten(x))",
+        "D.update(zip(['k'], [x]))",
+        "D.update(enumerate([x]))",
+        "HOLD.t = getattr(x, 'data')",
+        "HOLD.t = tuple([x])",
+        "HOLD.t = iter([x])",
+        "HOLD.t = torch.add(x, 1, out=x)",
+        "globals()['K'] = x",
+        "vars()['K'] = x",
+    ],
+)
+def test_a_value_carrying_its_argument_into_shared_reach_escapes(store):
+    # The call keeps nothing, but its value is (or holds) ``x``, and goes
+    # where unknown code reaches it: ``cb()`` may change ``x``.
+    assert codes(CARRIED.format(store=store), ATN201) == []
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "HOLD.t = torch.sum(x)",
+        "HOLD.t = len(x)",
+        "HOLD.t = x.sum()",
+        "REG.append(str(x))",
+        "D.update(k=x.tolist())",
+    ],
+)
+def test_a_new_value_of_its_argument_carries_nothing(store):
+    # A new value (a reduction, a length, a text) holds nothing of ``x``.
+    assert codes(CARRIED.format(store=store), ATN201) == [(15, "ATN201")]
+
+
 MISSING = """
 class Counts(dict):
     def __init__(self, t):
