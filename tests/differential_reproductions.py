@@ -4195,9 +4195,10 @@ def case_le(x, o):
     # call that keeps nothing itself, into an object that code reaches:
     # ``HOLD.t = torch.narrow(x, 0, 0, 3)`` (a view), ``REG.append(
     # torch.flatten(x))`` (``x`` itself), ``D.update(zip(["k"], [x]))``,
-    # ``HOLD.t = getattr(x, "data")``; or into the module's namespace,
-    # ``globals()["K"] = x``. A call that keeps none of its arguments was
-    # taken to give none of them on, and a store into what ``globals()``
+    # ``HOLD.t = getattr(x, "data")``, ``REG.extend([x] + [])``; or into
+    # the module's namespace, ``globals()["K"] = x``. A call that keeps none
+    # of its arguments was taken to give none of them on, a joined list to
+    # hold nothing of its operands, and a store into what ``globals()``
     # returns for one into a new object.
     "escape_through_a_calls_value": """
 import types
@@ -4259,6 +4260,14 @@ def case_getattr(x, cb):
 
 def case_globals(x, cb):
     globals()["K"] = x
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_joined(x, cb):
+    REG.extend([x] + [])
     a = x.sum().item()
     cb()
     b = x.sum().item()

@@ -1164,7 +1164,15 @@ class Invalidation:
                 if child is parent.optional_vars:
                     return path if keyed and self._stores_into_shared(child) else None
                 return None
-            if not isinstance(parent, _CARRIERS):
+            if not (
+                isinstance(parent, _CARRIERS)
+                # ``[x] + ys``, ``[x] * 2``: a new container of the items;
+                # ``+x`` is ``x``
+                or isinstance(parent, ast.BinOp)
+                and may_join_containers(parent)
+                or isinstance(parent, ast.UnaryOp)
+                and isinstance(parent.op, ast.UAdd)
+            ):
                 return None
             if isinstance(parent, ast.Subscript) and child is parent.slice:
                 keyed = True

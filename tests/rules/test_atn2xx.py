@@ -2253,6 +2253,8 @@ def step(x, cb):
         "HOLD.t = torch.add(x, 1, out=x)",
         "globals()['K'] = x",
         "vars()['K'] = x",
+        "HOLD.t = [x] + []",
+        "REG.extend([x] * 2)",
     ],
 )
 def test_a_value_carrying_its_argument_into_shared_reach_escapes(store):
