@@ -186,7 +186,13 @@ class ClassHooks:
                                 else:
                                     active.add(name.id)
         if tree is not None:
-            _bound_from_outside(tree, {c.name for c in class_defs}, dunders, active)
+            outside = _OUTSIDE.get(tree)
+            if outside is None:
+                outside = _OUTSIDE[tree] = _bound_from_outside(
+                    tree, {c.name for c in class_defs}
+                )
+            dunders |= outside[0]
+            active |= outside[1]
         self.dunders = frozenset(dunders)
         self.active = frozenset(active)
         self.methods = frozenset(methods)
@@ -414,10 +420,19 @@ _ANY_SPECIAL = frozenset(
 )
 
 
+# A module's tree -> what ``_bound_from_outside`` found in it (once per
+# tree: the rules' ``class_hooks`` and the analyses' ``module_class_hooks``
+# both ask).
+_OUTSIDE: weakref.WeakKeyDictionary[ast.AST, tuple[frozenset[str], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _bound_from_outside(
-    tree: ast.AST, classes: set[str], dunders: set[str], active: set[str]
-) -> None:
-    """Add what statements outside the class bodies bind on a class: a
+    tree: ast.AST, classes: set[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The special methods and the other names that statements outside the
+    class bodies bind on a class: a
     special method stored into any object (``C.__bool__ = f``,
     ``setattr(C, "__len__", g)``: an object's own special methods are
     looked up on its type, so the object is taken for a class), any name
@@ -426,6 +441,8 @@ def _bound_from_outside(
     where the namespace is no dict display of constant keys). A name not
     spelled (``setattr(C, name, f)`` of a class of the module) may be any
     special method."""
+    dunders: set[str] = set()
+    active: set[str] = set()
     statements = [
         node
         for node in statements_under(tree)
@@ -469,6 +486,7 @@ def _bound_from_outside(
                     active.add(name)
             else:
                 dunders.update(_ANY_SPECIAL)
+    return frozenset(dunders), frozenset(active)
 
 
 def _made_by_type(value: ast.expr) -> bool:
