@@ -3903,6 +3903,40 @@ def case_type(x, l, n, p, q, h):
     b = x.sum().item()
     return a, b, r
 """,
+    # (99, continued) ... or stored into the namespace a metaclass's
+    # ``__new__`` makes the class of (``ns["__bool__"] = f``).
+    "special_methods_from_a_metaclass_namespace": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+def _truth(self):
+    self.t.add_(1)
+    return True
+
+
+class Meta(type):
+    def __new__(mcls, name, bases, ns):
+        ns["__bool__"] = _truth
+        return super().__new__(mcls, name, bases, ns)
+
+
+class Box(metaclass=Meta):
+    def __init__(self, t):
+        self.t = t
+
+
+def case_meta(x, o):
+    a = x.sum().item()
+    if o:
+        pass
+    b = x.sum().item()
+    return a, b
+""",
     # 100. ATN201 reused a ``.item()`` of ``x`` across ``m["k"]``, and
     # ATN202 deleted a repeated ``s = x.sum().item()`` across it, where
     # ``m`` is a dict subclass of the module whose ``__missing__`` (run for

@@ -436,8 +436,10 @@ def _bound_from_outside(
     special method stored into any object (``C.__bool__ = f``,
     ``setattr(C, "__len__", g)``: an object's own special methods are
     looked up on its type, so the object is taken for a class), any name
-    stored into a class of the module (``C.size = f``), and what a class
-    made by ``type(name, bases, namespace)`` binds (every special method
+    stored into a class of the module (``C.size = f``), a special method
+    stored into a mapping (``ns["__bool__"] = f``, ``ns.update(__len__=g)``:
+    the namespace a metaclass makes a class of), and what a class made by
+    ``type(name, bases, namespace)`` binds (every special method
     where the namespace is no dict display of constant keys). A name not
     spelled (``setattr(C, name, f)`` of a class of the module) may be any
     special method."""
@@ -464,9 +466,27 @@ def _bound_from_outside(
             for node in ast.walk(target):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                     _bind(node.attr, node.value, classes, dunders, active)
+                elif isinstance(node, ast.Subscript) and isinstance(
+                    node.ctx, ast.Store
+                ):
+                    # ``ns["__bool__"] = f``: a namespace a metaclass's
+                    # ``__new__`` or ``__prepare__`` makes the class of
+                    key = node.slice
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        _bind(key.value, node.value, set(), dunders, active)
         if not isinstance(value, ast.Call):
             continue
         func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault"):
+            # ``ns.update(__bool__=f)``, ``ns.setdefault("__bool__", f)``
+            for keyword in value.keywords:
+                if keyword.arg is not None:
+                    _bind(keyword.arg, func.value, set(), dunders, active)
+            for argument in value.args[:1]:
+                if isinstance(argument, ast.Constant) and isinstance(
+                    argument.value, str
+                ):
+                    _bind(argument.value, func.value, set(), dunders, active)
         if isinstance(func, ast.Name) and func.id == "setattr" and len(value.args) >= 2:
             name = value.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):

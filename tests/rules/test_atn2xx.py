@@ -2063,6 +2063,14 @@ def step(t, o):
         ("", "setattr(Box, '__neg__', _bump)"),
         # a name ``setattr`` does not spell may be any special method
         ("", "NAME = '__neg__'\nsetattr(Box, NAME, _bump)"),
+        # stored into the namespace a metaclass makes a class of
+        (
+            "",
+            "class Meta(type):\n    def __new__(m, name, bases, ns):\n"
+            "        ns['__neg__'] = _bump\n"
+            "        return super().__new__(m, name, bases, ns)",
+        ),
+        ("", "def prepare(ns):\n    ns.update(__neg__=_bump)"),
         # a class made by ``type``
         ("", "Made = type('Made', (), {'__neg__': _bump})"),
         ("", "Made = type('Made', (), dict(__neg__=_bump))"),
