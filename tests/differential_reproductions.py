@@ -4307,4 +4307,36 @@ def case_joined(x, cb):
     b = x.sum().item()
     return a, b
 """,
+    # 105. ``zeros``, ``new_zeros`` and ``zero_`` have no kernel for a
+    # quantized dtype (``NotImplementedError``) where ``empty`` and
+    # ``new_empty`` take it: ATN101's rewrite of ``torch.zeros(n,
+    # dtype=torch.qint8)`` and ATN104's deletion of ``x.zero_()`` of
+    # ``torch.empty(n, dtype=torch.qint8)`` made the call that raised
+    # succeed (the ``copy_`` after it then raised another error).
+    "quantized_dtype_refused_by_zero_fills": """
+import torch
+
+
+def make_args():
+    return (torch.ones(3), 3)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n, dtype=torch.qint8)
+    x.copy_(y)
+    return x.sum()
+
+
+def case_new_zeros(y, n):
+    x = y.new_zeros(n, dtype=torch.quint8)
+    x.copy_(y)
+    return x.sum()
+
+
+def case_zero_fill(y, n):
+    x = torch.empty(n, dtype=torch.qint32)
+    x.zero_()
+    x.copy_(y)
+    return x.sum()
+""",
 }
