@@ -3796,4 +3796,547 @@ def case_repeated(x, r, s, f):
     q = x.sum().item()
     return q
 """,
+    # 99. ATN201 reused a ``.item()`` of ``x`` across code of the module's
+    # class that the class statement's own block did not show: a special
+    # method bound by a lambda (``__bool__ = lambda self: ...``), defined
+    # under an ``if`` of the class body, stored into the class afterwards
+    # (``P.__invert__ = f``, ``setattr(P, "__pos__", g)``), or bound by a
+    # class made with ``type(name, bases, namespace)``. Each changed ``x``;
+    # each case uses a special method of its own, so each differs alone.
+    # And ATN101 rewrote ``h.new_zeros(6)`` to ``h.new_empty(6)`` where the
+    # module's class binds both by lambdas (its ``new_empty`` returns a
+    # tensor it keeps, which the write then changed).
+    "special_methods_bound_otherwise": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, L(t), N(t), P(t), Q(t), H())
+
+
+class L:
+    def __init__(self, t):
+        self.t = t
+
+    __bool__ = lambda self: self.t.add_(1) is None
+
+
+class H:
+    def __init__(self):
+        self.buf = torch.full((6,), 7.0)
+
+    new_zeros = lambda self, n: torch.zeros(n)
+    new_empty = lambda self, n: self.buf
+
+
+class N:
+    def __init__(self, t):
+        self.t = t
+
+    if True:
+
+        def __neg__(self):
+            self.t.add_(1)
+            return 0
+
+
+class P:
+    def __init__(self, t):
+        self.t = t
+
+
+def _invert(self):
+    self.t.add_(1)
+    return 0
+
+
+P.__invert__ = _invert
+setattr(P, "__pos__", _invert)
+
+
+def _init(self, t):
+    self.t = t
+
+
+Q = type("Q", (), {"__init__": _init, "__matmul__": lambda self, o: _invert(self)})
+
+
+def case_lambda(x, l, n, p, q, h):
+    a = x.sum().item()
+    if l:
+        pass
+    b = x.sum().item()
+    return a, b
+
+
+def case_lambda_new_empty(x, l, n, p, q, h):
+    y = h.new_zeros(6)
+    y.copy_(x)
+    return y, h.buf
+
+
+def case_nested_block(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = -n
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_stored(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = ~p
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_setattr(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = +p
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_type(x, l, n, p, q, h):
+    a = x.sum().item()
+    r = q @ 1
+    b = x.sum().item()
+    return a, b, r
+""",
+    # (99, continued) ... or stored into the namespace a metaclass's
+    # ``__new__`` makes the class of (``ns["__bool__"] = f``).
+    "special_methods_from_a_metaclass_namespace": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+def _truth(self):
+    self.t.add_(1)
+    return True
+
+
+class Meta(type):
+    def __new__(mcls, name, bases, ns):
+        ns["__bool__"] = _truth
+        return super().__new__(mcls, name, bases, ns)
+
+
+class Box(metaclass=Meta):
+    def __init__(self, t):
+        self.t = t
+
+
+def case_meta(x, o):
+    a = x.sum().item()
+    if o:
+        pass
+    b = x.sum().item()
+    return a, b
+""",
+    # 100. ATN201 reused a ``.item()`` of ``x`` across ``m["k"]``, and
+    # ATN202 deleted a repeated ``s = x.sum().item()`` across it, where
+    # ``m`` is a dict subclass of the module whose ``__missing__`` (run for
+    # a key the dict lacks) changed ``x``: a subscript's hooks did not
+    # name ``__missing__``.
+    "dict_missing_runs_class_code": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, M(t))
+
+
+class M(dict):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, key):
+        self.t.add_(1)
+        return 0
+
+
+def case_reused(x, m):
+    a = x.sum().item()
+    v = m["k"]
+    b = x.sum().item()
+    return a, b, v
+
+
+def case_repeated(x, m):
+    s = x.sum().item()
+    v = m["k"]
+    s = x.sum().item()
+    return s, v
+""",
+    # 101. ATN201 reused a ``.item()`` of ``x`` across ``%`` formatting
+    # that ran code of the module's class the hooks of ``%`` did not name:
+    # ``"%d" % k`` its ``__int__``, ``"%(name)s" % m`` the mapping's
+    # ``__getitem__``, ``b"%s" % y`` its ``__bytes__``; each changed ``x``.
+    "percent_formatting_runs_class_code": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, K(t), Mp(t), By(t))
+
+
+class K:
+    def __init__(self, t):
+        self.t = t
+
+    def __int__(self):
+        self.t.add_(1)
+        return 3
+
+
+class Mp:
+    def __init__(self, t):
+        self.t = t
+
+    def __getitem__(self, key):
+        self.t.add_(1)
+        return key
+
+
+class By:
+    def __init__(self, t):
+        self.t = t
+
+    def __bytes__(self):
+        self.t.add_(1)
+        return b"by"
+
+
+def case_int(x, k, m, y):
+    a = x.sum().item()
+    s = "%d" % k
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_mapping(x, k, m, y):
+    a = x.sum().item()
+    s = "%(name)s" % m
+    b = x.sum().item()
+    return a, b, s
+
+
+def case_bytes(x, k, m, y):
+    a = x.sum().item()
+    s = b"%s" % y
+    b = x.sum().item()
+    return a, b, s
+""",
+    # 102. ATN201 reused a ``.item()`` of ``x`` across an operator that
+    # runs a special method the hooks of that operator did not name, of an
+    # object of the module's class that changed ``x``: ``o in d`` of a
+    # dict (or a set) hashes ``o`` (``__hash__``), ``[0] * o`` and ``"ab" *
+    # o`` take its ``__index__``, ``xs += o`` of a list iterates ``o``
+    # (``__len__`` and ``__getitem__``), ``{**o}`` and ``d |= o`` of a dict
+    # call its ``keys``.
+    "in_hashes_the_operand": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t), {1: 2}, {1, 2})
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __hash__(self):
+        self.t.add_(1)
+        return 1
+
+
+
+def case_in_dict(x, o, d, s):
+    a = x.sum().item()
+    r = o in d
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_in_set(x, o, d, s):
+    a = x.sum().item()
+    r = o not in s
+    b = x.sum().item()
+    return a, b, r
+""",
+    "repeat_count_runs_index": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __index__(self):
+        self.t.add_(1)
+        return 2
+
+
+
+def case_list(x, o):
+    a = x.sum().item()
+    r = [0] * o
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_string(x, o):
+    a = x.sum().item()
+    r = "ab" * o
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_augmented(x, o):
+    a = x.sum().item()
+    r = [0]
+    r *= o
+    b = x.sum().item()
+    return a, b, r
+""",
+    "list_extend_iterates_the_operand": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __len__(self):
+        self.t.add_(1)
+        return 1
+
+    def __getitem__(self, i):
+        if i > 0:
+            raise IndexError
+        return i
+
+
+
+def case_iadd(x, o):
+    a = x.sum().item()
+    r = [0]
+    r += o
+    b = x.sum().item()
+    return a, b, r
+""",
+    "mapping_unpacking_runs_keys": """
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def keys(self):
+        self.t.add_(1)
+        return ["k"]
+
+    def __getitem__(self, key):
+        return 1
+
+
+
+def case_display(x, o):
+    a = x.sum().item()
+    r = {**o}
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_update(x, o):
+    a = x.sum().item()
+    r = {}
+    r |= o
+    b = x.sum().item()
+    return a, b, r
+""",
+    # 103. ATN201 reused a ``.item()`` of ``x`` across ``o >= 1`` and ``o
+    # <= 1``, where the module's class defines ``__lt__`` (which changed
+    # ``x``) and ``functools.total_ordering`` makes ``__ge__`` and
+    # ``__le__`` of it: the hooks of ``>=`` named only ``__ge__`` and
+    # ``__le__``.
+    "total_ordering_runs_lt": """
+import functools
+
+import torch
+
+
+def make_args():
+    t = torch.arange(6.0)
+    return (t, Box(t))
+
+
+@functools.total_ordering
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+    def __lt__(self, other):
+        self.t.add_(1)
+        return False
+
+
+def case_ge(x, o):
+    a = x.sum().item()
+    r = o >= 1
+    b = x.sum().item()
+    return a, b, r
+
+
+def case_le(x, o):
+    a = x.sum().item()
+    r = o <= 1
+    b = x.sum().item()
+    return a, b, r
+""",
+    # 104. ATN201 reused a ``.item()`` of ``x`` across a call of unknown
+    # code (``cb()``) where ``x`` had been stored, through the value of a
+    # call that keeps nothing itself, into an object that code reaches:
+    # ``HOLD.t = torch.narrow(x, 0, 0, 3)`` (a view), ``REG.append(
+    # torch.flatten(x))`` (``x`` itself), ``D.update(zip(["k"], [x]))``,
+    # ``HOLD.t = getattr(x, "data")``, ``REG.extend([x] + [])``; or into
+    # the module's namespace, ``globals()["K"] = x``. A call that keeps none
+    # of its arguments was taken to give none of them on, a joined list to
+    # hold nothing of its operands, and a store into what ``globals()``
+    # returns for one into a new object.
+    "escape_through_a_calls_value": """
+import types
+
+import torch
+
+REG = []
+D = {}
+HOLD = types.SimpleNamespace(t=None)
+K = None
+
+
+def make_args():
+    return (torch.arange(6.0), poke)
+
+
+def poke():
+    for t in REG:
+        t.add_(1)
+    for t in D.values():
+        t.add_(1)
+    if HOLD.t is not None:
+        HOLD.t.add_(1)
+    if K is not None:
+        K.add_(1)
+
+
+def case_narrow(x, cb):
+    HOLD.t = torch.narrow(x, 0, 0, 3)
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_flatten(x, cb):
+    REG.append(torch.flatten(x))
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_zip(x, cb):
+    D.update(zip(["k"], [x]))
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_getattr(x, cb):
+    HOLD.t = getattr(x, "data")
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_globals(x, cb):
+    globals()["K"] = x
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+
+
+def case_joined(x, cb):
+    REG.extend([x] + [])
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+""",
+    # 105. ``zeros``, ``new_zeros`` and ``zero_`` have no kernel for a
+    # quantized dtype (``NotImplementedError``) where ``empty`` and
+    # ``new_empty`` take it: ATN101's rewrite of ``torch.zeros(n,
+    # dtype=torch.qint8)`` and ATN104's deletion of ``x.zero_()`` of
+    # ``torch.empty(n, dtype=torch.qint8)`` made the call that raised
+    # succeed (the ``copy_`` after it then raised another error).
+    "quantized_dtype_refused_by_zero_fills": """
+import torch
+
+
+def make_args():
+    return (torch.ones(3), 3)
+
+
+def case_zeros(y, n):
+    x = torch.zeros(n, dtype=torch.qint8)
+    x.copy_(y)
+    return x.sum()
+
+
+def case_new_zeros(y, n):
+    x = y.new_zeros(n, dtype=torch.quint8)
+    x.copy_(y)
+    return x.sum()
+
+
+def case_zero_fill(y, n):
+    x = torch.empty(n, dtype=torch.qint32)
+    x.zero_()
+    x.copy_(y)
+    return x.sum()
+""",
 }

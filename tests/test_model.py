@@ -77,7 +77,7 @@ def assert_model_agrees(source: str) -> None:
     # and answer as those of the walk of statements.
     assert model.module_scope.class_defs is model.class_defs
     hooks = module_class_hooks(model.module_scope)
-    walked = ClassHooks(class_statements(tree))
+    walked = ClassHooks(class_statements(tree), tree)
     assert (hooks.dunders, hooks.active, hooks.methods) == (
         walked.dunders,
         walked.active,

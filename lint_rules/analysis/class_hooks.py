@@ -41,25 +41,31 @@ _UNARY = {
     ast.Invert: ("__invert__",),
     ast.Not: ("__bool__", "__len__"),
 }
+_ORDERING = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__")
 _COMPARE = {
     ast.Eq: ("__eq__",),
     ast.NotEq: ("__ne__", "__eq__"),
-    ast.Lt: ("__lt__", "__gt__"),
-    ast.LtE: ("__le__", "__ge__"),
-    ast.Gt: ("__gt__", "__lt__"),
-    ast.GtE: ("__ge__", "__le__"),
-    ast.In: ("__contains__", "__iter__", "__getitem__", "__eq__"),
-    ast.NotIn: ("__contains__", "__iter__", "__getitem__", "__eq__"),
+    # (an ordering may run any other: ``functools.total_ordering`` makes
+    # ``__ge__`` of ``__lt__``, ``__le__`` of ``__lt__`` and ``__eq__``)
+    ast.Lt: _ORDERING,
+    ast.LtE: _ORDERING,
+    ast.Gt: _ORDERING,
+    ast.GtE: _ORDERING,
+    # (``o in d`` of a dict or a set hashes ``o``)
+    ast.In: ("__contains__", "__iter__", "__getitem__", "__eq__", "__hash__"),
+    ast.NotIn: ("__contains__", "__iter__", "__getitem__", "__eq__", "__hash__"),
     ast.Is: (),
     ast.IsNot: (),
 }
 _LOAD_HOOKS = ("__getattr__", "__getattribute__")
 _STORE_HOOKS = ("__setattr__", "__delattr__")
 #: A subscript runs the container's ``__getitem__`` (``__setitem__``,
-#: ``__delitem__``; a class's ``__class_getitem__``) and the key's
-#: ``__index__``, or its ``__hash__`` and ``__eq__`` for a dict.
+#: ``__delitem__``; a class's ``__class_getitem__``; a dict subclass's
+#: ``__missing__`` for a key it lacks) and the key's ``__index__``, or its
+#: ``__hash__`` and ``__eq__`` for a dict.
 _SUBSCRIPT_HOOKS = (
     "__getitem__",
+    "__missing__",
     "__setitem__",
     "__delitem__",
     "__class_getitem__",
@@ -97,12 +103,28 @@ _NOT_RUN_BY_CALLS = frozenset(
 )
 #: What formatting a value runs (an f-string's ``{o}``, ``str(o)``).
 FORMATTING_HOOKS = frozenset({"__str__", "__repr__", "__format__"})
+#: Iterating an object (``xs += o``, ``[*o]``) runs its ``__iter__``, or
+#: its ``__len__`` and ``__getitem__`` (and ``__length_hint__``).
+_ITERATION_HOOKS = ("__iter__", "__getitem__", "__len__", "__length_hint__")
 #: A sequence or mapping pattern takes the subject's length and items.
 _SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
 #: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).
 _MAPPING_METHODS = ("get", "keys")
-#: Formatting by ``%`` runs these of the operand.
-_FORMAT_HOOKS = ("__str__", "__repr__", "__format__", "__index__", "__float__")
+#: Formatting by ``%`` runs these of the operand: ``%s`` and ``%r`` its
+#: ``__str__`` and ``__repr__``, ``%d`` its ``__index__`` or ``__int__``
+#: (``__trunc__`` before Python 3.12), ``%f`` its ``__float__``, a bytes
+#: ``%s`` its ``__bytes__``, and ``%(key)s`` the mapping's ``__getitem__``.
+_FORMAT_HOOKS = (
+    "__str__",
+    "__repr__",
+    "__format__",
+    "__index__",
+    "__int__",
+    "__trunc__",
+    "__float__",
+    "__bytes__",
+    "__getitem__",
+)
 
 
 #: Class-level values that may be a descriptor (``property(...)``, ``Field()``,
@@ -125,12 +147,16 @@ class ClassHooks:
 
     __slots__ = ("dunders", "active", "methods", "run_by_calls")
 
-    def __init__(self, class_defs: list[ast.ClassDef]) -> None:
+    def __init__(
+        self, class_defs: list[ast.ClassDef], tree: ast.AST | None = None
+    ) -> None:
         dunders: set[str] = set()
         active: set[str] = set()
         methods: set[str] = set()
         for node in class_defs:
-            for stmt in node.body:
+            # (the class's own block, and the blocks of its ``if``, ``try``,
+            # ``with``... statements, which bind in the class namespace too)
+            for stmt in class_block(node.body):
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                     name = stmt.name
                     if name.startswith("__") and name.endswith("__"):
@@ -140,18 +166,33 @@ class ClassHooks:
                     else:
                         methods.add(name)
                 elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-                    # A literal, a display or a lambda is no descriptor.
-                    if not isinstance(stmt.value, _MAY_BE_DESCRIPTOR):
-                        continue
                     targets = (
                         stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                     )
+                    value = stmt.value
+                    # A lambda is a plain method (``__bool__ = lambda self:
+                    # ...``); a literal or a display is no descriptor and
+                    # runs nothing (``__hash__ = None``, ``__slots__ = ()``).
+                    lambda_ = isinstance(value, ast.Lambda)
+                    if not lambda_ and not isinstance(value, _MAY_BE_DESCRIPTOR):
+                        continue
                     for target in targets:
                         for name in ast.walk(target):
                             if isinstance(name, ast.Name):
-                                active.add(name.id)
                                 if name.id.startswith("__"):
                                     dunders.add(name.id)
+                                if lambda_:
+                                    methods.add(name.id)
+                                else:
+                                    active.add(name.id)
+        if tree is not None:
+            outside = _OUTSIDE.get(tree)
+            if outside is None:
+                outside = _OUTSIDE[tree] = _bound_from_outside(
+                    tree, {c.name for c in class_defs}
+                )
+            dunders |= outside[0]
+            active |= outside[1]
         self.dunders = frozenset(dunders)
         self.active = frozenset(active)
         self.methods = frozenset(methods)
@@ -222,6 +263,11 @@ class ClassHooks:
                     return True
         return False
 
+    def _mapping_runs_code(self) -> bool:
+        """Whether taking the keys and items of an object (``{**o}``,
+        ``f(**o)``, ``d |= o``) may run code of the module's classes."""
+        return self.defines("keys") or any(h in self.dunders for h in _ITERATION_HOOKS)
+
     def runs_code(self, node: ast.AST) -> bool:
         """Whether evaluating ``node`` itself (not its parts) may run code of
         the module's classes."""
@@ -245,12 +291,32 @@ class ClassHooks:
             names = (f"__{op}__", f"__r{op}__")
             if isinstance(node.op, ast.Mod):
                 names = (*names, *_FORMAT_HOOKS)
+            elif isinstance(node.op, ast.Mult):
+                names = (*names, "__index__")  # ``[0] * o``: a repeat count
             return any(h in dunders for h in names)
         if isinstance(node, ast.AugAssign):
             op = _BINARY.get(type(node.op))
             if op is None:
                 return True
-            return any(h in dunders for h in (f"__i{op}__", f"__{op}__", f"__r{op}__"))
+            names = (f"__i{op}__", f"__{op}__", f"__r{op}__")
+            if isinstance(node.op, ast.Mult):
+                names = (*names, "__index__")
+            elif isinstance(node.op, ast.Add):
+                # ``xs += o`` of a list extends it by iterating ``o``
+                names = (*names, *_ITERATION_HOOKS)
+            elif isinstance(node.op, ast.BitOr):
+                # ``d |= o`` of a dict updates it from ``o``'s keys and items
+                if self._mapping_runs_code():
+                    return True
+            return any(h in dunders for h in names)
+        if isinstance(node, ast.Starred):
+            return any(h in dunders for h in _ITERATION_HOOKS)
+        if isinstance(node, ast.Dict):
+            # ``{**o}`` takes ``o``'s keys and items
+            return None in node.keys and self._mapping_runs_code()
+        if isinstance(node, ast.keyword):
+            # ``f(**o)`` too
+            return node.arg is None and self._mapping_runs_code()
         if isinstance(node, ast.UnaryOp):
             unary = _UNARY.get(type(node.op))
             return unary is None or any(h in dunders for h in unary)
@@ -264,11 +330,214 @@ class ClassHooks:
         return False
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def class_block(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements that bind in a class's namespace: those of its block
+    and of the blocks of its compound statements (``if``, ``try``,
+    ``with``, ``for``, ``match``), not those of a nested ``def`` or
+    ``class``."""
+    found: list[ast.stmt] = []
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            found.append(node)
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is list:
+                stack.extend(reversed(block))
+    return found
+
+
+#: Dunder attributes a store into which binds no special method (data of the
+#: object or the class: ``o.__dict__`` and ``o.__class__`` are read as
+#: namespace stores by the invalidation analysis).
+_DATA_DUNDERS = frozenset(
+    {
+        "__dict__",
+        "__class__",
+        "__doc__",
+        "__name__",
+        "__qualname__",
+        "__module__",
+        "__annotations__",
+        "__wrapped__",
+        "__signature__",
+        "__slots__",
+        "__all__",
+        "__version__",
+        "__file__",
+        "__path__",
+        "__spec__",
+        "__loader__",
+        "__package__",
+        "__builtins__",
+        "__match_args__",
+    }
+)
+#: The special methods Python runs where no call shows (operators, truth
+#: tests, builtins, formatting, iteration, attribute access, finalizers):
+#: a class given a name the module does not spell may bind any of them.
+_ANY_SPECIAL = frozenset(
+    {f"__{op}__" for op in _BINARY.values()}
+    | {f"__r{op}__" for op in _BINARY.values()}
+    | {f"__i{op}__" for op in _BINARY.values()}
+    | {h for hooks in _UNARY.values() for h in hooks}
+    | {h for hooks in _COMPARE.values() for h in hooks}
+    | set(_LOAD_HOOKS)
+    | set(_STORE_HOOKS)
+    | set(_SUBSCRIPT_HOOKS)
+    | set(_FORMAT_HOOKS)
+    | {
+        "__missing__",
+        "__len__",
+        "__iter__",
+        "__next__",
+        "__reversed__",
+        "__contains__",
+        "__hash__",
+        "__int__",
+        "__complex__",
+        "__round__",
+        "__abs__",
+        "__get__",
+        "__set__",
+        "__delete__",
+        "__del__",
+        "__enter__",
+        "__exit__",
+        "__call__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__torch_function__",
+        "__torch_dispatch__",
+    }
+)
+
+
+# A module's tree -> what ``_bound_from_outside`` found in it (once per
+# tree: the rules' ``class_hooks`` and the analyses' ``module_class_hooks``
+# both ask).
+_OUTSIDE: weakref.WeakKeyDictionary[ast.AST, tuple[frozenset[str], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _bound_from_outside(
+    tree: ast.AST, classes: set[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The special methods and the other names that statements outside the
+    class bodies bind on a class: a
+    special method stored into any object (``C.__bool__ = f``,
+    ``setattr(C, "__len__", g)``: an object's own special methods are
+    looked up on its type, so the object is taken for a class), any name
+    stored into a class of the module (``C.size = f``), a special method
+    stored into a mapping (``ns["__bool__"] = f``, ``ns.update(__len__=g)``:
+    the namespace a metaclass makes a class of), and what a class made by
+    ``type(name, bases, namespace)`` binds (every special method
+    where the namespace is no dict display of constant keys). A name not
+    spelled (``setattr(C, name, f)`` of a class of the module) may be any
+    special method."""
+    dunders: set[str] = set()
+    active: set[str] = set()
+    statements = [
+        node
+        for node in statements_under(tree)
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr)
+    ]
+    classes = set(classes)
+    for stmt in statements:
+        if isinstance(stmt, ast.Assign) and _made_by_type(stmt.value):
+            classes.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    for stmt in statements:
+        value = stmt.value
+        if isinstance(stmt, ast.Assign):
+            targets: list[ast.expr] = stmt.targets
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign):
+            targets = [stmt.target]
+        else:
+            targets = []
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                    _bind(node.attr, node.value, classes, dunders, active)
+                elif isinstance(node, ast.Subscript) and isinstance(
+                    node.ctx, ast.Store
+                ):
+                    # ``ns["__bool__"] = f``: a namespace a metaclass's
+                    # ``__new__`` or ``__prepare__`` makes the class of
+                    key = node.slice
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        _bind(key.value, node.value, set(), dunders, active)
+        if not isinstance(value, ast.Call):
+            continue
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault"):
+            # ``ns.update(__bool__=f)``, ``ns.setdefault("__bool__", f)``
+            for keyword in value.keywords:
+                if keyword.arg is not None:
+                    _bind(keyword.arg, func.value, set(), dunders, active)
+            for argument in value.args[:1]:
+                if isinstance(argument, ast.Constant) and isinstance(
+                    argument.value, str
+                ):
+                    _bind(argument.value, func.value, set(), dunders, active)
+        if isinstance(func, ast.Name) and func.id == "setattr" and len(value.args) >= 2:
+            name = value.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                _bind(name.value, value.args[0], classes, dunders, active)
+            elif isinstance(value.args[0], ast.Name) and value.args[0].id in classes:
+                dunders.update(_ANY_SPECIAL)
+        elif _made_by_type(value):
+            namespace = value.args[2]
+            if isinstance(namespace, ast.Dict) and all(
+                isinstance(key, ast.Constant) and isinstance(key.value, str)
+                for key in namespace.keys
+            ):
+                for key in namespace.keys:
+                    name = key.value  # type: ignore[union-attr]
+                    if name.startswith("__"):
+                        dunders.add(name)
+                    active.add(name)
+            else:
+                dunders.update(_ANY_SPECIAL)
+    return frozenset(dunders), frozenset(active)
+
+
+def _made_by_type(value: ast.expr) -> bool:
+    """Whether ``value`` is ``type(name, bases, namespace)``: a new class."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "type"
+        and len(value.args) == 3
+    )
+
+
+def _bind(
+    name: str,
+    receiver: ast.expr,
+    classes: set[str],
+    dunders: set[str],
+    active: set[str],
+) -> None:
+    if name.startswith("__") and name.endswith("__"):
+        if name not in _DATA_DUNDERS:
+            dunders.add(name)
+    elif isinstance(receiver, ast.Name) and receiver.id in classes:
+        active.add(name)
+
+
 def class_hooks(model: ModuleModel) -> ClassHooks:
     """The module's ``ClassHooks`` (computed once per model)."""
     found = model.derived.get("class hooks")
     if found is None:
-        found = model.derived["class hooks"] = ClassHooks(model.class_defs)
+        found = model.derived["class hooks"] = ClassHooks(model.class_defs, model.tree)
     return found  # type: ignore[return-value]
 
 
@@ -354,7 +623,7 @@ def module_class_hooks(scope: Scope) -> ClassHooks:
         class_defs = getattr(module, "class_defs", None)
         if class_defs is None:
             class_defs = class_statements(module.node)
-        found = _BY_MODULE[module] = ClassHooks(class_defs)
+        found = _BY_MODULE[module] = ClassHooks(class_defs, module.node)
     return found
 
 

@@ -1111,15 +1111,23 @@ class Invalidation:
         keyed = False  # the use is the index of a subscript (``D[x] = 0``)
         while parent is not None:
             if isinstance(parent, ast.Call):
+                if child is parent.func:
+                    return None
                 if (
-                    child is parent.func
-                    or self.leaves_arguments_alone(parent)
+                    self.leaves_arguments_alone(parent)
                     or self.runs_list_method(parent)
                     or (torch_keeps_nothing and self.torch_function(parent))
                 ):
                     # (``out.append(t)`` stores ``t`` in ``out``: an alias,
-                    # given to code only where ``out`` is.)
-                    return None
+                    # given to code only where ``out`` is.) The call keeps
+                    # nothing, but its value may hold or be what it was
+                    # given (``zip(ks, [x])``, ``torch.narrow(x, 0, 0, 2)``,
+                    # ``getattr(x, "data")``): where that value goes, the
+                    # argument goes.
+                    if not self._result_may_carry(parent):
+                        return None
+                    child, parent = parent, parents.get(parent)
+                    continue
                 return path
             if isinstance(parent, _DEFINITIONS) and not any(
                 child is decorator
@@ -1156,12 +1164,42 @@ class Invalidation:
                 if child is parent.optional_vars:
                     return path if keyed and self._stores_into_shared(child) else None
                 return None
-            if not isinstance(parent, _CARRIERS):
+            if not (
+                isinstance(parent, _CARRIERS)
+                # ``[x] + ys``, ``[x] * 2``: a new container of the items;
+                # ``+x`` is ``x``
+                or isinstance(parent, ast.BinOp)
+                and may_join_containers(parent)
+                or isinstance(parent, ast.UnaryOp)
+                and isinstance(parent.op, ast.UAdd)
+            ):
                 return None
             if isinstance(parent, ast.Subscript) and child is parent.slice:
                 keyed = True
             child, parent = parent, parents.get(parent)
         return None
+
+    def _result_may_carry(self, call: ast.Call) -> bool:
+        """Whether the value of ``call`` (which keeps none of its arguments)
+        may be, or hold, one of them: not a builtin or a method of torch that
+        makes a new value (``len``, ``str``, ``x.sum()``, ``torch.add``),
+        nor ``out.append(v)`` of a list; ``out=`` returns ``out``."""
+        func = call.func
+        if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
+            return True
+        if isinstance(func, ast.Name) and self.is_builtin(func.id, FRESH_BUILTINS):
+            return False
+        if self.runs_list_method(call):
+            return False
+        qualified = (
+            self._module_function(func)
+            if isinstance(func, (ast.Name, ast.Attribute))
+            else None
+        )
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            return not (module == "torch" and name in FRESH_METHODS)
+        return not (isinstance(func, ast.Attribute) and func.attr in FRESH_METHODS)
 
     def _stores_into_shared(self, target: ast.AST) -> bool:
         """Whether a store to ``target`` puts the value where code elsewhere
@@ -1171,6 +1209,10 @@ class Invalidation:
             return any(map(self._stores_into_shared, target.elts))
         while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
             target = target.value
+        if isinstance(target, ast.Call):
+            # ``globals()["K"] = x``, ``get()[k] = x``: into an object other
+            # code returned (the module's namespace, for ``globals()``)
+            return True
         return isinstance(target, ast.Name) and self.is_shared_root(target.id)
 
     def _binds_foreign(self, target: ast.AST) -> bool:
@@ -2098,7 +2140,14 @@ def takes_identities(function: ast.AST) -> bool:
 _OPERATIONS = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
 #: Nodes whose evaluation may run code of the module's classes (an
 #: attribute's property or descriptor, ``__getattr__``, ``__setattr__``...).
-_CLASS_CODE = (*_OPERATIONS, ast.Attribute, ast.AugAssign)
+_CLASS_CODE = (
+    *_OPERATIONS,
+    ast.Attribute,
+    ast.AugAssign,
+    ast.Starred,  # ``[*o]``: ``o.__iter__``
+    ast.Dict,  # ``{**o}``: ``o.keys()`` and its items
+    ast.keyword,  # ``f(**o)``
+)
 #: Builtins that run only the special methods of what they are given.
 _NUMBER_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "int", "float", "bool", "abs", "round"}

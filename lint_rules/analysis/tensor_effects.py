@@ -297,6 +297,15 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
                 "its `layout` may be sparse, which the zero-filled and the "
                 "uninitialized allocators do not take alike"
             )
+    # A quantized dtype: ``zeros``, ``full`` and their ``_like`` and ``new_``
+    # forms raise (``zero_`` has no quantized kernel), ``empty`` takes it.
+    if refused is None and function in EMPTY_COUNTERPART:
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is not None and is_quantized_dtype(dtype, names):
+            refused = (
+                f"its `dtype` is quantized: `{function}` refuses it, the "
+                "uninitialized allocator takes it"
+            )
     if function not in ("full", "full_like", "new_full"):
         return Allocation(node, function, method, uncertain=refused)
     fill = _fill_argument(node)
@@ -321,6 +330,20 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
                 uncertain or "its `dtype` may be None, and the fill's then decides"
             )
     return Allocation(node, function, method, fill, inferred, none_dtype, uncertain)
+
+
+#: torch's quantized dtypes.
+_QUANTIZED_DTYPES = frozenset({"qint8", "quint8", "qint32", "quint4x2", "quint2x4"})
+
+
+def is_quantized_dtype(node: ast.expr, names: Names) -> bool:
+    """Whether ``node`` names one of torch's quantized dtypes
+    (``torch.qint8``), which ``zero_`` has no kernel for."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in _QUANTIZED_DTYPES
+        and names.qualified_name(node) == f"torch.{node.attr}"
+    )
 
 
 def _size_argument(call: ast.Call) -> ast.expr | None:

@@ -21,6 +21,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from lint_rules import prefilter
+from lint_rules.analysis.class_hooks import class_block, class_hooks
 from lint_rules.analysis.model import ModuleModel
 from lint_rules.analysis.nodes import statements_under, walk, walk_rows
 
@@ -123,7 +124,7 @@ def _bound_names(target: ast.AST) -> list[str]:
 
 def _overrides(model: ModuleModel) -> str | None:
     for cls in model.class_defs:
-        for stmt in cls.body:
+        for stmt in class_block(cls.body):
             names: list[str] = []
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 names = [stmt.name]
@@ -135,6 +136,12 @@ def _overrides(model: ModuleModel) -> str | None:
             for name in names:
                 if name in _OVERRIDES:
                     return f"class `{cls.name}` defines `{name}`"
+    # (bound otherwise: a lambda, ``C.__torch_function__ = f``, ``setattr``,
+    # a class made by ``type(...)``)
+    dunders = class_hooks(model).dunders
+    for name in _OVERRIDES:
+        if name in dunders:
+            return f"a class of the module binds `{name}`"
     imports = model.imports
     # A tensor subclass of the module: its methods run for torch's names on
     # its tensors (``x.copy_(y)``, ``x[:] = y``), and torch's functions
@@ -159,7 +166,7 @@ def _overrides(model: ModuleModel) -> str | None:
                     break
     for cls in model.class_defs:
         if cls.name in tensor_classes:
-            for stmt in cls.body:
+            for stmt in class_block(cls.body):
                 if isinstance(
                     stmt,
                     ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign | ast.AnnAssign,

@@ -140,7 +140,10 @@ class ZerosOverwritten(Rule):
     `new_full` with a size that may be an integer (`full(n, 0)` raises a
     `TypeError`; `empty(n)` does not), `torch.zeros` or `torch.full`
     given `memory_format` (they raise a `TypeError`; `torch.empty` takes
-    it), and any allocator given a `layout` other than `torch.strided`
+    it), any allocator given a quantized `dtype` (`torch.qint8`: the
+    zero-filled ones raise, having no `zero_` for it, the uninitialized
+    ones take it), and any allocator given a `layout` other than
+    `torch.strided`
     (`empty_like` refuses a sparse layout that `zeros_like` takes, `full`
     one that `empty` takes). It is unsafe, too, where the write
     rests on what attnlint cannot prove: a method of the class (a subclass

@@ -18,6 +18,7 @@ from lint_rules.analysis.tensor_effects import (
     UseEffect,
     allocation_of,
     enclosing_managers,
+    is_quantized_dtype,
     literal_zero,
     tensor_uses_for,
 )
@@ -102,7 +103,8 @@ class RedundantZeroFill(Rule):
     inside `with torch.no_grad():` (or another manager of autograd's mode)
     that the fill is outside of, or the other way round, or the module
     enters a manager by hand (`m.__enter__()`, `stack.enter_context(m)`),
-    which no `with` shows.
+    which no `with` shows; and where the tensor is made with a quantized
+    `dtype` (`torch.qint8`), which `zero_` and `fill_` refuse.
 
     A fill or a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
     apart from the other is not reported: the captured one runs at each
@@ -272,7 +274,8 @@ def _may_raise_alone(
     require grad (made with ``requires_grad=`` other than False, or given
     ``requires_grad_()``), or a write runs inside a manager of autograd's
     mode (``with torch.no_grad():``) that the fill is outside of, or the other
-    way round."""
+    way round. And ``zero_`` and ``fill_`` have no kernel for a quantized
+    tensor (``dtype=torch.qint8``): the fill raises, the write may not."""
     parents = flow.parents
     for event in flow.events_of(name):
         node = event.node
@@ -291,6 +294,8 @@ def _may_raise_alone(
                         and keyword.value.value is False
                     )
                 ):
+                    return True
+                if keyword.arg == "dtype" and is_quantized_dtype(keyword.value, scope):
                     return True
     modes = enclosing_managers(fill, flow, scope, GRAD_MODE_MANAGERS)
     return any(

@@ -694,6 +694,42 @@ def test_atn101_a_layout_that_may_be_sparse_makes_the_fix_unsafe(call):
     assert fixed(strided) == strided.replace("zeros", "empty")
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.zeros(n, dtype=torch.qint8)",
+        "y.new_zeros(n, dtype=torch.quint8)",
+        "torch.zeros_like(y, dtype=torch.qint32)",
+        "torch.full((n,), 0, dtype=torch.quint4x2)",
+    ],
+)
+def test_atn101_a_quantized_dtype_makes_the_fix_unsafe(call):
+    # ``zeros`` and its family raise ``NotImplementedError`` for a quantized
+    # dtype (no ``zero_`` kernel); ``empty`` takes it.
+    source = f"import torch\n\ndef f(y, n):\n    x = {call}\n    x.copy_(y)\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    plain = source.replace(call, call.split("dtype=")[0] + "dtype=torch.int8)")
+    (finding,) = check_source(plain, "t.py", SETTINGS)
+    assert finding.fix is not None and finding.fix.applicability.value == "safe"
+
+
+def test_atn104_a_quantized_tensor_keeps_its_fill_unsafe():
+    # ``zero_`` of a quantized tensor raises; the ``copy_`` after it may not.
+    source = (
+        "import torch\n\ndef f(y, n):\n"
+        "    x = torch.empty(n, dtype=torch.qint8)\n"
+        "    x.zero_()\n    x.copy_(y)\n    return x.sum()\n"
+    )
+    atn104 = Settings(select=("ATN104",))
+    (finding,) = check_source(source, "t.py", atn104)
+    assert finding.code == "ATN104"
+    assert finding.fix is not None and finding.fix.applicability.value == "unsafe"
+    plain = source.replace("torch.qint8", "torch.int8")
+    (finding,) = check_source(plain, "t.py", atn104)
+    assert finding.fix is not None and finding.fix.applicability.value == "safe"
+
+
 def test_atn101_memory_format_of_a_like_allocator_stays_safe():
     call = "torch.zeros_like(y, memory_format=torch.channels_last)"
     source = f"import torch\n\ndef f(y):\n    x = {call}\n    x.copy_(y)\n"

@@ -2026,6 +2026,300 @@ def test_a_special_method_of_the_modules_class_in_between_makes_the_fix_unsafe(
     assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
 
 
+BOUND_OTHERWISE = """
+import torch
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+{inside}
+
+def _bump(self, *args):
+    self.t.add_(1)
+    return 0
+{outside}
+
+def step(t, o):
+    a = t.sum().item()
+    c = -o
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside"),
+    [
+        # a lambda in the class body is a method
+        ("    __neg__ = lambda self: self.t.add_(1)", ""),
+        # a def under an ``if`` or ``try`` of the class body binds in it
+        ("    if True:\n        def __neg__(self):\n            return 0", ""),
+        (
+            "    try:\n        __neg__ = _bump\n    except NameError:\n        pass",
+            "",
+        ),
+        # stored into the class afterwards, by a store or ``setattr``
+        ("", "Box.__neg__ = _bump"),
+        ("", "setattr(Box, '__neg__', _bump)"),
+        # a name ``setattr`` does not spell may be any special method
+        ("", "NAME = '__neg__'\nsetattr(Box, NAME, _bump)"),
+        # stored into the namespace a metaclass makes a class of
+        (
+            "",
+            "class Meta(type):\n    def __new__(m, name, bases, ns):\n"
+            "        ns['__neg__'] = _bump\n"
+            "        return super().__new__(m, name, bases, ns)",
+        ),
+        ("", "def prepare(ns):\n    ns.update(__neg__=_bump)"),
+        # a class made by ``type``
+        ("", "Made = type('Made', (), {'__neg__': _bump})"),
+        ("", "Made = type('Made', (), dict(__neg__=_bump))"),
+    ],
+)
+def test_a_special_method_bound_otherwise_than_by_a_def_makes_the_fix_unsafe(
+    inside, outside
+):
+    # ``-o`` runs ``__neg__`` of the module's class however the class binds
+    # it: a lambda, a ``def`` in a block of the class body, a store or a
+    # ``setattr`` on the class, the namespace given to ``type``.
+    source = BOUND_OTHERWISE.format(inside=inside, outside=outside)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    # (a name not spelled may be ``__getattr__`` too: the chain's message)
+    assert "class of this module" in found[0].message or (
+        "special method" in found[0].message
+    )
+
+
+def test_data_bound_on_a_class_is_no_special_method():
+    # ``__hash__ = None``, ``__slots__``, a docstring stored afterwards, and
+    # a plain attribute stored into an object run nothing: the fix stays safe.
+    source = BOUND_OTHERWISE.format(
+        inside="    __hash__ = None\n    __slots__ = ('t',)",
+        outside="Box.__doc__ = 'a box'\nOTHER = Box(None)\nOTHER.size = 3",
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+PERCENT = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return {returns}
+
+
+def step(t, o):
+    a = t.sum().item()
+    c = {formatting}
+    b = t.sum().item()
+    return a, b, c
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "returns", "formatting"),
+    [
+        ("__int__", "3", '"%d" % o'),
+        ("__getitem__", "0", '"%(k)s" % o'),
+        ("__bytes__", 'b""', 'b"%s" % o'),
+        ("__float__", "1.0", '"%f" % o'),
+    ],
+)
+def test_percent_formatting_runs_the_operands_special_methods(
+    method, returns, formatting
+):
+    # ``"%d" % o`` runs ``o.__int__``, ``"%(k)s" % o`` its ``__getitem__``,
+    # ``b"%s" % o`` its ``__bytes__``: code of the module's class.
+    source = PERCENT.format(method=method, returns=returns, formatting=formatting)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+OPERATED = """
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def {method}(self, *args):
+        self.t.add_(1)
+        return {returns}
+
+
+def step(t, o, d):
+    a = t.sum().item()
+    {between}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "returns", "between"),
+    [
+        ("__hash__", "1", "r = o in d"),
+        ("__hash__", "1", "r = o not in d"),
+        ("__index__", "2", "r = [0] * o"),
+        ("__index__", "2", "r = [0]\n    r *= o"),
+        ("__len__", "0", "r = [0]\n    r += o"),
+        ("__iter__", "iter(())", "r = [0]\n    r += o"),
+        ("keys", "[]", "r = {**o}"),
+        ("keys", "[]", "r = d\n    r |= o"),
+        ("keys", "[]", "r = d.get(**o)"),
+    ],
+)
+def test_operators_run_the_special_methods_they_take(method, returns, between):
+    # ``o in d`` hashes ``o``, ``[0] * o`` takes its ``__index__``, ``xs +=
+    # o`` iterates it, ``{**o}`` and ``d |= o`` call its ``keys``: code of
+    # the module's class, where it defines the method.
+    source = OPERATED.format(method=method, returns=returns, between=between)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    plain = source.replace(f"def {method}(", "def other(")
+    found = check_source(plain, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+
+
+ORDERED = """
+import functools
+
+
+@functools.total_ordering
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+    def __eq__(self, other):
+        return False
+
+    def {method}(self, other):
+        self.t.add_(1)
+        return False
+
+
+def step(t, o):
+    a = t.sum().item()
+    r = o {operator} 1
+    b = t.sum().item()
+    return a, b, r
+"""
+
+
+@pytest.mark.parametrize("method", ["__lt__", "__gt__", "__le__", "__ge__"])
+@pytest.mark.parametrize("operator", ["<", "<=", ">", ">="])
+def test_an_ordering_may_run_any_ordering_method(method, operator):
+    # ``functools.total_ordering`` makes the other three of the one given:
+    # ``o >= 1`` runs ``__lt__``.
+    source = ORDERED.format(method=method, operator=operator)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+CARRIED = """
+import types
+
+import torch
+
+REG = []
+D = {{}}
+HOLD = types.SimpleNamespace()
+
+
+def step(x, cb):
+    {store}
+    a = x.sum().item()
+    cb()
+    b = x.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "HOLD.t = torch.narrow(x, 0, 0, 3)",
+        "REG.append(torch.flatten(x))",
+        "D.update(zip(['k'], [x]))",
+        "D.update(enumerate([x]))",
+        "HOLD.t = getattr(x, 'data')",
+        "HOLD.t = tuple([x])",
+        "HOLD.t = iter([x])",
+        "HOLD.t = torch.add(x, 1, out=x)",
+        "globals()['K'] = x",
+        "vars()['K'] = x",
+        "HOLD.t = [x] + []",
+        "REG.extend([x] * 2)",
+    ],
+)
+def test_a_value_carrying_its_argument_into_shared_reach_escapes(store):
+    # The call keeps nothing, but its value is (or holds) ``x``, and goes
+    # where unknown code reaches it: ``cb()`` may change ``x``.
+    assert codes(CARRIED.format(store=store), ATN201) == []
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        "HOLD.t = torch.sum(x)",
+        "HOLD.t = len(x)",
+        "HOLD.t = x.sum()",
+        "REG.append(str(x))",
+        "D.update(k=x.tolist())",
+    ],
+)
+def test_a_new_value_of_its_argument_carries_nothing(store):
+    # A new value (a reduction, a length, a text) holds nothing of ``x``.
+    assert codes(CARRIED.format(store=store), ATN201) == [(15, "ATN201")]
+
+
+MISSING = """
+class Counts(dict):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+
+    def __missing__(self, key):
+        self.t.add_(1)
+        return 0
+
+
+def step(t, counts):
+    a = t.sum().item()
+    v = counts["k"]
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+def test_a_dict_subclass_missing_makes_a_subscript_run_code():
+    # ``counts["k"]`` of a key the dict lacks runs its ``__missing__``.
+    found = check_source(MISSING, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+    repeated = MISSING.replace("b = t.sum().item()", "a = t.sum().item()").replace(
+        "return a, b, v", "return a, v"
+    )
+    found = check_source(repeated, "t.py", ATN202)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN202", "unsafe")
+    ]
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):

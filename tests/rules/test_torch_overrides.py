@@ -102,6 +102,13 @@ def test_the_plain_module_has_safe_fixes_of_every_rule():
         "import builtins as b\nsetattr(b, 'range', lambda *a: ())",
         "import builtins\nbuiltins.__dict__['print'] = lambda *a: None",
         "__builtins__['len'] = lambda x: 0",
+        # ``__torch_function__`` bound otherwise than by a class body's own
+        # ``def``: in a block of the body, by a store, by ``type``
+        "class Mode:\n    if True:\n"
+        "        def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+        "            return func(*args, **(kwargs or {}))",
+        "class Mode:\n    pass\nMode.__torch_function__ = classmethod(print)",
+        "Mode = type('Mode', (), {'__torch_dispatch__': print})",
     ],
 )
 def test_a_module_changing_torch_has_its_safe_fixes_made_unsafe(override):
