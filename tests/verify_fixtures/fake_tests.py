@@ -24,6 +24,15 @@ import time
 from pathlib import Path
 
 
+def _write(path: Path, text: str) -> None:
+    """Write whole or not at all: a run killed meanwhile (as verify's fault
+    injection kills it) leaves no empty file for the next reader (and no
+    name the trials take for a temporary file attnlint left)."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("module", type=Path)
@@ -42,14 +51,14 @@ def main() -> int:
             stream.write(json.dumps({"event": "poisoned", "pid": os.getpid()}) + "\n")
     counter = args.module.with_name("runs.count")
     run = int(counter.read_text()) + 1 if counter.exists() else 1
-    counter.write_text(str(run))
+    _write(counter, str(run))
     if run == args.edit_on_run:
         with open(args.module, "a") as stream:
             stream.write("# edited while verify ran\n")
 
     if args.delay:
         if args.pid_file:
-            args.pid_file.write_text(str(os.getpid()))
+            _write(args.pid_file, str(os.getpid()))
         time.sleep(args.delay)
     applied = set(
         re.findall(
@@ -58,7 +67,7 @@ def main() -> int:
     )
     if applied & set(filter(None, args.sleep_if.split(","))):
         if args.pid_file:
-            args.pid_file.write_text(str(os.getpid()))
+            _write(args.pid_file, str(os.getpid()))
         time.sleep(60)
     failing = sorted(applied & set(filter(None, args.fail_if.split(","))))
     if run == args.fail_on_run:
