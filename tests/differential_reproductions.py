@@ -4339,4 +4339,106 @@ def case_zero_fill(y, n):
     x.copy_(y)
     return x.sum()
 """,
+    # 106. ATN201 reused a ``.item()`` of ``x`` across ``c = None`` that
+    # dropped the last reference to a suspended coroutine of the module:
+    # closing it ran the ``finally`` (or the ``async with`` exit) around its
+    # ``await``, which changed ``x``; ATN202 deleted a repeated ``s =
+    # x.max().item()`` so. Only a ``yield`` was taken for a suspension.
+    "coroutine_closed_by_a_dropped_reference": """
+import torch
+
+
+class Ready:
+    def __await__(self):
+        yield
+
+
+class Exiting:
+    def __init__(self, t):
+        self.t = t
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.t.add_(1)
+
+
+async def job(t):
+    try:
+        await Ready()
+    finally:
+        t.add_(1)
+
+
+async def job_with(t):
+    async with Exiting(t):
+        await Ready()
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_rebound(x):
+    c = job(x)
+    c.send(None)
+    a = x.max().item()
+    c = None
+    b = x.max().item()
+    return a, b
+
+
+def case_async_with(x):
+    c = job_with(x)
+    c.send(None)
+    a = x.max().item()
+    del c
+    b = x.max().item()
+    return a, b
+
+
+def case_repeated(x):
+    c = job(x)
+    c.send(None)
+    s = x.max().item()
+    c = None
+    s = x.max().item()
+    return s
+""",
+    # 107. ATN201 reused a ``.item()`` of ``x`` across a ``match`` whose
+    # class pattern ran ``isinstance`` against an ABC of the module, whose
+    # ``__subclasshook__`` changed ``x``: only a metaclass's
+    # ``__instancecheck__`` was taken to run there.
+    "class_pattern_runs_a_subclass_hook": """
+import abc
+
+import torch
+
+HELD = []
+
+
+class Kind(abc.ABC):
+    @classmethod
+    def __subclasshook__(cls, other):
+        HELD[-1].add_(1)
+        return NotImplemented
+
+
+def make_args():
+    t = torch.arange(6.0)
+    HELD.append(t)
+    return (t, 3)
+
+
+def case_match(x, v):
+    a = x.sum().item()
+    match v:
+        case Kind():
+            pass
+        case _:
+            pass
+    b = x.sum().item()
+    return a, b
+""",
 }

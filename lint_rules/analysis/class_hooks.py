@@ -106,6 +106,8 @@ FORMATTING_HOOKS = frozenset({"__str__", "__repr__", "__format__"})
 #: Iterating an object (``xs += o``, ``[*o]``) runs its ``__iter__``, or
 #: its ``__len__`` and ``__getitem__`` (and ``__length_hint__``).
 _ITERATION_HOOKS = ("__iter__", "__getitem__", "__len__", "__length_hint__")
+#: What ``isinstance`` (a class pattern) may run of the module's classes.
+_ISINSTANCE_HOOKS = ("__instancecheck__", "__subclasscheck__", "__subclasshook__")
 #: A sequence or mapping pattern takes the subject's length and items.
 _SEQUENCE_HOOKS = ("__len__", "__getitem__", "__iter__")
 #: A mapping pattern calls the subject's ``get`` (``keys`` for ``**rest``).
@@ -234,7 +236,8 @@ class ClassHooks:
         the length and items (``__len__``, ``__getitem__``, ``__iter__``), a
         mapping pattern the length and ``get`` (``keys`` and items for
         ``**rest``), a class pattern ``isinstance`` (a metaclass's
-        ``__instancecheck__``) and attributes, named (``C(v=1)``) or by
+        ``__instancecheck__`` or ``__subclasscheck__``, an ABC's
+        ``__subclasshook__``) and attributes, named (``C(v=1)``) or by
         ``__match_args__`` (``C(1)``): a property's getter, ``__getattr__``."""
         dunders = self.dunders
         loads = any(h in dunders for h in _LOAD_HOOKS)
@@ -253,7 +256,9 @@ class ClassHooks:
                 if any(self.load_may_run_code(key) for key in node.keys):
                     return True
             elif isinstance(node, ast.MatchClass):
-                if "__instancecheck__" in dunders or self.load_may_run_code(node.cls):
+                if any(h in dunders for h in _ISINSTANCE_HOOKS) or (
+                    self.load_may_run_code(node.cls)
+                ):
                     return True
                 if node.patterns and (loads or self.active):
                     return True  # ``__match_args__`` may name any attribute
@@ -582,13 +587,16 @@ def module_runs_finalizers(scope: Scope) -> bool:
 
 _FINALIZER_MODULES = frozenset({"weakref", "gc"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Where a generator or a coroutine is suspended.
+_SUSPENSIONS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)
 
 
 def _cleans_up_a_yield(node: ast.AST) -> bool:
     """Whether ``node`` is a ``try`` with a ``finally`` or handlers, or a
-    ``with``, around a ``yield`` of its own scope: a generator suspended
-    there runs that code when it is closed, which dropping its last
-    reference does (``g = None``, ``del g``, ``gens.clear()``)."""
+    ``with``, around a ``yield`` of its own scope, or an ``await`` (``async
+    for``, ``async with``): a generator or coroutine suspended there runs
+    that code when it is closed, which dropping its last reference does
+    (``g = None``, ``del g``, ``gens.clear()``)."""
     if isinstance(node, ast.With | ast.AsyncWith):
         parts: list[ast.AST] = list(node.body)
     elif isinstance(node, ast.Try | TryStar):
@@ -600,7 +608,7 @@ def _cleans_up_a_yield(node: ast.AST) -> bool:
     stack = parts
     while stack:
         child = stack.pop()
-        if isinstance(child, ast.Yield | ast.YieldFrom):
+        if isinstance(child, _SUSPENSIONS):
             return True
         if isinstance(child, _SCOPES):
             continue

@@ -88,8 +88,10 @@ class RepeatedHostSync(Rule):
     builtin runs (`o + 1`, `if o:`, `len(o)`, `{o: 1}`; formatting,
     `print(o)` or `f"{o}"`, its `__repr__`, `__str__` or `__format__`), a property or
     descriptor an attribute load runs, a finalizer (`__del__`, a weakref
-    callback, the `finally` or `with` around a generator's `yield`, which
-    runs where the last reference to the suspended generator drops). A
+    callback, the `finally` or `with` around a generator's `yield` or a
+    coroutine's `await`, which runs where the last reference to the
+    suspended generator or coroutine drops). A class pattern of a `match`
+    runs what `isinstance` runs (`__instancecheck__`, `__subclasshook__`). A
     module that replaces torch's functions or builtins
     (`torch.Tensor.item = f`, `builtins.len = g`), defines a tensor
     subclass with its own methods or a `__torch_function__`, or installs

@@ -320,7 +320,8 @@ class DeadLoopAlias(Rule):
             fix = Fix(fix.edits, Applicability.UNSAFE, fix.message, fix.isolation)
             message += (
                 "; this module has finalizers (`__del__`, weakref or gc "
-                "callbacks, a generator's cleanup around its `yield`), which "
+                "callbacks, a generator's or coroutine's cleanup around its "
+                "`yield` or `await`), which "
                 "the alias's hold on its value may delay"
             )
         return ctx.report(self, stmt, message, fix)

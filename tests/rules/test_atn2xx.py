@@ -2425,6 +2425,23 @@ def test_a_match_that_runs_class_code_makes_the_fix_unsafe(member, pattern):
         ], plain
 
 
+@pytest.mark.parametrize(
+    "hook", ["__subclasshook__", "__instancecheck__", "__subclasscheck__"]
+)
+def test_a_class_pattern_runs_what_isinstance_runs(hook):
+    # ``case Kind():`` asks ``isinstance``: an ABC's ``__subclasshook__``, a
+    # metaclass's ``__instancecheck__`` or ``__subclasscheck__`` of the
+    # module may change the tensor (reproduction 107).
+    source = MATCHED.format(
+        member=f"@classmethod\n    def {hook}(cls, other):\n        return True",
+        pattern="Box()",
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
 PROPERTY = """
 import functools
 
@@ -2563,6 +2580,37 @@ def test_a_module_whose_generators_clean_up_has_no_safe_reuse(body, finalizing):
     # ``finally`` or ``with`` exit around its ``yield`` runs where a
     # reference drops (reproduction 97).
     source = GENERATOR.format(body=body)
+    found = check_source(source, "t.py", ATN201)
+    expected = "unsafe" if finalizing else "safe"
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", expected)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "finalizing"),
+    [
+        ("    try:\n        await t\n    finally:\n        t.add_(1)", True),
+        ("    with contextlib.ExitStack():\n        await t", True),
+        (
+            "    try:\n        async with t:\n            pass\n    finally:\n        pass",
+            True,
+        ),
+        # suspended only entering the ``async with``: its exit never runs
+        ("    async with t:\n        pass", False),
+        (
+            "    try:\n        async for v in t:\n            pass\n    finally:\n        pass",
+            True,
+        ),
+        # no code around the ``await``: closing the coroutine runs nothing
+        ("    await t\n    t.add_(1)", False),
+    ],
+)
+def test_a_module_whose_coroutines_clean_up_has_no_safe_reuse(body, finalizing):
+    # A coroutine suspended at an ``await`` (``async for``, ``async with``)
+    # runs the ``finally`` or exit around it when its last reference drops,
+    # as a generator does at a ``yield`` (reproduction 106).
+    source = GENERATOR.format(body=body).replace("def steps", "async def steps")
     found = check_source(source, "t.py", ATN201)
     expected = "unsafe" if finalizing else "safe"
     assert [(f.code, f.fix.applicability.value) for f in found] == [
