@@ -572,6 +572,35 @@ def test_a_cache_that_may_miss_every_call_still_runs_per_step(
     assert found["check"] == "per step (build -> geometry -> check)"
 
 
+@pytest.mark.parametrize(
+    ("receiver", "per_step"),
+    [
+        # the instance itself, an object kept on it, the class: the same
+        # object at each step, and the cache keyed on it hits again
+        ("self", False),
+        ("self.layouts", False),
+        ("Builder", False),
+        # an object the step makes may be new each time: the cache, keyed
+        # on it too, misses
+        ("Builder()", True),
+        ("made", True),
+    ],
+)
+def test_a_memoized_method_runs_per_step_on_an_object_that_may_be_new(
+    receiver: str, per_step: bool
+) -> None:
+    source = MEMO.replace("self.layout(shape)", f"{receiver}.layout(shape)").replace(
+        "    def build(self,", "    layouts = None\n\n    def build(self,"
+    )
+    source = source.replace(
+        "return geometry(shape, device),",
+        "made = Builder()\n        return geometry(shape, device),",
+    )
+    found = costs(source, hot_methods=("*Builder.build",))
+    expected = "per step (build -> layout)" if per_step else "unknown"
+    assert found["Builder.layout"] == expected
+
+
 CHAINED_MEMO = """
 import functools
 import torch

@@ -495,6 +495,9 @@ class _CallGraph:
     def _find_callees(self, info: FunctionInfo) -> list[FunctionInfo]:
         classes_by_name = self.classes_by_name
         targets: list[FunctionInfo] = []
+        # Memoized methods called on an object that may be new at each step
+        # (``meta.total()``): their cache is keyed on it too.
+        missed: set[FunctionInfo] = set()
         calls = self._calls(info.node)
         if calls and info.cls is not None:
             once = self.once_calls(info)
@@ -515,10 +518,36 @@ class _CallGraph:
                     if init is not None:
                         targets.append(init)
             elif isinstance(func, ast.Attribute):
-                targets.extend(self._method_targets(info, func))
+                found = self._method_targets(info, func)
+                if found and not self._kept_receiver(func.value):
+                    missed.update(found)
+                targets.extend(found)
         if self._memoized is not None and targets:
-            targets = [target for target in targets if not self._is_memoized(target)]
+            targets = [
+                target
+                for target in targets
+                if not self._is_memoized(target)
+                or target in missed
+                and _instance_method(target)
+            ]
         return targets
+
+    def _kept_receiver(self, receiver: ast.expr) -> bool:
+        """Whether a method called on ``receiver`` gets the caller's own
+        instance or class (``self``, ``cls``, ``super()``), a class of the
+        module, or an object kept on the instance (``self.meta``): the same
+        object at each step, where a memoized method's cache, keyed on it
+        too, hits again."""
+        if type(receiver) is ast.Name:
+            return receiver.id in ("self", "cls") or receiver.id in self.classes_by_name
+        if type(receiver) is ast.Attribute:
+            value = receiver.value
+            return type(value) is ast.Name and value.id == "self"
+        return (
+            type(receiver) is ast.Call
+            and type(receiver.func) is ast.Name
+            and receiver.func.id == "super"
+        )
 
     def _is_memoized(self, info: FunctionInfo) -> bool:
         return self._keyed_by(info) == ()
@@ -1165,12 +1194,28 @@ _OPTIONAL: frozenset[str] = frozenset(("Optional", "typing.Optional"))
 _LITERAL: frozenset[str] = frozenset(("Literal", "typing.Literal"))
 
 
+def _instance_method(info: FunctionInfo) -> bool:
+    """Whether ``info`` is a method given the instance (its first
+    parameter, not a ``staticmethod`` or ``classmethod``)."""
+    if info.cls is None:
+        return False
+    for decorator in info.node.decorator_list:
+        if type(decorator) is ast.Name and decorator.id in (
+            "staticmethod",
+            "classmethod",
+        ):
+            return False
+    args = info.node.args
+    return bool(args.posonlyargs or args.args)
+
+
 def memoized(info: FunctionInfo, model: ModuleModel) -> tuple[ast.arg, ...] | None:
     """None where ``info``'s function is not memoized (``@functools.cache``,
     ``@functools.lru_cache``, ``@lru_cache(maxsize=n)`` but not
     ``maxsize=0``, which keeps nothing; nor one of ``*args`` or
     ``**kwargs``); else its parameters (but ``self`` and ``cls`` of a
-    method) not declared a value that hashes by what it holds
+    method: ``_kept_receiver`` asks of the object a call gives it) not
+    declared a value that hashes by what it holds
     (``_VALUE_TYPES``, a tuple or frozenset of them, ``Optional`` or ``|
     None`` of one, a ``Literal``): none, and a call runs the body only for
     arguments not seen before; some, and only where each of them is given
