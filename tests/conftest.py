@@ -16,4 +16,5 @@ def _ctrl_c_raises():
     send one (the fault injection, ``attnlint verify``) would test nothing."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
-    signal.signal(signal.SIGINT, previous)
+    if previous is not None:  # (None: a handler not installed from Python)
+        signal.signal(signal.SIGINT, previous)
