@@ -669,6 +669,22 @@ def test_a_memoized_function_given_a_memoized_result_spreads_nothing(
             "sizes, n = block_sizes(shape, device), 1",
         ),
         ("def build(self, shape", "def build(self, sizes, shape"),
+        # bound otherwise than by a name: a capture, a handler, an import
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n"
+            "        match shape:\n            case sizes:\n                pass",
+        ),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n"
+            "        try:\n            pass\n        except Exception as sizes:\n"
+            "            pass",
+        ),
+        (
+            "sizes = block_sizes(shape, device)",
+            "sizes = block_sizes(shape, device)\n        import sizes",
+        ),
         # An identity-keyed argument that is no such result.
         ("non_pad_index(sizes, 64)", "non_pad_index(sizes, 64, mode=[])"),
         ("non_pad_index(sizes, 64)", "non_pad_index(*[sizes, 64])"),

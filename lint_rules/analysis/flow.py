@@ -35,6 +35,7 @@ from lint_rules.analysis.nodes import (
     NODE_FIELDS,
     child_nodes,
     concrete_types,
+    names_bound_by,
     node_fields,
 )
 from lint_rules.analysis.nodes import walk as walk_nodes
@@ -958,7 +959,7 @@ class _Builder:
                     kind = Kind.LOAD if isinstance(node.ctx, ast.Load) else Kind.STORE
                     record(node.id, kind, node)
                 continue
-            for name in _bound_names(node):
+            for name in names_bound_by(node):
                 if name not in local:
                     record(name, Kind.STORE, node)
             if isinstance(node, _SCOPES):
@@ -1030,24 +1031,6 @@ _SCOPES = (
     ast.Lambda,
     *_COMPREHENSIONS,
 )
-
-
-def _bound_names(node: ast.AST) -> tuple[str, ...]:
-    """The names a node other than a ``Name`` binds: a ``def``'s or a
-    ``class``'s, an import's, an ``except ... as``'s, a ``case`` capture's."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return tuple(
-            (a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*"
-        )
-    if isinstance(node, ast.ExceptHandler):
-        return (node.name,) if node.name else ()
-    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
-        return (node.name,) if node.name else ()
-    if isinstance(node, ast.MatchMapping):
-        return (node.rest,) if node.rest else ()
-    return ()
 
 
 def _scope_parts(scope: ast.AST) -> list[ast.AST]:
@@ -1129,5 +1112,5 @@ def _scope_locals(scope: ast.AST) -> set[str]:
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names.add(node.id)
         else:
-            names.update(_bound_names(node))
+            names.update(names_bound_by(node))
     return names - declared

@@ -48,6 +48,7 @@ from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
     NODE_FIELDS,
+    names_bound_by,
     node_fields,
     walk_rows,
 )
@@ -631,6 +632,8 @@ class _CallGraph:
             elif kind is ast.Global or kind is ast.Nonlocal:
                 if name in node.names:  # type: ignore[attr-defined]
                     return False
+            elif name in names_bound_by(node):
+                return False  # (``case name:``, ``except E as name``, a ``def``)
         return stores > 0 and stores == assigned
 
     def _stable_call(self, call: ast.Call) -> bool:

@@ -157,6 +157,24 @@ def statements_under(tree: ast.AST) -> Iterator[ast.AST]:
                     stack.append(child)
 
 
+def names_bound_by(node: ast.AST) -> tuple[str, ...]:
+    """The names a node other than a ``Name`` binds: a ``def``'s or a
+    ``class``'s, an import's, an ``except ... as``'s, a ``case`` capture's."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return tuple(
+            (a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*"
+        )
+    if isinstance(node, ast.ExceptHandler):
+        return (node.name,) if node.name else ()
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
+
+
 #: The fields that hold only contexts or operators (``LEAVES``).
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 #: The fields of each node type that may hold a node other than a context

@@ -25,6 +25,7 @@ from lint_rules.analysis.nodes import (
     any_row_between,
     child_nodes,
     concrete_types,
+    names_bound_by,
     node_fields,
     walk,
     walk_rows,
@@ -5506,11 +5507,13 @@ def _parameter_switches(
             switches.append((test.id, truth))  # type: ignore[attr-defined]
     if not switches:
         return switches
-    rebound = {
-        node.id
-        for node in ast.walk(function)
-        if type(node) is ast.Name and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
-    }
+    rebound: set[str] = set()
+    for node in ast.walk(function):
+        if type(node) is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                rebound.add(node.id)  # type: ignore[attr-defined]
+        else:  # (``case use_cpu:``, ``except E as flag``, a ``def``)
+            rebound.update(names_bound_by(node))
     return [(name, truth) for name, truth in switches if name not in rebound]
 
 

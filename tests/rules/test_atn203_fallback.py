@@ -337,10 +337,21 @@ def test_a_call_that_may_reach_the_fallback_without_the_copy_keeps_it(test, swit
     assert ".item()" in finding.message
 
 
-def test_a_switch_the_function_rebinds_is_not_read_off_its_callers():
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        "use_ragged = lens.numel() > 0",
+        # bound otherwise than by a name: a capture, a handler, an import
+        "match lens.dim():\n            case use_ragged:\n                pass",
+        "try:\n            pass\n        except Exception as use_ragged:\n"
+        "            pass",
+        "from flags import use_ragged",
+    ],
+)
+def test_a_switch_the_function_rebinds_is_not_read_off_its_callers(rebinding):
     source = _SWITCHED.format(test="use_ragged", switch="False").replace(
         "        if use_ragged:",
-        "        use_ragged = lens.numel() > 0\n        if use_ragged:",
+        f"        {rebinding}\n        if use_ragged:",
     )
     (finding,) = module_findings(source)
     assert ".item()" in finding.message
