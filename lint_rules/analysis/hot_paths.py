@@ -48,6 +48,7 @@ from lint_rules.analysis.nodes import (
     COMPOUND_STATEMENTS,
     LEAF_TYPES,
     NODE_FIELDS,
+    dotted_name,
     names_bound_by,
     node_fields,
     walk_rows,
@@ -1281,7 +1282,7 @@ def _value_type(annotation: ast.expr) -> bool:
     if type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr:
         return _value_type(annotation.left) and _value_type(annotation.right)
     if type(annotation) is ast.Subscript:
-        outer = _dotted_name(annotation.value)
+        outer = dotted_name(annotation.value)
         if outer in _LITERAL:
             return True
         if outer in _OPTIONAL or outer in _VALUE_CONTAINERS:
@@ -1289,18 +1290,7 @@ def _value_type(annotation: ast.expr) -> bool:
             items = inner.elts if type(inner) is ast.Tuple else [inner]
             return all(_value_type(item) for item in items)
         return False
-    return _dotted_name(annotation) in _VALUE_TYPES
-
-
-def _dotted_name(expr: ast.expr) -> str | None:
-    parts: list[str] = []
-    while type(expr) is ast.Attribute:
-        parts.append(expr.attr)  # type: ignore[attr-defined]
-        expr = expr.value  # type: ignore[attr-defined]
-    if type(expr) is not ast.Name:
-        return None
-    parts.append(expr.id)  # type: ignore[attr-defined]
-    return ".".join(reversed(parts))
+    return dotted_name(annotation) in _VALUE_TYPES
 
 
 def _spelled_in_a_string(model: ModuleModel, name: str) -> bool:

@@ -157,6 +157,19 @@ def statements_under(tree: ast.AST) -> Iterator[ast.AST]:
                     stack.append(child)
 
 
+def dotted_name(expr: ast.AST) -> str | None:
+    """``a.b.c`` as written, for a chain of names and attributes (None
+    otherwise)."""
+    parts: list[str] = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    parts.append(expr.id)  # type: ignore[attr-defined]
+    return ".".join(reversed(parts))
+
+
 def names_bound_by(node: ast.AST) -> tuple[str, ...]:
     """The names a node other than a ``Name`` binds: a ``def``'s or a
     ``class``'s, an import's, an ``except ... as``'s, a ``case`` capture's."""

@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules import prefilter
 from lint_rules.analysis.flow import Kind
-from lint_rules.analysis.nodes import WideNode, string_values, walk_rows
+from lint_rules.analysis.nodes import WideNode, dotted_name, string_values, walk_rows
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Argument, Definition
 from lint_rules.analysis.tensor_effects import (
@@ -924,7 +924,7 @@ class CallEffects(CallOracle):
         func = call.func
         if isinstance(func, ast.Subscript):
             func = func.value  # a Triton launch ``kernel[grid](...)``
-        names = [n for n in (_dotted(func), self.scope.qualified_name(func)) if n]
+        names = [n for n in (dotted_name(func), self.scope.qualified_name(func)) if n]
         for declared, written in self.declarations:
             if any(n == declared or n.endswith("." + declared) for n in names):
                 return declared, written
@@ -1045,18 +1045,6 @@ def _where(call: ast.Call, argument: ast.expr) -> tuple[int | None, str | None]:
         if kw.value is argument and kw.arg is not None:
             return None, kw.arg
     return None, None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` as written, or None."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def enclosing_call(node: ast.AST, parents) -> ast.Call | None:

@@ -25,6 +25,7 @@ from lint_rules.analysis.nodes import (
     any_row_between,
     child_nodes,
     concrete_types,
+    dotted_name,
     names_bound_by,
     node_fields,
     walk,
@@ -1573,7 +1574,7 @@ def _made_boolean_shape(value: ast.AST | None) -> bool:
         return not value.args and not value.keywords  # type: ignore[attr-defined]
     for keyword in value.keywords:  # type: ignore[attr-defined]
         if keyword.arg == "dtype":
-            return _dotted(keyword.value) in ("torch.bool", "bool")
+            return dotted_name(keyword.value) in ("torch.bool", "bool")
     return False
 
 
@@ -1821,18 +1822,6 @@ def _mentions_capture(test: ast.expr) -> bool:
     return "captur" in name.lower()
 
 
-def _dotted(expr: ast.AST) -> str | None:
-    """``a.b.c`` for a chain of names and attributes (None otherwise)."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
-
-
 def _reduction_key(base: ast.expr | None) -> tuple[str, str] | None:
     """(``lens``, ``max``) for a sync of ``lens.max()``."""
     if (
@@ -1841,7 +1830,7 @@ def _reduction_key(base: ast.expr | None) -> tuple[str, str] | None:
         and base.func.attr in _REDUCTIONS
         and not base.args
     ):
-        name = _dotted(base.func.value)
+        name = dotted_name(base.func.value)
         if name is not None:
             return name, base.func.attr
     return None
@@ -3340,7 +3329,7 @@ class _Provenance:
             if method == "synchronize" and (
                 not call.args or self._device_synchronize(func)
             ):
-                return f"`{_dotted(func) or 'synchronize'}()`", None
+                return f"`{dotted_name(func) or 'synchronize'}()`", None
             if method in _BOOL_METHODS:
                 return self._bool_sync(call)
             if method == "where":
@@ -4844,7 +4833,10 @@ def _numpy_annotation(annotation: ast.expr, scope) -> bool:
 def _is_cpu(expr: ast.expr) -> bool:
     if isinstance(expr, ast.Constant):
         return isinstance(expr.value, str) and expr.value.split(":")[0] == "cpu"
-    if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
+    if isinstance(expr, ast.Call) and dotted_name(expr.func) in (
+        "torch.device",
+        "device",
+    ):
         return bool(expr.args) and _is_cpu(expr.args[0])
     return False
 
@@ -4907,7 +4899,10 @@ def _is_other_device(expr: ast.expr) -> bool:
     if isinstance(expr, ast.Constant):
         value = expr.value
         return isinstance(value, str) and value.split(":")[0] in _OTHER_DEVICES
-    if isinstance(expr, ast.Call) and _dotted(expr.func) in ("torch.device", "device"):
+    if isinstance(expr, ast.Call) and dotted_name(expr.func) in (
+        "torch.device",
+        "device",
+    ):
         return bool(expr.args) and _is_other_device(expr.args[0])
     return False
 
@@ -4946,7 +4941,7 @@ def _is_dtype_cast(call: ast.Call) -> bool:
         return False
     if call.args:
         first = call.args[0]
-        dotted = _dotted(first)
+        dotted = dotted_name(first)
         return dotted is not None and (
             dotted.startswith("torch.") or "dtype" in dotted.lower()
         )
@@ -5019,7 +5014,7 @@ def _tensor_annotation(annotation: ast.expr, maybe_none: bool) -> bool:
     if isinstance(annotation, ast.Name):
         return annotation.id == "Tensor"
     if isinstance(annotation, ast.Attribute):
-        dotted = _dotted(annotation)
+        dotted = dotted_name(annotation)
         return dotted in ("torch.Tensor", "th.Tensor") or (
             dotted is not None
             and dotted.startswith(("torch.", "th."))
@@ -5028,7 +5023,7 @@ def _tensor_annotation(annotation: ast.expr, maybe_none: bool) -> bool:
     if not maybe_none:
         return False
     if isinstance(annotation, ast.Subscript):
-        return _dotted(annotation.value) in (
+        return dotted_name(annotation.value) in (
             "Optional",
             "typing.Optional",
         ) and _tensor_annotation(annotation.slice, False)
