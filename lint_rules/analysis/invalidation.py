@@ -927,17 +927,26 @@ class Invalidation:
         ``f((t, u))``, ``f(t.buf)``: that object)."""
         found = self._escapes.get(name)
         if found is None:
-            found = []
-            for event in self.flow.events_of(name):
-                if event.nested:
-                    continue
-                if event.kind is Kind.LOAD:
-                    given = self._given_to_unknown_code(event.node)
-                    if given is not None:
-                        found.append((given, event.block.index))
-                elif event.kind is Kind.STORE and self._binds_foreign(event.node):
-                    found.append(((name,), event.block.index))
-            self._escapes[name] = found
+            found = self._escapes[name] = self._escape_sites(name, False)
+        return found
+
+    def _escape_sites(self, name: str, torch_known: bool) -> list[tuple[Path, int]]:
+        """``escapes`` of ``name``; ``torch_known``: torch's functions keep
+        nothing (``handed_escapes``)."""
+        found: list[tuple[Path, int]] = []
+        for event in self.flow.events_of(name):
+            if event.nested:
+                continue
+            if event.kind is Kind.LOAD:
+                given = self._given_to_unknown_code(event.node, torch_known)
+                if given is not None:
+                    found.append((given, event.block.index))
+            elif (
+                event.kind is Kind.STORE
+                and self._binds_foreign(event.node)
+                and not (torch_known and self._binds_torch_result(event.node))
+            ):
+                found.append(((name,), event.block.index))
         return found
 
     @property
@@ -974,21 +983,7 @@ class Invalidation:
         torch.add(y, 1, out=x)`` is ``x``: an alias, not unknown code's)."""
         found = self._handed.get(name)
         if found is None:
-            found = []
-            for event in self.flow.events_of(name):
-                if event.nested:
-                    continue
-                if event.kind is Kind.LOAD:
-                    given = self._given_to_unknown_code(event.node, True)
-                    if given is not None:
-                        found.append((given, event.block.index))
-                elif (
-                    event.kind is Kind.STORE
-                    and self._binds_foreign(event.node)
-                    and not self._binds_torch_result(event.node)
-                ):
-                    found.append(((name,), event.block.index))
-            self._handed[name] = found
+            found = self._handed[name] = self._escape_sites(name, True)
         return found
 
     def _binds_torch_result(self, target: ast.AST) -> bool:
