@@ -539,14 +539,9 @@ class Invalidation:
             if isinstance(func, ast.Name) and self.is_builtin(func.id, FRESH_BUILTINS):
                 return set()
             parts: list[ast.AST] = [*expr.args, *(kw.value for kw in expr.keywords)]
-            qualified = (
-                self._module_function(func)
-                if isinstance(func, (ast.Name, ast.Attribute))
-                else None
-            )
+            qualified = self._module_function(func)
             if qualified is not None:
-                module, _, name = qualified.rpartition(".")
-                if module == "torch" and name in FRESH_METHODS:
+                if _fresh_torch_function(qualified):
                     return set()  # ``torch.sum(x)``: new, as ``x.sum()`` is
             elif isinstance(func, ast.Attribute):
                 if func.attr in FRESH_METHODS:
@@ -972,8 +967,6 @@ class Invalidation:
         """Whether ``call`` is of a function of torch whose effects on its
         arguments are known (``torch.add(y, 1, out=x)``): it keeps none."""
         func = call.func
-        if not isinstance(func, (ast.Name, ast.Attribute)):
-            return False
         qualified = self._module_function(func)
         return qualified is not None and written_arguments(qualified, call) is not None
 
@@ -1186,14 +1179,9 @@ class Invalidation:
             return False
         if self.runs_list_method(call):
             return False
-        qualified = (
-            self._module_function(func)
-            if isinstance(func, (ast.Name, ast.Attribute))
-            else None
-        )
+        qualified = self._module_function(func)
         if qualified is not None:
-            module, _, name = qualified.rpartition(".")
-            return not (module == "torch" and name in FRESH_METHODS)
+            return not _fresh_torch_function(qualified)
         return not (isinstance(func, ast.Attribute) and func.attr in FRESH_METHODS)
 
     def _stores_into_shared(self, target: ast.AST) -> bool:
@@ -2147,6 +2135,15 @@ _CLASS_CODE = (
 _NUMBER_BUILTINS = frozenset(
     {"print", "str", "repr", "format", "int", "float", "bool", "abs", "round"}
 )
+
+
+def _fresh_torch_function(qualified: str) -> bool:
+    """Whether the function named ``qualified`` is torch's of a method
+    that returns a new value (``torch.sum``, as ``x.sum()``)."""
+    module, _, name = qualified.rpartition(".")
+    return module == "torch" and name in FRESH_METHODS
+
+
 #: Nodes that hash their keys (``__hash__``, ``__eq__``).
 _HASHING = (ast.Dict, ast.Set, ast.DictComp, ast.SetComp)
 
