@@ -261,8 +261,10 @@ class HostSyncInHotPath(Rule):
     parameter not declared a tensor (`def f(indptr):`) may hold a list or
     an int, and so may an attribute assigned a list, a host tensor or an
     unknown value in any method, or written through `setattr`, `__dict__`,
-    a `register_buffer` of a name computed when it runs, `del` or a nested
-    function: their elements are not reported. A base class of another module is not seen: the class's own
+    a `register_buffer` of a name computed when it runs or a nested
+    function: their elements are not reported (a `del self.x` binds no
+    value: a read after it fails, or reads what a later store or the class
+    body binds, which count). A base class of another module is not seen: the class's own
     assignments decide. A tensor as an index (`x[t]`) is not a sync: it is
     gathered on the device.
 
@@ -3994,9 +3996,9 @@ class _ClassAttribute:
     subclasses in the module) assign to ``self.<name>``: each assigned value
     with the method that assigns it, the annotations it is declared with,
     and whether ``None`` is assigned; ``known`` is False where some
-    assignment is not of that form (``del``, a tuple target, a closure's
-    store, a class-body default that is not ``None``, a method or property
-    of that name)."""
+    assignment is not of that form (a tuple target, a closure's store, a
+    class-body default that is not ``None``, a method or property of that
+    name; ``del`` binds nothing)."""
 
     __slots__ = (
         "known",
@@ -4033,7 +4035,7 @@ class _Attributes:
 
     Not known: an attribute the class (family) never assigns, one assigned
     otherwise than by ``self.<name> = ...`` / ``self.<name>: T = ...`` in a
-    method (``del``, a tuple target, a nested function's store), a class
+    method (a tuple target, a nested function's store), a class
     that spells ``setattr``, ``__dict__``, ``vars``, or ``register_buffer``
     otherwise than as a call of the receiver with a literal name. A buffer
     or parameter a constructor makes is on the device (the module's
@@ -4155,8 +4157,8 @@ class _Attributes:
 
     def _confirm(self, facts: _ClassAttribute, name: str) -> bool:
         """Whether no class of the family stores ``name`` otherwise than by
-        an assignment statement (``del``, ``with ... as``, a comprehension's
-        target: ``_stored_otherwise``), asked only of an attribute the rest
+        an assignment statement (``with ... as``, a comprehension's target:
+        ``_stored_otherwise``), asked only of an attribute the rest
         makes a tensor: the rows of the family spelling ``.name`` are
         walked once."""
         if facts.confirmed is None:
@@ -4460,17 +4462,19 @@ _PLAIN_STORES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 
 
 def _stored_otherwise(summaries: object, cls: ast.ClassDef, name: str) -> bool:
-    """Whether the class stores or deletes an attribute ``name`` of
-    anything otherwise than as the target of an assignment statement (the
-    model's binding statements hold those): ``del x.name``, ``with ... as
-    x.name``, a comprehension's target. Only the rows where ``name`` may
+    """Whether the class stores an attribute ``name`` of anything otherwise
+    than as the target of an assignment statement (the model's binding
+    statements hold those): ``with ... as x.name``, a comprehension's
+    target. ``del x.name`` stores nothing: a read after it raises, or reads
+    what a later store or the class body binds (as a read before the first
+    store would), and those are judged. Only the rows where ``name`` may
     follow a dot are walked (every row without a text or the pre-filters)."""
     parents: dict[ast.AST, ast.AST] = {}
     rows = summaries.spelled_rows(cls, name, True)  # type: ignore[attr-defined]
     return any(
         type(node) is ast.Attribute
         and node.attr == name  # type: ignore[attr-defined]
-        and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+        and type(node.ctx) is ast.Store  # type: ignore[attr-defined]
         and type(parents.get(node)) not in _PLAIN_STORES
         for node in walk_rows(cls, rows, parents)
     )

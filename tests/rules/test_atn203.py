@@ -1841,6 +1841,35 @@ def test_an_attribute_every_assignment_of_which_is_a_device_tensor() -> None:
     assert _attribute_rows(moved) == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize(
+    "rest",
+    [
+        # Freed at the end of a request, made again by the next one.
+        "    def finish(self):\n        del self.indptr\n",
+        "    def finish(self):\n        del self.n, self.indptr\n"
+        "    def setup(self, n, device):\n"
+        "        self.indptr = torch.arange(n + 1, device=device)\n",
+    ],
+)
+def test_a_deleted_attribute_keeps_what_its_stores_make_it(rest: str) -> None:
+    # ``del`` binds no value: a read after it raises, or reads what a later
+    # store binds, and every store is a device tensor.
+    assert _attribute_rows(DEVICE_INIT + rest) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        # A store of a host value, or a class-body default, still decides.
+        "    def finish(self):\n        del self.indptr\n"
+        "    def setup(self, n):\n        self.indptr = [0] * (n + 1)\n",
+        "    def finish(self):\n        del self.indptr\n    indptr = []\n",
+    ],
+)
+def test_a_deleted_attribute_with_another_value_is_not_known(rest: str) -> None:
+    assert _attribute_rows(DEVICE_INIT + rest) == []
+
+
 def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
     source = (
         "import torch\nclass Backend:\n"
@@ -1866,13 +1895,12 @@ def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
         DEVICE_INIT + "    def reset(self, n):\n        self.indptr = make(n)\n",
         # A parameter that may be a list.
         DEVICE_INIT + "    def reset(self, buf):\n        self.indptr = buf\n",
-        # Written otherwise: ``setattr``, a tuple target, a closure, ``del``.
+        # Written otherwise: ``setattr``, a tuple target, a closure, ``with``.
         DEVICE_INIT + "    def reset(self, v):\n        setattr(self, 'indptr', v)\n",
         DEVICE_INIT
         + "    def reset(self, a, b):\n        self.indptr, self.n = a, b\n",
         DEVICE_INIT + "    def reset(self, v):\n"
         "        def f():\n            self.indptr = v\n        f()\n",
-        DEVICE_INIT + "    def reset(self):\n        del self.indptr\n",
         DEVICE_INIT + "    def reset(self, cm):\n        with cm as self.indptr:\n"
         "            pass\n",
         DEVICE_INIT + "    def reset(self, v):\n        [0 for self.indptr in v]\n",
