@@ -1125,7 +1125,7 @@ def test_the_sync_word_scans_match_the_plain_alternation() -> None:
         "or\n",
         *(
             "".join(generator.choice(pieces) for _ in range(generator.randint(1, 60)))
-            for _ in range(400)
+            for _ in range(600)
         ),
     ]
     root = Path(__file__).resolve().parents[2]
@@ -1677,6 +1677,50 @@ def test_repeat_interleave_message_names_the_repeats_and_the_cure() -> None:
     (finding,) = findings("r = lens.cuda()\nx = torch.repeat_interleave(q, r)\n")
     assert "`repeat_interleave()` with the tensor `r` as repeats" in finding.message
     assert "no `output_size=`" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("torch.topk(q, k=top)", "the tensor `top` as `k` of `topk()`"),
+        ("torch.topk(q, top, 0)", "the tensor `top` as `k` of `topk()`"),
+        ("logits.topk(top, dim=1)", "the tensor `top` as `k` of `topk()`"),
+        ("torch.kthvalue(q, lens.cuda().max())", "as `k` of `kthvalue()`"),
+        ("logits.narrow(0, 0, top)", "the tensor `top` as `length` of `narrow()`"),
+        ("torch.narrow(q, 0, start=top, length=n)", "as `start` of `narrow()`"),
+    ],
+)
+def test_a_tensor_given_where_an_operation_takes_an_integer(
+    call: str, message: str
+) -> None:
+    # Python reads the integer (``__index__``, or ``narrow`` its tensor
+    # ``start`` with ``.item()``): vLLM's ``apply_top_k_only`` says so.
+    body = (
+        f"top = (lens.cuda() > 0).sum()\nlogits: torch.Tensor = q.float()\nx = {call}\n"
+    )
+    (finding,) = findings(body)
+    assert message in finding.message
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # Integers, a host tensor, and a ``topk`` of an object not known to
+        # be a tensor (SGLang's MoE layers call their own ``self.topk``).
+        "torch.topk(q, k=n)",
+        "torch.topk(q, torch.tensor([n, 2]).max())",
+        "self.topk(q, top)",
+        "router.topk(top)",
+        "torch.narrow(q, 0, 0, n)",
+        # What follows ``*args`` is at a position not known.
+        "torch.topk(*args, top)",
+    ],
+)
+def test_an_integer_argument_that_is_no_device_tensor_is_not_reported(
+    call: str,
+) -> None:
+    body = f"top = (lens.cuda() > 0).sum()\nargs = ()\nrouter = make()\nx = {call}\n"
+    assert findings(body) == []
 
 
 def _rows(body: str) -> list[int]:
