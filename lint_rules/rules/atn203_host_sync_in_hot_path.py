@@ -97,6 +97,16 @@ _SIZED_METHODS: dict[str, tuple[int | None, tuple[str, ...]]] = {
 _SIZED_NAMES = frozenset(
     {name.rpartition(".")[2] for name in _SIZED_FUNCTIONS} | set(_SIZED_METHODS)
 )
+#: Operations that take a Python integer (a count, a dimension, a
+#: position): Python reads a tensor given there with ``__index__`` (or the
+#: operation with ``.item()``: ``narrow``'s tensor ``start``), a sync. The
+#: name of each such parameter by its position after the tensor operated
+#: on (``torch.topk(x, k)``, ``x.topk(k)``; keywords by these names).
+_INT_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "topk": ("k", "dim"),
+    "kthvalue": ("k", "dim"),
+    "narrow": ("dim", "start", "length"),
+}
 #: Builtins that compare the elements of an iterable, or read the truth of
 #: each (``max(t)`` runs ``bool(b > a)`` on its items): given a tensor, they
 #: read its elements on the host (``_elementwise_builtin``).
@@ -109,6 +119,7 @@ _SYNC_CALL_NAMES = frozenset(
     | _DATA_DEPENDENT_METHODS
     | _BOOL_METHODS
     | _SIZED_NAMES
+    | set(_INT_PARAMETERS)
 )
 #: Methods of a tensor whose result is not a tensor (``is_tensor``): its
 #: storage is no tensor either (``x.untyped_storage().nbytes()``).
@@ -227,7 +238,9 @@ class HostSyncInHotPath(Rule):
     booleans torch makes, `torch.tensor(f, dtype=torch.bool, device=d)`,
     `x.bool()`), `synchronize()` (a device module's also given its device,
     `torch.cuda.synchronize(d)`), a tensor as a slice bound (`x[:indptr[-1]]`), as a
-    factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`) or as a
+    factory's size (`torch.empty(indptr[-1])`, `torch.arange(n)`), as an
+    integer an operation takes (`torch.topk(x, k=n)`, `x.narrow(0, start,
+    n)`, `kthvalue`) or as a
     bound of the builtin `range` (`for i in range(lens.max()):`), a tensor
     given to the builtin `max`, `min` or `sorted` (which compare its
     elements, or it with another value: `max(t)`, `min(m, n)`) or to `any`
@@ -235,8 +248,8 @@ class HostSyncInHotPath(Rule):
     `repeat_interleave` with tensor repeats and no `output_size=`, on values
     not known to live on the host.
 
-    A slice bound, a size or a `range` bound is read by Python
-    (`__index__`), which copies a
+    A slice bound, a size, an integer argument or a `range` bound is read
+    by Python (`__index__`), which copies a
     tensor's value to the host; `repeat_interleave` reads the sum of its
     repeats to size its output. These, and the builtins' arguments, are
     reported only where the value is known to be a tensor: an element or slice of a tensor (`indptr[-1]`; of
@@ -261,8 +274,10 @@ class HostSyncInHotPath(Rule):
     parameter not declared a tensor (`def f(indptr):`) may hold a list or
     an int, and so may an attribute assigned a list, a host tensor or an
     unknown value in any method, or written through `setattr`, `__dict__`,
-    a `register_buffer` of a name computed when it runs, `del` or a nested
-    function: their elements are not reported. A base class of another module is not seen: the class's own
+    a `register_buffer` of a name computed when it runs or a nested
+    function: their elements are not reported (a `del self.x` binds no
+    value: a read after it fails, or reads what a later store or the class
+    body binds, which count). A base class of another module is not seen: the class's own
     assignments decide. A tensor as an index (`x[t]`) is not a sync: it is
     gathered on the device.
 
@@ -3305,6 +3320,8 @@ class _Provenance:
             return self._repeat_interleave(call)
         if name in _SIZED_NAMES:
             return self._tensor_size(call, name)  # type: ignore[arg-type]
+        if name in _INT_PARAMETERS:
+            return self._int_argument(call, name)  # type: ignore[arg-type]
         if isinstance(func, ast.Attribute):
             method = func.attr
             receiver = func.value
@@ -3509,6 +3526,47 @@ class _Provenance:
                         f"(the tensor `{_short(part)}` as a size of `{name}()`)",
                         part,
                     )
+        return None
+
+    def _int_argument(self, call: ast.Call, name: str) -> tuple[str, ast.expr] | None:
+        """An operation given a tensor where it takes a Python integer
+        (``torch.topk(x, k=n)``, ``x.narrow(0, start, length)`` where ``n``,
+        ``start`` or ``length`` is a tensor): Python reads it. The
+        ``torch`` function, or the method of a value known to be a tensor
+        (``self.topk(x, logits)`` may be a module's own ``topk``)."""
+        func = call.func
+        qualified = self.scope.qualified_name(func)  # type: ignore[attr-defined]
+        if qualified == f"torch.{name}":
+            args = (
+                call.args[1:]
+                if call.args[:1] and type(call.args[0]) is not ast.Starred
+                else []
+            )
+        elif (
+            qualified is None
+            and type(func) is ast.Attribute
+            and self.is_tensor(func.value)
+        ):
+            args = call.args
+        else:
+            return None
+        parameters = _INT_PARAMETERS[name]
+        given: list[tuple[str, ast.expr]] = []
+        for parameter, arg in zip(parameters, args, strict=False):
+            if type(arg) is ast.Starred:
+                break  # (what follows is at a position not known)
+            given.append((parameter, arg))
+        given += [
+            (keyword.arg, keyword.value)
+            for keyword in call.keywords
+            if keyword.arg in parameters
+        ]
+        for parameter, arg in given:
+            if self._tensor_on_device(arg):
+                return (
+                    f"(the tensor `{_short(arg)}` as `{parameter}` of `{name}()`)",
+                    arg,
+                )
         return None
 
     def _tensor_truth(self, test: ast.expr) -> bool:
@@ -3994,9 +4052,9 @@ class _ClassAttribute:
     subclasses in the module) assign to ``self.<name>``: each assigned value
     with the method that assigns it, the annotations it is declared with,
     and whether ``None`` is assigned; ``known`` is False where some
-    assignment is not of that form (``del``, a tuple target, a closure's
-    store, a class-body default that is not ``None``, a method or property
-    of that name)."""
+    assignment is not of that form (a tuple target, a closure's store, a
+    class-body default that is not ``None``, a method or property of that
+    name; ``del`` binds nothing)."""
 
     __slots__ = (
         "known",
@@ -4033,7 +4091,7 @@ class _Attributes:
 
     Not known: an attribute the class (family) never assigns, one assigned
     otherwise than by ``self.<name> = ...`` / ``self.<name>: T = ...`` in a
-    method (``del``, a tuple target, a nested function's store), a class
+    method (a tuple target, a nested function's store), a class
     that spells ``setattr``, ``__dict__``, ``vars``, or ``register_buffer``
     otherwise than as a call of the receiver with a literal name. A buffer
     or parameter a constructor makes is on the device (the module's
@@ -4155,8 +4213,8 @@ class _Attributes:
 
     def _confirm(self, facts: _ClassAttribute, name: str) -> bool:
         """Whether no class of the family stores ``name`` otherwise than by
-        an assignment statement (``del``, ``with ... as``, a comprehension's
-        target: ``_stored_otherwise``), asked only of an attribute the rest
+        an assignment statement (``with ... as``, a comprehension's target:
+        ``_stored_otherwise``), asked only of an attribute the rest
         makes a tensor: the rows of the family spelling ``.name`` are
         walked once."""
         if facts.confirmed is None:
@@ -4460,17 +4518,19 @@ _PLAIN_STORES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign})
 
 
 def _stored_otherwise(summaries: object, cls: ast.ClassDef, name: str) -> bool:
-    """Whether the class stores or deletes an attribute ``name`` of
-    anything otherwise than as the target of an assignment statement (the
-    model's binding statements hold those): ``del x.name``, ``with ... as
-    x.name``, a comprehension's target. Only the rows where ``name`` may
+    """Whether the class stores an attribute ``name`` of anything otherwise
+    than as the target of an assignment statement (the model's binding
+    statements hold those): ``with ... as x.name``, a comprehension's
+    target. ``del x.name`` stores nothing: a read after it raises, or reads
+    what a later store or the class body binds (as a read before the first
+    store would), and those are judged. Only the rows where ``name`` may
     follow a dot are walked (every row without a text or the pre-filters)."""
     parents: dict[ast.AST, ast.AST] = {}
     rows = summaries.spelled_rows(cls, name, True)  # type: ignore[attr-defined]
     return any(
         type(node) is ast.Attribute
         and node.attr == name  # type: ignore[attr-defined]
-        and type(node.ctx) is not ast.Load  # type: ignore[attr-defined]
+        and type(node.ctx) is ast.Store  # type: ignore[attr-defined]
         and type(parents.get(node)) not in _PLAIN_STORES
         for node in walk_rows(cls, rows, parents)
     )

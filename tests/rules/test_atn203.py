@@ -1125,7 +1125,7 @@ def test_the_sync_word_scans_match_the_plain_alternation() -> None:
         "or\n",
         *(
             "".join(generator.choice(pieces) for _ in range(generator.randint(1, 60)))
-            for _ in range(400)
+            for _ in range(600)
         ),
     ]
     root = Path(__file__).resolve().parents[2]
@@ -1679,6 +1679,50 @@ def test_repeat_interleave_message_names_the_repeats_and_the_cure() -> None:
     assert "no `output_size=`" in finding.message
 
 
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("torch.topk(q, k=top)", "the tensor `top` as `k` of `topk()`"),
+        ("torch.topk(q, top, 0)", "the tensor `top` as `k` of `topk()`"),
+        ("logits.topk(top, dim=1)", "the tensor `top` as `k` of `topk()`"),
+        ("torch.kthvalue(q, lens.cuda().max())", "as `k` of `kthvalue()`"),
+        ("logits.narrow(0, 0, top)", "the tensor `top` as `length` of `narrow()`"),
+        ("torch.narrow(q, 0, start=top, length=n)", "as `start` of `narrow()`"),
+    ],
+)
+def test_a_tensor_given_where_an_operation_takes_an_integer(
+    call: str, message: str
+) -> None:
+    # Python reads the integer (``__index__``, or ``narrow`` its tensor
+    # ``start`` with ``.item()``): vLLM's ``apply_top_k_only`` says so.
+    body = (
+        f"top = (lens.cuda() > 0).sum()\nlogits: torch.Tensor = q.float()\nx = {call}\n"
+    )
+    (finding,) = findings(body)
+    assert message in finding.message
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # Integers, a host tensor, and a ``topk`` of an object not known to
+        # be a tensor (SGLang's MoE layers call their own ``self.topk``).
+        "torch.topk(q, k=n)",
+        "torch.topk(q, torch.tensor([n, 2]).max())",
+        "self.topk(q, top)",
+        "router.topk(top)",
+        "torch.narrow(q, 0, 0, n)",
+        # What follows ``*args`` is at a position not known.
+        "torch.topk(*args, top)",
+    ],
+)
+def test_an_integer_argument_that_is_no_device_tensor_is_not_reported(
+    call: str,
+) -> None:
+    body = f"top = (lens.cuda() > 0).sum()\nargs = ()\nrouter = make()\nx = {call}\n"
+    assert findings(body) == []
+
+
 def _rows(body: str) -> list[int]:
     """The rows of the findings, counted from the body's first row."""
     return [finding.location.row - 5 for finding in findings(body)]
@@ -1841,6 +1885,35 @@ def test_an_attribute_every_assignment_of_which_is_a_device_tensor() -> None:
     assert _attribute_rows(moved) == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize(
+    "rest",
+    [
+        # Freed at the end of a request, made again by the next one.
+        "    def finish(self):\n        del self.indptr\n",
+        "    def finish(self):\n        del self.n, self.indptr\n"
+        "    def setup(self, n, device):\n"
+        "        self.indptr = torch.arange(n + 1, device=device)\n",
+    ],
+)
+def test_a_deleted_attribute_keeps_what_its_stores_make_it(rest: str) -> None:
+    # ``del`` binds no value: a read after it raises, or reads what a later
+    # store binds, and every store is a device tensor.
+    assert _attribute_rows(DEVICE_INIT + rest) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        # A store of a host value, or a class-body default, still decides.
+        "    def finish(self):\n        del self.indptr\n"
+        "    def setup(self, n):\n        self.indptr = [0] * (n + 1)\n",
+        "    def finish(self):\n        del self.indptr\n    indptr = []\n",
+    ],
+)
+def test_a_deleted_attribute_with_another_value_is_not_known(rest: str) -> None:
+    assert _attribute_rows(DEVICE_INIT + rest) == []
+
+
 def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
     source = (
         "import torch\nclass Backend:\n"
@@ -1866,13 +1939,12 @@ def test_a_tensor_attribute_read_through_a_local_is_known() -> None:
         DEVICE_INIT + "    def reset(self, n):\n        self.indptr = make(n)\n",
         # A parameter that may be a list.
         DEVICE_INIT + "    def reset(self, buf):\n        self.indptr = buf\n",
-        # Written otherwise: ``setattr``, a tuple target, a closure, ``del``.
+        # Written otherwise: ``setattr``, a tuple target, a closure, ``with``.
         DEVICE_INIT + "    def reset(self, v):\n        setattr(self, 'indptr', v)\n",
         DEVICE_INIT
         + "    def reset(self, a, b):\n        self.indptr, self.n = a, b\n",
         DEVICE_INIT + "    def reset(self, v):\n"
         "        def f():\n            self.indptr = v\n        f()\n",
-        DEVICE_INIT + "    def reset(self):\n        del self.indptr\n",
         DEVICE_INIT + "    def reset(self, cm):\n        with cm as self.indptr:\n"
         "            pass\n",
         DEVICE_INIT + "    def reset(self, v):\n        [0 for self.indptr in v]\n",
