@@ -23,9 +23,10 @@ or deeper than ``MAX_DEPTH`` summaries, is unknown.
 
 Beside the summaries, ``CallEffects`` knows two other kinds of callee that
 write an argument whole: the ``torch.distributed`` collectives whose output
-is written whole (``torch_api.COLLECTIVE_OUTPUTS``), and the calls the
-project declares in the ``full-write-calls`` setting (a kernel attnlint
-cannot see into). A write through a same-class method (a subclass may
+is written whole (``torch_api.COLLECTIVE_OUTPUTS``, and those whose output
+list has each of its tensors written whole, ``COLLECTIVE_LIST_OUTPUTS``),
+and the calls the project declares in the ``full-write-calls`` setting (a
+kernel attnlint cannot see into). A write through a same-class method (a subclass may
 override it) or through a declared call carries a ``Detail`` saying so, and
 the rules that fix on such a write make the fix unsafe.
 
@@ -73,6 +74,7 @@ from lint_rules.analysis.tensor_effects import (
 )
 from lint_rules.analysis.torch_api import (
     CAPTURE_MANAGERS,
+    COLLECTIVE_LIST_OUTPUTS,
     COLLECTIVE_OUTPUTS,
     METHODS,
     OVERWRITING_METHODS,
@@ -657,9 +659,10 @@ class ModuleSummaries:
     def _collective_words(self) -> set[str]:
         """Names a call of a collective that writes an output whole spells."""
         if self._collectives is None:
-            words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
+            collectives = (*COLLECTIVE_OUTPUTS, *COLLECTIVE_LIST_OUTPUTS)
+            words = {name.rpartition(".")[2] for name in collectives}
             for local, qualified in self.model.imports.names.items():
-                if qualified in COLLECTIVE_OUTPUTS:
+                if qualified in collectives:
                     words.add(local)
             self._collectives = words
         return self._collectives
