@@ -603,7 +603,7 @@ class ModuleSummaries:
         """Each of the module's functions and methods that ``text`` may call
         by name, with the spans of ``text`` its calls' arguments may be in
         (None: a collective, which a call may reach by any name)."""
-        if any(word in text for word in self._collective_words()):
+        if self._spells_collective(text):
             return None
         return [
             (callee, spans)
@@ -667,6 +667,17 @@ class ModuleSummaries:
             self._collectives = words
         return self._collectives
 
+    def _spells_collective(self, text: str) -> bool:
+        """Whether ``text`` spells the name of a collective that writes an
+        output whole as a whole word (``dist.scatter``, not ``x.scatter_``):
+        a call reaches one only through a name the scope resolves to it, an
+        attribute's or an import's, spelled in full (the callers filter only
+        where no identifier may be spelled otherwise, ``_filtering``)."""
+        words = self._collective_words()
+        if not any(word in text for word in words):
+            return False  # (the common case, at the speed of ``in``)
+        return bool(spelled_words(text, words))
+
     def _text_facts(self, function: FunctionNode) -> tuple[bool, list[str]]:
         """Whether ``function``'s text may write a parameter whole by itself
         (a write form, or a collective's name), and the names of the module's
@@ -675,7 +686,7 @@ class ModuleSummaries:
         if facts is None:
             text = function_text(self.locator, function)  # type: ignore[arg-type]
             args = function.args
-            direct = any(word in text for word in self._collective_words()) or (
+            direct = self._spells_collective(text) or (
                 _may_write_form(text)
                 and any(
                     may_fully_write(text, a.arg)
