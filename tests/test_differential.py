@@ -104,3 +104,63 @@ def test_function_level_import_resolves_to_torch():
             return x
     """
     assert _codes(source, "ATN101") == [(4, "ATN101")]
+
+
+_COLLECTIVES = """
+import torch
+import torch.distributed as dist
+
+
+def make_args():
+    return (torch.arange(6.0) + 1, 6)
+
+
+def _in_a_group(function, *args):
+    # One gloo rank, the default group: what the collectives write there.
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        return function(*args)
+    finally:
+        dist.destroy_process_group()
+
+
+def _gathered(y, n):
+    gathered = [torch.zeros_like(y) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, y)
+    return torch.cat(gathered)
+
+
+def _exchanged(y, n):
+    outputs = [torch.zeros(t.shape, dtype=t.dtype) for t in [y]]
+    dist.all_to_all(outputs, [y * 2])
+    return outputs
+
+
+def _scattered(y, n):
+    out = torch.full((n,), 0.0)
+    dist.scatter(out, [y + 1], src=0)
+    return out
+
+
+def case_gather(y, n):
+    return _in_a_group(_gathered, y, n)
+
+
+def case_all_to_all(y, n):
+    return _in_a_group(_exchanged, y, n)
+
+
+def case_scatter(y, n):
+    return _in_a_group(_scattered, y, n)
+"""
+
+
+def test_zero_fills_a_collective_writes_compute_the_same_after_fix():
+    """The safe fix of a zero fill that a collective of the default group
+    writes (``all_gather``'s and ``all_to_all``'s output lists, made by a
+    comprehension, and ``scatter``'s output), run on one gloo rank with the
+    uninitialized memory poisoned."""
+    comparison = compare(_COLLECTIVES.lstrip())
+    assert comparison.fixed_by_code.get("ATN101") == 3, comparison.fixed
+    assert comparison.same, comparison.explain()
+    assert all(raised is None for *_, raised, _, _ in comparison.before.cases.values())

@@ -510,6 +510,10 @@ class B:
         ("dist.all_gather_into_tensor(x, y)", True),
         ("gather(x, y)", True),
         ("reduce_scatter = 1\nprint(x)", True),  # a collective's name: any
+        ("g = [x]\ndist.all_gather(g, y)", True),
+        ("dist.scatter(x, [y])", True),
+        ("y.scatter_(0, y, y)\nprint(x)", False),  # not a collective's name
+        ("y.masked_scatter(y, y)\nprint(x)", False),
     ],
 )
 def test_writer_prefilter_forms(body, passes):

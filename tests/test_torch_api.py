@@ -354,9 +354,16 @@ def test_sync_methods_copy_to_the_host():
 def test_collective_outputs_and_async_op_are_where_the_signatures_say():
     import torch.distributed as dist
 
-    from lint_rules.analysis.torch_api import _ASYNC_OP, _GROUP, COLLECTIVE_OUTPUTS
+    from lint_rules.analysis.torch_api import (
+        _ASYNC_OP,
+        _GROUP,
+        COLLECTIVE_LIST_OUTPUTS,
+        COLLECTIVE_OUTPUTS,
+    )
 
-    for qualified, (position, keyword) in COLLECTIVE_OUTPUTS.items():
+    outputs = {**COLLECTIVE_OUTPUTS, **COLLECTIVE_LIST_OUTPUTS}
+    assert len(outputs) == len(COLLECTIVE_OUTPUTS) + len(COLLECTIVE_LIST_OUTPUTS)
+    for qualified, (position, keyword) in outputs.items():
         parameters = list(
             inspect.signature(getattr(dist, qualified.rpartition(".")[2])).parameters
         )
@@ -385,6 +392,28 @@ def test_a_collective_outside_its_group_writes_nothing():
     out = torch.zeros(4)
     dist.all_to_all_single(out, torch.ones(4), group=outside)
     assert out.eq(0).all()
+    out = torch.zeros(4)
+    # (Given ``src``, a global rank, it raises instead: the group has none.)
+    dist.scatter(out, [torch.ones(4)], group=outside, group_src=0)
+    assert out.eq(0).all()
+    for name in ("all_gather", "all_to_all"):
+        outs = [torch.zeros(4), torch.zeros(4)]
+        other = [torch.ones(4)] * 2 if name == "all_to_all" else torch.ones(4)
+        getattr(dist, name)(outs, other, group=outside)
+        assert all(out.eq(0).all() for out in outs), name
+
+
+def test_a_tensor_given_for_an_output_list_raises_before_writing():
+    """A tensor (or a tuple) passed where ``all_gather`` or ``all_to_all``
+    take their output list raises a ``TypeError`` before the collective
+    runs: why ``COLLECTIVE_LIST_OUTPUTS`` may count whatever is passed there
+    as written whole."""
+    import torch.distributed as dist
+
+    for name, other in (("all_gather", torch.ones(4)), ("all_to_all", [torch.ones(4)])):
+        for given in (torch.zeros(4), (torch.zeros(4),)):
+            with pytest.raises(TypeError):
+                getattr(dist, name)(given, other)
 
 
 def test_collective_outputs_are_written_whole(tmp_path):
@@ -402,9 +431,85 @@ def test_collective_outputs_are_written_whole(tmp_path):
                 lambda out, x: dist.all_gather_into_tensor(out, x),
             ),
             ("all_to_all_single", lambda out, x: dist.all_to_all_single(out, x)),
+            ("scatter", lambda out, x: dist.scatter(out, [x], src=0)),
         ):
             out = torch.full((4,), float("nan"))
             call(out, torch.arange(4.0))
             assert not out.isnan().any(), name
+        for name, call in (
+            ("all_gather", lambda outs, x: dist.all_gather(outs, x)),
+            ("all_to_all", lambda outs, x: dist.all_to_all(outs, [x])),
+        ):
+            outs = [torch.full((4,), float("nan"))]
+            call(outs, torch.arange(4.0))
+            assert not outs[0].isnan().any(), name
     finally:
         dist.destroy_process_group()
+
+
+def _collectives_on_a_rank(rank: int, world: int, store: str, results) -> None:
+    """One rank of ``test_collective_outputs_are_written_whole_on_every_rank``:
+    NaN-filled outputs of each collective, what is left of them sent back."""
+    import datetime
+
+    import torch.distributed as dist
+
+    dist.init_process_group(
+        "gloo",
+        init_method=f"file://{store}",
+        rank=rank,
+        world_size=world,
+        timeout=datetime.timedelta(seconds=60),
+    )
+    try:
+        x = torch.arange(4.0) + 10 * rank
+        gathered = [torch.full((4,), float("nan")) for _ in range(world)]
+        dist.all_gather(gathered, x)
+        exchanged = [torch.full((2,), float("nan")) for _ in range(world)]
+        dist.all_to_all(
+            exchanged, [torch.arange(2.0) + 10 * rank + r for r in range(world)]
+        )
+        scattered = torch.full((4,), float("nan"))
+        chunks = [torch.arange(4.0) + 100 * r for r in range(world)]
+        dist.scatter(scattered, chunks if rank == 0 else None, src=0)
+        results.put(
+            (
+                rank,
+                [t.tolist() for t in gathered],
+                [t.tolist() for t in exchanged],
+                scattered.tolist(),
+            )
+        )
+    finally:
+        dist.destroy_process_group()
+
+
+def test_collective_outputs_are_written_whole_on_every_rank(tmp_path):
+    """On two gloo ranks, ``all_gather`` and ``all_to_all`` write every
+    tensor of their output list, and ``scatter`` its output, on each rank
+    (the source's too): no NaN of the outputs is left."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    world = 2
+    ranks = [
+        context.Process(
+            target=_collectives_on_a_rank,
+            args=(rank, world, str(tmp_path / "store"), results),
+        )
+        for rank in range(world)
+    ]
+    for process in ranks:
+        process.start()
+    try:
+        found = sorted(results.get(timeout=120) for _ in ranks)
+    finally:
+        for process in ranks:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.terminate()
+    for rank, gathered, exchanged, scattered in found:
+        assert gathered == [[0.0, 1.0, 2.0, 3.0], [10.0, 11.0, 12.0, 13.0]], rank
+        assert exchanged == [[rank, rank + 1.0], [10.0 + rank, 11.0 + rank]], rank
+        assert scattered == [100.0 * rank + i for i in range(4)], rank

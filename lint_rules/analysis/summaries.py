@@ -23,9 +23,10 @@ or deeper than ``MAX_DEPTH`` summaries, is unknown.
 
 Beside the summaries, ``CallEffects`` knows two other kinds of callee that
 write an argument whole: the ``torch.distributed`` collectives whose output
-is written whole (``torch_api.COLLECTIVE_OUTPUTS``), and the calls the
-project declares in the ``full-write-calls`` setting (a kernel attnlint
-cannot see into). A write through a same-class method (a subclass may
+is written whole (``torch_api.COLLECTIVE_OUTPUTS``, and those whose output
+list has each of its tensors written whole, ``COLLECTIVE_LIST_OUTPUTS``),
+and the calls the project declares in the ``full-write-calls`` setting (a
+kernel attnlint cannot see into). A write through a same-class method (a subclass may
 override it) or through a declared call carries a ``Detail`` saying so, and
 the rules that fix on such a write make the fix unsafe.
 
@@ -73,6 +74,7 @@ from lint_rules.analysis.tensor_effects import (
 )
 from lint_rules.analysis.torch_api import (
     CAPTURE_MANAGERS,
+    COLLECTIVE_LIST_OUTPUTS,
     COLLECTIVE_OUTPUTS,
     METHODS,
     OVERWRITING_METHODS,
@@ -601,7 +603,7 @@ class ModuleSummaries:
         """Each of the module's functions and methods that ``text`` may call
         by name, with the spans of ``text`` its calls' arguments may be in
         (None: a collective, which a call may reach by any name)."""
-        if any(word in text for word in self._collective_words()):
+        if self._spells_collective(text):
             return None
         return [
             (callee, spans)
@@ -657,12 +659,24 @@ class ModuleSummaries:
     def _collective_words(self) -> set[str]:
         """Names a call of a collective that writes an output whole spells."""
         if self._collectives is None:
-            words = {name.rpartition(".")[2] for name in COLLECTIVE_OUTPUTS}
+            collectives = (*COLLECTIVE_OUTPUTS, *COLLECTIVE_LIST_OUTPUTS)
+            words = {name.rpartition(".")[2] for name in collectives}
             for local, qualified in self.model.imports.names.items():
-                if qualified in COLLECTIVE_OUTPUTS:
+                if qualified in collectives:
                     words.add(local)
             self._collectives = words
         return self._collectives
+
+    def _spells_collective(self, text: str) -> bool:
+        """Whether ``text`` spells the name of a collective that writes an
+        output whole as a whole word (``dist.scatter``, not ``x.scatter_``):
+        a call reaches one only through a name the scope resolves to it, an
+        attribute's or an import's, spelled in full (the callers filter only
+        where no identifier may be spelled otherwise, ``_filtering``)."""
+        words = self._collective_words()
+        if not any(word in text for word in words):
+            return False  # (the common case, at the speed of ``in``)
+        return bool(spelled_words(text, words))
 
     def _text_facts(self, function: FunctionNode) -> tuple[bool, list[str]]:
         """Whether ``function``'s text may write a parameter whole by itself
@@ -672,7 +686,7 @@ class ModuleSummaries:
         if facts is None:
             text = function_text(self.locator, function)  # type: ignore[arg-type]
             args = function.args
-            direct = any(word in text for word in self._collective_words()) or (
+            direct = self._spells_collective(text) or (
                 _may_write_form(text)
                 and any(
                     may_fully_write(text, a.arg)

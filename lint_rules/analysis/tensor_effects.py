@@ -1049,12 +1049,43 @@ def bound_allocations(
         else:
             continue
         value = stmt.value  # type: ignore[attr-defined]
-        # bound_local's plain name, and a call (the only allocations).
-        if type(target) is ast.Name and type(value) is ast.Call:
-            allocation = allocation_of(value, imports)
+        # bound_local's plain name, and a call (the only allocations), or a
+        # list comprehension of them (``list_allocation``).
+        if type(target) is ast.Name:
+            if type(value) is ast.Call:
+                allocation = allocation_of(value, imports)
+            elif type(value) is ast.ListComp:
+                allocation = list_allocation(value, imports)
+            else:
+                continue
             if allocation is not None:
                 found.append((target.id, allocation))
     return found
+
+
+def list_allocation(value: ast.expr, names: Names) -> Allocation | None:
+    """The allocation that makes each element of a list comprehension
+    (``[torch.zeros_like(x) for _ in range(n)]``): a fresh tensor per
+    element. None when the element is not an allocator's call, or when the
+    comprehension binds the name it calls the allocator through
+    (``[torch.zeros(2) for torch in mods]``: not the module)."""
+    if type(value) is not ast.ListComp:
+        return None
+    allocation = allocation_of(value.elt, names)  # type: ignore[attr-defined]
+    if allocation is None:
+        return None
+    func = allocation.call.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not allocation.method and isinstance(func, ast.Name):
+        bound = {
+            node.id
+            for node in walk_nodes(value)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        }
+        if func.id in bound:
+            return None
+    return allocation
 
 
 def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
@@ -1070,7 +1101,23 @@ def local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]
     )
 
 
-def _local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
+def local_list_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation]:
+    """Lists of fresh tensors bound directly to one private local of the
+    function, made by a comprehension (``list_allocation``), on the terms of
+    ``local_allocations``; the allocation is the comprehension's element."""
+    return derived(
+        flow,
+        "local_list_allocations",
+        names,
+        lambda: _local_allocations(flow, names, list_allocation),
+    )
+
+
+def _local_allocations(
+    flow: FunctionFlow,
+    names: Names,
+    allocation_in: Callable[[ast.expr, Names], Allocation | None] = allocation_of,
+) -> list[LocalAllocation]:
     found: list[LocalAllocation] = []
     for stmt in flow.stmt_info:
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -1078,7 +1125,7 @@ def _local_allocations(flow: FunctionFlow, names: Names) -> list[LocalAllocation
         target = bound_local(stmt)
         if target is None:
             continue
-        allocation = allocation_of(stmt.value, names)
+        allocation = allocation_in(stmt.value, names)  # type: ignore[arg-type]
         if allocation is None:
             continue
         name = target.id

@@ -718,16 +718,38 @@ CAPTURE_MANAGERS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
 #: ``all_gather_into_tensor`` concatenates every rank's input into it,
 #: ``reduce_scatter_tensor`` and ``reduce_scatter`` write each rank's reduced
 #: chunk into it, ``all_to_all_single`` concatenates the chunks received
-#: (their sizes must add up to its first dimension), ``recv`` fills it.
+#: (their sizes must add up to its first dimension), ``recv`` fills it, and
+#: ``scatter`` stores in it, on every rank the source's included, the
+#: tensor of the source's ``scatter_list`` meant for that rank ("Each
+#: process will receive exactly one tensor and store its data in the
+#: ``tensor`` argument"; a size that differs raises).
 #: Not here: ``broadcast`` and ``all_reduce`` (their tensor is read, on the
-#: source rank or on all), ``scatter`` and ``gather`` (the output is only
-#: written on some ranks), the ``isend``/``irecv`` family (asynchronous).
+#: source rank or on all), ``gather`` (its ``gather_list`` is written on the
+#: destination rank only), the ``isend``/``irecv`` family (asynchronous).
 COLLECTIVE_OUTPUTS: dict[str, tuple[int, str]] = {
     "torch.distributed.all_gather_into_tensor": (0, "output_tensor"),
     "torch.distributed.reduce_scatter_tensor": (0, "output"),
     "torch.distributed.reduce_scatter": (0, "output"),
     "torch.distributed.all_to_all_single": (0, "output"),
     "torch.distributed.recv": (0, "tensor"),
+    "torch.distributed.scatter": (0, "tensor"),
+}
+#: Collectives whose output is a list of tensors each written whole on every
+#: rank when the call returns: (position, keyword) of that list.
+#: ``all_gather`` stores rank i's input in the list's i-th tensor ("Output
+#: list. It should contain correctly-sized tensors to be used for output of
+#: the collective"), ``all_to_all`` the tensor rank i sends this rank ("List
+#: of tensors to be gathered one per rank"); a size that differs raises. A
+#: tensor (or a tuple) given there raises a ``TypeError`` before anything is
+#: written or read, so the rules may take the list's place for a full write
+#: of whatever is passed: what carries on is a list, every tensor of it
+#: written. Not here: ``gather``'s ``gather_list``, which is written on the
+#: destination rank only (on the others torch refuses a list that is not
+#: empty, but ``gather_list = [...] if rank == dst else None`` is how it is
+#: called, and nothing in the documentation promises the refusal).
+COLLECTIVE_LIST_OUTPUTS: dict[str, tuple[int, str]] = {
+    "torch.distributed.all_gather": (0, "tensor_list"),
+    "torch.distributed.all_to_all": (0, "output_tensor_list"),
 }
 #: The position and keyword of ``async_op`` in each collective with one.
 _ASYNC_OP = {
@@ -735,6 +757,9 @@ _ASYNC_OP = {
     "torch.distributed.reduce_scatter_tensor": 4,
     "torch.distributed.reduce_scatter": 4,
     "torch.distributed.all_to_all_single": 5,
+    "torch.distributed.scatter": 4,
+    "torch.distributed.all_gather": 3,
+    "torch.distributed.all_to_all": 3,
 }
 
 
@@ -745,6 +770,9 @@ _GROUP = {
     "torch.distributed.reduce_scatter": 3,
     "torch.distributed.all_to_all_single": 4,
     "torch.distributed.recv": 2,
+    "torch.distributed.scatter": 3,
+    "torch.distributed.all_gather": 2,
+    "torch.distributed.all_to_all": 2,
 }
 
 
@@ -765,11 +793,12 @@ def collective_in_a_group(qualified: str, call: ast.Call) -> bool:
 
 
 def collective_output(qualified: str, call: ast.Call) -> tuple[int, str] | None:
-    """Where the output of the collective ``qualified`` is passed, when
-    ``call`` certainly returns with it written: not with ``async_op`` set
+    """Where the output of the collective ``qualified`` (a tensor, or a list
+    of tensors each written whole) is passed, when ``call`` certainly
+    returns with it written: not with ``async_op`` set
     (the write then happens later, at ``wait()``) or ``*args``/``**kwargs``
     that may set it."""
-    output = COLLECTIVE_OUTPUTS.get(qualified)
+    output = COLLECTIVE_OUTPUTS.get(qualified) or COLLECTIVE_LIST_OUTPUTS.get(qualified)
     if output is None:
         return None
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(

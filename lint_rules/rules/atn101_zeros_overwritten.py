@@ -25,6 +25,7 @@ from lint_rules.analysis.tensor_effects import (
     UseEffect,
     enclosing_managers,
     local_allocations,
+    local_list_allocations,
     tensor_uses_for,
 )
 from lint_rules.analysis.torch_api import CAPTURE_MANAGERS
@@ -65,12 +66,22 @@ class ZerosOverwritten(Rule):
     the summaries of the module's functions), a method of the same class
     called on `self`, a `torch.distributed` collective whose output is
     written whole (`all_gather_into_tensor`, `reduce_scatter_tensor`,
-    `reduce_scatter`, `all_to_all_single`, `recv`; not with `async_op`), or
-    a call the project declares in `full-write-calls` (a Triton launch
-    `kernel[grid](...)` by its kernel's name). A buffer stored to `self`
-    first (`self._table = table`) still counts when the full write follows
-    in the same block and nothing in between can read the attribute. That
-    write may be a call of a method of the class (`self._fill(host)`) whose
+    `reduce_scatter`, `all_to_all_single`, `recv`, `scatter`; not with
+    `async_op`), or a call the project declares in `full-write-calls` (a
+    Triton launch `kernel[grid](...)` by its kernel's name).
+
+    A list of zero fills that a comprehension makes
+    (`gathered = [torch.zeros_like(x) for _ in range(world_size)]`) is
+    reported the same way when its first use, on every path, writes every
+    tensor of it: a collective that writes each tensor of its output list
+    whole, `all_gather(gathered, x)` or `all_to_all(gathered, inputs)`
+    (directly or through a helper of the module). Not `gather`, whose
+    `gather_list` is written on the destination rank only; nor a list read,
+    passed on or written in part first (`gathered[0].copy_(x)`).
+
+    A buffer stored to `self` first (`self._table = table`) still counts
+    when the full write follows in the same block and nothing in between
+    can read the attribute. That write may be a call of a method of the class (`self._fill(host)`) whose
     first use of `self._table`, on every path, writes all of it, and which
     runs nothing else that could reach it: it calls only torch, the
     builtins and such methods of the class, and passes `self` nowhere (see
@@ -119,7 +130,10 @@ class ZerosOverwritten(Rule):
     it is overwritten. It renames `zeros` to `empty`, `zeros_like` to
     `empty_like`, `new_zeros` to `new_empty`, and `full`/`full_like`/
     `new_full` to `empty`/`empty_like`/`new_empty` without the fill value,
-    keeping every other argument as written. `torch.full` with an integer or
+    keeping every other argument as written (in a list comprehension, the
+    call that makes each element). A collective without a `group` runs in
+    the default group, of which every rank is a member, and writes its
+    output there before it returns. `torch.full` with an integer or
     boolean zero and no `dtype`, or `dtype=None`, gets the dtype it inferred
     (`dtype=torch.int64` or `dtype=torch.bool`). An allocator imported by name
     (`from torch import zeros`) gets its counterpart added to that import.
@@ -240,6 +254,18 @@ class ZerosOverwritten(Rule):
         "    dist.broadcast(x, 0)\n    return x\n",
         "import torch\nimport torch.distributed as dist\ndef f(y, n):\n    x = torch.zeros(n)\n"
         "    work = dist.all_gather_into_tensor(x, y, async_op=True)\n    return x, work\n",
+        # `gather` writes its `gather_list` on the destination rank only.
+        "import torch\nimport torch.distributed as dist\ndef f(y, n):\n"
+        "    gathered = [torch.zeros_like(y) for _ in range(n)]\n"
+        "    dist.gather(y, gathered, dst=0)\n    return gathered\n",
+        # A list read before the collective writes it, or written in part.
+        "import torch\nimport torch.distributed as dist\ndef f(y, n):\n"
+        "    gathered = [torch.zeros_like(y) for _ in range(n)]\n"
+        "    print(gathered[0].sum())\n    dist.all_gather(gathered, y)\n"
+        "    return gathered\n",
+        "import torch\nimport torch.distributed as dist\ndef f(y, n):\n"
+        "    gathered = [torch.zeros_like(y) for _ in range(n)]\n"
+        "    dist.all_gather(gathered[:2], y)\n    return gathered\n",
         # Stored to `self`, then a call that may read `self._table` before the write.
         "import torch\nclass P:\n    def plan(self, host, n):\n"
         "        table = torch.zeros(n)\n        self._table = table\n"
@@ -320,6 +346,44 @@ class ZerosOverwritten(Rule):
             fixed="import torch\nimport torch.distributed as dist\n\ndef f(y, n):\n"
             "    x = torch.empty(n)\n    dist.all_gather_into_tensor(x, y)\n    return x\n",
         ),
+        # A list of zero fills, each tensor written whole by the collective.
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\ndef f(y, world_size):\n"
+            "    gathered = [torch.zeros_like(y) for _ in range(world_size)]\n"
+            "    dist.all_gather(gathered, y)\n    return torch.cat(gathered)\n",
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def f(y, world_size):\n"
+            "    gathered = [torch.empty_like(y) for _ in range(world_size)]\n"
+            "    dist.all_gather(gathered, y)\n    return torch.cat(gathered)\n",
+        ),
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\ndef f(inputs):\n"
+            "    outputs = [torch.zeros(t.shape, dtype=t.dtype) for t in inputs]\n"
+            "    dist.all_to_all(outputs, inputs)\n    return outputs\n",
+            fixed="import torch\nimport torch.distributed as dist\n\ndef f(inputs):\n"
+            "    outputs = [torch.empty(t.shape, dtype=t.dtype) for t in inputs]\n"
+            "    dist.all_to_all(outputs, inputs)\n    return outputs\n",
+        ),
+        # In a process group (unsafe: a rank outside it gets nothing written).
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def f(y, world_size, pg):\n"
+            "    gathered = [torch.zeros_like(y) for _ in range(world_size)]\n"
+            "    dist.all_gather(gathered, y, group=pg)\n    return gathered\n",
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def f(y, world_size, pg):\n"
+            "    gathered = [torch.empty_like(y) for _ in range(world_size)]\n"
+            "    dist.all_gather(gathered, y, group=pg)\n    return gathered\n",
+        ),
+        # `scatter` writes its output tensor on every rank.
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\ndef f(chunks, n):\n"
+            "    out = torch.zeros(n)\n    dist.scatter(out, chunks, src=0)\n"
+            "    return out\n",
+            fixed="import torch\nimport torch.distributed as dist\n\ndef f(chunks, n):\n"
+            "    out = torch.empty(n)\n    dist.scatter(out, chunks, src=0)\n"
+            "    return out\n",
+        ),
         # A method of the same class (unsafe: a subclass may override it).
         Invalid(
             "import torch\n\nclass B:\n    def _fill(self, dst):\n        dst.fill_(1)\n\n"
@@ -390,11 +454,13 @@ class ZerosOverwritten(Rule):
             calls = call_effects(model, info, declarations)
             uses = tensor_uses_for(flow, scope, calls)
             receiver = calls.receiver
-            for local in local_allocations(flow, scope):
+            lists = local_list_allocations(flow, scope)
+            for local in (*local_allocations(flow, scope), *lists):
                 allocation = local.allocation
                 if not allocation.zero_filled:
                     continue
                 name = local.target.id
+                listed = allocation.call is not local.stmt.value
                 stored = None
                 if not uses.first_use_is_full_write_on_every_path(name, local.binding):
                     stored = _stored_then_overwritten(uses, name, local, receiver)
@@ -431,11 +497,19 @@ class ZerosOverwritten(Rule):
                 fix = rewriter.fix(allocation, applicability)
                 rows_written = sorted({u.row for u in writes})
                 where = ", ".join(str(row) for row in rows_written)
-                message = (
-                    f"`{name}` is zero-filled by `{allocation.display}`, then "
-                    f"overwritten completely (line{'s' if len(rows_written) > 1 else ''} {where}) "
-                    "before any read: the zeros are never seen"
-                )
+                lines = f"line{'s' if len(rows_written) > 1 else ''} {where}"
+                if listed:
+                    message = (
+                        f"`{name}` is a list of tensors zero-filled by "
+                        f"`{allocation.display}`, each then overwritten completely "
+                        f"({lines}) before any read: the zeros are never seen"
+                    )
+                else:
+                    message = (
+                        f"`{name}` is zero-filled by `{allocation.display}`, then "
+                        f"overwritten completely ({lines}) before any read: the "
+                        "zeros are never seen"
+                    )
                 for detail in assumed:
                     message += f"; {_assumption(detail, writes, flow, calls)}"
                 if redefined:

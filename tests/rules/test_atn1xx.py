@@ -1663,3 +1663,104 @@ def test_a_range_that_may_not_be_the_builtin_may_run_no_iteration(head, paramete
     # The builtin: the body runs, the write is a full one on every path.
     builtin = source.replace(head, "").replace(parameters, "y, n")
     assert [f.code for f in check_source(builtin, "t.py", settings)] == ["ATN101"]
+
+
+# --------------------------------------------------------------------------- ATN101 lists
+
+_LIST = """
+import torch
+import torch.distributed as dist
+from torch import zeros
+from torch.distributed import all_gather
+
+
+def _gather(out, inp):
+    dist.all_gather(out, inp)
+
+
+def f(y, n, pg, ys):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "applicability"),
+    [
+        ("g = [torch.zeros_like(y) for _ in range(n)]\ndist.all_gather(g, y)", "safe"),
+        ("g = [zeros(y.shape) for i in range(n)]\nall_gather(g, y)", "safe"),
+        ("g = [y.new_zeros(y.shape) for _ in ys]\ndist.all_gather(g, y)", "safe"),
+        (
+            "g = [torch.full_like(y, 0) for _ in range(n)]\ndist.all_gather(g, y)",
+            "safe",
+        ),
+        ("g = [torch.zeros_like(y) for _ in range(n)]\n_gather(g, y)", "safe"),
+        (
+            "g = [torch.zeros_like(y) for _ in range(n)]\n"
+            "dist.all_gather(tensor_list=g, tensor=y)",
+            "safe",
+        ),
+        (
+            "g = [torch.zeros_like(t) for t in ys if t is not None]\n"
+            "dist.all_to_all(g, ys)",
+            "safe",
+        ),
+        (
+            "g = [torch.zeros_like(y) for _ in range(n)]\ndist.all_gather(g, y, pg)",
+            "unsafe",
+        ),
+        (
+            "g = [torch.zeros_like(y) for _ in range(n)]\n"
+            "m = len(g)\ndist.all_gather(g, y, group=pg)",
+            "unsafe",
+        ),
+    ],
+)
+def test_atn101_a_list_of_zero_fills_a_collective_writes(body, applicability):
+    source = _LIST.format(body=textwrap.indent(body + "\nreturn g", "    "))
+    found = check_source(source, "t.py", Settings(select=("ATN101",)))
+    assert [f.fix.applicability.value for f in found] == [applicability]
+    assert found[0].message.startswith("`g` is a list of tensors zero-filled by")
+    fixed_text = fix_text(source, "t.py", Settings(select=("ATN101",)), True).text
+    assert "zeros" not in fixed_text.split("def f", 1)[1].replace("_zeros", "")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Written on the destination rank only.
+        "g = [torch.zeros_like(y) for _ in range(n)]\ndist.gather(y, g, dst=0)",
+        # Later, at ``wait()``.
+        "g = [torch.zeros_like(y) for _ in range(n)]\n"
+        "w = dist.all_gather(g, y, async_op=True)\nw.wait()",
+        # Read, written in part, or let go first.
+        "g = [torch.zeros_like(y) for _ in range(n)]\nprint(g[0].sum())\n"
+        "dist.all_gather(g, y)",
+        "g = [torch.zeros_like(y) for _ in range(n)]\ng[0].copy_(y)\n"
+        "dist.all_gather(g, y)",
+        "g = [torch.zeros_like(y) for _ in range(n)]\nys.append(g)\n"
+        "dist.all_gather(g, y)",
+        "g = [torch.zeros_like(y) for _ in range(n)]\nfor t in g:\n    t.fill_(1)",
+        "g = [torch.zeros_like(y) for _ in range(n)]\ndist.all_gather(g[:1], y)",
+        "g = [torch.zeros_like(y) for _ in range(n)]\ndist.all_gather(g, g[0])",
+        # In one branch only.
+        "g = [torch.zeros_like(y) for _ in range(n)]\nif n:\n    dist.all_gather(g, y)",
+        # Not a list of fresh zero fills.
+        "g = [y.zero_() for _ in range(n)]\ndist.all_gather(g, y)",
+        "g = [torch.zeros_like(y)] * n\ndist.all_gather(g, y)",
+        "g = list(torch.zeros_like(y) for _ in range(n))\ndist.all_gather(g, y)",
+        "g = [torch.empty_like(y) for _ in range(n)]\ndist.all_gather(g, y)",
+        # ``torch`` here is what the comprehension binds, not the module.
+        "g = [torch.zeros(2) for torch in ys]\ndist.all_gather(g, y)",
+    ],
+)
+def test_atn101_a_list_that_keeps_its_zeros(body):
+    source = _LIST.format(body=textwrap.indent(body + "\nreturn g", "    "))
+    assert check_source(source, "t.py", Settings(select=("ATN101",))) == []
+
+
+def test_atn103_leaves_a_list_of_uninitialized_tensors_alone():
+    # A list's own uses (``g + h``) do not read the tensors in it.
+    source = _LIST.format(
+        body="    g = [torch.empty_like(y) for _ in range(n)]\n    return g + ys"
+    )
+    assert check_source(source, "t.py", Settings(select=("ATN103",))) == []
