@@ -4441,4 +4441,148 @@ def case_match(x, v):
     b = x.sum().item()
     return a, b
 """,
+    # 108. ATN201 reused a ``.item()`` of ``x`` across ``d["k"]`` of a
+    # ``collections.defaultdict`` whose factory (a lambda of the module, or
+    # one set as ``d.default_factory``) changed ``x``: the subscript, for a
+    # key the dict lacked, called it. ATN202 deleted a repeated sync so.
+    "defaultdict_factory_run_by_a_subscript": """
+import collections
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_closure(x):
+    d = collections.defaultdict(lambda: x.add_(1))
+    a = x.sum().item()
+    d["k"]
+    b = x.sum().item()
+    return a, b
+
+
+def case_repeated(x):
+    d = collections.defaultdict(lambda: x.add_(1))
+    s = x.max().item()
+    v = d["k"]
+    s = x.max().item()
+    return s, v
+
+
+def case_factory_set_after(x):
+    d = collections.defaultdict(list)
+    d.default_factory = lambda: x.mul_(2)
+    a = x.sum().item()
+    d["k"]
+    b = x.sum().item()
+    return a, b
+""",
+    # 109. ATN201 reused a ``.item()`` of ``x`` across ``w * w`` run where
+    # the module's saved-tensor hooks were installed (a ``with
+    # saved_tensors_hooks(pack, unpack):`` or a class deriving from it,
+    # around the function's caller too): ``pack`` runs at every operation
+    # that saves a tensor for backward, and it changed ``x``.
+    "saved_tensor_hooks_run_by_tensor_operations": """
+import torch
+
+
+class Offload(torch.autograd.graph.saved_tensors_hooks):
+    def __init__(self, t):
+        def pack(saved):
+            t.add_(1)
+            return saved
+
+        super().__init__(pack, lambda saved: saved)
+
+
+def make_args():
+    return (torch.arange(6.0), torch.ones(3, requires_grad=True))
+
+
+def case_with(x, w):
+    def pack(saved):
+        x.add_(1)
+        return saved
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda saved: saved):
+        a = x.sum().item()
+        y = w * w
+        b = x.sum().item()
+    return a, b, y
+
+
+def _step(x, w):
+    a = x.sum().item()
+    y = w * w
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_in_a_callee(x, w):
+    with Offload(x):
+        return _step(x, w)
+""",
+    # 110. ATN201 reused a ``.item()`` of ``x`` across ``m.weight`` of a
+    # module the module parametrized (``register_parametrization``): the
+    # load ran the parametrization's ``forward``, which changed ``x``.
+    "parametrization_run_by_an_attribute_load": """
+import torch
+import torch.nn.utils.parametrize as parametrize
+
+HELD = []
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, weight):
+        if HELD:
+            HELD[-1].add_(1)
+        return weight * 2
+
+
+def make_args():
+    module = torch.nn.Module()
+    module.weight = torch.nn.Parameter(torch.ones(2, 2))
+    parametrize.register_parametrization(module, "weight", Scaled())
+    t = torch.arange(6.0)
+    HELD.append(t)
+    return (t, module)
+
+
+def case_load(x, m):
+    a = x.sum().item()
+    w = m.weight
+    b = x.sum().item()
+    return a, b, w
+""",
+    # 111. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.tensor(t)``
+    # of a tensor, which warns: the warning ran the ``warnings.showwarning``
+    # the module installed, which changed ``SEEN``.
+    "warning_display_run_by_a_torch_call": """
+import warnings
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    SEEN.add_(1)
+
+
+warnings.showwarning = _show
+warnings.simplefilter("always")
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_warning(t):
+    a = SEEN.sum().item()
+    y = torch.tensor(t)
+    b = SEEN.sum().item()
+    return a, b, y
+""",
 }

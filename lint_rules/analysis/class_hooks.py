@@ -15,7 +15,7 @@ import ast
 import weakref
 
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import TryStar, statements_under
+from lint_rules.analysis.nodes import TryStar, statements_under, walk
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -511,7 +511,138 @@ def _bound_from_outside(
                     active.add(name)
             else:
                 dunders.update(_ANY_SPECIAL)
+    if _runs_a_factory(tree):
+        # ``d[k]`` of a ``defaultdict`` the module gave a factory of its own
+        # runs that factory for a key it lacks, as a ``__missing__`` would.
+        dunders.add("__missing__")
     return frozenset(dunders), frozenset(active)
+
+
+#: Factories of a ``defaultdict`` that run no code of the module (a builtin
+#: type, another of ``collections``): ``defaultdict(list)``.
+_PLAIN_FACTORIES = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "int",
+        "float",
+        "complex",
+        "str",
+        "bytes",
+        "bytearray",
+        "bool",
+        "object",
+        "deque",
+        "OrderedDict",
+        "Counter",
+        "defaultdict",
+        "ChainMap",
+    }
+)
+
+
+def _runs_a_factory(tree: ast.AST) -> bool:
+    """Whether the module makes a ``defaultdict`` (``collections``') with a
+    factory that may run its own code (a lambda that calls something, a
+    function or class of the module, a bound method), or sets one
+    (``d.default_factory = f``): a subscript of it, for a key it lacks,
+    then calls that code where nothing shows a call."""
+    module_names = {
+        name for stmt in getattr(tree, "body", ()) for name in _top_level_names(stmt)
+    }
+    for node in walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr == "default_factory" and isinstance(node.ctx, ast.Store):
+                return True
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        if name != "defaultdict":
+            continue
+        factories = [*node.args[:1]]
+        for keyword in node.keywords:
+            if keyword.arg is None or keyword.arg == "default_factory":
+                factories.append(keyword.value)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return True
+        if any(not _plain_factory(f, module_names) for f in factories):
+            return True
+    return False
+
+
+def _top_level_names(stmt: ast.stmt) -> list[str]:
+    """The names a statement of the module's block binds to something other
+    than a type of the builtins or of ``collections``."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.ImportFrom):
+        if stmt.module in ("collections", "builtins") and not stmt.level:
+            return []
+        return [alias.asname or alias.name for alias in stmt.names]
+    if isinstance(stmt, ast.Import):
+        return [
+            alias.asname or alias.name.partition(".")[0]
+            for alias in stmt.names
+            if alias.name not in ("collections", "builtins")
+        ]
+    return [
+        node.id
+        for node in walk(stmt)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _plain_factory(factory: ast.expr, module_names: set[str]) -> bool:
+    """Whether calling ``factory`` runs no code of the module: ``None``, a
+    builtin type or one of ``collections`` (that the module does not bind
+    otherwise), or a lambda returning a constant, a display of such or a
+    call of such a type (``lambda: {"n": 0, "xs": []}``, ``lambda:
+    defaultdict(list)``)."""
+    if isinstance(factory, ast.Constant):
+        return factory.value is None
+    if isinstance(factory, ast.Lambda):
+        return _plain_value(factory.body, module_names)
+    if isinstance(factory, ast.Name):
+        return factory.id in _PLAIN_FACTORIES and factory.id not in module_names
+    return (
+        isinstance(factory, ast.Attribute)
+        and factory.attr in _PLAIN_FACTORIES
+        and isinstance(factory.value, ast.Name)
+        and factory.value.id in ("collections", "builtins")
+        and factory.value.id not in module_names
+    )
+
+
+def _plain_value(value: ast.expr, module_names: set[str]) -> bool:
+    """Whether evaluating ``value`` (a factory lambda's body) runs no code of
+    the module."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return all(_plain_value(e, module_names) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return all(
+            key is not None and _plain_value(key, module_names) for key in value.keys
+        ) and all(_plain_value(item, module_names) for item in value.values)
+    if isinstance(value, ast.Call):
+        arguments = [*value.args, *(keyword.value for keyword in value.keywords)]
+        return (
+            _plain_factory(value.func, module_names)
+            and not isinstance(value.func, ast.Constant | ast.Lambda)
+            and all(keyword.arg is not None for keyword in value.keywords)
+            and all(
+                _plain_value(a, module_names) or _plain_factory(a, module_names)
+                for a in arguments
+            )
+        )
+    return False
 
 
 def _made_by_type(value: ast.expr) -> bool:

@@ -92,6 +92,87 @@ def installs_tracing(model: ModuleModel) -> str | None:
     return found  # type: ignore[return-value]
 
 
+#: Names of what installs code of the module that torch runs inside its own
+#: operations, where no call of that code shows: autograd's saved-tensor
+#: hooks (``saved_tensors_hooks(pack, unpack)``, a class deriving from it:
+#: ``pack`` runs at every operation that saves a tensor for backward, in
+#: the ``with`` and in whatever is called inside it), a parametrization
+#: (``register_parametrization(m, "weight", P())``: every load of
+#: ``m.weight`` runs ``P``'s ``forward``), and hooks on every module of
+#: ``torch.nn`` (``register_module_parameter_registration_hook``: every
+#: ``m.p = Parameter(...)`` runs it; the forward and backward ones every
+#: call of a module).
+_TORCH_CALLBACKS = frozenset(
+    {
+        "saved_tensors_hooks",
+        "_push_saved_tensors_default_hooks",
+        "register_parametrization",
+        "register_module_forward_hook",
+        "register_module_forward_pre_hook",
+        "register_module_backward_hook",
+        "register_module_full_backward_hook",
+        "register_module_full_backward_pre_hook",
+        "register_module_buffer_registration_hook",
+        "register_module_module_registration_hook",
+        "register_module_parameter_registration_hook",
+    }
+)
+#: What a ``warnings`` display runs (``warnings.showwarning = f``): torch's
+#: operations that warn (``torch.tensor(t)`` of a tensor) call it.
+_WARNING_HOOKS = frozenset({"showwarning", "formatwarning"})
+
+
+def may_install_torch_callbacks(text: str) -> bool:
+    """A pre-filter of ``installs_torch_callbacks``: False only where the
+    text holds none of the names it looks for."""
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return True
+    return any(name in text for name in _TORCH_CALLBACKS) or any(
+        name in text for name in _WARNING_HOOKS
+    )
+
+
+def installs_torch_callbacks(model: ModuleModel) -> str | None:
+    """How the module gives torch (or ``warnings``) code of its own that
+    runs inside torch's operations (a short description), or None: a
+    tensor operation, an attribute load or store of a module, a call that
+    warns then runs that code, which may change anything it reaches, where
+    every rule reads the operation as torch's alone."""
+    found = model.derived.get("torch callbacks", False)
+    if found is False:
+        found = None
+        for node in walk(model.tree):
+            name = None
+            if isinstance(node, ast.Attribute):
+                name = node.attr
+                if name in _WARNING_HOOKS:
+                    if not isinstance(node.ctx, ast.Store):
+                        continue
+                    found = f"`{ast.unparse(node)}`"
+                    break
+            elif isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.ImportFrom):
+                names = [alias.name for alias in node.names]
+                name = next((n for n in names if n in _TORCH_CALLBACKS), None)
+            elif isinstance(node, ast.Call) and len(node.args) >= 2:
+                # ``setattr(warnings, "showwarning", f)``
+                key = node.args[1]
+                if (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id == "setattr"
+                    and isinstance(key, ast.Constant)
+                    and key.value in _WARNING_HOOKS
+                ):
+                    found = f"`{ast.unparse(node)}`"
+                    break
+            if name is not None and name in _TORCH_CALLBACKS:
+                found = f"`{name}`"
+                break
+        model.derived["torch callbacks"] = found
+    return found  # type: ignore[return-value]
+
+
 def _root(expr: ast.AST) -> str | None:
     """The name an attribute chain starts from (``torch`` of
     ``torch.Tensor.copy_``); None for anything else: a call's result or an

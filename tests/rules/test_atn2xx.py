@@ -2320,6 +2320,76 @@ def test_a_dict_subclass_missing_makes_a_subscript_run_code():
     ]
 
 
+DEFAULTDICT = """
+import collections
+
+
+def step(t, n):
+    counts = collections.defaultdict({factory})
+    a = t.sum().item()
+    v = counts["k"]
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "lambda: t.add_(1)",
+        "lambda: n()",
+        "make",
+        "Box",
+        "t.clone",
+        "functools.partial(list)",
+        "*[list]",
+    ],
+)
+def test_a_defaultdict_factory_of_the_module_makes_a_subscript_run_code(factory):
+    # ``counts["k"]`` of a key the dict lacks calls the factory, as a
+    # ``__missing__`` would (differential reproduction 108).
+    source = DEFAULTDICT.format(factory=factory)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "list",
+        "int",
+        "collections.deque",
+        "lambda: 0",
+        "lambda: {'n': 0, 'xs': []}",
+        "lambda: collections.defaultdict(list)",
+        "default_factory=set",
+    ],
+)
+def test_a_plain_defaultdict_factory_runs_no_code(factory):
+    source = DEFAULTDICT.format(factory=factory)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+    # unless the module binds the factory's name to its own code
+    shadowed = "def list():\n    return []\n" + source
+    if factory == "list":
+        found = check_source(shadowed, "t.py", ATN201)
+        assert [(f.code, f.fix.applicability.value) for f in found] == [
+            ("ATN201", "unsafe")
+        ]
+
+
+def test_a_factory_set_afterwards_makes_a_subscript_run_code():
+    source = DEFAULTDICT.format(factory="list").replace(
+        "    a = t.sum", "    counts.default_factory = lambda: t.add_(1)\n    a = t.sum"
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
