@@ -4585,4 +4585,43 @@ def case_warning(t):
     b = SEEN.sum().item()
     return a, b, y
 """,
+    # 112. ATN201 reused a ``.item()`` of ``SEEN`` across ``y.apply_(f)``
+    # and ``y.map_(y, f)``, taken for in-place methods that change their
+    # receiver only: they call ``f`` once per element, and ``f`` changed
+    # ``SEEN``. ATN202 deleted a repeated sync so.
+    "inplace_methods_that_call_a_function": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _count(v):
+    SEEN.add_(1)
+    return v
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_apply(y):
+    a = SEEN.sum().item()
+    y.apply_(_count)
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_map(y):
+    a = SEEN.sum().item()
+    y.map_(y, lambda p, q: _count(p))
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated(y):
+    s = SEEN.max().item()
+    y.apply_(_count)
+    s = SEEN.max().item()
+    return s
+""",
 }

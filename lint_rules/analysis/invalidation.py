@@ -89,6 +89,7 @@ from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.torch_api import (
+    CALLING_METHODS,
     DETERMINISTIC_METHODS,
     FRESH_METHODS,
     GRAD_MODE_MANAGERS,
@@ -1285,6 +1286,8 @@ class Invalidation:
             return False
         if self.module_class_defines(func.attr):
             return False  # maybe a method of the module's own class
+        if func.attr in CALLING_METHODS:
+            return False  # ``x.apply_(f)`` calls ``f``
         return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
     def holds_only_new_lists(self, name: str) -> bool:
@@ -1374,8 +1377,9 @@ class Invalidation:
             if name in NO_EFFECT_METHODS and not own:
                 return effects
             receiver = self.alias_paths(func.value)
-            if is_inplace_method(name) and not own:
-                # PyTorch's in-place methods change their receiver, not their arguments.
+            if is_inplace_method(name) and not own and name not in CALLING_METHODS:
+                # PyTorch's in-place methods change their receiver, not their
+                # arguments (but ``x.apply_(f)`` runs ``f``: any other method).
                 return effects + _writes(receiver, call)
             if self.runs_list_method(call):
                 # ``out.append(v)`` of a local bound only to list displays:

@@ -332,6 +332,11 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
+#: In-place methods that call a function they are given, once per element
+#: (``x.apply_(f)``, ``x.map_(y, f)``): that function's code runs there.
+CALLING_METHODS = frozenset({"apply_", "map_", "map2_"})
+
+
 #: The dtypes torch names as attributes (``torch.int32``): an expression
 #: naming one of them is a dtype, never None.
 DTYPE_NAMES = frozenset(

@@ -2390,6 +2390,44 @@ def test_a_factory_set_afterwards_makes_a_subscript_run_code():
     ]
 
 
+CALLING = """
+import torch
+
+
+def _count(v):
+    return v
+
+
+def step(t, y):
+    a = t.sum().item()
+    y.{call}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("apply_(_count)", None),
+        ("map_(y, lambda p, q: p)", None),
+        ("map2_(y, y, lambda p, q, r: p)", None),
+        ("add_(1)", "safe"),
+    ],
+)
+def test_inplace_methods_that_call_a_function_run_code(call, applicability):
+    # ``y.apply_(f)`` calls ``f`` per element: unknown code, which reaches
+    # ``t``'s sharers (differential reproduction 112); ``y.add_(1)`` changes
+    # ``y`` only. (``t`` and ``y`` are distinct parameters.)
+    source = CALLING.format(call=call).replace("def step(t, y)", "def step(y)")
+    source = source.replace("t.sum()", "T.sum()").replace(
+        "import torch\n", "import torch\n\nT = torch.ones(2)\n"
+    )
+    found = check_source(source, "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
