@@ -4624,4 +4624,43 @@ def case_repeated(y):
     s = SEEN.max().item()
     return s
 """,
+    # 113. ``full`` and ``fill_`` have no kernel for torch's bit and
+    # sub-byte dtypes (``torch.bits8``, ``torch.uint4``, ``NotImplementedError``)
+    # where ``zero_``, ``zeros`` and ``empty`` take them: ATN101's rewrite of
+    # ``torch.full(s, 0.0, dtype=torch.bits8)`` (or of ``full_like`` of a
+    # ``.view(torch.float4_e2m1fn_x2)``) and ATN104's deletion of
+    # ``x.fill_(0)`` of ``torch.empty(n, dtype=torch.bits8)`` made the call
+    # that raised succeed. (The program turns the harness's filling of
+    # uninitialized memory off, which has no kernel for them either.)
+    "bit_dtypes_refused_by_fill": """
+import importlib
+
+import torch
+
+
+def make_args():
+    # Uninitialized memory as torch leaves it (the harness fills it, and
+    # its fill has no kernel for these dtypes either).
+    importlib.import_module("torch.utils.deterministic").fill_uninitialized_memory = False
+    return (torch.full((3,), 7, dtype=torch.uint8), 3)
+
+
+def case_full(y, n):
+    x = torch.full((n,), 0.0, dtype=torch.bits8)
+    x.copy_(y.view(torch.bits8))
+    return x.view(torch.uint8)
+
+
+def case_fill(y, n):
+    x = torch.empty(n, dtype=torch.bits8)
+    x.fill_(0)
+    x.copy_(y.view(torch.bits8))
+    return 1
+
+
+def case_full_like(y, n):
+    x = torch.full_like(y.view(torch.float4_e2m1fn_x2), 0.0)
+    x.copy_(y.view(torch.float4_e2m1fn_x2))
+    return x.view(torch.uint8)
+""",
 }
