@@ -4663,4 +4663,56 @@ def case_full_like(y, n):
     x.copy_(y.view(torch.float4_e2m1fn_x2))
     return x.view(torch.uint8)
 """,
+    # 114. ATN201 reused a ``.item()`` of ``SEEN`` across ``g = None`` that
+    # dropped an asynchronous generator started and not finished, in a
+    # module that installs a finalizer for them (``sys.set_asyncgen_hooks``):
+    # it ran there and changed ``SEEN``, though the generator has no
+    # ``finally``. ATN202 deleted a repeated sync across ``del g`` so.
+    "asyncgen_finalizer_run_by_a_dropped_reference": """
+import sys
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _finalize(agen):
+    SEEN.add_(1)
+
+
+sys.set_asyncgen_hooks(finalizer=_finalize)
+
+
+async def numbers():
+    yield 1
+    yield 2
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_dropped(y):
+    g = numbers()
+    try:
+        g.asend(None).send(None)
+    except StopIteration:
+        pass
+    a = SEEN.sum().item()
+    g = None
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated(y):
+    g = numbers()
+    try:
+        g.asend(None).send(None)
+    except StopIteration:
+        pass
+    s = SEEN.max().item()
+    del g
+    s = SEEN.max().item()
+    return s
+""",
 }

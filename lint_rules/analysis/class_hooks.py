@@ -684,8 +684,10 @@ def module_runs_finalizers(scope: Scope) -> bool:
     """Whether code of the module may run when a reference is dropped: a
     class of it defines ``__del__``, a generator of it has a ``finally``,
     handlers or a ``with`` around a ``yield`` (closed when dropped while
-    suspended there), or it imports ``weakref`` (a callback of
-    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``). Such
+    suspended there), it imports ``weakref`` (a callback of
+    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``), or it
+    installs an asynchronous generators' ``finalizer``
+    (``sys.set_asyncgen_hooks``). Such
     code runs at any rebinding, ``del`` or temporary, where nothing shows
     a call."""
     module = scope.module
@@ -696,6 +698,8 @@ def module_runs_finalizers(scope: Scope) -> bool:
             found = any(
                 _cleans_up_a_yield(node) for node in statements_under(module.node)
             )
+        if not found:
+            found = _installs_asyncgen_hooks(module.node)
         if not found:
             # (an import is a statement, never part of an expression: those
             # a model's scan collected, else a walk of the statements)
@@ -717,6 +721,28 @@ def module_runs_finalizers(scope: Scope) -> bool:
 
 
 _FINALIZER_MODULES = frozenset({"weakref", "gc"})
+
+
+def _installs_asyncgen_hooks(tree: ast.AST) -> bool:
+    """Whether the module calls (or imports) ``sys.set_asyncgen_hooks``: its
+    ``finalizer`` runs where an asynchronous generator that has started
+    and not finished is dropped, whatever its body."""
+    for node in statements_under(tree):
+        if isinstance(node, ast.ImportFrom):
+            if any(alias.name == "set_asyncgen_hooks" for alias in node.names):
+                return True
+            continue
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Expr | ast.Assign) and isinstance(value, ast.Call):
+            func = value.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            if isinstance(func, ast.Name):
+                name = func.id
+            if name == "set_asyncgen_hooks":
+                return True
+    return False
+
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Where a generator or a coroutine is suspended.
 _SUSPENSIONS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)

@@ -167,6 +167,8 @@ def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
         "import weakref",
         "from weakref import finalize",
         "import gc",
+        "import sys\nsys.set_asyncgen_hooks(finalizer=print)",
+        "from sys import set_asyncgen_hooks",
     ],
 )
 def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
