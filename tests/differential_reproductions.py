@@ -4715,4 +4715,38 @@ def case_repeated(y):
     s = SEEN.max().item()
     return s
 """,
+    # 115. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.tensor(t)``
+    # of a tensor, which warns, where the module had sent the standard error
+    # stream to an object of its own (``redirect_stderr(Log())``, ``sys.stderr
+    # = Log()``): the warning's display called its ``write``, which changed
+    # ``SEEN``.
+    "warning_written_to_a_stream_of_the_module": """
+import contextlib
+import warnings
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Log:
+    def write(self, text):
+        SEEN.add_(1)
+
+    def flush(self):
+        pass
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_redirected(t):
+    with warnings.catch_warnings(), contextlib.redirect_stderr(Log()):
+        warnings.simplefilter("always")
+        a = SEEN.sum().item()
+        y = torch.tensor(t)
+        b = SEEN.sum().item()
+    return a, b, y
+""",
 }

@@ -117,9 +117,12 @@ _TORCH_CALLBACKS = frozenset(
         "register_module_parameter_registration_hook",
     }
 )
-#: What a ``warnings`` display runs (``warnings.showwarning = f``): torch's
-#: operations that warn (``torch.tensor(t)`` of a tensor) call it.
-_WARNING_HOOKS = frozenset({"showwarning", "formatwarning"})
+#: What a ``warnings`` display runs (``warnings.showwarning = f``), and
+#: where it writes (``sys.stderr = log``, ``redirect_stderr(log)``: its
+#: ``write``): torch's operations that warn (``torch.tensor(t)`` of a
+#: tensor) call it.
+_WARNING_HOOKS = frozenset({"showwarning", "formatwarning", "stderr"})
+_REDIRECTING = "redirect_stderr"
 
 
 def may_install_torch_callbacks(text: str) -> bool:
@@ -129,7 +132,7 @@ def may_install_torch_callbacks(text: str) -> bool:
         return True
     return any(name in text for name in _TORCH_CALLBACKS) or any(
         name in text for name in _WARNING_HOOKS
-    )
+    )  # (``redirect_stderr`` holds ``stderr``)
 
 
 def installs_torch_callbacks(model: ModuleModel) -> str | None:
@@ -145,6 +148,9 @@ def installs_torch_callbacks(model: ModuleModel) -> str | None:
             name = None
             if isinstance(node, ast.Attribute):
                 name = node.attr
+                if name == _REDIRECTING:
+                    found = f"`{ast.unparse(node)}`"
+                    break
                 if name in _WARNING_HOOKS:
                     if not isinstance(node.ctx, ast.Store):
                         continue
@@ -152,8 +158,14 @@ def installs_torch_callbacks(model: ModuleModel) -> str | None:
                     break
             elif isinstance(node, ast.Name):
                 name = node.id
+                if name == _REDIRECTING:
+                    found = f"`{name}`"
+                    break
             elif isinstance(node, ast.ImportFrom):
                 names = [alias.name for alias in node.names]
+                if _REDIRECTING in names:
+                    found = f"`{_REDIRECTING}`"
+                    break
                 name = next((n for n in names if n in _TORCH_CALLBACKS), None)
             elif isinstance(node, ast.Call) and len(node.args) >= 2:
                 # ``setattr(warnings, "showwarning", f)``

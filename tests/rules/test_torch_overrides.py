@@ -238,6 +238,9 @@ def test_the_tracing_prefilter_keeps_every_module_the_walk_finds(text):
         "from torch.nn.modules.module import register_module_buffer_registration_hook",
         "import warnings\nwarnings.showwarning = print",
         "import warnings\nsetattr(warnings, 'formatwarning', repr)",
+        "import sys\nsys.stderr = LOG",
+        "from contextlib import redirect_stderr",
+        "import contextlib\nQUIET = contextlib.redirect_stderr(None)",
     ],
 )
 def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
@@ -255,6 +258,7 @@ def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
     [
         "import warnings\nwarnings.simplefilter('ignore')",
         "import warnings\nSHOW = warnings.showwarning",
+        "import sys\nERR = sys.stderr",
         "def register_parametrization_later():\n    pass",
     ],
 )
