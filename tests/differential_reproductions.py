@@ -4749,4 +4749,53 @@ def case_redirected(t):
         b = SEEN.sum().item()
     return a, b, y
 """,
+    # 116. ATN201 reused a ``.item()`` of ``SEEN`` across ``getattr(m,
+    # "size")`` and ``hasattr(m, "size")``, builtins taken to run nothing
+    # where the module's classes define no special method: they ran the
+    # property ``size`` of the module's class, as ``m.size`` does, which
+    # changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "getattr_runs_a_property": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Meta:
+    @property
+    def size(self):
+        SEEN.add_(1)
+        return 3
+
+
+def make_args():
+    return (Meta(),)
+
+
+def case_getattr(m):
+    a = SEEN.sum().item()
+    n = getattr(m, "size")
+    b = SEEN.sum().item()
+    return a, b, n
+
+
+def case_hasattr(m):
+    a = SEEN.sum().item()
+    h = hasattr(m, "size")
+    b = SEEN.sum().item()
+    return a, b, h
+
+
+def case_getattr_default(m):
+    a = SEEN.sum().item()
+    n = getattr(m, "size", None)
+    b = SEEN.sum().item()
+    return a, b, n
+
+
+def case_repeated(m):
+    s = SEEN.max().item()
+    getattr(m, "size")
+    s = SEEN.max().item()
+    return s
+""",
 }

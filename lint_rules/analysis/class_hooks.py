@@ -268,6 +268,26 @@ class ClassHooks:
                     return True
         return False
 
+    def getattr_runs_code(self, call: ast.Call) -> bool:
+        """Whether ``call`` is ``getattr(o, "k")`` or ``hasattr(o, "k")``
+        that may run code of the module's classes: a property's getter or a
+        descriptor's ``__get__`` of that name (of any name where the name is
+        not spelled), ``__getattr__`` or ``__getattribute__``, as the
+        attribute load ``o.k`` does."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Name)
+            and func.id in ("getattr", "hasattr")
+            and len(call.args) >= 2
+        ):
+            return False
+        if any(h in self.dunders for h in _LOAD_HOOKS):
+            return True
+        name = call.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value in self.active
+        return bool(self.active)
+
     def _mapping_runs_code(self) -> bool:
         """Whether taking the keys and items of an object (``{**o}``,
         ``f(**o)``, ``d |= o``) may run code of the module's classes."""
@@ -286,7 +306,9 @@ class ClassHooks:
             return node.attr in self.active or any(h in dunders for h in hooks)
         if isinstance(node, ast.Call):
             func = node.func
-            return isinstance(func, ast.Attribute) and func.attr in self.methods
+            if isinstance(func, ast.Attribute):
+                return func.attr in self.methods
+            return self.getattr_runs_code(node)
         if isinstance(node, ast.Subscript):
             return any(h in dunders for h in _SUBSCRIPT_HOOKS)
         if isinstance(node, ast.BinOp):

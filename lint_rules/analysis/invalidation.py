@@ -1667,6 +1667,12 @@ class Invalidation:
                     if isinstance(node, _CLASS_CODE) and hooks.runs_code(node):
                         return True
                     if (
+                        isinstance(node, ast.Call)
+                        and id(node) not in own
+                        and hooks.getattr_runs_code(node)
+                    ):
+                        return True  # ``getattr(o, "k")`` runs a property
+                    if (
                         hooks.run_by_calls
                         and isinstance(node, ast.Call)
                         and id(node) not in own

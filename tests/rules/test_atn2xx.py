@@ -2428,6 +2428,44 @@ def test_inplace_methods_that_call_a_function_run_code(call, applicability):
     assert got == ([] if applicability is None else [applicability])
 
 
+GETATTR = """
+class Meta:
+    @property
+    def size(self):
+        return 3
+
+    def plain(self):
+        return 4
+
+
+def step(t, m, name):
+    a = t.sum().item()
+    v = {call}
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ('getattr(m, "size")', "unsafe"),
+        ('hasattr(m, "size")', "unsafe"),
+        ('getattr(m, "size", None)', "unsafe"),
+        ("getattr(m, name)", "unsafe"),
+        ('getattr(m, "plain")', "safe"),
+        ('hasattr(m, "other")', "safe"),
+    ],
+)
+def test_getattr_of_a_property_runs_its_getter(call, applicability):
+    # ``getattr(m, "size")`` runs the property as ``m.size`` does
+    # (differential reproduction 116); a plain method's name runs nothing.
+    found = check_source(GETATTR.format(call=call), "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", applicability)
+    ]
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
