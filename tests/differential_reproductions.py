@@ -4798,4 +4798,37 @@ def case_repeated(m):
     s = SEEN.max().item()
     return s
 """,
+    # 117. ATN201 reused a ``.item()`` of ``SEEN`` across ``type("K",
+    # (Base,), {})``, the builtin taken to run nothing: making a class runs
+    # the bases' ``__init_subclass__`` (and a metaclass's code, the
+    # namespace's ``__set_name__``), which changed ``SEEN``. ATN202 deleted a
+    # repeated sync so.
+    "type_with_three_arguments_makes_a_class": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Base:
+    def __init_subclass__(cls, **kwargs):
+        SEEN.add_(1)
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_type(y):
+    a = SEEN.sum().item()
+    K = type("K", (Base,), {})
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated_sync(y):
+    s = SEEN.max().item()
+    type("K", (Base,), {})
+    s = SEEN.max().item()
+    return s
+""",
 }

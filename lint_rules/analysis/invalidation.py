@@ -1432,6 +1432,15 @@ class Invalidation:
             isinstance(argument, ast.Lambda) for argument in arguments
         ):
             runs_code = True  # ``sorted(xs, key=...)`` calls the function given
+        if name == "type" and (
+            len(call.args) != 1
+            or call.keywords
+            or isinstance(call.args[0], ast.Starred)
+        ):
+            # ``type(name, bases, namespace)`` makes a class: the bases'
+            # ``__init_subclass__``, a metaclass's code and the namespace's
+            # ``__set_name__`` run.
+            runs_code = True
         iterated = call.args
         if name in _ONE_ITERABLE:
             iterated = call.args[:1] if len(call.args) == 1 else []

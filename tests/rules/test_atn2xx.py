@@ -2466,6 +2466,38 @@ def test_getattr_of_a_property_runs_its_getter(call, applicability):
     ]
 
 
+MAKES_A_CLASS = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(o, bases):
+    a = T.sum().item()
+    k = {call}
+    b = T.sum().item()
+    return a, b, k
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ('type("K", bases, {})', None),
+        ('type("K", (), {}, **{})', None),
+        ("type(*bases)", None),
+        ("type(o)", "safe"),
+    ],
+)
+def test_type_with_three_arguments_runs_code(call, applicability):
+    # ``type(name, bases, namespace)`` runs the bases' ``__init_subclass__``
+    # and a metaclass's code (differential reproduction 117); ``type(o)``
+    # runs nothing.
+    found = check_source(MAKES_A_CLASS.format(call=call), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
