@@ -4831,4 +4831,28 @@ def case_repeated_sync(y):
     s = SEEN.max().item()
     return s
 """,
+    # 118. ATN301 deleted an unused alias ``j = i + 1`` that a helper read
+    # through its caller's frame, reached by names given as strings
+    # (``getattr(sys, "_getframe")(1)``): only spelled attributes and names
+    # (``sys._getframe``) were taken to reach a frame.
+    "frame_reached_through_getattr": """
+import sys
+
+
+def _names():
+    frame = getattr(sys, "_getframe")(1)
+    return sorted(getattr(frame, "f_" + "locals"))
+
+
+def make_args():
+    return (3,)
+
+
+def case_alias(n):
+    out = []
+    for i in range(n):
+        j = i + 1
+        out.append(_names())
+    return out
+""",
 }
