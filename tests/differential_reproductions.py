@@ -4855,4 +4855,63 @@ def case_alias(n):
         out.append(_names())
     return out
 """,
+    # 119. ATN201 reused a ``.item()`` of ``BUF`` where the module had
+    # installed a profile function (``getattr(sys, "setprofile")(f)``) or
+    # made a finalizer (``importlib.import_module("weakref").finalize(o,
+    # f)``, ``__import__("weakref")``) through names given as strings:
+    # only spelled attributes and import statements were seen.
+    "hooks_installed_through_names_given_as_strings": """
+import importlib
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def _profile(frame, event, arg):
+    if event == "c_call" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+
+
+class Box:
+    pass
+
+
+def _bump():
+    BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_profile(t):
+    old = sys.getprofile()
+    getattr(sys, "setprofile")(_profile)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        getattr(sys, "setprofile")(old)
+    return a, b
+
+
+def case_finalize(t):
+    o = Box()
+    importlib.import_module("weakref").finalize(o, _bump)
+    a = BUF.sum().item()
+    o = None
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_dunder_import(t):
+    o = Box()
+    __import__("weakref").finalize(o, _bump)
+    a = BUF.sum().item()
+    del o
+    b = BUF.sum().item()
+    return a, b
+""",
 }

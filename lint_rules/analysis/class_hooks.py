@@ -15,7 +15,7 @@ import ast
 import weakref
 
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import TryStar, statements_under, walk
+from lint_rules.analysis.nodes import TryStar, statements_under, string_values, walk
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -707,7 +707,8 @@ def module_runs_finalizers(scope: Scope) -> bool:
     class of it defines ``__del__``, a generator of it has a ``finally``,
     handlers or a ``with`` around a ``yield`` (closed when dropped while
     suspended there), it imports ``weakref`` (a callback of
-    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``), or it
+    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``), by an
+    import statement or by name (``importlib.import_module("gc")``), or it
     installs an asynchronous generators' ``finalizer``
     (``sys.set_asyncgen_hooks``). Such
     code runs at any rebinding, ``del`` or temporary, where nothing shows
@@ -738,11 +739,37 @@ def module_runs_finalizers(scope: Scope) -> bool:
                 if any(name.partition(".")[0] in _FINALIZER_MODULES for name in names):
                     found = True
                     break
+        if not found:
+            found = _imports_by_string(module.node)
         _FINALIZING[module] = found
     return found
 
 
 _FINALIZER_MODULES = frozenset({"weakref", "gc"})
+
+
+def _imports_by_string(tree: ast.AST) -> bool:
+    """Whether the module imports ``weakref`` or ``gc`` by a name given as a
+    string (``importlib.import_module("weakref")``, ``__import__("gc")``)."""
+    strings = {value.partition(".")[0] for value in string_values(tree)}
+    if not strings & _FINALIZER_MODULES:
+        return False
+    for node in walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        first = node.args[0]
+        if (
+            name in ("import_module", "__import__")
+            and isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and first.value.partition(".")[0] in _FINALIZER_MODULES
+        ):
+            return True
+    return False
 
 
 def _installs_asyncgen_hooks(tree: ast.AST) -> bool:

@@ -79,6 +79,9 @@ def installs_tracing(model: ModuleModel) -> str | None:
         for node in walk(model.tree):
             if isinstance(node, ast.Attribute) and node.attr in _TRACING:
                 found = f"`{ast.unparse(node)}`"
+            elif isinstance(node, ast.Call) and _names_as_string(node, _TRACING):
+                # ``getattr(sys, "settrace")``
+                found = f"`{ast.unparse(node)}`"
             elif isinstance(node, ast.ImportFrom) and node.module in (
                 "sys",
                 "threading",
@@ -167,6 +170,12 @@ def installs_torch_callbacks(model: ModuleModel) -> str | None:
                     found = f"`{_REDIRECTING}`"
                     break
                 name = next((n for n in names if n in _TORCH_CALLBACKS), None)
+            elif isinstance(node, ast.Call) and _names_as_string(
+                node, _TORCH_CALLBACKS | {_REDIRECTING}
+            ):
+                # ``getattr(torch.autograd.graph, "saved_tensors_hooks")``
+                found = f"`{ast.unparse(node)}`"
+                break
             elif isinstance(node, ast.Call) and len(node.args) >= 2:
                 # ``setattr(warnings, "showwarning", f)``
                 key = node.args[1]
@@ -183,6 +192,25 @@ def installs_torch_callbacks(model: ModuleModel) -> str | None:
                 break
         model.derived["torch callbacks"] = found
     return found  # type: ignore[return-value]
+
+
+def _names_as_string(call: ast.Call, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``call`` looks up one of ``names`` given as a string
+    (``getattr(sys, "settrace")``, ``attrgetter("settrace")``)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else None
+    if isinstance(func, ast.Name):
+        name = func.id
+    if name in ("getattr", "hasattr"):
+        arguments = call.args[1:2]
+    elif name in ("attrgetter", "methodcaller"):
+        arguments = call.args
+    else:
+        return False
+    return any(
+        isinstance(argument, ast.Constant) and argument.value in names
+        for argument in arguments
+    )
 
 
 def _root(expr: ast.AST) -> str | None:

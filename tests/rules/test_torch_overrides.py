@@ -147,6 +147,8 @@ def test_stores_into_what_torch_made_change_nothing_of_torch(store):
         "import threading\nthreading.settrace(print)",
         "import sys\nsys.monitoring.use_tool_id(0, 'x')",
         "import sys\nsys.addaudithook(print)",
+        "import sys\ngetattr(sys, 'setprofile')(None)",
+        "import operator, sys\noperator.methodcaller('settrace', None)(sys)",
     ],
 )
 def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
@@ -169,6 +171,8 @@ def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
         "import gc",
         "import sys\nsys.set_asyncgen_hooks(finalizer=print)",
         "from sys import set_asyncgen_hooks",
+        "import importlib\nW = importlib.import_module('weakref')",
+        "G = __import__('gc')",
     ],
 )
 def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
@@ -241,6 +245,7 @@ def test_the_tracing_prefilter_keeps_every_module_the_walk_finds(text):
         "import sys\nsys.stderr = LOG",
         "from contextlib import redirect_stderr",
         "import contextlib\nQUIET = contextlib.redirect_stderr(None)",
+        "HOOKS = getattr(torch.autograd.graph, 'saved_tensors_hooks')",
     ],
 )
 def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
@@ -259,6 +264,8 @@ def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
         "import warnings\nwarnings.simplefilter('ignore')",
         "import warnings\nSHOW = warnings.showwarning",
         "import sys\nERR = sys.stderr",
+        "import logging\nlogging.info('monitoring')",
+        "NAMES = {'gc': 1, 'weakref': 2}",
         "def register_parametrization_later():\n    pass",
     ],
 )
