@@ -4914,4 +4914,48 @@ def case_dunder_import(t):
     b = BUF.sum().item()
     return a, b
 """,
+    # 120. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.neg(x)``
+    # where the module had registered a kernel of its own for ``aten::neg``
+    # (``torch.library.Library("aten", "IMPL").impl("neg", f, "CPU")``,
+    # ``torch.library.impl(lib, "neg", "CPU")(f)``): torch's operator ran
+    # the module's code, which changed ``SEEN``. ATN202 deleted a repeated
+    # sync so. (Each case removes its registration.)
+    "torch_operator_kernel_registered_by_the_module": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _neg(self):
+    SEEN.add_(1)
+    return self * -1
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_override(x):
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("neg", _neg, "CPU")
+    try:
+        a = SEEN.sum().item()
+        y = torch.neg(x)
+        b = SEEN.sum().item()
+    finally:
+        lib._destroy()
+    return a, b, y
+
+
+def case_decorated(x):
+    lib = torch.library.Library("aten", "IMPL")
+    torch.library.impl(lib, "neg", "CPU")(_neg)
+    try:
+        s = SEEN.max().item()
+        y = torch.neg(x)
+        s = SEEN.max().item()
+    finally:
+        lib._destroy()
+    return s, y
+""",
 }

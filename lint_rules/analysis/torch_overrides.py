@@ -39,8 +39,66 @@ def torch_overrides(model: ModuleModel) -> str | None:
     description), or None."""
     found = model.derived.get("torch overrides", False)
     if found is False:
-        found = model.derived["torch overrides"] = _overrides(model)
+        found = _overrides(model) or _registers_torch_kernel(model)
+        model.derived["torch overrides"] = found
     return found  # type: ignore[return-value]
+
+
+#: torch's own operator namespaces, whose kernels every rule reads by name.
+_TORCH_NAMESPACES = frozenset({"aten", "prims"})
+#: What registers a kernel for an operator given by name
+#: (``torch.library.impl("aten::neg", "CPU")``).
+_KERNEL_REGISTRATIONS = frozenset(
+    {"impl", "register_kernel", "register_autograd", "register_torch_dispatch"}
+)
+
+
+def _registers_torch_kernel(model: ModuleModel) -> str | None:
+    """How the module registers a kernel of its own for one of torch's
+    operators (``torch.library.Library("aten", "IMPL").impl("neg", f,
+    "CPU")``, ``@torch.library.impl("aten::neg", "CPU")``): ``torch.neg``
+    then runs the module's code. A library of another namespace
+    (``Library("mylib", "DEF")``) defines the module's own operators, which
+    are unknown code wherever they are called."""
+    text = model.text
+    if (
+        text is not None
+        and prefilter.enabled()
+        and not prefilter.may_respell_ascii(text)
+        and "Library" not in text
+        and not any(name in text for name in _TORCH_NAMESPACES)
+    ):
+        return None
+    for node in walk(model.tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        if name is None:
+            continue
+        first = node.args[0]
+        spelled = first.value if isinstance(first, ast.Constant) else None
+        qualified = model.imports.qualified_name(func) or ""
+        if name in ("Library", "_scoped_library") or qualified in (
+            "torch.library.Library",
+            "torch.library._scoped_library",
+        ):
+            # ``Library("aten", "IMPL")``; a namespace not spelled may be one
+            if not isinstance(spelled, str) or spelled in _TORCH_NAMESPACES:
+                return f"it makes `{ast.unparse(node)}`"
+        elif name in _KERNEL_REGISTRATIONS or qualified.startswith("torch.library."):
+            if isinstance(spelled, str):
+                namespace = spelled.partition("::")[0] if "::" in spelled else None
+            else:
+                dotted = ast.unparse(first)
+                namespace = next(
+                    (n for n in _TORCH_NAMESPACES if f"ops.{n}." in dotted), None
+                )
+            if namespace in _TORCH_NAMESPACES:
+                return f"it calls `{ast.unparse(node)}`"
+    return None
 
 
 #: Names of what installs a function that runs at every line or call

@@ -304,3 +304,30 @@ def test_the_torch_callbacks_prefilter_keeps_every_module_the_walk_finds(text):
     finally:
         prefilter.set_enabled(was)
     assert not may_install_torch_callbacks("import torch\nprint(torch.ones(1))\n")
+
+
+@pytest.mark.parametrize(
+    ("registration", "overrides"),
+    [
+        ('LIB = torch.library.Library("aten", "IMPL")', True),
+        ("from torch.library import Library as L\nLIB = L(NS, 'IMPL')", True),
+        ('@torch.library.impl("aten::neg", "CPU")\ndef neg(t):\n    return t', True),
+        ("torch.library.register_autograd(torch.ops.aten.neg.default, print)", True),
+        # the module's own operators: unknown code where they are called
+        ('LIB = torch.library.Library("mylib", "FRAGMENT")', False),
+        (
+            '@torch.library.custom_op("mylib::k", mutates_args=())\n'
+            "def k(t: torch.Tensor) -> torch.Tensor:\n    return t",
+            False,
+        ),
+        ("import ctypes\nLIB = ctypes.cdll.LoadLibrary(NAME)", False),
+    ],
+)
+def test_a_kernel_registered_for_a_torch_operator_makes_fixes_unsafe(
+    registration, overrides
+):
+    # ``torch.neg`` then runs the module's kernel (differential
+    # reproduction 120).
+    source = BODY.format(override=registration)
+    expected = "unsafe" if overrides else "safe"
+    assert _fixes(source) == [(code, expected) for code in RULES]
