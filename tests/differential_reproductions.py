@@ -4958,4 +4958,38 @@ def case_decorated(x):
         lib._destroy()
     return s, y
 """,
+    # 121. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.Size(g)``
+    # of a generator of the module, taken for a torch function that runs
+    # nothing: it iterates any iterable, running the generator's code, which
+    # changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "torch_size_iterates_a_generator": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _sizes(n):
+    SEEN.add_(1)
+    yield n
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_size(y):
+    g = _sizes(3)
+    a = SEEN.sum().item()
+    s = torch.Size(g)
+    b = SEEN.sum().item()
+    return a, b, s
+
+
+def case_repeated(y):
+    g = _sizes(2)
+    s = SEEN.max().item()
+    torch.Size(g)
+    s = SEEN.max().item()
+    return s
+""",
 }

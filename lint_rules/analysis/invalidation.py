@@ -97,6 +97,7 @@ from lint_rules.analysis.torch_api import (
     GRAD_MODE_SETTERS,
     GRADIENT_FUNCTIONS,
     GRADIENT_METHODS,
+    ITERATING_FUNCTIONS,
     METADATA_ATTRIBUTES,
     MODE_NEUTRAL_MANAGERS,
     MODE_SETTER_NAMES,
@@ -1361,6 +1362,11 @@ class Invalidation:
                     effects += _writes(self.alias_paths(argument), call)
                 if sets_global_mode(qualified):
                     effects.append(Change(ChangeKind.MODE, (), call))
+                if qualified in ITERATING_FUNCTIONS and not all(
+                    plainly_iterable(argument) for argument in call.args
+                ):
+                    # ``torch.Size(g)`` runs a generator's code
+                    effects.append(Change(ChangeKind.ANY_CODE, (), call))
                 return effects
         elif isinstance(func, ast.Attribute):
             name = func.attr

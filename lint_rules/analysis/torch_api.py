@@ -332,6 +332,9 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
+#: torch's functions that iterate an argument of any kind (``torch.Size(g)``
+#: runs a generator ``g``'s code); the others take sequences only.
+ITERATING_FUNCTIONS = frozenset({"torch.Size"})
 #: In-place methods that call a function they are given, once per element
 #: (``x.apply_(f)``, ``x.map_(y, f)``): that function's code runs there.
 CALLING_METHODS = frozenset({"apply_", "map_", "map2_"})

@@ -2498,6 +2498,32 @@ def test_type_with_three_arguments_runs_code(call, applicability):
     assert got == ([] if applicability is None else [applicability])
 
 
+SIZED = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(g, n):
+    a = T.sum().item()
+    s = torch.Size({argument})
+    b = T.sum().item()
+    return a, b, s
+"""
+
+
+@pytest.mark.parametrize(
+    ("argument", "applicability"),
+    [("g", None), ("[n, n]", "safe"), ("(n,)", "safe")],
+)
+def test_torch_size_iterates_its_argument(argument, applicability):
+    # ``torch.Size(g)`` runs a generator's code (differential reproduction
+    # 121); a list or tuple display runs none.
+    found = check_source(SIZED.format(argument=argument), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
