@@ -4992,4 +4992,53 @@ def case_repeated(y):
     s = SEEN.max().item()
     return s
 """,
+    # 122. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.save(y,
+    # out)`` and ``torch.load(source)``, taken for torch functions that run
+    # nothing: they call the file object's ``write`` and ``read`` (here the
+    # module's, which changed ``SEEN``), and unpickling runs what the data
+    # names.
+    "torch_save_and_load_run_the_file_objects_code": """
+import io
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Sink(io.RawIOBase):
+    def writable(self):
+        return True
+
+    def write(self, data):
+        SEEN.add_(1)
+        return len(data)
+
+
+class Source(io.BytesIO):
+    def read(self, *args):
+        SEEN.add_(1)
+        return super().read(*args)
+
+
+def make_args():
+    data = io.BytesIO()
+    torch.save(torch.ones(2), data)
+    return (torch.ones(3), data.getvalue())
+
+
+def case_save(y, data):
+    out = Sink()
+    a = SEEN.sum().item()
+    torch.save(y, out)
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_load(y, data):
+    source = Source(data)
+    a = SEEN.sum().item()
+    loaded = torch.load(source)
+    b = SEEN.sum().item()
+    return a, b, loaded
+""",
 }

@@ -332,6 +332,10 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
+#: torch's functions that run code they are given: ``torch.save(obj, f)``
+#: calls ``f.write`` (and what pickling ``obj`` runs), ``torch.load(f)``
+#: ``f.read`` and what unpickling runs, ``torch.cond`` its branches.
+RUNNING_CODE_FUNCTIONS = frozenset({"torch.save", "torch.load", "torch.cond"})
 #: torch's functions that iterate an argument of any kind (``torch.Size(g)``
 #: runs a generator ``g``'s code); the others take sequences only.
 ITERATING_FUNCTIONS = frozenset({"torch.Size"})
@@ -517,6 +521,8 @@ def written_arguments(qualified: str, call: ast.Call) -> list[ast.expr] | None:
     name, or its arguments cannot be matched: ``*args``, ``**kwargs``)."""
     module, _, name = qualified.rpartition(".")
     if module not in PURE_NAMESPACES or name.startswith("_") or name.endswith("_"):
+        return None
+    if qualified in RUNNING_CODE_FUNCTIONS:
         return None
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
         keyword.arg is None for keyword in call.keywords

@@ -2524,6 +2524,38 @@ def test_torch_size_iterates_its_argument(argument, applicability):
     assert got == ([] if applicability is None else [applicability])
 
 
+RUNS_CODE = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(y, f, p):
+    a = T.sum().item()
+    v = {call}
+    b = T.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("torch.save(y, f)", None),
+        ("torch.load(f)", None),
+        ("torch.cond(p, f, f, (y,))", None),
+        ("torch.add(y, 1)", "safe"),
+    ],
+)
+def test_torch_functions_that_run_code_they_are_given(call, applicability):
+    # ``torch.save`` calls ``f.write``, ``torch.load`` ``f.read`` and what
+    # unpickling names, ``torch.cond`` its branches (differential
+    # reproduction 122).
+    found = check_source(RUNS_CODE.format(call=call), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
