@@ -5041,4 +5041,45 @@ def case_load(y, data):
     b = SEEN.sum().item()
     return a, b, loaded
 """,
+    # 123. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.split(p,
+    # 2)`` and ``torch.tensordot(p, p)`` of an object of the module's class:
+    # torch's functions written in Python call their argument's methods by
+    # name when it is no tensor (``p.split(2)``, ``p.dim()``), here the
+    # module's, which changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "torch_functions_call_their_arguments_methods": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Pages:
+    def split(self, size, dim=0):
+        SEEN.add_(1)
+        return (self,)
+
+    def dim(self):
+        SEEN.add_(1)
+        return 1
+
+
+def make_args():
+    return (Pages(),)
+
+
+def case_split(p):
+    a = SEEN.sum().item()
+    parts = torch.split(p, 2)
+    b = SEEN.sum().item()
+    return a, b, len(parts)
+
+
+def case_tensordot(p):
+    s = SEEN.max().item()
+    try:
+        torch.tensordot(p, p)
+    except Exception:
+        pass
+    s = SEEN.max().item()
+    return s
+""",
 }

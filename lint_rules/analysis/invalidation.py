@@ -91,6 +91,7 @@ from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.torch_api import (
     CALLING_METHODS,
     DETERMINISTIC_METHODS,
+    DUCK_CALLS,
     FRESH_METHODS,
     GRAD_MODE_MANAGERS,
     GRAD_MODE_READERS,
@@ -1280,7 +1281,7 @@ class Invalidation:
             return False
         qualified = self._module_function(func)
         if qualified is not None:
-            return written_arguments(qualified, call) == []
+            return self._torch_written(qualified, call) == []
         if not isinstance(func, ast.Attribute):
             return False
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
@@ -1343,6 +1344,18 @@ class Invalidation:
             return False
         return module_class_hooks(names).defines(method)
 
+    def _torch_written(self, qualified: str, call: ast.Call) -> list[ast.expr] | None:
+        """``written_arguments`` of a call of ``qualified``, or None where it
+        may run the module's code: a torch function written in Python that
+        calls its argument's methods by name (``torch.split(o, 2)`` is
+        ``o.split(2)``) where a class of the module binds one of them."""
+        written = written_arguments(qualified, call)
+        if written is not None and any(
+            self.module_class_defines(name) for name in DUCK_CALLS.get(qualified, ())
+        ):
+            return None
+        return written
+
     def call_effects(self, call: ast.Call) -> list[Change]:
         """What a call may change, once its callee and arguments are evaluated."""
         func = call.func
@@ -1355,7 +1368,7 @@ class Invalidation:
         if qualified is not None:
             if qualified in GRADIENT_FUNCTIONS:
                 return [Change(ChangeKind.BARRIER, (), call)]
-            written = written_arguments(qualified, call)
+            written = self._torch_written(qualified, call)
             if written is not None:  # a torch function: it writes these only
                 effects: list[Change] = []
                 for argument in written:

@@ -336,6 +336,22 @@ def is_inplace_method(name: str) -> bool:
 #: calls ``f.write`` (and what pickling ``obj`` runs), ``torch.load(f)``
 #: ``f.read`` and what unpickling runs, ``torch.cond`` its branches.
 RUNNING_CODE_FUNCTIONS = frozenset({"torch.save", "torch.load", "torch.cond"})
+#: torch's functions written in Python that call their argument's own
+#: methods or attributes by name when it is no tensor (``torch.split(o, 2)``
+#: is ``o.split(2)``), found by calling each of ``torch.functional`` with an
+#: object recording what is asked of it: where a class of the module binds
+#: one of these names, the call may run the module's code.
+DUCK_CALLS: dict[str, tuple[str, ...]] = {
+    "torch.split": ("split",),
+    "torch.norm": ("dim", "layout"),
+    "torch.stft": ("dim",),
+    "torch.istft": ("dim",),
+    "torch.tensordot": ("dim",),
+    "torch.pca_lowrank": ("shape",),
+    "torch.svd_lowrank": ("shape",),
+    "torch.unravel_index": ("dtype", "is_complex", "is_floating_point"),
+    "torch.lobpcg": ("requires_grad", "mT"),
+}
 #: torch's functions that iterate an argument of any kind (``torch.Size(g)``
 #: runs a generator ``g``'s code); the others take sequences only.
 ITERATING_FUNCTIONS = frozenset({"torch.Size"})

@@ -2556,6 +2556,37 @@ def test_torch_functions_that_run_code_they_are_given(call, applicability):
     assert got == ([] if applicability is None else [applicability])
 
 
+DUCK = """
+import torch
+
+T = torch.ones(2)
+
+
+class Pages:
+    def {method}(self, *args):
+        return self
+
+
+def step(p):
+    a = T.sum().item()
+    v = torch.split(p, 2)
+    b = T.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "applicability"), [("split", None), ("merge", "safe")]
+)
+def test_torch_split_calls_the_arguments_split(method, applicability):
+    # ``torch.split(p, 2)`` is ``p.split(2)`` for an object that is no
+    # tensor: the module's method where its class defines one (differential
+    # reproduction 123).
+    found = check_source(DUCK.format(method=method), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):
