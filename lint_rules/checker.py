@@ -361,9 +361,10 @@ def _run_rule(
 
 def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> None:
     """Make the safe fixes of ``findings`` unsafe where the module changes
-    what torch's own names do (every rule reads them by name), or installs
-    a trace or profile function, which sees every line and call
-    (``analysis.torch_overrides``)."""
+    what torch's own names do (every rule reads them by name), installs
+    a trace or profile function, which sees every line and call, or gives
+    torch code of its own that its operations run (saved-tensor hooks, a
+    parametrization; ``analysis.torch_overrides``)."""
     safe = [
         finding
         for finding in findings
@@ -372,7 +373,9 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
     if not safe:
         return
     from lint_rules.analysis.torch_overrides import (
+        installs_torch_callbacks,
         installs_tracing,
+        may_install_torch_callbacks,
         may_install_tracing,
         torch_overrides,
     )
@@ -382,12 +385,24 @@ def _unsafe_where_torch_is_overridden(ctx: Context, findings: list[Finding]) -> 
         why = f"this module changes what torch's own functions or builtins do ({how})"
     else:
         how = installs_tracing(ctx.model) if may_install_tracing(ctx.text) else None
-        if how is None:
-            return
-        why = (
-            f"this module installs a trace, profile or audit hook ({how}), "
-            "which runs at lines, calls or events nothing here shows"
-        )
+        if how is not None:
+            why = (
+                f"this module installs a trace, profile or audit hook ({how}), "
+                "which runs at lines, calls or events nothing here shows"
+            )
+        else:
+            how = (
+                installs_torch_callbacks(ctx.model)
+                if may_install_torch_callbacks(ctx.text)
+                else None
+            )
+            if how is None:
+                return
+            why = (
+                f"this module gives torch code of its own to run ({how}), "
+                "which torch's operations, module attributes or warnings run "
+                "where nothing here shows a call"
+            )
     for finding in safe:
         fix = finding.fix
         assert fix is not None

@@ -4441,4 +4441,645 @@ def case_match(x, v):
     b = x.sum().item()
     return a, b
 """,
+    # 108. ATN201 reused a ``.item()`` of ``x`` across ``d["k"]`` of a
+    # ``collections.defaultdict`` whose factory (a lambda of the module, or
+    # one set as ``d.default_factory``) changed ``x``: the subscript, for a
+    # key the dict lacked, called it. ATN202 deleted a repeated sync so.
+    "defaultdict_factory_run_by_a_subscript": """
+import collections
+
+import torch
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_closure(x):
+    d = collections.defaultdict(lambda: x.add_(1))
+    a = x.sum().item()
+    d["k"]
+    b = x.sum().item()
+    return a, b
+
+
+def case_repeated(x):
+    d = collections.defaultdict(lambda: x.add_(1))
+    s = x.max().item()
+    v = d["k"]
+    s = x.max().item()
+    return s, v
+
+
+def case_factory_set_after(x):
+    d = collections.defaultdict(list)
+    d.default_factory = lambda: x.mul_(2)
+    a = x.sum().item()
+    d["k"]
+    b = x.sum().item()
+    return a, b
+""",
+    # 109. ATN201 reused a ``.item()`` of ``x`` across ``w * w`` run where
+    # the module's saved-tensor hooks were installed (a ``with
+    # saved_tensors_hooks(pack, unpack):`` or a class deriving from it,
+    # around the function's caller too): ``pack`` runs at every operation
+    # that saves a tensor for backward, and it changed ``x``.
+    "saved_tensor_hooks_run_by_tensor_operations": """
+import torch
+
+
+class Offload(torch.autograd.graph.saved_tensors_hooks):
+    def __init__(self, t):
+        def pack(saved):
+            t.add_(1)
+            return saved
+
+        super().__init__(pack, lambda saved: saved)
+
+
+def make_args():
+    return (torch.arange(6.0), torch.ones(3, requires_grad=True))
+
+
+def case_with(x, w):
+    def pack(saved):
+        x.add_(1)
+        return saved
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda saved: saved):
+        a = x.sum().item()
+        y = w * w
+        b = x.sum().item()
+    return a, b, y
+
+
+def _step(x, w):
+    a = x.sum().item()
+    y = w * w
+    b = x.sum().item()
+    return a, b, y
+
+
+def case_in_a_callee(x, w):
+    with Offload(x):
+        return _step(x, w)
+""",
+    # 110. ATN201 reused a ``.item()`` of ``x`` across ``m.weight`` of a
+    # module the module parametrized (``register_parametrization``): the
+    # load ran the parametrization's ``forward``, which changed ``x``.
+    "parametrization_run_by_an_attribute_load": """
+import torch
+import torch.nn.utils.parametrize as parametrize
+
+HELD = []
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, weight):
+        if HELD:
+            HELD[-1].add_(1)
+        return weight * 2
+
+
+def make_args():
+    module = torch.nn.Module()
+    module.weight = torch.nn.Parameter(torch.ones(2, 2))
+    parametrize.register_parametrization(module, "weight", Scaled())
+    t = torch.arange(6.0)
+    HELD.append(t)
+    return (t, module)
+
+
+def case_load(x, m):
+    a = x.sum().item()
+    w = m.weight
+    b = x.sum().item()
+    return a, b, w
+""",
+    # 111. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.tensor(t)``
+    # of a tensor, which warns: the warning ran the ``warnings.showwarning``
+    # the module installed, which changed ``SEEN``.
+    "warning_display_run_by_a_torch_call": """
+import warnings
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    SEEN.add_(1)
+
+
+warnings.showwarning = _show
+warnings.simplefilter("always")
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_warning(t):
+    a = SEEN.sum().item()
+    y = torch.tensor(t)
+    b = SEEN.sum().item()
+    return a, b, y
+""",
+    # 112. ATN201 reused a ``.item()`` of ``SEEN`` across ``y.apply_(f)``
+    # and ``y.map_(y, f)``, taken for in-place methods that change their
+    # receiver only: they call ``f`` once per element, and ``f`` changed
+    # ``SEEN``. ATN202 deleted a repeated sync so.
+    "inplace_methods_that_call_a_function": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _count(v):
+    SEEN.add_(1)
+    return v
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_apply(y):
+    a = SEEN.sum().item()
+    y.apply_(_count)
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_map(y):
+    a = SEEN.sum().item()
+    y.map_(y, lambda p, q: _count(p))
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated(y):
+    s = SEEN.max().item()
+    y.apply_(_count)
+    s = SEEN.max().item()
+    return s
+""",
+    # 113. ``full`` and ``fill_`` have no kernel for torch's bit and
+    # sub-byte dtypes (``torch.bits8``, ``torch.uint4``, ``NotImplementedError``)
+    # where ``zero_``, ``zeros`` and ``empty`` take them: ATN101's rewrite of
+    # ``torch.full(s, 0.0, dtype=torch.bits8)`` (or of ``full_like`` of a
+    # ``.view(torch.float4_e2m1fn_x2)``) and ATN104's deletion of
+    # ``x.fill_(0)`` of ``torch.empty(n, dtype=torch.bits8)`` made the call
+    # that raised succeed. (The program turns the harness's filling of
+    # uninitialized memory off, which has no kernel for them either.)
+    "bit_dtypes_refused_by_fill": """
+import importlib
+
+import torch
+
+
+def make_args():
+    # Uninitialized memory as torch leaves it (the harness fills it, and
+    # its fill has no kernel for these dtypes either).
+    importlib.import_module("torch.utils.deterministic").fill_uninitialized_memory = False
+    return (torch.full((3,), 7, dtype=torch.uint8), 3)
+
+
+def case_full(y, n):
+    x = torch.full((n,), 0.0, dtype=torch.bits8)
+    x.copy_(y.view(torch.bits8))
+    return x.view(torch.uint8)
+
+
+def case_fill(y, n):
+    x = torch.empty(n, dtype=torch.bits8)
+    x.fill_(0)
+    x.copy_(y.view(torch.bits8))
+    return 1
+
+
+def case_full_like(y, n):
+    x = torch.full_like(y.view(torch.float4_e2m1fn_x2), 0.0)
+    x.copy_(y.view(torch.float4_e2m1fn_x2))
+    return x.view(torch.uint8)
+""",
+    # 114. ATN201 reused a ``.item()`` of ``SEEN`` across ``g = None`` that
+    # dropped an asynchronous generator started and not finished, in a
+    # module that installs a finalizer for them (``sys.set_asyncgen_hooks``):
+    # it ran there and changed ``SEEN``, though the generator has no
+    # ``finally``. ATN202 deleted a repeated sync across ``del g`` so.
+    "asyncgen_finalizer_run_by_a_dropped_reference": """
+import sys
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _finalize(agen):
+    SEEN.add_(1)
+
+
+sys.set_asyncgen_hooks(finalizer=_finalize)
+
+
+async def numbers():
+    yield 1
+    yield 2
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_dropped(y):
+    g = numbers()
+    try:
+        g.asend(None).send(None)
+    except StopIteration:
+        pass
+    a = SEEN.sum().item()
+    g = None
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated(y):
+    g = numbers()
+    try:
+        g.asend(None).send(None)
+    except StopIteration:
+        pass
+    s = SEEN.max().item()
+    del g
+    s = SEEN.max().item()
+    return s
+""",
+    # 115. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.tensor(t)``
+    # of a tensor, which warns, where the module had sent the standard error
+    # stream to an object of its own (``redirect_stderr(Log())``, ``sys.stderr
+    # = Log()``): the warning's display called its ``write``, which changed
+    # ``SEEN``.
+    "warning_written_to_a_stream_of_the_module": """
+import contextlib
+import warnings
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Log:
+    def write(self, text):
+        SEEN.add_(1)
+
+    def flush(self):
+        pass
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_redirected(t):
+    with warnings.catch_warnings(), contextlib.redirect_stderr(Log()):
+        warnings.simplefilter("always")
+        a = SEEN.sum().item()
+        y = torch.tensor(t)
+        b = SEEN.sum().item()
+    return a, b, y
+""",
+    # 116. ATN201 reused a ``.item()`` of ``SEEN`` across ``getattr(m,
+    # "size")`` and ``hasattr(m, "size")``, builtins taken to run nothing
+    # where the module's classes define no special method: they ran the
+    # property ``size`` of the module's class, as ``m.size`` does, which
+    # changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "getattr_runs_a_property": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Meta:
+    @property
+    def size(self):
+        SEEN.add_(1)
+        return 3
+
+
+def make_args():
+    return (Meta(),)
+
+
+def case_getattr(m):
+    a = SEEN.sum().item()
+    n = getattr(m, "size")
+    b = SEEN.sum().item()
+    return a, b, n
+
+
+def case_hasattr(m):
+    a = SEEN.sum().item()
+    h = hasattr(m, "size")
+    b = SEEN.sum().item()
+    return a, b, h
+
+
+def case_getattr_default(m):
+    a = SEEN.sum().item()
+    n = getattr(m, "size", None)
+    b = SEEN.sum().item()
+    return a, b, n
+
+
+def case_repeated(m):
+    s = SEEN.max().item()
+    getattr(m, "size")
+    s = SEEN.max().item()
+    return s
+""",
+    # 117. ATN201 reused a ``.item()`` of ``SEEN`` across ``type("K",
+    # (Base,), {})``, the builtin taken to run nothing: making a class runs
+    # the bases' ``__init_subclass__`` (and a metaclass's code, the
+    # namespace's ``__set_name__``), which changed ``SEEN``. ATN202 deleted a
+    # repeated sync so.
+    "type_with_three_arguments_makes_a_class": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Base:
+    def __init_subclass__(cls, **kwargs):
+        SEEN.add_(1)
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_type(y):
+    a = SEEN.sum().item()
+    K = type("K", (Base,), {})
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_repeated_sync(y):
+    s = SEEN.max().item()
+    type("K", (Base,), {})
+    s = SEEN.max().item()
+    return s
+""",
+    # 118. ATN301 deleted an unused alias ``j = i + 1`` that a helper read
+    # through its caller's frame, reached by names given as strings
+    # (``getattr(sys, "_getframe")(1)``): only spelled attributes and names
+    # (``sys._getframe``) were taken to reach a frame.
+    "frame_reached_through_getattr": """
+import sys
+
+
+def _names():
+    frame = getattr(sys, "_getframe")(1)
+    return sorted(getattr(frame, "f_" + "locals"))
+
+
+def make_args():
+    return (3,)
+
+
+def case_alias(n):
+    out = []
+    for i in range(n):
+        j = i + 1
+        out.append(_names())
+    return out
+""",
+    # 119. ATN201 reused a ``.item()`` of ``BUF`` where the module had
+    # installed a profile function (``getattr(sys, "setprofile")(f)``) or
+    # made a finalizer (``importlib.import_module("weakref").finalize(o,
+    # f)``, ``__import__("weakref")``) through names given as strings:
+    # only spelled attributes and import statements were seen.
+    "hooks_installed_through_names_given_as_strings": """
+import importlib
+import sys
+
+import torch
+
+BUF = torch.arange(6.0)
+
+
+def _profile(frame, event, arg):
+    if event == "c_call" and frame.f_code.co_name.startswith("case"):
+        BUF.add_(1)
+
+
+class Box:
+    pass
+
+
+def _bump():
+    BUF.add_(1)
+
+
+def make_args():
+    return (torch.arange(6.0),)
+
+
+def case_profile(t):
+    old = sys.getprofile()
+    getattr(sys, "setprofile")(_profile)
+    try:
+        a = BUF.sum().item()
+        b = BUF.sum().item()
+    finally:
+        getattr(sys, "setprofile")(old)
+    return a, b
+
+
+def case_finalize(t):
+    o = Box()
+    importlib.import_module("weakref").finalize(o, _bump)
+    a = BUF.sum().item()
+    o = None
+    b = BUF.sum().item()
+    return a, b
+
+
+def case_dunder_import(t):
+    o = Box()
+    __import__("weakref").finalize(o, _bump)
+    a = BUF.sum().item()
+    del o
+    b = BUF.sum().item()
+    return a, b
+""",
+    # 120. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.neg(x)``
+    # where the module had registered a kernel of its own for ``aten::neg``
+    # (``torch.library.Library("aten", "IMPL").impl("neg", f, "CPU")``,
+    # ``torch.library.impl(lib, "neg", "CPU")(f)``): torch's operator ran
+    # the module's code, which changed ``SEEN``. ATN202 deleted a repeated
+    # sync so. (Each case removes its registration.)
+    "torch_operator_kernel_registered_by_the_module": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _neg(self):
+    SEEN.add_(1)
+    return self * -1
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_override(x):
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("neg", _neg, "CPU")
+    try:
+        a = SEEN.sum().item()
+        y = torch.neg(x)
+        b = SEEN.sum().item()
+    finally:
+        lib._destroy()
+    return a, b, y
+
+
+def case_decorated(x):
+    lib = torch.library.Library("aten", "IMPL")
+    torch.library.impl(lib, "neg", "CPU")(_neg)
+    try:
+        s = SEEN.max().item()
+        y = torch.neg(x)
+        s = SEEN.max().item()
+    finally:
+        lib._destroy()
+    return s, y
+""",
+    # 121. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.Size(g)``
+    # of a generator of the module, taken for a torch function that runs
+    # nothing: it iterates any iterable, running the generator's code, which
+    # changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "torch_size_iterates_a_generator": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+def _sizes(n):
+    SEEN.add_(1)
+    yield n
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_size(y):
+    g = _sizes(3)
+    a = SEEN.sum().item()
+    s = torch.Size(g)
+    b = SEEN.sum().item()
+    return a, b, s
+
+
+def case_repeated(y):
+    g = _sizes(2)
+    s = SEEN.max().item()
+    torch.Size(g)
+    s = SEEN.max().item()
+    return s
+""",
+    # 122. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.save(y,
+    # out)`` and ``torch.load(source)``, taken for torch functions that run
+    # nothing: they call the file object's ``write`` and ``read`` (here the
+    # module's, which changed ``SEEN``), and unpickling runs what the data
+    # names.
+    "torch_save_and_load_run_the_file_objects_code": """
+import io
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Sink(io.RawIOBase):
+    def writable(self):
+        return True
+
+    def write(self, data):
+        SEEN.add_(1)
+        return len(data)
+
+
+class Source(io.BytesIO):
+    def read(self, *args):
+        SEEN.add_(1)
+        return super().read(*args)
+
+
+def make_args():
+    data = io.BytesIO()
+    torch.save(torch.ones(2), data)
+    return (torch.ones(3), data.getvalue())
+
+
+def case_save(y, data):
+    out = Sink()
+    a = SEEN.sum().item()
+    torch.save(y, out)
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_load(y, data):
+    source = Source(data)
+    a = SEEN.sum().item()
+    loaded = torch.load(source)
+    b = SEEN.sum().item()
+    return a, b, loaded
+""",
+    # 123. ATN201 reused a ``.item()`` of ``SEEN`` across ``torch.split(p,
+    # 2)`` and ``torch.tensordot(p, p)`` of an object of the module's class:
+    # torch's functions written in Python call their argument's methods by
+    # name when it is no tensor (``p.split(2)``, ``p.dim()``), here the
+    # module's, which changed ``SEEN``. ATN202 deleted a repeated sync so.
+    "torch_functions_call_their_arguments_methods": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Pages:
+    def split(self, size, dim=0):
+        SEEN.add_(1)
+        return (self,)
+
+    def dim(self):
+        SEEN.add_(1)
+        return 1
+
+
+def make_args():
+    return (Pages(),)
+
+
+def case_split(p):
+    a = SEEN.sum().item()
+    parts = torch.split(p, 2)
+    b = SEEN.sum().item()
+    return a, b, len(parts)
+
+
+def case_tensordot(p):
+    s = SEEN.max().item()
+    try:
+        torch.tensordot(p, p)
+    except Exception:
+        pass
+    s = SEEN.max().item()
+    return s
+""",
 }

@@ -189,6 +189,8 @@ _FRAME_READERS = (
     "import inspect\ndef f(g):\n    return inspect.signature(g), g.stack\n",
     "import inspect\nfrom other import stack\ndef f(t):\n    return stack(t)\n",
     "x = 1  # f_back\ns = 'walk_stack'\n",
+    "import sys\ndef f():\n    return getattr(sys, '_getframe')(1)\n",
+    "import operator\nPEEK = operator.attrgetter(\n    'f_locals')\n",
 )
 
 
@@ -203,3 +205,18 @@ def test_frames_found_on_rows_as_by_the_whole_walk(text: str) -> None:
     ctx = Context(text, tree, "f.py", Settings().options)
     assert ctx.model._rows_naming is not None
     assert ctx.model._reads_frames == ModuleModel(tree)._reads_frames
+
+
+@pytest.mark.parametrize(
+    ("text", "reads"),
+    [
+        ("import sys\nF = getattr(sys, '_getframe')\n", True),
+        ("import operator\nPEEK = operator.attrgetter('f_locals')\n", True),
+        ("S = 'f_locals'\n", False),  # a string alone reaches nothing
+        ("import sys\nF = getattr(sys, 'argv')\n", False),
+    ],
+)
+def test_a_frame_reached_through_a_name_given_as_a_string(text, reads):
+    """``getattr(sys, "_getframe")`` reaches a frame as ``sys._getframe``
+    does (differential reproduction 118)."""
+    assert ModuleModel(ast.parse(text))._reads_frames is reads

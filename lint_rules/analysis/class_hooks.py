@@ -15,7 +15,7 @@ import ast
 import weakref
 
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import TryStar, statements_under
+from lint_rules.analysis.nodes import TryStar, statements_under, string_values, walk
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -268,6 +268,26 @@ class ClassHooks:
                     return True
         return False
 
+    def getattr_runs_code(self, call: ast.Call) -> bool:
+        """Whether ``call`` is ``getattr(o, "k")`` or ``hasattr(o, "k")``
+        that may run code of the module's classes: a property's getter or a
+        descriptor's ``__get__`` of that name (of any name where the name is
+        not spelled), ``__getattr__`` or ``__getattribute__``, as the
+        attribute load ``o.k`` does."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Name)
+            and func.id in ("getattr", "hasattr")
+            and len(call.args) >= 2
+        ):
+            return False
+        if any(h in self.dunders for h in _LOAD_HOOKS):
+            return True
+        name = call.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value in self.active
+        return bool(self.active)
+
     def _mapping_runs_code(self) -> bool:
         """Whether taking the keys and items of an object (``{**o}``,
         ``f(**o)``, ``d |= o``) may run code of the module's classes."""
@@ -286,7 +306,9 @@ class ClassHooks:
             return node.attr in self.active or any(h in dunders for h in hooks)
         if isinstance(node, ast.Call):
             func = node.func
-            return isinstance(func, ast.Attribute) and func.attr in self.methods
+            if isinstance(func, ast.Attribute):
+                return func.attr in self.methods
+            return self.getattr_runs_code(node)
         if isinstance(node, ast.Subscript):
             return any(h in dunders for h in _SUBSCRIPT_HOOKS)
         if isinstance(node, ast.BinOp):
@@ -511,7 +533,138 @@ def _bound_from_outside(
                     active.add(name)
             else:
                 dunders.update(_ANY_SPECIAL)
+    if _runs_a_factory(tree):
+        # ``d[k]`` of a ``defaultdict`` the module gave a factory of its own
+        # runs that factory for a key it lacks, as a ``__missing__`` would.
+        dunders.add("__missing__")
     return frozenset(dunders), frozenset(active)
+
+
+#: Factories of a ``defaultdict`` that run no code of the module (a builtin
+#: type, another of ``collections``): ``defaultdict(list)``.
+_PLAIN_FACTORIES = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "int",
+        "float",
+        "complex",
+        "str",
+        "bytes",
+        "bytearray",
+        "bool",
+        "object",
+        "deque",
+        "OrderedDict",
+        "Counter",
+        "defaultdict",
+        "ChainMap",
+    }
+)
+
+
+def _runs_a_factory(tree: ast.AST) -> bool:
+    """Whether the module makes a ``defaultdict`` (``collections``') with a
+    factory that may run its own code (a lambda that calls something, a
+    function or class of the module, a bound method), or sets one
+    (``d.default_factory = f``): a subscript of it, for a key it lacks,
+    then calls that code where nothing shows a call."""
+    module_names = {
+        name for stmt in getattr(tree, "body", ()) for name in _top_level_names(stmt)
+    }
+    for node in walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr == "default_factory" and isinstance(node.ctx, ast.Store):
+                return True
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        if name != "defaultdict":
+            continue
+        factories = [*node.args[:1]]
+        for keyword in node.keywords:
+            if keyword.arg is None or keyword.arg == "default_factory":
+                factories.append(keyword.value)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return True
+        if any(not _plain_factory(f, module_names) for f in factories):
+            return True
+    return False
+
+
+def _top_level_names(stmt: ast.stmt) -> list[str]:
+    """The names a statement of the module's block binds to something other
+    than a type of the builtins or of ``collections``."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.ImportFrom):
+        if stmt.module in ("collections", "builtins") and not stmt.level:
+            return []
+        return [alias.asname or alias.name for alias in stmt.names]
+    if isinstance(stmt, ast.Import):
+        return [
+            alias.asname or alias.name.partition(".")[0]
+            for alias in stmt.names
+            if alias.name not in ("collections", "builtins")
+        ]
+    return [
+        node.id
+        for node in walk(stmt)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _plain_factory(factory: ast.expr, module_names: set[str]) -> bool:
+    """Whether calling ``factory`` runs no code of the module: ``None``, a
+    builtin type or one of ``collections`` (that the module does not bind
+    otherwise), or a lambda returning a constant, a display of such or a
+    call of such a type (``lambda: {"n": 0, "xs": []}``, ``lambda:
+    defaultdict(list)``)."""
+    if isinstance(factory, ast.Constant):
+        return factory.value is None
+    if isinstance(factory, ast.Lambda):
+        return _plain_value(factory.body, module_names)
+    if isinstance(factory, ast.Name):
+        return factory.id in _PLAIN_FACTORIES and factory.id not in module_names
+    return (
+        isinstance(factory, ast.Attribute)
+        and factory.attr in _PLAIN_FACTORIES
+        and isinstance(factory.value, ast.Name)
+        and factory.value.id in ("collections", "builtins")
+        and factory.value.id not in module_names
+    )
+
+
+def _plain_value(value: ast.expr, module_names: set[str]) -> bool:
+    """Whether evaluating ``value`` (a factory lambda's body) runs no code of
+    the module."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return all(_plain_value(e, module_names) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return all(
+            key is not None and _plain_value(key, module_names) for key in value.keys
+        ) and all(_plain_value(item, module_names) for item in value.values)
+    if isinstance(value, ast.Call):
+        arguments = [*value.args, *(keyword.value for keyword in value.keywords)]
+        return (
+            _plain_factory(value.func, module_names)
+            and not isinstance(value.func, ast.Constant | ast.Lambda)
+            and all(keyword.arg is not None for keyword in value.keywords)
+            and all(
+                _plain_value(a, module_names) or _plain_factory(a, module_names)
+                for a in arguments
+            )
+        )
+    return False
 
 
 def _made_by_type(value: ast.expr) -> bool:
@@ -553,8 +706,11 @@ def module_runs_finalizers(scope: Scope) -> bool:
     """Whether code of the module may run when a reference is dropped: a
     class of it defines ``__del__``, a generator of it has a ``finally``,
     handlers or a ``with`` around a ``yield`` (closed when dropped while
-    suspended there), or it imports ``weakref`` (a callback of
-    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``). Such
+    suspended there), it imports ``weakref`` (a callback of
+    ``weakref.ref``, ``finalize``) or ``gc`` (``gc.callbacks``), by an
+    import statement or by name (``importlib.import_module("gc")``), or it
+    installs an asynchronous generators' ``finalizer``
+    (``sys.set_asyncgen_hooks``). Such
     code runs at any rebinding, ``del`` or temporary, where nothing shows
     a call."""
     module = scope.module
@@ -565,6 +721,8 @@ def module_runs_finalizers(scope: Scope) -> bool:
             found = any(
                 _cleans_up_a_yield(node) for node in statements_under(module.node)
             )
+        if not found:
+            found = _installs_asyncgen_hooks(module.node)
         if not found:
             # (an import is a statement, never part of an expression: those
             # a model's scan collected, else a walk of the statements)
@@ -581,11 +739,59 @@ def module_runs_finalizers(scope: Scope) -> bool:
                 if any(name.partition(".")[0] in _FINALIZER_MODULES for name in names):
                     found = True
                     break
+        if not found:
+            found = _imports_by_string(module.node)
         _FINALIZING[module] = found
     return found
 
 
 _FINALIZER_MODULES = frozenset({"weakref", "gc"})
+
+
+def _imports_by_string(tree: ast.AST) -> bool:
+    """Whether the module imports ``weakref`` or ``gc`` by a name given as a
+    string (``importlib.import_module("weakref")``, ``__import__("gc")``)."""
+    strings = {value.partition(".")[0] for value in string_values(tree)}
+    if not strings & _FINALIZER_MODULES:
+        return False
+    for node in walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        first = node.args[0]
+        if (
+            name in ("import_module", "__import__")
+            and isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+            and first.value.partition(".")[0] in _FINALIZER_MODULES
+        ):
+            return True
+    return False
+
+
+def _installs_asyncgen_hooks(tree: ast.AST) -> bool:
+    """Whether the module calls (or imports) ``sys.set_asyncgen_hooks``: its
+    ``finalizer`` runs where an asynchronous generator that has started
+    and not finished is dropped, whatever its body."""
+    for node in statements_under(tree):
+        if isinstance(node, ast.ImportFrom):
+            if any(alias.name == "set_asyncgen_hooks" for alias in node.names):
+                return True
+            continue
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Expr | ast.Assign) and isinstance(value, ast.Call):
+            func = value.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            if isinstance(func, ast.Name):
+                name = func.id
+            if name == "set_asyncgen_hooks":
+                return True
+    return False
+
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Where a generator or a coroutine is suspended.
 _SUSPENSIONS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)

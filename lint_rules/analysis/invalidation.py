@@ -89,13 +89,16 @@ from lint_rules.analysis.nodes import LEAVES, TryStar, child_nodes
 from lint_rules.analysis.nodes import walk as walk_nodes
 from lint_rules.analysis.scopes import Scope
 from lint_rules.analysis.torch_api import (
+    CALLING_METHODS,
     DETERMINISTIC_METHODS,
+    DUCK_CALLS,
     FRESH_METHODS,
     GRAD_MODE_MANAGERS,
     GRAD_MODE_READERS,
     GRAD_MODE_SETTERS,
     GRADIENT_FUNCTIONS,
     GRADIENT_METHODS,
+    ITERATING_FUNCTIONS,
     METADATA_ATTRIBUTES,
     MODE_NEUTRAL_MANAGERS,
     MODE_SETTER_NAMES,
@@ -1278,13 +1281,15 @@ class Invalidation:
             return False
         qualified = self._module_function(func)
         if qualified is not None:
-            return written_arguments(qualified, call) == []
+            return self._torch_written(qualified, call) == []
         if not isinstance(func, ast.Attribute):
             return False
         if any(kw.arg in _MUTATING_KEYWORDS for kw in call.keywords):
             return False
         if self.module_class_defines(func.attr):
             return False  # maybe a method of the module's own class
+        if func.attr in CALLING_METHODS:
+            return False  # ``x.apply_(f)`` calls ``f``
         return func.attr in NO_EFFECT_METHODS or is_inplace_method(func.attr)
 
     def holds_only_new_lists(self, name: str) -> bool:
@@ -1339,6 +1344,18 @@ class Invalidation:
             return False
         return module_class_hooks(names).defines(method)
 
+    def _torch_written(self, qualified: str, call: ast.Call) -> list[ast.expr] | None:
+        """``written_arguments`` of a call of ``qualified``, or None where it
+        may run the module's code: a torch function written in Python that
+        calls its argument's methods by name (``torch.split(o, 2)`` is
+        ``o.split(2)``) where a class of the module binds one of them."""
+        written = written_arguments(qualified, call)
+        if written is not None and any(
+            self.module_class_defines(name) for name in DUCK_CALLS.get(qualified, ())
+        ):
+            return None
+        return written
+
     def call_effects(self, call: ast.Call) -> list[Change]:
         """What a call may change, once its callee and arguments are evaluated."""
         func = call.func
@@ -1351,13 +1368,18 @@ class Invalidation:
         if qualified is not None:
             if qualified in GRADIENT_FUNCTIONS:
                 return [Change(ChangeKind.BARRIER, (), call)]
-            written = written_arguments(qualified, call)
+            written = self._torch_written(qualified, call)
             if written is not None:  # a torch function: it writes these only
                 effects: list[Change] = []
                 for argument in written:
                     effects += _writes(self.alias_paths(argument), call)
                 if sets_global_mode(qualified):
                     effects.append(Change(ChangeKind.MODE, (), call))
+                if qualified in ITERATING_FUNCTIONS and not all(
+                    plainly_iterable(argument) for argument in call.args
+                ):
+                    # ``torch.Size(g)`` runs a generator's code
+                    effects.append(Change(ChangeKind.ANY_CODE, (), call))
                 return effects
         elif isinstance(func, ast.Attribute):
             name = func.attr
@@ -1374,8 +1396,9 @@ class Invalidation:
             if name in NO_EFFECT_METHODS and not own:
                 return effects
             receiver = self.alias_paths(func.value)
-            if is_inplace_method(name) and not own:
-                # PyTorch's in-place methods change their receiver, not their arguments.
+            if is_inplace_method(name) and not own and name not in CALLING_METHODS:
+                # PyTorch's in-place methods change their receiver, not their
+                # arguments (but ``x.apply_(f)`` runs ``f``: any other method).
                 return effects + _writes(receiver, call)
             if self.runs_list_method(call):
                 # ``out.append(v)`` of a local bound only to list displays:
@@ -1428,6 +1451,15 @@ class Invalidation:
             isinstance(argument, ast.Lambda) for argument in arguments
         ):
             runs_code = True  # ``sorted(xs, key=...)`` calls the function given
+        if name == "type" and (
+            len(call.args) != 1
+            or call.keywords
+            or isinstance(call.args[0], ast.Starred)
+        ):
+            # ``type(name, bases, namespace)`` makes a class: the bases'
+            # ``__init_subclass__``, a metaclass's code and the namespace's
+            # ``__set_name__`` run.
+            runs_code = True
         iterated = call.args
         if name in _ONE_ITERABLE:
             iterated = call.args[:1] if len(call.args) == 1 else []
@@ -1662,6 +1694,12 @@ class Invalidation:
                 for node in walk_nodes(root):
                     if isinstance(node, _CLASS_CODE) and hooks.runs_code(node):
                         return True
+                    if (
+                        isinstance(node, ast.Call)
+                        and id(node) not in own
+                        and hooks.getattr_runs_code(node)
+                    ):
+                        return True  # ``getattr(o, "k")`` runs a property
                     if (
                         hooks.run_by_calls
                         and isinstance(node, ast.Call)

@@ -256,9 +256,10 @@ class ModuleModel:
         caller's (``sys._getframe(1)``, ``frame.f_back``), from a helper any
         function of the module may call. Then no function's locals are
         private, as with ``locals()`` (``FunctionFlow.dynamic_scope``).
+        A name given as a string counts (``getattr(sys, "_getframe")``).
         Frames reached only through a traceback given to other code
-        (``traceback.TracebackException(..., capture_locals=True)``) are not
-        seen."""
+        (``traceback.TracebackException(..., capture_locals=True)``), or by
+        a name computed at run time, are not seen."""
         text = self._text
         if (
             text is not None
@@ -294,6 +295,15 @@ class ModuleModel:
         elif type(node) is ast.ImportFrom and node.module == "inspect":
             if any(alias.name in _INSPECT_FRAME_NAMES for alias in node.names):
                 return True
+        elif type(node) is ast.Call:
+            # ``getattr(sys, "_getframe")``, ``attrgetter("f_locals")``
+            for argument in node.args:
+                if (
+                    type(argument) is ast.Constant
+                    and isinstance(argument.value, str)
+                    and argument.value in _FRAME_NAMES
+                ):
+                    return True
         return False
 
     def _swallow_test(self, function: FunctionNode) -> Callable[[ast.expr], bool]:

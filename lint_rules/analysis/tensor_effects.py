@@ -306,6 +306,19 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
                 f"its `dtype` is quantized: `{function}` refuses it, the "
                 "uninitialized allocator takes it"
             )
+    # A bit or sub-byte dtype: ``full`` raises (no ``fill_`` for it),
+    # ``empty`` takes it.
+    if refused is None and function in ("full", "full_like", "new_full"):
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is None:
+            # (or the input's: ``full_like(y.view(torch.bits8), 0)``)
+            source = func.value if method else (node.args or [None])[0]  # type: ignore[union-attr]
+            dtype = _converted_to(source)
+        if dtype is not None and is_unfillable_dtype(dtype, names):
+            refused = (
+                f"its `dtype` has no fill kernel: `{function}` refuses it, the "
+                "uninitialized allocator takes it"
+            )
     if function not in ("full", "full_like", "new_full"):
         return Allocation(node, function, method, uncertain=refused)
     fill = _fill_argument(node)
@@ -334,6 +347,20 @@ def allocation_of(node: ast.AST, names: Names) -> Allocation | None:
 
 #: torch's quantized dtypes.
 _QUANTIZED_DTYPES = frozenset({"qint8", "quint8", "qint32", "quint4x2", "quint2x4"})
+#: torch's bit and sub-byte dtypes, which ``fill_`` (so ``full``) has no
+#: kernel for, where ``zero_``, ``zeros`` and ``empty`` take them.
+_UNFILLABLE_DTYPES = frozenset(
+    {
+        "bits8",
+        "bits16",
+        "bits1x8",
+        "bits2x4",
+        "bits4x2",
+        "float4_e2m1fn_x2",
+        *(f"int{n}" for n in range(1, 8)),
+        *(f"uint{n}" for n in range(1, 8)),
+    }
+)
 
 
 def is_quantized_dtype(node: ast.expr, names: Names) -> bool:
@@ -344,6 +371,30 @@ def is_quantized_dtype(node: ast.expr, names: Names) -> bool:
         and node.attr in _QUANTIZED_DTYPES
         and names.qualified_name(node) == f"torch.{node.attr}"
     )
+
+
+def is_unfillable_dtype(node: ast.expr, names: Names) -> bool:
+    """Whether ``node`` names one of torch's bit or sub-byte dtypes
+    (``torch.bits8``, ``torch.uint4``), which ``fill_`` and ``full`` have no
+    kernel for (``zero_`` and ``zeros`` have)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in _UNFILLABLE_DTYPES
+        and names.qualified_name(node) == f"torch.{node.attr}"
+    )
+
+
+def _converted_to(value: ast.expr | None) -> ast.expr | None:
+    """The dtype ``value`` is converted to by its last call
+    (``y.view(torch.bits8)``, ``y.to(dtype=torch.uint4)``), or None."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    if value.func.attr not in ("view", "to", "type"):
+        return None
+    keyword = next((k.value for k in value.keywords if k.arg == "dtype"), None)
+    if keyword is not None:
+        return keyword
+    return next((a for a in value.args if isinstance(a, ast.Attribute)), None)
 
 
 def _size_argument(call: ast.Call) -> ast.expr | None:

@@ -332,6 +332,34 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("__")
 
 
+#: torch's functions that run code they are given: ``torch.save(obj, f)``
+#: calls ``f.write`` (and what pickling ``obj`` runs), ``torch.load(f)``
+#: ``f.read`` and what unpickling runs, ``torch.cond`` its branches.
+RUNNING_CODE_FUNCTIONS = frozenset({"torch.save", "torch.load", "torch.cond"})
+#: torch's functions written in Python that call their argument's own
+#: methods or attributes by name when it is no tensor (``torch.split(o, 2)``
+#: is ``o.split(2)``), found by calling each of ``torch.functional`` with an
+#: object recording what is asked of it: where a class of the module binds
+#: one of these names, the call may run the module's code.
+DUCK_CALLS: dict[str, tuple[str, ...]] = {
+    "torch.split": ("split",),
+    "torch.norm": ("dim", "layout"),
+    "torch.stft": ("dim",),
+    "torch.istft": ("dim",),
+    "torch.tensordot": ("dim",),
+    "torch.pca_lowrank": ("shape",),
+    "torch.svd_lowrank": ("shape",),
+    "torch.unravel_index": ("dtype", "is_complex", "is_floating_point"),
+    "torch.lobpcg": ("requires_grad", "mT"),
+}
+#: torch's functions that iterate an argument of any kind (``torch.Size(g)``
+#: runs a generator ``g``'s code); the others take sequences only.
+ITERATING_FUNCTIONS = frozenset({"torch.Size"})
+#: In-place methods that call a function they are given, once per element
+#: (``x.apply_(f)``, ``x.map_(y, f)``): that function's code runs there.
+CALLING_METHODS = frozenset({"apply_", "map_", "map2_"})
+
+
 #: The dtypes torch names as attributes (``torch.int32``): an expression
 #: naming one of them is a dtype, never None.
 DTYPE_NAMES = frozenset(
@@ -509,6 +537,8 @@ def written_arguments(qualified: str, call: ast.Call) -> list[ast.expr] | None:
     name, or its arguments cannot be matched: ``*args``, ``**kwargs``)."""
     module, _, name = qualified.rpartition(".")
     if module not in PURE_NAMESPACES or name.startswith("_") or name.endswith("_"):
+        return None
+    if qualified in RUNNING_CODE_FUNCTIONS:
         return None
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
         keyword.arg is None for keyword in call.keywords

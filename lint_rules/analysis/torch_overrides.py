@@ -39,8 +39,66 @@ def torch_overrides(model: ModuleModel) -> str | None:
     description), or None."""
     found = model.derived.get("torch overrides", False)
     if found is False:
-        found = model.derived["torch overrides"] = _overrides(model)
+        found = _overrides(model) or _registers_torch_kernel(model)
+        model.derived["torch overrides"] = found
     return found  # type: ignore[return-value]
+
+
+#: torch's own operator namespaces, whose kernels every rule reads by name.
+_TORCH_NAMESPACES = frozenset({"aten", "prims"})
+#: What registers a kernel for an operator given by name
+#: (``torch.library.impl("aten::neg", "CPU")``).
+_KERNEL_REGISTRATIONS = frozenset(
+    {"impl", "register_kernel", "register_autograd", "register_torch_dispatch"}
+)
+
+
+def _registers_torch_kernel(model: ModuleModel) -> str | None:
+    """How the module registers a kernel of its own for one of torch's
+    operators (``torch.library.Library("aten", "IMPL").impl("neg", f,
+    "CPU")``, ``@torch.library.impl("aten::neg", "CPU")``): ``torch.neg``
+    then runs the module's code. A library of another namespace
+    (``Library("mylib", "DEF")``) defines the module's own operators, which
+    are unknown code wherever they are called."""
+    text = model.text
+    if (
+        text is not None
+        and prefilter.enabled()
+        and not prefilter.may_respell_ascii(text)
+        and "Library" not in text
+        and not any(name in text for name in _TORCH_NAMESPACES)
+    ):
+        return None
+    for node in walk(model.tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        if name is None:
+            continue
+        first = node.args[0]
+        spelled = first.value if isinstance(first, ast.Constant) else None
+        qualified = model.imports.qualified_name(func) or ""
+        if name in ("Library", "_scoped_library") or qualified in (
+            "torch.library.Library",
+            "torch.library._scoped_library",
+        ):
+            # ``Library("aten", "IMPL")``; a namespace not spelled may be one
+            if not isinstance(spelled, str) or spelled in _TORCH_NAMESPACES:
+                return f"it makes `{ast.unparse(node)}`"
+        elif name in _KERNEL_REGISTRATIONS or qualified.startswith("torch.library."):
+            if isinstance(spelled, str):
+                namespace = spelled.partition("::")[0] if "::" in spelled else None
+            else:
+                dotted = ast.unparse(first)
+                namespace = next(
+                    (n for n in _TORCH_NAMESPACES if f"ops.{n}." in dotted), None
+                )
+            if namespace in _TORCH_NAMESPACES:
+                return f"it calls `{ast.unparse(node)}`"
+    return None
 
 
 #: Names of what installs a function that runs at every line or call
@@ -79,6 +137,9 @@ def installs_tracing(model: ModuleModel) -> str | None:
         for node in walk(model.tree):
             if isinstance(node, ast.Attribute) and node.attr in _TRACING:
                 found = f"`{ast.unparse(node)}`"
+            elif isinstance(node, ast.Call) and _names_as_string(node, _TRACING):
+                # ``getattr(sys, "settrace")``
+                found = f"`{ast.unparse(node)}`"
             elif isinstance(node, ast.ImportFrom) and node.module in (
                 "sys",
                 "threading",
@@ -90,6 +151,124 @@ def installs_tracing(model: ModuleModel) -> str | None:
                 break
         model.derived["tracing"] = found
     return found  # type: ignore[return-value]
+
+
+#: Names of what installs code of the module that torch runs inside its own
+#: operations, where no call of that code shows: autograd's saved-tensor
+#: hooks (``saved_tensors_hooks(pack, unpack)``, a class deriving from it:
+#: ``pack`` runs at every operation that saves a tensor for backward, in
+#: the ``with`` and in whatever is called inside it), a parametrization
+#: (``register_parametrization(m, "weight", P())``: every load of
+#: ``m.weight`` runs ``P``'s ``forward``), and hooks on every module of
+#: ``torch.nn`` (``register_module_parameter_registration_hook``: every
+#: ``m.p = Parameter(...)`` runs it; the forward and backward ones every
+#: call of a module).
+_TORCH_CALLBACKS = frozenset(
+    {
+        "saved_tensors_hooks",
+        "_push_saved_tensors_default_hooks",
+        "register_parametrization",
+        "register_module_forward_hook",
+        "register_module_forward_pre_hook",
+        "register_module_backward_hook",
+        "register_module_full_backward_hook",
+        "register_module_full_backward_pre_hook",
+        "register_module_buffer_registration_hook",
+        "register_module_module_registration_hook",
+        "register_module_parameter_registration_hook",
+    }
+)
+#: What a ``warnings`` display runs (``warnings.showwarning = f``), and
+#: where it writes (``sys.stderr = log``, ``redirect_stderr(log)``: its
+#: ``write``): torch's operations that warn (``torch.tensor(t)`` of a
+#: tensor) call it.
+_WARNING_HOOKS = frozenset({"showwarning", "formatwarning", "stderr"})
+_REDIRECTING = "redirect_stderr"
+
+
+def may_install_torch_callbacks(text: str) -> bool:
+    """A pre-filter of ``installs_torch_callbacks``: False only where the
+    text holds none of the names it looks for."""
+    if not prefilter.enabled() or prefilter.may_respell_ascii(text):
+        return True
+    return any(name in text for name in _TORCH_CALLBACKS) or any(
+        name in text for name in _WARNING_HOOKS
+    )  # (``redirect_stderr`` holds ``stderr``)
+
+
+def installs_torch_callbacks(model: ModuleModel) -> str | None:
+    """How the module gives torch (or ``warnings``) code of its own that
+    runs inside torch's operations (a short description), or None: a
+    tensor operation, an attribute load or store of a module, a call that
+    warns then runs that code, which may change anything it reaches, where
+    every rule reads the operation as torch's alone."""
+    found = model.derived.get("torch callbacks", False)
+    if found is False:
+        found = None
+        for node in walk(model.tree):
+            name = None
+            if isinstance(node, ast.Attribute):
+                name = node.attr
+                if name == _REDIRECTING:
+                    found = f"`{ast.unparse(node)}`"
+                    break
+                if name in _WARNING_HOOKS:
+                    if not isinstance(node.ctx, ast.Store):
+                        continue
+                    found = f"`{ast.unparse(node)}`"
+                    break
+            elif isinstance(node, ast.Name):
+                name = node.id
+                if name == _REDIRECTING:
+                    found = f"`{name}`"
+                    break
+            elif isinstance(node, ast.ImportFrom):
+                names = [alias.name for alias in node.names]
+                if _REDIRECTING in names:
+                    found = f"`{_REDIRECTING}`"
+                    break
+                name = next((n for n in names if n in _TORCH_CALLBACKS), None)
+            elif isinstance(node, ast.Call) and _names_as_string(
+                node, _TORCH_CALLBACKS | {_REDIRECTING}
+            ):
+                # ``getattr(torch.autograd.graph, "saved_tensors_hooks")``
+                found = f"`{ast.unparse(node)}`"
+                break
+            elif isinstance(node, ast.Call) and len(node.args) >= 2:
+                # ``setattr(warnings, "showwarning", f)``
+                key = node.args[1]
+                if (
+                    isinstance(node.func, ast.Name)
+                    and node.func.id == "setattr"
+                    and isinstance(key, ast.Constant)
+                    and key.value in _WARNING_HOOKS
+                ):
+                    found = f"`{ast.unparse(node)}`"
+                    break
+            if name is not None and name in _TORCH_CALLBACKS:
+                found = f"`{name}`"
+                break
+        model.derived["torch callbacks"] = found
+    return found  # type: ignore[return-value]
+
+
+def _names_as_string(call: ast.Call, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``call`` looks up one of ``names`` given as a string
+    (``getattr(sys, "settrace")``, ``attrgetter("settrace")``)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else None
+    if isinstance(func, ast.Name):
+        name = func.id
+    if name in ("getattr", "hasattr"):
+        arguments = call.args[1:2]
+    elif name in ("attrgetter", "methodcaller"):
+        arguments = call.args
+    else:
+        return False
+    return any(
+        isinstance(argument, ast.Constant) and argument.value in names
+        for argument in arguments
+    )
 
 
 def _root(expr: ast.AST) -> str | None:

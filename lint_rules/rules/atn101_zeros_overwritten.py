@@ -156,7 +156,9 @@ class ZerosOverwritten(Rule):
     given `memory_format` (they raise a `TypeError`; `torch.empty` takes
     it), any allocator given a quantized `dtype` (`torch.qint8`: the
     zero-filled ones raise, having no `zero_` for it, the uninitialized
-    ones take it), and any allocator given a `layout` other than
+    ones take it), `full` given a bit or sub-byte `dtype` (`torch.bits8`,
+    `torch.uint4`: it has no fill kernel for them, `empty` takes them),
+    and any allocator given a `layout` other than
     `torch.strided`
     (`empty_like` refuses a sparse layout that `zeros_like` takes, `full`
     one that `empty` takes). It is unsafe, too, where the write

@@ -19,6 +19,7 @@ from lint_rules.analysis.tensor_effects import (
     allocation_of,
     enclosing_managers,
     is_quantized_dtype,
+    is_unfillable_dtype,
     literal_zero,
     tensor_uses_for,
 )
@@ -104,7 +105,8 @@ class RedundantZeroFill(Rule):
     that the fill is outside of, or the other way round, or the module
     enters a manager by hand (`m.__enter__()`, `stack.enter_context(m)`),
     which no `with` shows; and where the tensor is made with a quantized
-    `dtype` (`torch.qint8`), which `zero_` and `fill_` refuse.
+    `dtype` (`torch.qint8`), which `zero_` and `fill_` refuse, or, for
+    `fill_`, a bit or sub-byte one (`torch.bits8`, `torch.uint4`).
 
     A fill or a write captured into a CUDA graph (`with torch.cuda.graph(g):`)
     apart from the other is not reported: the captured one runs at each
@@ -275,7 +277,8 @@ def _may_raise_alone(
     ``requires_grad_()``), or a write runs inside a manager of autograd's
     mode (``with torch.no_grad():``) that the fill is outside of, or the other
     way round. And ``zero_`` and ``fill_`` have no kernel for a quantized
-    tensor (``dtype=torch.qint8``): the fill raises, the write may not."""
+    tensor (``dtype=torch.qint8``), nor ``fill_`` for a bit or sub-byte one
+    (``dtype=torch.bits8``): the fill raises, the write may not."""
     parents = flow.parents
     for event in flow.events_of(name):
         node = event.node
@@ -297,6 +300,12 @@ def _may_raise_alone(
                     return True
                 if keyword.arg == "dtype" and is_quantized_dtype(keyword.value, scope):
                     return True
+                if (
+                    keyword.arg == "dtype"
+                    and not _zero_fill(fill)
+                    and is_unfillable_dtype(keyword.value, scope)
+                ):
+                    return True  # ``fill_`` has no kernel for ``torch.bits8``
     modes = enclosing_managers(fill, flow, scope, GRAD_MODE_MANAGERS)
     return any(
         enclosing_managers(use.event.node, flow, scope, GRAD_MODE_MANAGERS) != modes
@@ -529,3 +538,13 @@ def _keeps_no_alias(
         if isinstance(func, ast.Attribute) and func.attr == "copy_":
             return parent.args[0] is node  # the source of a copy
     return False
+
+
+def _zero_fill(fill: ast.stmt) -> bool:
+    """Whether the fill statement is a ``zero_()`` call (not ``fill_``)."""
+    value = getattr(fill, "value", None)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "zero_"
+    )

@@ -730,6 +730,47 @@ def test_atn104_a_quantized_tensor_keeps_its_fill_unsafe():
     assert finding.fix is not None and finding.fix.applicability.value == "safe"
 
 
+@pytest.mark.parametrize(
+    ("call", "safe"),
+    [
+        ("torch.full((n,), 0.0, dtype=torch.bits8)", False),
+        ("torch.full((n,), 0.0, dtype=torch.uint4)", False),
+        ("y.new_full((n,), 0.0, dtype=torch.float4_e2m1fn_x2)", False),
+        ("torch.full_like(y.view(torch.bits16), 0.0)", False),
+        ("torch.full_like(y, 0.0, dtype=torch.int3)", False),
+        # ``zero_`` has a kernel for them: the zero-filled allocators do too
+        ("torch.zeros(n, dtype=torch.bits8)", True),
+        ("torch.zeros_like(y, dtype=torch.uint4)", True),
+        ("torch.full((n,), 0.0, dtype=torch.float8_e4m3fn)", True),
+    ],
+)
+def test_atn101_full_of_a_bit_dtype_makes_the_fix_unsafe(call, safe):
+    # ``full`` fills with ``fill_``, which has no kernel for the bit and
+    # sub-byte dtypes (``NotImplementedError``); ``empty`` takes them
+    # (differential reproduction 113).
+    source = f"import torch\n\ndef f(y, n):\n    x = {call}\n    x.copy_(y)\n"
+    (finding,) = check_source(source, "t.py", SETTINGS)
+    assert finding.fix is not None
+    assert finding.fix.applicability.value == ("safe" if safe else "unsafe")
+
+
+@pytest.mark.parametrize(
+    ("fill", "safe"),
+    [("x.fill_(0)", False), ("x.fill_(0.0)", False), ("x.zero_()", True)],
+)
+def test_atn104_a_bit_dtype_keeps_its_fill_unless_zero_(fill, safe):
+    # ``fill_`` of a ``torch.bits8`` tensor raises; ``zero_`` does not.
+    source = (
+        "import torch\n\ndef f(y, n):\n"
+        "    x = torch.empty(n, dtype=torch.bits8)\n"
+        f"    {fill}\n    x.copy_(y)\n    return 1\n"
+    )
+    atn104 = Settings(select=("ATN104",))
+    (finding,) = check_source(source, "t.py", atn104)
+    assert finding.fix is not None
+    assert finding.fix.applicability.value == ("safe" if safe else "unsafe")
+
+
 def test_atn101_memory_format_of_a_like_allocator_stays_safe():
     call = "torch.zeros_like(y, memory_format=torch.channels_last)"
     source = f"import torch\n\ndef f(y):\n    x = {call}\n    x.copy_(y)\n"

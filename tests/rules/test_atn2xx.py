@@ -2320,6 +2320,273 @@ def test_a_dict_subclass_missing_makes_a_subscript_run_code():
     ]
 
 
+DEFAULTDICT = """
+import collections
+
+
+def step(t, n):
+    counts = collections.defaultdict({factory})
+    a = t.sum().item()
+    v = counts["k"]
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "lambda: t.add_(1)",
+        "lambda: n()",
+        "make",
+        "Box",
+        "t.clone",
+        "functools.partial(list)",
+        "*[list]",
+    ],
+)
+def test_a_defaultdict_factory_of_the_module_makes_a_subscript_run_code(factory):
+    # ``counts["k"]`` of a key the dict lacks calls the factory, as a
+    # ``__missing__`` would (differential reproduction 108).
+    source = DEFAULTDICT.format(factory=factory)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "list",
+        "int",
+        "collections.deque",
+        "lambda: 0",
+        "lambda: {'n': 0, 'xs': []}",
+        "lambda: collections.defaultdict(list)",
+        "default_factory=set",
+    ],
+)
+def test_a_plain_defaultdict_factory_runs_no_code(factory):
+    source = DEFAULTDICT.format(factory=factory)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
+    # unless the module binds the factory's name to its own code
+    shadowed = "def list():\n    return []\n" + source
+    if factory == "list":
+        found = check_source(shadowed, "t.py", ATN201)
+        assert [(f.code, f.fix.applicability.value) for f in found] == [
+            ("ATN201", "unsafe")
+        ]
+
+
+def test_a_factory_set_afterwards_makes_a_subscript_run_code():
+    source = DEFAULTDICT.format(factory="list").replace(
+        "    a = t.sum", "    counts.default_factory = lambda: t.add_(1)\n    a = t.sum"
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+CALLING = """
+import torch
+
+
+def _count(v):
+    return v
+
+
+def step(t, y):
+    a = t.sum().item()
+    y.{call}
+    b = t.sum().item()
+    return a, b
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("apply_(_count)", None),
+        ("map_(y, lambda p, q: p)", None),
+        ("map2_(y, y, lambda p, q, r: p)", None),
+        ("add_(1)", "safe"),
+    ],
+)
+def test_inplace_methods_that_call_a_function_run_code(call, applicability):
+    # ``y.apply_(f)`` calls ``f`` per element: unknown code, which reaches
+    # ``t``'s sharers (differential reproduction 112); ``y.add_(1)`` changes
+    # ``y`` only. (``t`` and ``y`` are distinct parameters.)
+    source = CALLING.format(call=call).replace("def step(t, y)", "def step(y)")
+    source = source.replace("t.sum()", "T.sum()").replace(
+        "import torch\n", "import torch\n\nT = torch.ones(2)\n"
+    )
+    found = check_source(source, "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
+GETATTR = """
+class Meta:
+    @property
+    def size(self):
+        return 3
+
+    def plain(self):
+        return 4
+
+
+def step(t, m, name):
+    a = t.sum().item()
+    v = {call}
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ('getattr(m, "size")', "unsafe"),
+        ('hasattr(m, "size")', "unsafe"),
+        ('getattr(m, "size", None)', "unsafe"),
+        ("getattr(m, name)", "unsafe"),
+        ('getattr(m, "plain")', "safe"),
+        ('hasattr(m, "other")', "safe"),
+    ],
+)
+def test_getattr_of_a_property_runs_its_getter(call, applicability):
+    # ``getattr(m, "size")`` runs the property as ``m.size`` does
+    # (differential reproduction 116); a plain method's name runs nothing.
+    found = check_source(GETATTR.format(call=call), "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", applicability)
+    ]
+
+
+MAKES_A_CLASS = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(o, bases):
+    a = T.sum().item()
+    k = {call}
+    b = T.sum().item()
+    return a, b, k
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ('type("K", bases, {})', None),
+        ('type("K", (), {}, **{})', None),
+        ("type(*bases)", None),
+        ("type(o)", "safe"),
+    ],
+)
+def test_type_with_three_arguments_runs_code(call, applicability):
+    # ``type(name, bases, namespace)`` runs the bases' ``__init_subclass__``
+    # and a metaclass's code (differential reproduction 117); ``type(o)``
+    # runs nothing.
+    found = check_source(MAKES_A_CLASS.format(call=call), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
+SIZED = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(g, n):
+    a = T.sum().item()
+    s = torch.Size({argument})
+    b = T.sum().item()
+    return a, b, s
+"""
+
+
+@pytest.mark.parametrize(
+    ("argument", "applicability"),
+    [("g", None), ("[n, n]", "safe"), ("(n,)", "safe")],
+)
+def test_torch_size_iterates_its_argument(argument, applicability):
+    # ``torch.Size(g)`` runs a generator's code (differential reproduction
+    # 121); a list or tuple display runs none.
+    found = check_source(SIZED.format(argument=argument), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
+RUNS_CODE = """
+import torch
+
+T = torch.ones(2)
+
+
+def step(y, f, p):
+    a = T.sum().item()
+    v = {call}
+    b = T.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("torch.save(y, f)", None),
+        ("torch.load(f)", None),
+        ("torch.cond(p, f, f, (y,))", None),
+        ("torch.add(y, 1)", "safe"),
+    ],
+)
+def test_torch_functions_that_run_code_they_are_given(call, applicability):
+    # ``torch.save`` calls ``f.write``, ``torch.load`` ``f.read`` and what
+    # unpickling names, ``torch.cond`` its branches (differential
+    # reproduction 122).
+    found = check_source(RUNS_CODE.format(call=call), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
+DUCK = """
+import torch
+
+T = torch.ones(2)
+
+
+class Pages:
+    def {method}(self, *args):
+        return self
+
+
+def step(p):
+    a = T.sum().item()
+    v = torch.split(p, 2)
+    b = T.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "applicability"), [("split", None), ("merge", "safe")]
+)
+def test_torch_split_calls_the_arguments_split(method, applicability):
+    # ``torch.split(p, 2)`` is ``p.split(2)`` for an object that is no
+    # tensor: the module's method where its class defines one (differential
+    # reproduction 123).
+    found = check_source(DUCK.format(method=method), "t.py", ATN201)
+    got = [f.fix.applicability.value for f in found if f.fix is not None]
+    assert got == ([] if applicability is None else [applicability])
+
+
 FORMATTED = """
 class Box:
     def __init__(self, t):

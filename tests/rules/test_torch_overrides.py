@@ -147,6 +147,8 @@ def test_stores_into_what_torch_made_change_nothing_of_torch(store):
         "import threading\nthreading.settrace(print)",
         "import sys\nsys.monitoring.use_tool_id(0, 'x')",
         "import sys\nsys.addaudithook(print)",
+        "import sys\ngetattr(sys, 'setprofile')(None)",
+        "import operator, sys\noperator.methodcaller('settrace', None)(sys)",
     ],
 )
 def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
@@ -167,6 +169,10 @@ def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
         "import weakref",
         "from weakref import finalize",
         "import gc",
+        "import sys\nsys.set_asyncgen_hooks(finalizer=print)",
+        "from sys import set_asyncgen_hooks",
+        "import importlib\nW = importlib.import_module('weakref')",
+        "G = __import__('gc')",
     ],
 )
 def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
@@ -222,3 +228,106 @@ def test_the_tracing_prefilter_keeps_every_module_the_walk_finds(text):
         prefilter.set_enabled(was)
     # and it does leave out a module that names none of them
     assert not may_install_tracing("import sys\nprint(sys.argv)\n")
+
+
+@pytest.mark.parametrize(
+    "callbacks",
+    [
+        "HOOKS = torch.autograd.graph.saved_tensors_hooks(print, print)",
+        "from torch.autograd.graph import saved_tensors_hooks",
+        "class Offload(torch.autograd.graph.saved_tensors_hooks):\n    pass",
+        "import torch.nn.utils.parametrize as P\n"
+        "P.register_parametrization(torch.nn.Linear(2, 2), 'weight', F.relu)",
+        "torch.nn.modules.module.register_module_forward_hook(print)",
+        "from torch.nn.modules.module import register_module_buffer_registration_hook",
+        "import warnings\nwarnings.showwarning = print",
+        "import warnings\nsetattr(warnings, 'formatwarning', repr)",
+        "import sys\nsys.stderr = LOG",
+        "from contextlib import redirect_stderr",
+        "import contextlib\nQUIET = contextlib.redirect_stderr(None)",
+        "HOOKS = getattr(torch.autograd.graph, 'saved_tensors_hooks')",
+    ],
+)
+def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
+    # Torch's operations run that code (a pack hook at every operation that
+    # saves a tensor, a parametrization at every load of the attribute, a
+    # warning display at every warning): differential reproductions 109 to 111.
+    source = BODY.format(override=callbacks)
+    assert _fixes(source) == [(code, "unsafe") for code in RULES]
+    found = check_source(dedent(source), "t.py", SETTINGS)
+    assert all("gives torch code of its own" in f.message for f in found)
+
+
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "import warnings\nwarnings.simplefilter('ignore')",
+        "import warnings\nSHOW = warnings.showwarning",
+        "import sys\nERR = sys.stderr",
+        "import logging\nlogging.info('monitoring')",
+        "NAMES = {'gc': 1, 'weakref': 2}",
+        "def register_parametrization_later():\n    pass",
+    ],
+)
+def test_reading_a_hook_or_a_similar_name_installs_nothing(plain):
+    # Reading ``warnings.showwarning`` installs nothing; a function of the
+    # module whose name only starts like torch's installs nothing either.
+    source = BODY.format(override=plain)
+    assert _fixes(source) == [(code, "safe") for code in RULES]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\nwith torch.autograd.graph.saved_tensors_hooks(f, g):\n    pass\n",
+        "import warnings\nwarnings.showwarning = print\n",
+        "from torch.nn.modules.module import register_module_forward_hook as h\n",
+        "import torch\nprint(torch.ones(1))\n",
+    ],
+)
+def test_the_torch_callbacks_prefilter_keeps_every_module_the_walk_finds(text):
+    import ast
+
+    from lint_rules import prefilter
+    from lint_rules.analysis.model import ModuleModel
+    from lint_rules.analysis.torch_overrides import (
+        installs_torch_callbacks,
+        may_install_torch_callbacks,
+    )
+
+    found = installs_torch_callbacks(ModuleModel(ast.parse(text)))
+    if found is not None:
+        assert may_install_torch_callbacks(text)
+    was = prefilter.set_enabled(False)
+    try:
+        assert may_install_torch_callbacks(text)
+    finally:
+        prefilter.set_enabled(was)
+    assert not may_install_torch_callbacks("import torch\nprint(torch.ones(1))\n")
+
+
+@pytest.mark.parametrize(
+    ("registration", "overrides"),
+    [
+        ('LIB = torch.library.Library("aten", "IMPL")', True),
+        ("from torch.library import Library as L\nLIB = L(NS, 'IMPL')", True),
+        ('@torch.library.impl("aten::neg", "CPU")\ndef neg(t):\n    return t', True),
+        ("torch.library.register_autograd(torch.ops.aten.neg.default, print)", True),
+        # the module's own operators: unknown code where they are called
+        ('LIB = torch.library.Library("mylib", "FRAGMENT")', False),
+        (
+            '@torch.library.custom_op("mylib::k", mutates_args=())\n'
+            "def k(t: torch.Tensor) -> torch.Tensor:\n    return t",
+            False,
+        ),
+        ("import ctypes\nLIB = ctypes.cdll.LoadLibrary(NAME)", False),
+    ],
+)
+def test_a_kernel_registered_for_a_torch_operator_makes_fixes_unsafe(
+    registration, overrides
+):
+    # ``torch.neg`` then runs the module's kernel (differential
+    # reproduction 120).
+    source = BODY.format(override=registration)
+    expected = "unsafe" if overrides else "safe"
+    assert _fixes(source) == [(code, expected) for code in RULES]
