@@ -203,3 +203,36 @@ def test_frames_found_on_rows_as_by_the_whole_walk(text: str) -> None:
     ctx = Context(text, tree, "f.py", Settings().options)
     assert ctx.model._rows_naming is not None
     assert ctx.model._reads_frames == ModuleModel(tree)._reads_frames
+
+
+@pytest.mark.parametrize(
+    ("source", "dunders", "active"),
+    [
+        ("class C: pass\nC.__bool__ = f\nC.size = g\n", {"__bool__"}, {"size"}),
+        # (a plain name, an attribute of an object that is no class of
+        # the module, a data dunder: none binds a method on a class)
+        ("class C: pass\nx = f\nself.size = g\nC.__doc__ = 's'\n", set(), set()),
+        ("class C: pass\n(C.__len__, y) = f, g\n", {"__len__"}, set()),
+        ("class C: pass\nC.a.__iter__ = f\n", {"__iter__"}, set()),
+        # A store in a comprehension's target, under a subscript's key.
+        ("class C: pass\nd[[0 for C.__eq__ in [f]]] = 1\n", {"__eq__"}, set()),
+        ("class C: pass\nC.size: int = g\nC.n += 1\n", set(), {"size", "n"}),
+        ("ns['__hash__'] = f\nns.update(__len__=g)\n", {"__hash__", "__len__"}, set()),
+        ("D = type('D', (), {'size': f})\nD.count = g\n", set(), {"size", "count"}),
+    ],
+)
+def test_bound_from_outside_reads_every_store_of_a_target(source, dunders, active):
+    """What statements outside the class bodies bind on a class: a target
+    that is a plain name or ``name.attr`` is read without a walk of it; any
+    other is walked (a store may lie deep in it)."""
+    from lint_rules.analysis.class_hooks import _bound_from_outside
+
+    tree = ast.parse(source)
+    assert _bound_from_outside(tree, set(class_statements_names(tree))) == (
+        frozenset(dunders),
+        frozenset(active),
+    )
+
+
+def class_statements_names(tree: ast.AST) -> list[str]:
+    return [node.name for node in class_statements(tree)]

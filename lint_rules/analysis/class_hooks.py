@@ -450,11 +450,8 @@ def _bound_from_outside(
     special method."""
     dunders: set[str] = set()
     active: set[str] = set()
-    statements = [
-        node
-        for node in statements_under(tree)
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr)
-    ]
+    kinds = _OUTSIDE_KINDS
+    statements = [node for node in statements_under(tree) if type(node) in kinds]
     classes = set(classes)
     for stmt in statements:
         if isinstance(stmt, ast.Assign) and _made_by_type(stmt.value):
@@ -468,6 +465,13 @@ def _bound_from_outside(
         else:
             targets = []
         for target in targets:
+            kind = type(target)
+            if kind is ast.Name:
+                continue  # (stores no attribute, no item)
+            if kind is ast.Attribute and type(target.value) is ast.Name:  # type: ignore[attr-defined]
+                # (``C.x = f``, ``self.x = v``: the one store under it)
+                _bind(target.attr, target.value, classes, dunders, active)  # type: ignore[attr-defined]
+                continue
             for node in ast.walk(target):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                     _bind(node.attr, node.value, classes, dunders, active)
@@ -512,6 +516,11 @@ def _bound_from_outside(
             else:
                 dunders.update(_ANY_SPECIAL)
     return frozenset(dunders), frozenset(active)
+
+
+#: The statements that may bind on a class from outside its body
+#: (``_bound_from_outside``): those with targets, and calls.
+_OUTSIDE_KINDS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr})
 
 
 def _made_by_type(value: ast.expr) -> bool:
