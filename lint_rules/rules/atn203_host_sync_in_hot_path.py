@@ -2812,8 +2812,6 @@ class _Provenance:
         scope, found = self.scope.lookup(name)  # type: ignore[attr-defined]
         if scope is None or scope.kind != "module" or not found:
             return False
-        if self._namespace_reached is None or self._namespace_reached():
-            return False
         for binding in found:
             node = binding.node
             if type(node) is ast.AnnAssign:
@@ -2824,7 +2822,8 @@ class _Provenance:
                 return False
             if value is None or not _numeric(value):
                 return False
-        return True
+        # (asked last: finding it reads the whole module, once)
+        return self._namespace_reached is not None and not self._namespace_reached()
 
     def _join_bindings(
         self, name: str, values: list[object], every: bool, depth: int
