@@ -309,13 +309,29 @@ def walk_rows(
                 if type(child) not in leaf_types:
                     parents[child] = node
                     stack.append(child)
-        else:
+        elif rows is None:
             for child in children:
-                if type(child) not in leaf_types and (
-                    rows is None or spans(child, rows)
-                ):
+                if type(child) not in leaf_types:
                     parents[child] = node
                     stack.append(child)
+        else:
+            count = len(rows)
+            for child in children:
+                kind = type(child)
+                if kind in leaf_types:
+                    continue
+                # (``spans``, inline: asked of each child walked)
+                first = getattr(child, "lineno", None)
+                if first is not None:
+                    if kind in _DECORATED:
+                        decorators = getattr(child, "decorator_list", None)
+                        if decorators:
+                            first = min(first, *(d.lineno for d in decorators))
+                    index = bisect_left(rows, first)
+                    if index == count or rows[index] > (child.end_lineno or first):  # type: ignore[attr-defined]
+                        continue
+                parents[child] = node
+                stack.append(child)
         yield node
 
 
@@ -385,6 +401,12 @@ def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:
 LEAF_TYPES = concrete_types(LEAVES)
 #: The concrete statement types.
 _STATEMENT_TYPES = concrete_types((ast.stmt,))
+
+
+#: The node types with decorators (``spans``: a node starts at its first).
+_DECORATED = frozenset(
+    kind for kind in concrete_types((ast.AST,)) if "decorator_list" in kind._fields
+)
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:
