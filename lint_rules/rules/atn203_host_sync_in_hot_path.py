@@ -1545,12 +1545,18 @@ def _marked_candidates(
                 push(child)
 
 
-#: ``node_fields`` of each node type, last first (``_marked_candidates``).
+#: ``node_fields`` of each node type, last first, without those that hold
+#: only contexts or operators (``LEAVES``, never walked): for
+#: ``_marked_candidates``.
 _REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _reversed_fields(kind: type) -> tuple[str, ...]:
-    return tuple(reversed(NODE_FIELDS.get(kind) or node_fields(kind)))
+    return tuple(
+        name
+        for name in reversed(NODE_FIELDS.get(kind) or node_fields(kind))
+        if name not in ("ctx", "op", "ops")
+    )
 
 
 _AST = ast.AST
