@@ -47,6 +47,9 @@ _INSPECT_FRAME_NAMES = frozenset({"stack", "trace"})
 _FRAME_AND_INSPECT_NAMES = _FRAME_NAMES | _INSPECT_FRAME_NAMES
 #: What the text must hold for the module to reach a frame by those names.
 _FRAME_WORDS = (*_FRAME_NAMES, "inspect")
+#: A part of each of ``_FRAME_WORDS``: a text holding none holds none of
+#: them (five scans of the text rather than thirteen, where none is found).
+_FRAME_PARTS = ("frame", "f_locals", "f_back", "walk_", "inspect")
 
 
 class FunctionInfo(Record):
@@ -265,7 +268,9 @@ class ModuleModel:
             and prefilter.enabled()
             and not prefilter.may_respell_ascii(text)
         ):
-            if not any(word in text for word in _FRAME_WORDS):
+            if not any(part in text for part in _FRAME_PARTS) or not any(
+                word in text for word in _FRAME_WORDS
+            ):
                 return False
             if self._rows_naming is not None:
                 # Each node sought spells one of the names on a row it spans
