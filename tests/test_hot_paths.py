@@ -271,20 +271,14 @@ def test_rules_reporting_everywhere_name_the_cost_in_their_message() -> None:
     ]
 
 
-@pytest.mark.parametrize("short", [0, 60, 10**6])
-def test_the_call_graphs_pre_filter_keeps_every_callee_in_order(short, monkeypatch):
+def test_the_call_graphs_pre_filter_keeps_every_callee_in_order():
     """The call graph walks an expression only where its text holds one of
-    the module's names (or, in a short function, keeps the calls whose
-    callee has one of them): the callees, in breadth-first order, are those
-    of a walk of every node (ASCII text, where spans are exact, and not),
-    whichever functions count as short."""
+    the module's names: the callees, in breadth-first order, are those of a
+    walk of every node (ASCII text, where spans are exact, and not)."""
     import ast
     from pathlib import Path
 
-    from lint_rules.analysis import hot_paths
     from lint_rules.analysis.hot_paths import _CallGraph
-
-    monkeypatch.setattr(hot_paths, "_SHORT_FUNCTION", short)
     from lint_rules.analysis.model import ModuleModel
     from lint_rules.config import Settings
     from lint_rules.context import Context

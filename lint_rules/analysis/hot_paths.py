@@ -848,28 +848,16 @@ class _CallGraph:
         the module's names (``names``, a pre-filter), a node is walked only
         where its lines span one of them: a call of the module's code names
         it (``f(``, ``self.f(``), and that name's row lies within the call
-        and so within each node around it. A short function is walked
-        whole, faster than its text is searched, and only the calls whose
-        callee (a name, an attribute) is one of ``names`` are kept: no other
-        call names a function of the module (``_find_callees`` finds none
-        for it)."""
+        and so within each node around it."""
         rows_matching = self._rows
         if rows_matching is None:
             return _breadth_first_calls(function, None)
-        names = self.names
-        if not names:
+        if not self.names:
             return []  # (no call can name a function of the module)
         first = min(
             [function.lineno, *(node.lineno for node in function.decorator_list)]
         )
-        last = function.end_lineno or first
-        if last - first < _SHORT_FUNCTION:
-            return [
-                node
-                for node in _breadth_first_calls(function, None)
-                if _callee_name(node.func) in names
-            ]
-        rows = rows_matching(names, first, last)
+        rows = rows_matching(self.names, first, function.end_lineno or first)
         if not rows:
             return []
         return _breadth_first_calls(function, rows)
@@ -916,22 +904,6 @@ class _CallGraph:
         if len(candidates) == 1 and not name.startswith("__"):
             return [candidates[0]]
         return []
-
-
-#: The rows from which ``_CallGraph._calls`` searches a function's text for
-#: the module's names before walking it (a shorter one is walked whole).
-_SHORT_FUNCTION = 60
-
-
-def _callee_name(func: ast.expr) -> str | None:
-    """The name a call's callee is spelled with: ``f`` of ``f(...)`` and of
-    ``obj.f(...)``; None for any other callee."""
-    kind = type(func)
-    if kind is ast.Name:
-        return func.id  # type: ignore[attr-defined]
-    if kind is ast.Attribute:
-        return func.attr  # type: ignore[attr-defined]
-    return None
 
 
 #: Nodes that hold no call: names and constants, contexts and operators.
