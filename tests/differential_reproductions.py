@@ -5082,4 +5082,126 @@ def case_tensordot(p):
     s = SEEN.max().item()
     return s
 """,
+    # 124. ATN201 reused a ``.item()`` of ``SEEN`` across a truth test of
+    # an object of the module's class whose ``__bool__`` a ``for`` loop's
+    # target bound from outside the class body (``for Box.__bool__ in
+    # [loud]:``), as a ``with ... as Box.__len__`` or a comprehension's
+    # target (``[0 for Box.__eq__ in [f]]``) may: the module's classes were
+    # read for special methods bound by assignments only. ATN202 deleted a
+    # repeated sync so.
+    "special_methods_bound_by_loop_with_and_comprehension_targets": """
+import contextlib
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Box:
+    pass
+
+
+class Bag:
+    pass
+
+
+class Key:
+    pass
+
+
+def loud(self):
+    SEEN.add_(1)
+    return True
+
+
+def count(self):
+    SEEN.add_(1)
+    return 1
+
+
+def same(self, other):
+    SEEN.add_(1)
+    return True
+
+
+@contextlib.contextmanager
+def giving(value):
+    yield value
+
+
+for Box.__bool__ in [loud]:
+    pass
+
+with giving(count) as Bag.__len__:
+    pass
+
+[0 for Key.__eq__ in [same]]
+
+
+def make_args():
+    return (Box(), Bag(), Key())
+
+
+def case_loop_target(box, bag, key):
+    a = SEEN.sum().item()
+    if box:
+        pass
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_with_target(box, bag, key):
+    a = SEEN.sum().item()
+    n = len(bag)
+    b = SEEN.sum().item()
+    return a, b, n
+
+
+def case_comprehension_target(box, bag, key):
+    a = SEEN.sum().item()
+    equal = key == key
+    a = SEEN.sum().item()
+    return a, equal
+""",
+    # 125. ATN201 reused a ``.item()`` of ``SEEN`` across a subscript of a
+    # ``defaultdict`` made by another name (``from collections import
+    # defaultdict as dd``) or by a class of the module derived from it,
+    # given a factory of the module: reproduction 108's check knew the type
+    # by its own name only. ATN202 deleted a repeated sync so.
+    "defaultdict_by_another_name": """
+import collections
+from collections import defaultdict as dd
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Counts(collections.defaultdict):
+    pass
+
+
+def make():
+    SEEN.add_(1)
+    return 0
+
+
+def make_args():
+    return ()
+
+
+def case_alias():
+    table = dd(make)
+    a = SEEN.sum().item()
+    table["k"]
+    b = SEEN.sum().item()
+    return a, b
+
+
+def case_subclass():
+    table = Counts(make)
+    s = SEEN.max().item()
+    table["k"]
+    s = SEEN.max().item()
+    return s
+""",
 }

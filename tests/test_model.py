@@ -220,3 +220,74 @@ def test_a_frame_reached_through_a_name_given_as_a_string(text, reads):
     """``getattr(sys, "_getframe")`` reaches a frame as ``sys._getframe``
     does (differential reproduction 118)."""
     assert ModuleModel(ast.parse(text))._reads_frames is reads
+
+
+@pytest.mark.parametrize(
+    ("source", "dunders", "active"),
+    [
+        ("class C: pass\nC.__bool__ = f\nC.size = g\n", {"__bool__"}, {"size"}),
+        # (a plain name, an attribute of an object that is no class of
+        # the module, a data dunder: none binds a method on a class)
+        ("class C: pass\nx = f\nself.size = g\nC.__doc__ = 's'\n", set(), set()),
+        ("class C: pass\n(C.__len__, y) = f, g\n", {"__len__"}, set()),
+        ("class C: pass\nC.a.__iter__ = f\n", {"__iter__"}, set()),
+        # A store in a comprehension's target, under a subscript's key.
+        ("class C: pass\nd[[0 for C.__eq__ in [f]]] = 1\n", {"__eq__"}, set()),
+        ("class C: pass\nC.size: int = g\nC.n += 1\n", set(), {"size", "n"}),
+        ("ns['__hash__'] = f\nns.update(__len__=g)\n", {"__hash__", "__len__"}, set()),
+        ("D = type('D', (), {'size': f})\nD.count = g\n", set(), {"size", "count"}),
+    ],
+)
+def test_bound_from_outside_reads_every_store_of_a_target(source, dunders, active):
+    """What statements outside the class bodies bind on a class: a target
+    that is a plain name or ``name.attr`` is read without a walk of it; any
+    other is walked (a store may lie deep in it)."""
+    from lint_rules.analysis.class_hooks import _bound_from_outside
+
+    tree = ast.parse(source)
+    assert _bound_from_outside(tree, set(class_statements_names(tree))) == (
+        frozenset(dunders),
+        frozenset(active),
+    )
+
+
+def class_statements_names(tree: ast.AST) -> list[str]:
+    return [node.name for node in class_statements(tree)]
+
+
+@pytest.mark.parametrize("with_text", [True, False])
+@pytest.mark.parametrize(
+    ("source", "dunders"),
+    [
+        ("class C: pass\nfor C.__bool__ in fs:\n    pass\n", {"__bool__"}),
+        (
+            "class C: pass\nasync def f():\n    async for C.__len__ in g():\n"
+            "        pass\n",
+            {"__len__"},
+        ),
+        ("class C: pass\nwith m() as C.__len__:\n    pass\n", {"__len__"}),
+        ("class C: pass\nwith m() as (a, C.__iter__), n():\n    pass\n", {"__iter__"}),
+        ("class C: pass\n[0 for C.__eq__ in fs]\n", {"__eq__"}),
+        # a comprehension over rows, its target on a row without the ``for``
+        ("class C: pass\nx = {k: v for (k,\n  C.__hash__) in\n  fs}\n", {"__hash__"}),
+        ("class C: pass\ndef f(a=[0\n  for\n  C.__lt__ in fs]): pass\n", {"__lt__"}),
+        ("class C: pass\ny = [[0 for d[\n'__neg__'] in fs]]\n", {"__neg__"}),
+        # names only, a ``for`` in a longer word or a comment: nothing bound
+        ("class C: pass\n[0 for c in fs]\nfor x in fs: pass\n", set()),
+        ("class C: pass\n# for C.__eq__ in fs\nformat = [C.x for _ in fs]\n", set()),
+    ],
+)
+def test_special_methods_bound_by_loop_with_and_comprehension_targets(
+    source, dunders, with_text
+):
+    """A ``for`` loop's, a ``with``'s and a comprehension's target binds on
+    a class as an assignment does (differential reproduction 124); the
+    comprehensions are found on the rows holding ``for`` where the text is
+    known, by a walk of every node where it is not, alike."""
+    from lint_rules.analysis.class_hooks import ClassHooks
+
+    tree = ast.parse(source)
+    if with_text:
+        ModuleModel(tree, source)
+    hooks = ClassHooks(class_statements(tree), tree)
+    assert hooks.dunders == frozenset(dunders)

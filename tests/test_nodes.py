@@ -11,6 +11,7 @@ import pytest
 from lint_rules.analysis.nodes import (
     LEAVES,
     child_nodes,
+    statements_under,
     string_values,
     walk,
     walk_rows,
@@ -131,6 +132,38 @@ def test_the_ast_module_itself():
 @pytest.mark.parametrize("seed", range(20))
 def test_random_valid_programs(seed):
     assert_same_children(valid_program(seed, depth_limit=6, node_limit=2000))
+
+
+def _blocks_walked(tree: ast.AST) -> list[ast.AST]:
+    """Every statement, handler and ``match`` case under ``tree``, read off
+    each node's block fields by name (what ``statements_under`` gives, in
+    its order)."""
+    found: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if type(block) is list:
+                found.extend(block)
+                stack.extend(block)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_statements_under_reads_each_type_s_block_fields(seed):
+    """``statements_under`` reads only the block fields of each node type:
+    the same statements, in the same order, as a look at every name."""
+    sources = [EVERY_FORM, valid_program(seed, depth_limit=6, node_limit=2000)]
+    sources += [
+        form for version, form in VERSIONED_FORMS.items() if sys.version_info >= version
+    ]
+    for source in sources:
+        tree = ast.parse(source)
+        expected = _blocks_walked(tree)
+        assert list(statements_under(tree)) == expected
+        for node in expected:
+            assert list(statements_under(node)) == _blocks_walked(node)
 
 
 def test_hand_built_nodes_with_missing_fields():

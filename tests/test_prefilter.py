@@ -763,3 +763,57 @@ def test_has_noqa_comment_answers_as_the_case_blind_search():
         assert has_noqa_comment("x = 1\n")
     finally:
         prefilter.set_enabled(previous)
+
+
+def test_text_scans_for_parts_answer_as_the_scans_for_each_word():
+    """The module-wide text scans that look for a few parts of many words
+    (``_FRAME_PARTS``, ``_TRACING_PARTS``) answer as a scan per word: each
+    word holds one of the parts, and a text spelling only a part is read
+    further (frames) or kept (tracing: each part is itself a word)."""
+    from lint_rules.analysis.model import _FRAME_PARTS, _FRAME_WORDS
+    from lint_rules.analysis.torch_overrides import (
+        _TRACING,
+        _TRACING_PARTS,
+        may_install_tracing,
+    )
+
+    assert all(any(part in word for part in _FRAME_PARTS) for word in _FRAME_WORDS)
+    assert set(_TRACING_PARTS) <= _TRACING
+    texts = [
+        *(f"x = sys.{name}(f)\n" for name in sorted(_TRACING)),
+        "import sys\nsys.settrac(f)\n",
+        "x = 1\n",
+        "",
+    ]
+    previous = prefilter.set_enabled(True)
+    try:
+        for text in texts:
+            expected = any(name in text for name in _TRACING)
+            assert may_install_tracing(text) is expected, text
+    finally:
+        prefilter.set_enabled(previous)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import inspect\n",
+        "def f():\n    return sys._getframe(1).f_locals\n",
+        "frame = 1\n",
+        "x.walk_tb(t)\n",
+        "y = t.f_back\n",
+        "z = 1\n",
+    ],
+)
+def test_frames_found_with_the_parts_scan_as_by_the_walk(text):
+    """``_reads_frames`` with the text scan for the words' parts first
+    answers as the walk of every node does."""
+    from lint_rules.analysis.model import ModuleModel
+
+    tree = ast.parse(text)
+    previous = prefilter.set_enabled(True)
+    try:
+        filtered = ModuleModel(tree, text)._reads_frames
+    finally:
+        prefilter.set_enabled(previous)
+    assert filtered == ModuleModel(tree)._reads_frames

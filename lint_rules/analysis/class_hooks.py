@@ -12,10 +12,19 @@ change what the program computes (ATN202's deletion of a repeated ``T = V``).
 from __future__ import annotations
 
 import ast
+import re
 import weakref
+from collections.abc import Iterable
 
-from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import TryStar, statements_under, string_values, walk
+from lint_rules import prefilter
+from lint_rules.analysis.model import ModuleModel, module_texts
+from lint_rules.analysis.nodes import (
+    TryStar,
+    statements_under,
+    string_values,
+    walk,
+    walk_rows,
+)
 from lint_rules.analysis.scopes import Scope
 
 #: The special methods an operator may call (besides ``__bool__`` of a chained
@@ -472,35 +481,26 @@ def _bound_from_outside(
     special method."""
     dunders: set[str] = set()
     active: set[str] = set()
-    statements = [
-        node
-        for node in statements_under(tree)
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr)
-    ]
+    kinds = _OUTSIDE_KINDS
+    statements = [node for node in statements_under(tree) if type(node) in kinds]
     classes = set(classes)
     for stmt in statements:
         if isinstance(stmt, ast.Assign) and _made_by_type(stmt.value):
             classes.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
     for stmt in statements:
-        value = stmt.value
+        value = getattr(stmt, "value", None)
         if isinstance(stmt, ast.Assign):
             targets: list[ast.expr] = stmt.targets
-        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign):
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            # (``for C.__bool__ in fs:`` binds as an assignment does)
             targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars]
+            value = None
         else:
             targets = []
         for target in targets:
-            for node in ast.walk(target):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                    _bind(node.attr, node.value, classes, dunders, active)
-                elif isinstance(node, ast.Subscript) and isinstance(
-                    node.ctx, ast.Store
-                ):
-                    # ``ns["__bool__"] = f``: a namespace a metaclass's
-                    # ``__new__`` or ``__prepare__`` makes the class of
-                    key = node.slice
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        _bind(key.value, node.value, set(), dunders, active)
+            _bind_target(target, classes, dunders, active)
         if not isinstance(value, ast.Call):
             continue
         func = value.func
@@ -537,7 +537,31 @@ def _bound_from_outside(
         # ``d[k]`` of a ``defaultdict`` the module gave a factory of its own
         # runs that factory for a key it lacks, as a ``__missing__`` would.
         dunders.add("__missing__")
+    for target in _comprehension_targets(tree):
+        _bind_target(target, classes, dunders, active)
     return frozenset(dunders), frozenset(active)
+
+
+def _bind_target(
+    target: ast.expr, classes: set[str], dunders: set[str], active: set[str]
+) -> None:
+    """Note what storing into ``target`` binds on a class or a namespace."""
+    kind = type(target)
+    if kind is ast.Name:
+        return  # (stores no attribute, no item)
+    if kind is ast.Attribute and type(target.value) is ast.Name:  # type: ignore[attr-defined]
+        # (``C.x = f``, ``self.x = v``: the one store under it)
+        _bind(target.attr, target.value, classes, dunders, active)  # type: ignore[attr-defined]
+        return
+    for node in ast.walk(target):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            _bind(node.attr, node.value, classes, dunders, active)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            # ``ns["__bool__"] = f``: a namespace a metaclass's
+            # ``__new__`` or ``__prepare__`` makes the class of
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                _bind(key.value, node.value, set(), dunders, active)
 
 
 #: Factories of a ``defaultdict`` that run no code of the module (a builtin
@@ -571,10 +595,39 @@ def _runs_a_factory(tree: ast.AST) -> bool:
     factory that may run its own code (a lambda that calls something, a
     function or class of the module, a bound method), or sets one
     (``d.default_factory = f``): a subscript of it, for a key it lacks,
-    then calls that code where nothing shows a call."""
+    then calls that code where nothing shows a call. ``defaultdict`` is
+    known by any name an import or an assignment gives it
+    (``from collections import defaultdict as dd``); a class of the module
+    derived from it, or the type handed to a call other than ``isinstance``
+    or ``issubclass`` (``partial(defaultdict, f)``), may be given any
+    factory. A module whose text spells neither ``defaultdict`` nor
+    ``default_factory`` makes none (where the pre-filters run)."""
+    text = module_texts.get(tree)
+    if (
+        text is not None
+        and prefilter.enabled()
+        and "defaultdict" not in text
+        and "default_factory" not in text
+        and not prefilter.may_respell_ascii(text)
+    ):
+        return False
     module_names = {
         name for stmt in getattr(tree, "body", ()) for name in _top_level_names(stmt)
     }
+    names = {"defaultdict"}
+    for stmt in statements_under(tree):
+        if isinstance(stmt, ast.ImportFrom):
+            names.update(
+                alias.asname
+                for alias in stmt.names
+                if alias.name == "defaultdict" and alias.asname
+            )
+        elif isinstance(stmt, ast.Assign) and _names_defaultdict(stmt.value, names):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.ClassDef) and any(
+            _names_defaultdict(base, names) for base in stmt.bases
+        ):
+            return True
     for node in walk(tree):
         if isinstance(node, ast.Attribute):
             if node.attr == "default_factory" and isinstance(node.ctx, ast.Store):
@@ -583,10 +636,12 @@ def _runs_a_factory(tree: ast.AST) -> bool:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else None
-        if isinstance(func, ast.Name):
-            name = func.id
-        if name != "defaultdict":
+        if not _names_defaultdict(func, names):
+            if not (isinstance(func, ast.Name) and func.id in _TYPE_TESTS) and any(
+                _names_defaultdict(argument, names)
+                for argument in (*node.args, *(k.value for k in node.keywords))
+            ):
+                return True  # (``partial(defaultdict, f)``: made elsewhere)
             continue
         factories = [*node.args[:1]]
         for keyword in node.keywords:
@@ -597,6 +652,18 @@ def _runs_a_factory(tree: ast.AST) -> bool:
         if any(not _plain_factory(f, module_names) for f in factories):
             return True
     return False
+
+
+#: Calls that take ``defaultdict`` as a type to test against, not to make.
+_TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+
+
+def _names_defaultdict(expr: ast.AST, names: set[str]) -> bool:
+    """Whether ``expr`` is ``defaultdict`` by one of ``names`` or as an
+    attribute (``collections.defaultdict``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    return isinstance(expr, ast.Attribute) and expr.attr == "defaultdict"
 
 
 def _top_level_names(stmt: ast.stmt) -> list[str]:
@@ -665,6 +732,78 @@ def _plain_value(value: ast.expr, module_names: set[str]) -> bool:
             )
         )
     return False
+
+
+#: The statements that may bind on a class from outside its body
+#: (``_bound_from_outside``): those with targets, and calls.
+_OUTSIDE_KINDS = frozenset(
+    {
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.Expr,
+        ast.For,
+        ast.AsyncFor,
+        ast.With,
+        ast.AsyncWith,
+    }
+)
+
+
+def _comprehension_targets(tree: ast.AST) -> list[ast.expr]:
+    """The targets of the comprehensions under ``tree`` that store into
+    something other than a name (``[0 for C.__eq__ in fs]``). Where the
+    module's text is known (``module_texts``), only the statements spanning
+    a row that holds the word ``for`` are walked (a comprehension's ``for``
+    is on such a row, and the node holding it spans that row); else every
+    node."""
+    rows = _for_rows(tree)
+    if rows is None:
+        nodes: Iterable[ast.AST] = walk(tree)
+    else:
+        if not rows:
+            return []
+        nodes = walk_rows(tree, rows, {})
+    return [
+        node.target
+        for node in nodes
+        if type(node) is ast.comprehension and type(node.target) is not ast.Name
+    ]
+
+
+#: What follows a ``for`` whose target is names only (``for k, v in``):
+#: a comprehension there stores into no attribute and no item.
+_NAME_TARGETS = re.compile(
+    r"[ \t]+[A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]+in\b"
+)
+
+
+def _for_rows(tree: ast.AST) -> list[int] | None:
+    """The rows (from 1, sorted) of the module's text that hold ``for`` as
+    a word not followed, on its row, by names only and ``in``; None where that is not known (no text, the pre-filters off, a
+    carriage return, or names Python may read as ASCII ones)."""
+    text = module_texts.get(tree)
+    if text is None or not prefilter.enabled() or "\r" in text:
+        return None
+    if prefilter.may_respell_ascii(text):
+        return None
+    rows: list[int] = []
+    row, counted = 1, 0
+    position = text.find("for")
+    while position >= 0:
+        before = text[position - 1] if position else " "
+        after = text[position + 3 : position + 4]
+        if (
+            not (before.isidentifier() or before.isdigit())
+            and not (after and (after.isidentifier() or after.isdigit()))
+            and not _NAME_TARGETS.match(text, position + 3)
+        ):
+            row += text.count("\n", counted, position)
+            counted = position
+            if not rows or rows[-1] != row:
+                rows.append(row)
+        position = text.find("for", position + 3)
+    return rows
 
 
 def _made_by_type(value: ast.expr) -> bool:

@@ -425,28 +425,33 @@ class _CallGraph:
         )
 
     def _note_attribute(self, cls: ast.ClassDef, node: ast.Assign) -> None:
+        # (the value first: most assignments are of neither kind)
         value = node.value
+        kind = type(value)
+        if kind is ast.Call:
+            func = value.func  # type: ignore[attr-defined]
+            if type(func) is not ast.Name or func.id not in self.classes_by_name:
+                return
+        elif kind is ast.Attribute:
+            owner = value.value  # type: ignore[attr-defined]
+            if type(owner) is not ast.Name or owner.id != "self":
+                return
+        else:
+            return
         for target in node.targets:
             if not (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
+                type(target) is ast.Attribute
+                and type(target.value) is ast.Name  # type: ignore[attr-defined]
+                and target.value.id == "self"  # type: ignore[attr-defined]
             ):
                 continue
-            if (
-                isinstance(value, ast.Call)
-                and isinstance(value.func, ast.Name)
-                and value.func.id in self.classes_by_name
-            ):
-                self.attribute_classes.setdefault(cls, {})[target.attr] = value.func.id
-            elif (
-                isinstance(value, ast.Attribute)
-                and isinstance(value.value, ast.Name)
-                and value.value.id == "self"
-            ):
+            if kind is ast.Call:
+                self.attribute_classes.setdefault(cls, {})[target.attr] = func.id  # type: ignore[attr-defined]
+            else:
                 self.attribute_methods.setdefault(cls, {}).setdefault(
-                    target.attr, []
-                ).append(value.attr)
+                    target.attr,  # type: ignore[attr-defined]
+                    [],
+                ).append(value.attr)  # type: ignore[attr-defined]
 
     def method_of(self, cls: ast.ClassDef, name: str) -> FunctionInfo | None:
         """``cls.name``: defined in the class or in a base class of the
@@ -922,6 +927,8 @@ def _breadth_first_calls(root: ast.AST, rows: list[int] | None) -> list[ast.Call
     no_calls = _NO_CALLS
     fields_of = _CALL_FIELDS
     loose: set[ast.AST] = set()  # (the nodes in an f-string)
+    count = len(rows) if rows is not None else 0
+    decorated = _DECORATED
     for node in queue:  # (a list read as it grows: breadth first)
         kind = type(node)
         if kind is call:
@@ -945,12 +952,19 @@ def _breadth_first_calls(root: ast.AST, rows: list[int] | None) -> list[ast.Call
                 if free:
                     if rows is not None:
                         loose.add(child)
-                elif child_kind is ast.JoinedStr:
-                    if not _spans(child, rows):  # type: ignore[arg-type]
-                        continue
-                    loose.add(child)
-                elif not _spans(child, rows):  # type: ignore[arg-type]
+                    push(child)
                     continue
+                # (whether the child's lines, its decorators' included, span one
+                # of the rows; a node without a position always does)
+                first = getattr(child, "lineno", None)
+                if first is not None:
+                    if child_kind in decorated and child.decorator_list:  # type: ignore[attr-defined]
+                        first = min(first, *(d.lineno for d in child.decorator_list))  # type: ignore[attr-defined]
+                    index = bisect_left(rows, first)  # type: ignore[arg-type]
+                    if index == count or rows[index] > (child.end_lineno or first):  # type: ignore[attr-defined,index]
+                        continue
+                if child_kind is ast.JoinedStr:
+                    loose.add(child)
                 push(child)
     return found
 
@@ -1082,18 +1096,6 @@ def may_leave(stmt: ast.stmt) -> bool:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return False
-
-
-def _spans(node: ast.AST, rows: list[int]) -> bool:
-    """Whether ``node``'s lines (its decorators' included) span one of the
-    sorted ``rows`` (a node without a position: yes)."""
-    first = getattr(node, "lineno", None)
-    if first is None:
-        return True
-    if type(node) in _DECORATED and node.decorator_list:  # type: ignore[attr-defined]
-        first = min(first, *(d.lineno for d in node.decorator_list))  # type: ignore[attr-defined]
-    index = bisect_left(rows, first)
-    return index < len(rows) and rows[index] <= (node.end_lineno or first)  # type: ignore[attr-defined]
 
 
 def _derives_from(

@@ -147,14 +147,34 @@ def statements_under(tree: ast.AST) -> Iterator[ast.AST]:
     """Every statement under ``tree`` (and the handlers and ``match`` cases
     that hold blocks of them), by a walk of the blocks only."""
     stack = [tree]
+    pop, push = stack.pop, stack.append
+    fields_of = _BLOCK_FIELDS
     while stack:
-        node = stack.pop()
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        node = pop()
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = _block_fields(kind)
+        for name in fields:
             block = getattr(node, name, None)
             if type(block) is list:
                 for child in block:
                     yield child
-                    stack.append(child)
+                    push(child)
+
+
+#: The fields that may hold a block (of statements, handlers or ``match``
+#: cases), in the order ``statements_under`` reads them.
+_BLOCK_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+#: ``_block_fields`` of each node type met (``statements_under``).
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _block_fields(kind: type) -> tuple[str, ...]:
+    """Those of ``_BLOCK_NAMES`` that are fields of ``kind`` (none of a
+    simple statement's)."""
+    fields = getattr(kind, "_fields", ())
+    return tuple(name for name in _BLOCK_NAMES if name in fields)
 
 
 def dotted_name(expr: ast.AST) -> str | None:
@@ -289,13 +309,29 @@ def walk_rows(
                 if type(child) not in leaf_types:
                     parents[child] = node
                     stack.append(child)
-        else:
+        elif rows is None:
             for child in children:
-                if type(child) not in leaf_types and (
-                    rows is None or spans(child, rows)
-                ):
+                if type(child) not in leaf_types:
                     parents[child] = node
                     stack.append(child)
+        else:
+            count = len(rows)
+            for child in children:
+                kind = type(child)
+                if kind in leaf_types:
+                    continue
+                # (``spans``, inline: asked of each child walked)
+                first = getattr(child, "lineno", None)
+                if first is not None:
+                    if kind in _DECORATED:
+                        decorators = getattr(child, "decorator_list", None)
+                        if decorators:
+                            first = min(first, *(d.lineno for d in decorators))
+                    index = bisect_left(rows, first)
+                    if index == count or rows[index] > (child.end_lineno or first):  # type: ignore[attr-defined]
+                        continue
+                parents[child] = node
+                stack.append(child)
         yield node
 
 
@@ -365,6 +401,12 @@ def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:
 LEAF_TYPES = concrete_types(LEAVES)
 #: The concrete statement types.
 _STATEMENT_TYPES = concrete_types((ast.stmt,))
+
+
+#: The node types with decorators (``spans``: a node starts at its first).
+_DECORATED = frozenset(
+    kind for kind in concrete_types((ast.AST,)) if "decorator_list" in kind._fields
+)
 
 
 def spans(node: ast.AST, rows: list[int]) -> bool:

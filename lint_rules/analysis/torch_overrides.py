@@ -123,7 +123,17 @@ def may_install_tracing(text: str) -> bool:
     characters keep it True)."""
     if not prefilter.enabled() or prefilter.may_respell_ascii(text):
         return True
-    return any(name in text for name in _TRACING)
+    return any(name in text for name in _TRACING_PARTS)
+
+
+#: Those of ``_TRACING`` that hold no other (``settrace`` is in
+#: ``settrace_all_threads``): the text holds one of ``_TRACING`` where it
+#: holds one of these.
+_TRACING_PARTS = tuple(
+    sorted(
+        name for name in _TRACING if not any(o != name and o in name for o in _TRACING)
+    )
+)
 
 
 def installs_tracing(model: ModuleModel) -> str | None:

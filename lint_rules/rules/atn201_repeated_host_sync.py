@@ -518,17 +518,21 @@ def _sync_call_names(text: str) -> list[int] | None:
     if not prefilter.enabled() or prefilter.may_respell_ascii(text):
         return None
     found: list[int] = []
+    call = _EMPTY_CALL.match
     for name in SYNC_METHODS:
+        size = len(name)
         position = text.find(name)
         while position >= 0:
-            end = position + len(name)
-            before = text[position - 1] if position else " "
-            if (
-                not (before.isalnum() or before == "_")
-                and not (text[end : end + 1].isalnum() or text[end : end + 1] == "_")
-                and _EMPTY_CALL.match(text, end)
-            ):
-                found.append(position)
+            end = position + size
+            # (the empty call first: most occurrences are part of a longer
+            # name, ``seq_lens_cpu``, and none of them is followed by one)
+            if call(text, end):
+                before = text[position - 1] if position else " "
+                after = text[end : end + 1]
+                if not (before.isalnum() or before == "_") and not (
+                    after.isalnum() or after == "_"
+                ):
+                    found.append(position)
             position = text.find(name, end)
     found.sort()
     return found

@@ -213,6 +213,21 @@ _METADATA_METHODS = frozenset(
 #: Attributes of a tensor, or of the named tuple a torch function returns
 #: (``torch.max(x, dim=1).values``), that are a tensor where it is.
 _SAME_PLACE_ATTRIBUTES = frozenset({"values", "indices", "T", "mT", "data"})
+#: Nodes whose value is a Python object, never a tensor (``where``): a
+#: constant, an f-string, a display, a comprehension (not a generator).
+_PYTHON_NODES = frozenset(
+    {
+        ast.Constant,
+        ast.JoinedStr,
+        ast.List,
+        ast.Tuple,
+        ast.Dict,
+        ast.Set,
+        ast.ListComp,
+        ast.SetComp,
+        ast.DictComp,
+    }
+)
 
 #: Where a value lives: a host tensor or array, a Python value, the device.
 HOST, PYTHON, DEVICE, UNKNOWN = "host", "python", "device", "unknown"
@@ -1545,12 +1560,18 @@ def _marked_candidates(
                 push(child)
 
 
-#: ``node_fields`` of each node type, last first (``_marked_candidates``).
+#: ``node_fields`` of each node type, last first, without those that hold
+#: only contexts or operators (``LEAVES``, never walked): for
+#: ``_marked_candidates``.
 _REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _reversed_fields(kind: type) -> tuple[str, ...]:
-    return tuple(reversed(NODE_FIELDS.get(kind) or node_fields(kind)))
+    return tuple(
+        name
+        for name in reversed(NODE_FIELDS.get(kind) or node_fields(kind))
+        if name not in ("ctx", "op", "ops")
+    )
 
 
 _AST = ast.AST
@@ -2538,65 +2559,62 @@ class _Provenance:
     def where(self, expr: ast.expr | None, depth: int = 0) -> str:
         if expr is None or depth > 20:
             return UNKNOWN
+        # (by the node's type, the commonest first; a part and a parameter,
+        # which are no nodes, last)
+        kind = type(expr)
+        if kind is ast.Name:
+            return self._where_name(expr.id, depth, expr)  # type: ignore[union-attr]
+        if kind is ast.Attribute:
+            if self.is_host_name(expr.attr):  # type: ignore[union-attr]
+                return HOST
+            if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):  # type: ignore[union-attr]
+                return PYTHON
+            if expr.attr in _SAME_PLACE_ATTRIBUTES:  # type: ignore[union-attr]
+                # ``lens.max(dim=1).values``, ``t.T``: where the value is.
+                return self.where(expr.value, depth + 1)  # type: ignore[union-attr]
+            if self._instance_attribute(expr):
+                place = self._attributes.place(self._function, expr.attr)  # type: ignore[union-attr]
+                if place == DEVICE and self._receiver_kept():
+                    return DEVICE
+            return UNKNOWN
+        if kind is ast.Call:
+            return self._where_call(expr, depth)  # type: ignore[arg-type]
+        if kind is ast.Subscript or kind is ast.Starred:
+            return self.where(expr.value, depth + 1)  # type: ignore[union-attr]
+        if kind in _PYTHON_NODES:
+            return PYTHON
+        if kind is ast.UnaryOp:
+            return self.where(expr.operand, depth + 1)  # type: ignore[union-attr]
+        if kind is ast.BinOp:
+            return self._combined(
+                [expr.left, expr.right],  # type: ignore[union-attr]
+                [self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)],  # type: ignore[union-attr]
+            )
+        if kind is ast.BoolOp:
+            return _join(*(self.where(value, depth + 1) for value in expr.values))  # type: ignore[union-attr]
+        if kind is ast.Compare:
+            if any(
+                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                for op in expr.ops  # type: ignore[union-attr]
+            ):
+                return HOST
+            return _operands(
+                *(
+                    self.where(value, depth + 1)
+                    for value in [expr.left, *expr.comparators]  # type: ignore[union-attr]
+                )
+            )
+        if kind is ast.IfExp:
+            return _join(
+                self.where(expr.body, depth + 1),  # type: ignore[union-attr]
+                self.where(expr.orelse, depth + 1),  # type: ignore[union-attr]
+            )
         if isinstance(expr, _Part):
             if type(expr) is _PairPart and self._tensor_pair_source(expr):
                 return self._where_part(expr.source, depth + 1)  # type: ignore[attr-defined]
             return self._where_part(expr.whole, depth + 1)
         if isinstance(expr, _Parameter):
             return self.parameter(expr.name)
-        if isinstance(
-            expr,
-            (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set),
-        ):
-            return PYTHON
-        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp)):
-            return PYTHON
-        if isinstance(expr, ast.Name):
-            return self._where_name(expr.id, depth, expr)
-        if isinstance(expr, ast.Attribute):
-            if self.is_host_name(expr.attr):
-                return HOST
-            if expr.attr in ("shape", "ndim", "dtype", "device", "is_cuda"):
-                return PYTHON
-            if expr.attr in _SAME_PLACE_ATTRIBUTES:
-                # ``lens.max(dim=1).values``, ``t.T``: where the value is.
-                return self.where(expr.value, depth + 1)
-            if self._instance_attribute(expr):
-                place = self._attributes.place(self._function, expr.attr)  # type: ignore[union-attr]
-                if place == DEVICE and self._receiver_kept():
-                    return DEVICE
-            return UNKNOWN
-        if isinstance(expr, ast.Subscript):
-            return self.where(expr.value, depth + 1)
-        if isinstance(expr, ast.Starred):
-            return self.where(expr.value, depth + 1)
-        if isinstance(expr, ast.UnaryOp):
-            return self.where(expr.operand, depth + 1)
-        if isinstance(expr, ast.BinOp):
-            return self._combined(
-                [expr.left, expr.right],
-                [self.where(expr.left, depth + 1), self.where(expr.right, depth + 1)],
-            )
-        if isinstance(expr, ast.BoolOp):
-            return _join(*(self.where(value, depth + 1) for value in expr.values))
-        if isinstance(expr, ast.Compare):
-            if any(
-                isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-                for op in expr.ops
-            ):
-                return HOST
-            return _operands(
-                *(
-                    self.where(value, depth + 1)
-                    for value in [expr.left, *expr.comparators]
-                )
-            )
-        if isinstance(expr, ast.IfExp):
-            return _join(
-                self.where(expr.body, depth + 1), self.where(expr.orelse, depth + 1)
-            )
-        if isinstance(expr, ast.Call):
-            return self._where_call(expr, depth)
         return UNKNOWN
 
     def _where_name(self, name: str, depth: int, use: ast.Name | None = None) -> str:
@@ -2827,8 +2845,6 @@ class _Provenance:
         scope, found = self.scope.lookup(name)  # type: ignore[attr-defined]
         if scope is None or scope.kind != "module" or not found:
             return False
-        if self._namespace_reached is None or self._namespace_reached():
-            return False
         for binding in found:
             node = binding.node
             if type(node) is ast.AnnAssign:
@@ -2839,7 +2855,8 @@ class _Provenance:
                 return False
             if value is None or not _numeric(value):
                 return False
-        return True
+        # (asked last: finding it reads the whole module, once)
+        return self._namespace_reached is not None and not self._namespace_reached()
 
     def _join_bindings(
         self, name: str, values: list[object], every: bool, depth: int

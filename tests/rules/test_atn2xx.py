@@ -3201,3 +3201,51 @@ def test_repeated_item_assignment_is_unsafe_to_delete_after_its_id_is_taken():
     )
     assert fixed(source, ATN202) == source
     assert fixed(source, ATN202, unsafe=True).count("x.max().item()") == 1
+
+
+ALIASED_DEFAULTDICT = """
+{imports}
+
+
+def step(t, n):
+    counts = {make}
+    a = t.sum().item()
+    v = counts["k"]
+    b = t.sum().item()
+    return a, b, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "make"),
+    [
+        # ``defaultdict`` by another name, an import's or an assignment's
+        ("from collections import defaultdict as dd", "dd(lambda: t.add_(1))"),
+        ("import collections\nDD = collections.defaultdict", "DD(lambda: n())"),
+        # a class of the module derived from it, given any factory there
+        (
+            "import collections\nclass Counts(collections.defaultdict):\n    pass",
+            "Counts(lambda: t.add_(1))",
+        ),
+        # the type handed to code that makes one elsewhere
+        (
+            "import collections, functools",
+            "functools.partial(collections.defaultdict, n)()",
+        ),
+    ],
+)
+def test_a_defaultdict_by_another_name_makes_a_subscript_run_code(imports, make):
+    source = ALIASED_DEFAULTDICT.format(imports=imports, make=make)
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [
+        ("ATN201", "unsafe")
+    ]
+
+
+def test_a_type_test_against_defaultdict_makes_none():
+    source = ALIASED_DEFAULTDICT.format(
+        imports="import collections",
+        make="{} if isinstance(n, collections.defaultdict) else {}",
+    )
+    found = check_source(source, "t.py", ATN201)
+    assert [(f.code, f.fix.applicability.value) for f in found] == [("ATN201", "safe")]
