@@ -5204,4 +5204,132 @@ def case_subclass():
     s = SEEN.max().item()
     return s
 """,
+    # 126. Found by a reviewer reading the sixteenth review afresh: a
+    # comprehension written without a blank after a number (``[0for
+    # Key.__eq__ in fs]``) binds ``__eq__`` as 124's does, and the rows
+    # holding ``for`` were looked for as words a digit could not end.
+    "comprehension_target_after_a_number": """
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Key:
+    pass
+
+
+def same(self, other):
+    SEEN.add_(1)
+    return True
+
+
+[0for Key.__eq__ in [same]]
+
+
+def make_args():
+    return (Key(),)
+
+
+def case_equal(key):
+    a = SEEN.sum().item()
+    equal = key == key
+    a = SEEN.sum().item()
+    return a, equal
+""",
+    # 127. A ``defaultdict`` made from the type of one made plainly
+    # (``type(PLAIN)(make)``, ``PLAIN.__class__(make)``) runs ``make`` at a
+    # subscript, as 108's and 125's do.
+    "defaultdict_made_from_a_value_s_type": """
+from collections import defaultdict
+
+import torch
+
+SEEN = torch.zeros(1)
+PLAIN = defaultdict(list)
+
+
+def make():
+    SEEN.add_(1)
+    return 0
+
+
+def make_args():
+    return ()
+
+
+def case_type_of():
+    table = type(PLAIN)(make)
+    s = SEEN.max().item()
+    table["k"]
+    s = SEEN.max().item()
+    return s
+
+
+def case_class_of():
+    table = PLAIN.__class__(make)
+    a = SEEN.sum().item()
+    table["k"]
+    b = SEEN.sum().item()
+    return a, b
+""",
+    # 128. Warnings handed to ``logging`` (``logging.captureWarnings(True)``)
+    # are shown by the handlers the module gives it: a torch call that
+    # warns runs the module's ``emit``, as 111's ``showwarning`` does.
+    "warnings_captured_by_logging": """
+import logging
+import warnings
+
+import torch
+
+SEEN = torch.zeros(1)
+
+
+class Count(logging.Handler):
+    def emit(self, record):
+        SEEN.add_(1)
+
+
+logging.captureWarnings(True)
+logging.getLogger("py.warnings").addHandler(Count())
+logging.getLogger("py.warnings").propagate = False
+warnings.simplefilter("always")
+
+
+def make_args():
+    return (torch.arange(3.0),)
+
+
+def case_warns(t):
+    s = SEEN.max().item()
+    y = torch.tensor(t)
+    s = SEEN.max().item()
+    return s, y
+""",
+    # 129. A kernel registered for one of torch's operators under a
+    # namespace the text does not spell (``NS + "::neg"``), or through a
+    # library made by another name (``Lib = torch.library.Library``), runs
+    # at ``torch.neg``, as 120's does.
+    "kernel_registered_under_a_computed_namespace": """
+import torch
+
+SEEN = torch.zeros(1)
+NS = "at" + "en"
+
+
+def _neg(self):
+    SEEN.add_(1)
+    return self * -1
+
+
+def make_args():
+    return (torch.ones(3),)
+
+
+def case_computed(x):
+    torch.library.impl(NS + "::neg", "CPU")(_neg)
+    s = SEEN.max().item()
+    y = torch.neg(x)
+    s = SEEN.max().item()
+    return s, y
+""",
 }

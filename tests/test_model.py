@@ -268,6 +268,7 @@ def class_statements_names(tree: ast.AST) -> list[str]:
         ("class C: pass\nwith m() as C.__len__:\n    pass\n", {"__len__"}),
         ("class C: pass\nwith m() as (a, C.__iter__), n():\n    pass\n", {"__iter__"}),
         ("class C: pass\n[0 for C.__eq__ in fs]\n", {"__eq__"}),
+        ("class C: pass\n[0for C.__eq__ in fs]\n", {"__eq__"}),  # (a number ends)
         # a comprehension over rows, its target on a row without the ``for``
         ("class C: pass\nx = {k: v for (k,\n  C.__hash__) in\n  fs}\n", {"__hash__"}),
         ("class C: pass\ndef f(a=[0\n  for\n  C.__lt__ in fs]): pass\n", {"__lt__"}),

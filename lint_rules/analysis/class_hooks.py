@@ -636,7 +636,7 @@ def _runs_a_factory(tree: ast.AST) -> bool:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if not _names_defaultdict(func, names):
+        if not _names_defaultdict(func, names) and not _made_from_a_value(func):
             if not (isinstance(func, ast.Name) and func.id in _TYPE_TESTS) and any(
                 _names_defaultdict(argument, names)
                 for argument in (*node.args, *(k.value for k in node.keywords))
@@ -656,6 +656,20 @@ def _runs_a_factory(tree: ast.AST) -> bool:
 
 #: Calls that take ``defaultdict`` as a type to test against, not to make.
 _TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+
+
+def _made_from_a_value(func: ast.expr) -> bool:
+    """Whether ``func`` is the type of a value (``type(d)``,
+    ``d.__class__``), which may be a ``defaultdict``: ``type(d)(f)`` makes
+    one with the factory ``f``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "__class__"
+    return (
+        isinstance(func, ast.Call)
+        and isinstance(func.func, ast.Name)
+        and func.func.id == "type"
+        and len(func.args) == 1
+    )
 
 
 def _names_defaultdict(expr: ast.AST, names: set[str]) -> bool:
@@ -794,7 +808,7 @@ def _for_rows(tree: ast.AST) -> list[int] | None:
         before = text[position - 1] if position else " "
         after = text[position + 3 : position + 4]
         if (
-            not (before.isidentifier() or before.isdigit())
+            not before.isidentifier()  # (``[0for ...]``: a number ends there)
             and not (after and (after.isidentifier() or after.isdigit()))
             and not _NAME_TARGETS.match(text, position + 3)
         ):
@@ -889,46 +903,64 @@ _FINALIZER_MODULES = frozenset({"weakref", "gc"})
 
 def _imports_by_string(tree: ast.AST) -> bool:
     """Whether the module imports ``weakref`` or ``gc`` by a name given as a
-    string (``importlib.import_module("weakref")``, ``__import__("gc")``)."""
-    strings = {value.partition(".")[0] for value in string_values(tree)}
+    string (``importlib.import_module("weakref")``, ``__import__("gc")``,
+    ``import_module(name="weakref")``, ``sys.modules["weakref"]``): a
+    string of the module that names one is taken for such an import where
+    the module names a way to import by a string at all (as a name, an
+    attribute or a string itself: ``getattr(importlib, "import_module")``);
+    a string alone (``{"gc": 1}``) imports nothing."""
+    values = string_values(tree)
+    strings = {value.partition(".")[0] for value in values}
     if not strings & _FINALIZER_MODULES:
         return False
+    if _IMPORTING & set(values):
+        return True
     for node in walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else None
-        if isinstance(func, ast.Name):
-            name = func.id
-        first = node.args[0]
-        if (
-            name in ("import_module", "__import__")
-            and isinstance(first, ast.Constant)
-            and isinstance(first.value, str)
-            and first.value.partition(".")[0] in _FINALIZER_MODULES
-        ):
+        if type(node) is ast.Name:
+            if node.id in _IMPORTING:  # type: ignore[attr-defined]
+                return True
+        elif type(node) is ast.Attribute:
+            if node.attr in _IMPORTING:  # type: ignore[attr-defined]
+                return True
+        elif type(node) is ast.alias and node.name.rpartition(".")[2] in _IMPORTING:  # type: ignore[attr-defined]
             return True
     return False
 
 
+#: What imports a module given by a string, or finds one imported
+#: (``sys.modules[name]``).
+_IMPORTING = frozenset(
+    {"import_module", "__import__", "modules", "module_from_spec", "load_module"}
+)
+
+
 def _installs_asyncgen_hooks(tree: ast.AST) -> bool:
-    """Whether the module calls (or imports) ``sys.set_asyncgen_hooks``: its
-    ``finalizer`` runs where an asynchronous generator that has started
-    and not finished is dropped, whatever its body."""
-    for node in statements_under(tree):
-        if isinstance(node, ast.ImportFrom):
-            if any(alias.name == "set_asyncgen_hooks" for alias in node.names):
+    """Whether the module names ``sys.set_asyncgen_hooks`` anywhere (a call,
+    an import, an alias, a string given to ``getattr``): its ``finalizer``
+    runs where an asynchronous generator that has started and not
+    finished is dropped, whatever its body."""
+    text = module_texts.get(tree)
+    if (
+        text is not None
+        and prefilter.enabled()
+        and not prefilter.may_respell_ascii(text)
+    ):
+        return _ASYNCGEN_HOOKS in text
+    if _ASYNCGEN_HOOKS in string_values(tree):
+        return True
+    for node in walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id == _ASYNCGEN_HOOKS:
                 return True
-            continue
-        value = getattr(node, "value", None)
-        if isinstance(node, ast.Expr | ast.Assign) and isinstance(value, ast.Call):
-            func = value.func
-            name = func.attr if isinstance(func, ast.Attribute) else None
-            if isinstance(func, ast.Name):
-                name = func.id
-            if name == "set_asyncgen_hooks":
+        elif isinstance(node, ast.Attribute):
+            if node.attr == _ASYNCGEN_HOOKS:
                 return True
+        elif isinstance(node, ast.alias) and node.name == _ASYNCGEN_HOOKS:
+            return True
     return False
+
+
+_ASYNCGEN_HOOKS = "set_asyncgen_hooks"
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

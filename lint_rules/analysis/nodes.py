@@ -190,6 +190,17 @@ def dotted_name(expr: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def callee_name(call: ast.Call) -> str | None:
+    """The last name of what ``call`` calls: ``f`` of ``f(x)`` and of
+    ``m.f(x)``; None for any other callee (``g()(x)``, ``fs[0](x)``)."""
+    func = call.func
+    if type(func) is ast.Name:
+        return func.id  # type: ignore[attr-defined]
+    if type(func) is ast.Attribute:
+        return func.attr  # type: ignore[attr-defined]
+    return None
+
+
 def names_bound_by(node: ast.AST) -> tuple[str, ...]:
     """The names a node other than a ``Name`` binds: a ``def``'s or a
     ``class``'s, an import's, an ``except ... as``'s, a ``case`` capture's."""

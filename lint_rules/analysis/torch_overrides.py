@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from lint_rules import prefilter
 from lint_rules.analysis.class_hooks import class_block, class_hooks
 from lint_rules.analysis.model import ModuleModel
-from lint_rules.analysis.nodes import statements_under, walk, walk_rows
+from lint_rules.analysis.nodes import callee_name, statements_under, walk, walk_rows
 
 #: Special methods by which a class's objects take over torch's functions.
 _OVERRIDES = ("__torch_function__", "__torch_dispatch__")
@@ -66,6 +66,7 @@ def _registers_torch_kernel(model: ModuleModel) -> str | None:
         and prefilter.enabled()
         and not prefilter.may_respell_ascii(text)
         and "Library" not in text
+        and "library" not in text
         and not any(name in text for name in _TORCH_NAMESPACES)
     ):
         return None
@@ -73,9 +74,7 @@ def _registers_torch_kernel(model: ModuleModel) -> str | None:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else None
-        if isinstance(func, ast.Name):
-            name = func.id
+        name = callee_name(node)
         if name is None:
             continue
         first = node.args[0]
@@ -91,13 +90,24 @@ def _registers_torch_kernel(model: ModuleModel) -> str | None:
         elif name in _KERNEL_REGISTRATIONS or qualified.startswith("torch.library."):
             if isinstance(spelled, str):
                 namespace = spelled.partition("::")[0] if "::" in spelled else None
+                torch_s = namespace in _TORCH_NAMESPACES
             else:
+                # an operator object (``torch.ops.mylib.f``) names its
+                # namespace; any other value (``NS + "::neg"``) may be torch's
                 dotted = ast.unparse(first)
-                namespace = next(
-                    (n for n in _TORCH_NAMESPACES if f"ops.{n}." in dotted), None
+                torch_s = "ops." not in dotted or any(
+                    f"ops.{n}." in dotted for n in _TORCH_NAMESPACES
                 )
-            if namespace in _TORCH_NAMESPACES:
+            if torch_s:
                 return f"it calls `{ast.unparse(node)}`"
+        elif isinstance(spelled, str) and (
+            spelled in _TORCH_NAMESPACES
+            or spelled.partition("::")[0] in _TORCH_NAMESPACES
+        ):
+            # a library made by another name (``Lib = torch.library.Library;
+            # Lib("aten", "IMPL")``), whose ``impl("neg", f)`` then names
+            # the operator without its namespace
+            return f"it calls `{ast.unparse(node)}`"
     return None
 
 
@@ -186,13 +196,18 @@ _TORCH_CALLBACKS = frozenset(
         "register_module_buffer_registration_hook",
         "register_module_module_registration_hook",
         "register_module_parameter_registration_hook",
+        # (``logging.captureWarnings(True)``: a warning is then logged, by
+        # the handlers the module gives ``logging``)
+        "captureWarnings",
     }
 )
 #: What a ``warnings`` display runs (``warnings.showwarning = f``), and
 #: where it writes (``sys.stderr = log``, ``redirect_stderr(log)``: its
 #: ``write``): torch's operations that warn (``torch.tensor(t)`` of a
 #: tensor) call it.
-_WARNING_HOOKS = frozenset({"showwarning", "formatwarning", "stderr"})
+_WARNING_HOOKS = frozenset(
+    {"showwarning", "formatwarning", "_showwarnmsg", "_showwarnmsg_impl", "stderr"}
+)
 _REDIRECTING = "redirect_stderr"
 
 
@@ -265,10 +280,7 @@ def installs_torch_callbacks(model: ModuleModel) -> str | None:
 def _names_as_string(call: ast.Call, names: frozenset[str] | set[str]) -> bool:
     """Whether ``call`` looks up one of ``names`` given as a string
     (``getattr(sys, "settrace")``, ``attrgetter("settrace")``)."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else None
-    if isinstance(func, ast.Name):
-        name = func.id
+    name = callee_name(call)
     if name in ("getattr", "hasattr"):
         arguments = call.args[1:2]
     elif name in ("attrgetter", "methodcaller"):

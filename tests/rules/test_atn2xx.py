@@ -3227,6 +3227,15 @@ def step(t, n):
             "import collections\nclass Counts(collections.defaultdict):\n    pass",
             "Counts(lambda: t.add_(1))",
         ),
+        # the type of one made plainly, given a factory of the module
+        (
+            "from collections import defaultdict\nPLAIN = defaultdict(list)",
+            "type(PLAIN)(lambda: t.add_(1))",
+        ),
+        (
+            "from collections import defaultdict\nPLAIN = defaultdict(list)",
+            "PLAIN.__class__(n)",
+        ),
         # the type handed to code that makes one elsewhere
         (
             "import collections, functools",

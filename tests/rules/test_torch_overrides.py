@@ -173,6 +173,12 @@ def test_a_module_installing_a_trace_function_has_no_safe_fix(tracing):
         "from sys import set_asyncgen_hooks",
         "import importlib\nW = importlib.import_module('weakref')",
         "G = __import__('gc')",
+        # named otherwise than by a plain call or import
+        "import sys\ngetattr(sys, 'set_asyncgen_hooks')(finalizer=print)",
+        "import sys\nOLD = sys.set_asyncgen_hooks(finalizer=print) or None",
+        "import importlib\nW = importlib.import_module(name='weakref')",
+        "import importlib\nW = importlib.import_module(*['weakref'])",
+        "import sys\nW = sys.modules['weakref']",
     ],
 )
 def test_atn301_keeps_an_alias_that_may_delay_a_finalizer(finalizing):
@@ -246,6 +252,9 @@ def test_the_tracing_prefilter_keeps_every_module_the_walk_finds(text):
         "from contextlib import redirect_stderr",
         "import contextlib\nQUIET = contextlib.redirect_stderr(None)",
         "HOOKS = getattr(torch.autograd.graph, 'saved_tensors_hooks')",
+        # warnings handed to ``logging``'s handlers, or shown by the module
+        "import logging\nlogging.captureWarnings(True)",
+        "import warnings\nwarnings._showwarnmsg = print",
     ],
 )
 def test_a_module_giving_torch_its_own_code_has_no_safe_fix(callbacks):
@@ -321,6 +330,14 @@ def test_the_torch_callbacks_prefilter_keeps_every_module_the_walk_finds(text):
             False,
         ),
         ("import ctypes\nLIB = ctypes.cdll.LoadLibrary(NAME)", False),
+        # a namespace the text does not spell, a library by another name
+        ('torch.library.impl(NS + "::neg", "CPU")(print)', True),
+        (
+            "Lib = torch.library.Library\nLIB = Lib('aten', 'IMPL')\n"
+            "LIB.impl('neg', print, 'CPU')",
+            True,
+        ),
+        ("torch.library.impl(torch.ops.mylib.k.default, 'CPU')(print)", False),
     ],
 )
 def test_a_kernel_registered_for_a_torch_operator_makes_fixes_unsafe(
