@@ -14,7 +14,7 @@ from pathlib import Path
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
 from lint_rules.fixer import fix_text
-from tests.realworld.wheels import extract
+from tests.realworld.wheels import extract, row_of
 
 SGLANG = ("sglang", "0.5.23")
 LLAMA = "sglang/srt/models/llama.py"
@@ -23,23 +23,15 @@ GLM4V = "vllm/model_executor/models/glm4_1v.py"
 SETTINGS = Settings(select=("ATN101",))
 
 
-def _row(text: str, needle: str, after: int = 0) -> int:
-    """The 1-based row of the first line holding ``needle`` after row ``after``."""
-    for row, line in enumerate(text.splitlines(), 1):
-        if row > after and needle in line:
-            return row
-    raise AssertionError(f"{needle!r} not found")
-
-
 def test_sglang_weights_gathered_in_the_default_group(tmp_path: Path):
     text = extract(*SGLANG, LLAMA, tmp_path).read_text(encoding="utf-8")
     found = check_source(text, "llama.py", SETTINGS)
-    method = _row(text, "def get_weights_by_name")
+    method = row_of(text, "def get_weights_by_name")
     comprehension = (
         "gathered_weights = [torch.zeros_like(weight) for _ in range(tp_size)]"
     )
-    row = _row(text, comprehension, method)
-    gather = _row(text, "torch.distributed.all_gather(gathered_weights, weight)", row)
+    row = row_of(text, comprehension, method)
+    gather = row_of(text, "torch.distributed.all_gather(gathered_weights, weight)", row)
     assert [f.location.row for f in found] == [row]
     (finding,) = found
     assert finding.fix.applicability.value == "safe"
@@ -55,8 +47,8 @@ def test_sglang_weights_gathered_in_the_default_group(tmp_path: Path):
 def test_vllm_interleaved_gather_in_the_tensor_parallel_group(tmp_path: Path):
     text = extract(*VLLM, GLM4V, tmp_path).read_text(encoding="utf-8")
     found = check_source(text, "glm4_1v.py", SETTINGS)
-    function = _row(text, "def all_gather_interleave")
-    row = _row(text, "gathered_tensors = [torch.zeros_like(local_tensor)", function)
+    function = row_of(text, "def all_gather_interleave")
+    row = row_of(text, "gathered_tensors = [torch.zeros_like(local_tensor)", function)
     assert [f.location.row for f in found] == [row]
     (finding,) = found
     assert finding.fix.applicability.value == "unsafe"

@@ -12,20 +12,12 @@ from pathlib import Path
 
 from lint_rules.checker import check_source
 from lint_rules.config import Settings
-from tests.realworld.wheels import extract
+from tests.realworld.wheels import extract, row_of
 
 VLLM = ("vllm", "0.33.0")
 TRITON_MLA = "vllm/v1/attention/backends/mla/triton_mla.py"
 FLASHINFER = ("flashinfer-python", "0.7.2.post1")
 DECODE = "flashinfer/decode.py"
-
-
-def _row(text: str, needle: str, after: int = 0) -> int:
-    """The 1-based row of the first line holding ``needle`` after row ``after``."""
-    for row, line in enumerate(text.splitlines(), 1):
-        if row > after and needle in line:
-            return row
-    raise AssertionError(f"{needle!r} not found")
 
 
 def test_declared_triton_decode_kernel_writes_its_outputs(tmp_path: Path):
@@ -36,9 +28,9 @@ def test_declared_triton_decode_kernel_writes_its_outputs(tmp_path: Path):
         select=("ATN101",), full_write_calls=(("decode_attention_fwd", (3, 4)),)
     )
     found = check_source(text, "t.py", declared)
-    forward = _row(text, "def forward_mqa")
-    o = _row(text, "o = torch.zeros(", forward)
-    lse = _row(text, "lse = torch.zeros(", forward)
+    forward = row_of(text, "def forward_mqa")
+    o = row_of(text, "o = torch.zeros(", forward)
+    lse = row_of(text, "lse = torch.zeros(", forward)
     assert [f.location.row for f in found] == [o, lse]
     for finding in found:
         assert finding.fix is not None
@@ -49,9 +41,9 @@ def test_declared_triton_decode_kernel_writes_its_outputs(tmp_path: Path):
 def test_cudnn_plan_block_table_is_stored_then_copied_whole(tmp_path: Path):
     text = extract(*FLASHINFER, DECODE, tmp_path).read_text(encoding="utf-8")
     found = check_source(text, "d.py", Settings(select=("ATN101", "ATN104")))
-    plan = _row(text, "def _plan_cudnn")
-    allocation = _row(text, "table = torch.zeros(", plan)
-    refill = _row(text, "table.zero_()", plan)
+    plan = row_of(text, "def _plan_cudnn")
+    allocation = row_of(text, "table = torch.zeros(", plan)
+    refill = row_of(text, "table.zero_()", plan)
     by_code = {(f.code, f.location.row): f for f in found}
     atn101 = by_code[("ATN101", allocation)]
     assert "stored to `self._cudnn_block_tables` first" in atn101.message

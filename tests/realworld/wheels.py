@@ -74,3 +74,11 @@ def extract(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     return target
+
+
+def row_of(text: str, needle: str, after: int = 0) -> int:
+    """The 1-based row of the first line holding ``needle`` after row ``after``."""
+    for row, line in enumerate(text.splitlines(), 1):
+        if row > after and needle in line:
+            return row
+    raise AssertionError(f"{needle!r} not found")
